@@ -1,0 +1,130 @@
+#include "apps/app_spec.h"
+
+#include <sstream>
+
+#include "apps/ref_util.h"
+
+namespace solder {
+
+const char *dtype_name(DType t) {
+    switch (t) {
+    case DType::F32: return "f32";
+    case DType::F16: return "f16";
+    case DType::I32: return "i32";
+    case DType::I64: return "i64";
+    case DType::BF16: return "bf16";
+    case DType::U8: return "u8";
+    }
+    return "?";
+}
+
+int dtype_bytes(DType t) {
+    switch (t) {
+    case DType::F32: case DType::I32: return 4;
+    case DType::F16: case DType::BF16: return 2;
+    case DType::I64: return 8;
+    case DType::U8: return 1;
+    }
+    return 0;
+}
+
+bool dtype_is_float(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16; }
+
+halide_type_t dtype_halide_type(DType t) {
+    switch (t) {
+    case DType::F32: return halide_type_t(halide_type_float, 32);
+    case DType::F16: return halide_type_t(halide_type_float, 16);
+    case DType::I32: return halide_type_t(halide_type_int, 32);
+    case DType::I64: return halide_type_t(halide_type_int, 64);
+    case DType::BF16: return halide_type_t(halide_type_uint, 16);
+    case DType::U8: return halide_type_t(halide_type_uint, 8);
+    }
+    return halide_type_t();
+}
+
+std::string shape_str(const Shape &s) {
+    std::ostringstream o;
+    o << "(";
+    for (size_t i = 0; i < s.size(); i++) o << (i ? "," : "") << s[i];
+    o << ")";
+    return o.str();
+}
+
+int64_t shape_numel(const Shape &s) {
+    int64_t n = 1;
+    for (auto d : s) n *= d;
+    return n;
+}
+
+HostBuffer make_host_buffer(const TensorSpec &t) {
+    std::vector<int> sizes(t.shape.rbegin(), t.shape.rend());
+    return HostBuffer(dtype_halide_type(t.dtype), sizes);
+}
+
+int64_t AppSpec::min_bytes(AppSize size) const {
+    AppIO x = io(size);
+    int64_t b = 0;
+    for (auto &t : x.inputs) b += t.bytes();
+    for (auto &t : x.outputs) b += t.bytes();
+    return b;
+}
+
+std::string AppSpec::shapes_str(AppSize size) const {
+    AppIO x = io(size);
+    std::ostringstream o;
+    for (size_t i = 0; i < x.inputs.size(); i++)
+        o << (i ? " " : "") << x.inputs[i].name << ":" << dtype_name(x.inputs[i].dtype) << shape_str(x.inputs[i].shape);
+    o << " ->";
+    for (auto &t : x.outputs) o << " " << t.name << ":" << dtype_name(t.dtype) << shape_str(t.shape);
+    return o.str();
+}
+
+const AppSpec *find_app_spec(const std::string &name) {
+    for (auto &a : all_app_specs())
+        if (a.name == name) return &a;
+    return nullptr;
+}
+
+std::string app_names_joined() {
+    std::string s;
+    for (auto &a : all_app_specs()) s += (s.empty() ? "" : ", ") + a.name;
+    return s;
+}
+
+void fill_normal(HostBuffer &b, DType t, uint64_t seed, double scale) {
+    Rng r(seed);
+    for (int64_t i = 0, n = numel(b); i < n; i++) store_from_double(b, t, i, scale * r.normal());
+}
+
+void fill_uniform(HostBuffer &b, DType t, uint64_t seed, double lo, double hi) {
+    Rng r(seed);
+    for (int64_t i = 0, n = numel(b); i < n; i++) {
+        if (dtype_is_float(t)) store_from_double(b, t, i, r.uniform(lo, hi));
+        else store_from_double(b, t, i, double(r.integer(int64_t(lo), int64_t(hi))));
+    }
+}
+
+double load_as_double(const HostBuffer &b, DType t, int64_t i) {
+    switch (t) {
+    case DType::F32: return data_as<float>(b)[i];
+    case DType::F16: return double(data_as<_Float16>(b)[i]);
+    case DType::I32: return data_as<int32_t>(b)[i];
+    case DType::I64: return double(data_as<int64_t>(b)[i]);
+    case DType::BF16: return bf16_bits_to_f32(data_as<uint16_t>(b)[i]);
+    case DType::U8: return data_as<uint8_t>(b)[i];
+    }
+    return 0;
+}
+
+void store_from_double(HostBuffer &b, DType t, int64_t i, double v) {
+    switch (t) {
+    case DType::F32: data_as<float>(b)[i] = float(v); break;
+    case DType::F16: data_as<_Float16>(b)[i] = _Float16(float(v)); break;
+    case DType::I32: data_as<int32_t>(b)[i] = int32_t(v); break;
+    case DType::I64: data_as<int64_t>(b)[i] = int64_t(v); break;
+    case DType::BF16: data_as<uint16_t>(b)[i] = f32_to_bf16_bits(float(v)); break;
+    case DType::U8: data_as<uint8_t>(b)[i] = uint8_t(v); break;
+    }
+}
+
+}  // namespace solder

@@ -1,0 +1,78 @@
+// What an app is, independent of Halide: its inputs, outputs, sizes, how to make inputs and
+// how to compute the reference answer with plain C++ loops. This half links into binaries that
+// run on the GPU machine, where no libHalide exists (only HalideBuffer.h, which is header-only).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "HalideBuffer.h"
+
+namespace solder {
+
+// Element types of app tensors. BF16 is stored as uint16 bits (Halide's bfloat16 is broken on
+// CUDA, issue 8311); every BF16 value crosses to f32 through lang/bf16.h.
+enum class DType { F32, F16, I32, I64, BF16, U8 };
+
+const char *dtype_name(DType t);
+int dtype_bytes(DType t);
+bool dtype_is_float(DType t);
+halide_type_t dtype_halide_type(DType t);  // storage type (BF16 -> uint16)
+
+// A tensor's shape in row-major order: the last axis is contiguous. Halide's dimension 0 is the
+// innermost, so a Halide buffer of this tensor has the sizes reversed.
+using Shape = std::vector<int64_t>;
+std::string shape_str(const Shape &s);
+int64_t shape_numel(const Shape &s);
+
+struct TensorSpec {
+    std::string name;
+    DType dtype;
+    Shape shape;
+    int64_t bytes() const { return shape_numel(shape) * dtype_bytes(dtype); }
+};
+
+using HostBuffer = Halide::Runtime::Buffer<void>;
+
+// Allocates a dense host buffer for a tensor (Halide dims reversed from the tensor's shape).
+HostBuffer make_host_buffer(const TensorSpec &t);
+
+// How close an output must be to the reference: |out - ref| <= rtol*|ref| + atol*rms(ref).
+// Integer outputs compare exactly (both zero).
+struct Tolerance {
+    double rtol = 1e-5;
+    double atol = 1e-5;
+};
+
+// The sizes an app runs at: the full size of the benchmark, or a reduced one for tests.
+enum class AppSize { Full, Small };
+
+struct AppIO {
+    std::vector<TensorSpec> inputs;
+    std::vector<TensorSpec> outputs;
+};
+
+struct AppSpec {
+    std::string name;
+    std::string description;
+    std::string family;  // "ml" (built with lang/) or "image" (Halide Funcs written directly)
+    std::function<AppIO(AppSize)> io;
+    // Fills the inputs (already allocated to io().inputs) with deterministic pseudo-random data.
+    std::function<void(std::vector<HostBuffer> &inputs, uint64_t seed)> make_inputs;
+    // Computes the expected outputs (already allocated to io().outputs) with plain C++ loops.
+    std::function<void(const std::vector<HostBuffer> &inputs, std::vector<HostBuffer> &outputs)> reference;
+    std::map<std::string, Tolerance> tolerance;  // per output name; missing -> default_tolerance
+    Tolerance default_tolerance;
+
+    // Every input read once plus every output written once: the bytes any implementation moves.
+    int64_t min_bytes(AppSize size) const;
+    std::string shapes_str(AppSize size) const;
+};
+
+const std::vector<AppSpec> &all_app_specs();
+const AppSpec *find_app_spec(const std::string &name);
+std::string app_names_joined();
+
+}  // namespace solder

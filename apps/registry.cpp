@@ -1,0 +1,30 @@
+// The bundled apps. Each app lives in apps/<name>/: spec.cpp (shapes, inputs, plain-C++
+// reference; no Halide) and pipeline.cpp (its Funcs). Add an app here in both lists.
+#include "apps/app_spec.h"
+
+namespace solder {
+
+#define SOLDER_APPS(X) \
+    X(add_relu)        \
+    X(nnc_cast_add_mul) \
+    X(puzzler_slices)  \
+    X(nvfuser_2146)    \
+    X(rmsnorm)         \
+    X(layernorm)       \
+    X(softmax)         \
+    X(bias_gelu)       \
+    X(many_small)      \
+    X(blur)            \
+    X(unsharp)         \
+    X(harris)
+
+#define DECLARE_SPEC(n) AppSpec n##_spec();
+SOLDER_APPS(DECLARE_SPEC)
+
+const std::vector<AppSpec> &all_app_specs() {
+#define CALL_SPEC(n) n##_spec(),
+    static const std::vector<AppSpec> specs = {SOLDER_APPS(CALL_SPEC)};
+    return specs;
+}
+
+}  // namespace solder

@@ -1,0 +1,22 @@
+// Pipeline builders of the bundled apps, by name (the list matches apps/registry.cpp).
+#include <map>
+
+#include "apps/app_pipeline.h"
+
+namespace solder {
+
+#define SOLDER_APP_PIPELINES(X) \
+    X(add_relu) X(nnc_cast_add_mul) X(puzzler_slices) X(nvfuser_2146) X(rmsnorm) X(layernorm) X(softmax) \
+    X(bias_gelu) X(many_small) X(blur) X(unsharp) X(harris)
+
+#define DECLARE_BUILDER(n) BuiltPipeline n##_pipeline(const AppIO &io);
+SOLDER_APP_PIPELINES(DECLARE_BUILDER)
+
+const PipelineBuilder *find_pipeline_builder(const std::string &app) {
+#define MAP_ENTRY(n) {#n, PipelineBuilder(n##_pipeline)},
+    static const std::map<std::string, PipelineBuilder> builders = {SOLDER_APP_PIPELINES(MAP_ENTRY)};
+    auto it = builders.find(app);
+    return it == builders.end() ? nullptr : &it->second;
+}
+
+}  // namespace solder

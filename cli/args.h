@@ -1,0 +1,30 @@
+// A small command-line parser shared by Solder's tools: --flag, --key value, positionals.
+#pragma once
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace solder {
+
+struct Args {
+    std::vector<std::string> positional;
+    std::map<std::string, std::string> options;  // --key value
+    std::set<std::string> flags;                 // --flag
+
+    // `valued` lists the options that take a value; any other --word is a flag from `known_flags`.
+    static Args parse(int argc, char **argv, int first, const std::set<std::string> &valued,
+                      const std::set<std::string> &known_flags);
+    std::string get(const std::string &k, const std::string &def = "") const {
+        auto it = options.find(k);
+        return it == options.end() ? def : it->second;
+    }
+    bool has(const std::string &f) const { return flags.count(f) > 0; }
+};
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+}  // namespace solder

@@ -1,0 +1,71 @@
+// `solder run APP`: compile with a schedule for a target, run, check against the reference, time.
+#include <cstdio>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "runtime/app_build.h"
+#include "runtime/app_runner.h"
+#include "runtime/device_probe.h"
+#include "runtime/report_format.h"
+
+namespace solder {
+
+namespace {
+AppSize parse_size(const Args &a) { return a.has("small") ? AppSize::Small : AppSize::Full; }
+}  // namespace
+
+int cmd_run(int argc, char **argv) {
+    Args a = Args::parse(argc, argv, 2, {"target", "schedule", "iters", "seed", "out"}, {"small", "machine"});
+    if (a.positional.size() != 1) throw UsageError("run takes exactly one APP");
+    AppBuildRequest req;
+    req.app = a.positional[0];
+    req.size = parse_size(a);
+    req.target = a.get("target", "host");
+    req.schedule = a.get("schedule", "unfused");
+    req.out_dir = a.get("out");
+    if (req.target == "cuda" && !cuda_gpu_present())
+        throw std::runtime_error("target cuda needs an NVIDIA GPU and none was found here; use "
+                                 "`solder build " + req.app + " --target cuda ...` to compile for the GPU machine");
+    if (req.target == "opencl" && !opencl_device_present())
+        throw std::runtime_error("target opencl needs an OpenCL platform (PoCL here) and none was found");
+
+    RunContext ctx{req.app, req.schedule, req.target, size_name(req.size), "", 0, 0};
+    RunReport rep;
+    try {
+        AppBuild b = build_app_library(req);
+        ctx.loop_nests = b.loop_nests;
+        ctx.compile_s = b.schedule_s + b.compile_s;
+        std::string err;
+        auto lib = PipelineLibrary::open(b.library_path, &err);
+        if (!lib) throw std::runtime_error(err);
+        RunOptions opt;
+        opt.size = req.size;
+        opt.iters = std::stoi(a.get("iters", "10"));
+        opt.seed = std::stoull(a.get("seed", "1"));
+        rep = run_app(*find_app_spec(req.app), *lib, opt);
+        std::fputs(format_report(ctx, rep).c_str(), stdout);
+    } catch (const std::exception &e) {
+        rep.error = e.what();
+        std::fputs(format_report(ctx, rep).c_str(), stdout);
+    }
+    if (a.has("machine")) std::printf("%s\n", result_json_line(ctx, rep).c_str());
+    std::fflush(stdout);
+    return rep.pass ? 0 : 1;
+}
+
+int cmd_build(int argc, char **argv) {
+    Args a = Args::parse(argc, argv, 2, {"target", "schedule", "out"}, {"small"});
+    if (a.positional.size() != 1) throw UsageError("build takes exactly one APP");
+    AppBuildRequest req;
+    req.app = a.positional[0];
+    req.size = parse_size(a);
+    req.target = a.get("target", "host");
+    req.schedule = a.get("schedule", "unfused");
+    req.out_dir = a.get("out");
+    AppBuild b = build_app_library(req);
+    std::printf("%s  (%d Funcs at root, schedule %.1f s, compile %.1f s)\n", b.library_path.c_str(), b.loop_nests,
+                b.schedule_s, b.compile_s);
+    return 0;
+}
+
+}  // namespace solder

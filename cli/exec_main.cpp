@@ -1,0 +1,55 @@
+// `solder-exec LIB.so...`: runs pipeline libraries built by `solder build` (for example CUDA
+// libraries on the GPU machine): makes the app's inputs, checks against the reference, times.
+// Links no libHalide: the libraries carry Halide's runtime.
+#include <cstdio>
+#include <string>
+
+#include "apps/app_spec.h"
+#include "cli/args.h"
+#include "runtime/app_runner.h"
+#include "runtime/pipeline_library.h"
+#include "runtime/report_format.h"
+
+int main(int argc, char **argv) {
+    using namespace solder;
+    try {
+        Args a = Args::parse(argc, argv, 1, {"iters", "seed", "warmup", "device"}, {"machine", "no-check"});
+        if (a.positional.empty()) {
+            std::fprintf(stderr, "usage: solder-exec LIB.so... [--iters N] [--warmup N] [--seed N] [--no-check] [--machine]\n");
+            return 2;
+        }
+        int failed = 0;
+        for (auto &path : a.positional) {
+            std::string err;
+            auto lib = PipelineLibrary::open(path, &err);
+            if (!lib) {
+                std::fprintf(stderr, "solder-exec: %s\n", err.c_str());
+                failed++;
+                continue;
+            }
+            const AppSpec *app = find_app_spec(lib->info("app"));
+            if (!app) {
+                std::fprintf(stderr, "solder-exec: %s names unknown app '%s'\n", path.c_str(), lib->info("app").c_str());
+                failed++;
+                continue;
+            }
+            RunOptions opt;
+            opt.size = lib->info("size") == "small" ? AppSize::Small : AppSize::Full;
+            opt.iters = std::stoi(a.get("iters", "20"));
+            opt.warmup = std::stoi(a.get("warmup", "3"));
+            opt.seed = std::stoull(a.get("seed", "1"));
+            opt.check = !a.has("no-check");
+            RunContext ctx{app->name, lib->info("schedule"), lib->info("target"), lib->info("size"), a.get("device"),
+                           std::stoi(lib->info("loop_nests").empty() ? "0" : lib->info("loop_nests")), 0};
+            RunReport r = run_app(*app, *lib, opt);
+            std::fputs(format_report(ctx, r).c_str(), stdout);
+            if (a.has("machine")) std::printf("%s\n", result_json_line(ctx, r).c_str());
+            std::fflush(stdout);
+            failed += !r.pass;
+        }
+        return failed ? 1 : 0;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "solder-exec: %s\n", e.what());
+        return 2;
+    }
+}

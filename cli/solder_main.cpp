@@ -1,0 +1,45 @@
+// `solder`: the command-line front end. Subcommands live in cli/cmd_*.cpp.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "Halide.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+
+namespace {
+const char *kUsage =
+    "usage: solder <command> [options]\n"
+    "  list                                  the bundled apps with their shapes\n"
+    "  run APP [--target host|opencl|cuda] [--schedule NAME] [--small] [--iters N] [--seed N] [--machine]\n"
+    "                                        compile, run and check one app against its reference\n"
+    "  build APP --target T --schedule NAME [--small] [--out DIR]\n"
+    "                                        compile only, to a library solder-exec runs (e.g. on the GPU machine)\n"
+    "  main [--target T] [--full]            every app under every schedule: one table (the main job)\n";
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2 || !std::strcmp(argv[1], "help") || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+        std::fputs(kUsage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    std::string cmd = argv[1];
+    try {
+        if (cmd == "list") return solder::cmd_list(argc, argv);
+        if (cmd == "run") return solder::cmd_run(argc, argv);
+        if (cmd == "build") return solder::cmd_build(argc, argv);
+        if (cmd == "main") return solder::cmd_main(argc, argv);
+        std::fprintf(stderr, "solder: unknown command '%s'\n%s", cmd.c_str(), kUsage);
+        return 2;
+    } catch (const solder::UsageError &e) {
+        std::fprintf(stderr, "solder %s: %s\n%s", cmd.c_str(), e.what(), kUsage);
+        return 2;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "solder %s: error: %s\n", cmd.c_str(), e.what());
+        return 1;
+    } catch (const Halide::Error &e) {
+        std::fprintf(stderr, "solder %s: Halide error: %s\n", cmd.c_str(), e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,69 @@
+#include "runtime/aot_compiler.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "runtime/pipeline_library.h"
+
+#ifndef SOLDER_LAUNCH_HOOKS_OBJ
+#error "SOLDER_LAUNCH_HOOKS_OBJ must name the compiled runtime/launch_hooks.cpp object"
+#endif
+#ifndef SOLDER_CXX
+#define SOLDER_CXX "c++"
+#endif
+
+namespace solder {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string quote(const std::string &s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+std::string c_string_literal(const std::string &s) {
+    std::string o = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') o += '\\', o += c;
+        else if (c == '\n') o += "\\n";
+        else o += c;
+    }
+    return o + "\"";
+}
+
+void run_or_throw(const std::string &what, const std::string &cmd, const std::string &log) {
+    if (std::system((cmd + " >" + quote(log) + " 2>&1").c_str()) != 0) {
+        std::ifstream in(log);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        throw std::runtime_error(what + " failed: " + cmd + "\n" + ss.str());
+    }
+}
+
+}  // namespace
+
+std::string compile_pipeline_library(const LibraryRequest &req) {
+    fs::create_directories(req.out_dir);
+    std::string base = (fs::path(req.out_dir) / req.stem).string();
+    Halide::Pipeline p = req.pipeline;
+    p.compile_to_static_library(base, req.arguments, kPipelineEntry, req.target);
+
+    std::string info;
+    for (auto &[k, v] : req.info) info += k + "=" + v + "\n";
+    std::ofstream(base + ".info.cpp") << "extern \"C\" const char *solder_library_info() { return "
+                                      << c_string_literal(info) << "; }\n";
+
+    std::string so = base + ".so";
+    std::string cmd = std::string(SOLDER_CXX) + " -shared -fPIC -O1 -o " + quote(so) + " " + quote(base + ".info.cpp") +
+                      " -Wl,--whole-archive " + quote(base + ".a") + " -Wl,--no-whole-archive " +
+                      quote(SOLDER_LAUNCH_HOOKS_OBJ) + " -ldl -lpthread";
+    run_or_throw("linking the pipeline library", cmd, base + ".link.log");
+    return so;
+}
+
+}  // namespace solder

@@ -1,0 +1,25 @@
+// Compiles a scheduled pipeline ahead of time into a shared library Solder can load anywhere:
+// Halide's static library (pipeline + runtime) + the launch hooks + an info record, linked with
+// the system C++ compiler. The same library format runs here (host, OpenCL on PoCL) and on the
+// GPU machine (CUDA), where no libHalide exists.
+#pragma once
+#include <map>
+#include <string>
+
+#include "Halide.h"
+
+namespace solder {
+
+struct LibraryRequest {
+    Halide::Pipeline pipeline;
+    std::vector<Halide::Argument> arguments;
+    Halide::Target target;
+    std::string out_dir;                       // created if missing
+    std::string stem;                          // file name without extension
+    std::map<std::string, std::string> info;   // app, schedule, target, size, loop_nests, ...
+};
+
+// Returns the path of the .so. Throws std::runtime_error naming the step that failed.
+std::string compile_pipeline_library(const LibraryRequest &req);
+
+}  // namespace solder

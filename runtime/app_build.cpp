@@ -1,0 +1,72 @@
+#include "runtime/app_build.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <stdexcept>
+
+#include "apps/app_pipeline.h"
+#include "runtime/aot_compiler.h"
+#include "runtime/halide_error.h"
+#include "runtime/targets.h"
+#include "schedules/pipeline_funcs.h"
+#include "schedules/schedule_registry.h"
+
+namespace solder {
+
+std::string default_out_dir() {
+    if (const char *d = std::getenv("SOLDER_OUT_DIR")) return d;
+    return (std::filesystem::temp_directory_path() / ("solder-" + std::to_string(getuid()))).string();
+}
+
+std::string size_name(AppSize s) { return s == AppSize::Full ? "full" : "small"; }
+
+AppBuild build_app_library(const AppBuildRequest &req) {
+    const AppSpec *app = find_app_spec(req.app);
+    if (!app) throw std::runtime_error("unknown app '" + req.app + "' (apps: " + app_names_joined() + ")");
+    if (!is_target_name(req.target))
+        throw std::runtime_error("unknown target '" + req.target + "' (targets: host, opencl, cuda)");
+    const ScheduleChoice *sched = find_schedule(req.schedule);
+    if (!sched)
+        throw std::runtime_error("unknown schedule '" + req.schedule + "' (schedules: " + schedule_names_joined() + ")");
+    Halide::Target target = make_target(req.target);
+    if (!sched->supports(target))
+        throw std::runtime_error("schedule '" + req.schedule + "' is not available for target '" + req.target +
+                                 "' (" + sched->description + ")");
+
+    using clock = std::chrono::steady_clock;
+    AppBuild b;
+    BuiltPipeline p = with_halide_errors(req.app + ": building its Funcs", [&] { return build_app_pipeline(*app, req.size); });
+    auto t0 = clock::now();
+    try {
+        b.schedule_source = with_halide_errors("Halide", [&] { return sched->apply(p.outputs, target); });
+    } catch (const std::exception &e) {
+        throw std::runtime_error(req.app + ": schedule '" + req.schedule + "' failed: " + e.what());
+    }
+    auto t1 = clock::now();
+    b.loop_nests = count_root_stages(p.outputs);
+
+    LibraryRequest lr;
+    lr.pipeline = p.pipeline();
+    lr.arguments = p.arguments();
+    lr.target = target;
+    lr.out_dir = req.out_dir.empty() ? default_out_dir() : req.out_dir;
+    lr.stem = req.app + "__" + req.schedule + "__" + req.target + "__" + size_name(req.size);
+    lr.info = {{"app", req.app},
+               {"schedule", req.schedule},
+               {"target", req.target},
+               {"size", size_name(req.size)},
+               {"loop_nests", std::to_string(b.loop_nests)}};
+    try {
+        b.library_path = with_halide_errors("Halide", [&] { return compile_pipeline_library(lr); });
+    } catch (const std::exception &e) {
+        throw std::runtime_error(req.app + ": compiling with schedule '" + req.schedule + "' for " + req.target +
+                                 " failed: " + e.what());
+    }
+    b.schedule_s = std::chrono::duration<double>(t1 - t0).count();
+    b.compile_s = std::chrono::duration<double>(clock::now() - t1).count();
+    return b;
+}
+
+}  // namespace solder

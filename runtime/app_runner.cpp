@@ -1,0 +1,81 @@
+#include "runtime/app_runner.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace solder {
+
+namespace {
+
+std::vector<halide_buffer_t *> raw(std::vector<HostBuffer> &bs) {
+    std::vector<halide_buffer_t *> r;
+    for (auto &b : bs) r.push_back(b.raw_buffer());
+    return r;
+}
+
+int sync_outputs(std::vector<HostBuffer> &outs) {
+    for (auto &b : outs)
+        if (b.raw_buffer()->device_interface)
+            if (int rc = b.device_sync()) return rc;
+    return 0;
+}
+
+}  // namespace
+
+RunReport run_app(const AppSpec &app, PipelineLibrary &lib, const RunOptions &opt) {
+    RunReport rep;
+    AppIO io = app.io(opt.size);
+    rep.min_bytes = app.min_bytes(opt.size);
+    std::vector<HostBuffer> ins, outs;
+    for (auto &t : io.inputs) ins.push_back(make_host_buffer(t));
+    for (auto &t : io.outputs) outs.push_back(make_host_buffer(t));
+    app.make_inputs(ins, opt.seed);
+    for (auto &b : ins) b.set_host_dirty();
+    for (auto &b : outs) poison(b);
+
+    lib.reset_launches();
+    std::string err;
+    if (lib.call(raw(ins), raw(outs), &err) != 0 || sync_outputs(outs) != 0) {
+        rep.error = app.name + ": " + (err.empty() ? "device synchronization failed" : err);
+        return rep;
+    }
+    rep.launches_per_run = lib.launches();
+    rep.launches = lib.launch_records();
+    rep.ran = true;
+    for (auto &b : outs)
+        if (b.raw_buffer()->device_interface) b.copy_to_host();
+
+    rep.pass = true;
+    if (opt.check) {
+        std::vector<HostBuffer> refs;
+        for (auto &t : io.outputs) refs.push_back(make_host_buffer(t));
+        app.reference(ins, refs);
+        for (size_t i = 0; i < io.outputs.size(); i++) {
+            auto it = app.tolerance.find(io.outputs[i].name);
+            const Tolerance &tol = it != app.tolerance.end() ? it->second : app.default_tolerance;
+            OutputCheck c = check_output(io.outputs[i], outs[i], refs[i], tol);
+            rep.max_abs_err = std::max(rep.max_abs_err, c.max_abs_err);
+            rep.pass = rep.pass && c.pass;
+            rep.checks.push_back(c);
+        }
+    }
+
+    std::vector<double> us;
+    for (int i = 0; i < opt.warmup + opt.iters; i++) {
+        auto t0 = std::chrono::steady_clock::now();
+        if (lib.call(raw(ins), raw(outs), &err) != 0 || sync_outputs(outs) != 0) {
+            rep.error = app.name + ": failed on timing run " + std::to_string(i) + ": " + err;
+            rep.pass = false;
+            return rep;
+        }
+        auto t1 = std::chrono::steady_clock::now();
+        if (i >= opt.warmup) us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    }
+    if (!us.empty()) {
+        std::sort(us.begin(), us.end());
+        rep.median_us = us[us.size() / 2];
+    }
+    return rep;
+}
+
+}  // namespace solder

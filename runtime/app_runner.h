@@ -1,0 +1,37 @@
+// Runs an app's compiled pipeline: makes its inputs, calls it, checks every output against the
+// plain-C++ reference, then times it (warm-up, then the median of several synchronized runs).
+// Halide-free: the same code runs here on host/OpenCL and on the GPU machine with CUDA.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "apps/app_spec.h"
+#include "runtime/output_check.h"
+#include "runtime/pipeline_library.h"
+
+namespace solder {
+
+struct RunOptions {
+    AppSize size = AppSize::Full;
+    uint64_t seed = 1;
+    int warmup = 2;
+    int iters = 10;
+    bool check = true;
+};
+
+struct RunReport {
+    bool ran = false;        // the pipeline executed without a runtime error
+    std::string error;       // what went wrong, naming the app
+    std::vector<OutputCheck> checks;
+    bool pass = false;       // ran, and every output matched the reference
+    double max_abs_err = 0;
+    int64_t launches_per_run = 0;  // GPU kernel launches in one call (0 on host)
+    std::vector<solder_launch_record> launches;
+    double median_us = 0;
+    int64_t min_bytes = 0;
+    double effective_gbps() const { return median_us > 0 ? double(min_bytes) / (median_us * 1e3) : 0; }
+};
+
+RunReport run_app(const AppSpec &app, PipelineLibrary &lib, const RunOptions &opt);
+
+}  // namespace solder

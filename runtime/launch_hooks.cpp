@@ -1,0 +1,95 @@
+// Linked into every pipeline library Solder builds. Halide's GPU runtimes find the driver's
+// functions through halide_get_library_symbol (a weak symbol); this strong definition hands them
+// wrappers for the launch calls, so Solder counts kernel launches and records their geometry on
+// any machine, without a profiler. Plain C++: no Halide library, no OpenCL or CUDA headers.
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+
+#include "runtime/launch_record.h"
+
+namespace {
+
+std::atomic<int64_t> g_launches{0};
+constexpr int kMaxRecords = 4096;
+solder_launch_record g_records[kMaxRecords];
+std::atomic<int> g_nrecords{0};
+
+void record(int api, const char *kernel, const uint32_t grid[3], const uint32_t block[3], uint32_t shmem) {
+    g_launches++;
+    int i = g_nrecords.fetch_add(1);
+    if (i >= kMaxRecords) return;
+    solder_launch_record &r = g_records[i];
+    r.api = api;
+    std::strncpy(r.kernel, kernel ? kernel : "?", sizeof(r.kernel) - 1);
+    r.kernel[sizeof(r.kernel) - 1] = 0;
+    for (int k = 0; k < 3; k++) r.grid[k] = grid[k], r.block[k] = block[k];
+    r.shared_bytes = shmem;
+}
+
+// --- OpenCL ---
+using cl_enqueue_t = int (*)(void *, void *, unsigned, const size_t *, const size_t *, const size_t *, unsigned,
+                             const void *, void *);
+using cl_kernel_info_t = int (*)(void *, unsigned, size_t, void *, size_t *);
+cl_enqueue_t real_cl_enqueue = nullptr;
+cl_kernel_info_t real_cl_kernel_info = nullptr;
+constexpr unsigned CL_KERNEL_FUNCTION_NAME = 0x1190;
+
+int hooked_cl_enqueue(void *queue, void *kernel, unsigned dims, const size_t *offset, const size_t *global,
+                      const size_t *local, unsigned nwait, const void *wait, void *event) {
+    char name[96] = "?";
+    if (real_cl_kernel_info) real_cl_kernel_info(kernel, CL_KERNEL_FUNCTION_NAME, sizeof(name), name, nullptr);
+    uint32_t g[3] = {1, 1, 1}, b[3] = {1, 1, 1};
+    for (unsigned k = 0; k < dims && k < 3; k++) {
+        b[k] = local ? uint32_t(local[k]) : 1;
+        g[k] = uint32_t(global[k] / (b[k] ? b[k] : 1));
+    }
+    record(SOLDER_API_OPENCL, name, g, b, 0);
+    return real_cl_enqueue(queue, kernel, dims, offset, global, local, nwait, wait, event);
+}
+
+// --- CUDA driver ---
+using cu_launch_t = int (*)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
+                            void **, void **);
+cu_launch_t real_cu_launch = nullptr;
+
+int hooked_cu_launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                     unsigned shmem, void *stream, void **params, void **extra) {
+    uint32_t g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
+    record(SOLDER_API_CUDA, "cuda_kernel", g, b, shmem);
+    return real_cu_launch(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra);
+}
+
+}  // namespace
+
+extern "C" {
+
+void *halide_get_library_symbol(void *lib, const char *name) {
+    void *sym = dlsym(lib ? lib : RTLD_DEFAULT, name);
+    if (!sym) return sym;
+    if (std::strcmp(name, "clEnqueueNDRangeKernel") == 0) {
+        real_cl_enqueue = reinterpret_cast<cl_enqueue_t>(sym);
+        real_cl_kernel_info = reinterpret_cast<cl_kernel_info_t>(dlsym(lib ? lib : RTLD_DEFAULT, "clGetKernelInfo"));
+        return reinterpret_cast<void *>(&hooked_cl_enqueue);
+    }
+    if (std::strcmp(name, "cuLaunchKernel") == 0) {
+        real_cu_launch = reinterpret_cast<cu_launch_t>(sym);
+        return reinterpret_cast<void *>(&hooked_cu_launch);
+    }
+    return sym;
+}
+
+int64_t solder_hooks_launches() { return g_launches.load(); }
+int solder_hooks_records(const solder_launch_record **out) {
+    *out = g_records;
+    int n = g_nrecords.load();
+    return n < kMaxRecords ? n : kMaxRecords;
+}
+void solder_hooks_reset() {
+    g_launches = 0;
+    g_nrecords = 0;
+}
+
+}  // extern "C"

@@ -1,0 +1,81 @@
+#include "runtime/pipeline_library.h"
+
+#include <dlfcn.h>
+
+#include <sstream>
+
+namespace solder {
+
+std::unique_ptr<PipelineLibrary> PipelineLibrary::open(const std::string &path, std::string *error) {
+    std::unique_ptr<PipelineLibrary> lib(new PipelineLibrary());
+    lib->path_ = path;
+    // RTLD_LOCAL: each library keeps its own copy of Halide's runtime and hooks.
+    lib->handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib->handle_) {
+        *error = "cannot load pipeline library '" + path + "': " + dlerror();
+        return nullptr;
+    }
+    auto sym = [&](const std::string &name) { return dlsym(lib->handle_, name.c_str()); };
+    lib->argv_ = reinterpret_cast<int (*)(void **)>(sym(std::string(kPipelineEntry) + "_argv"));
+    lib->metadata_ = reinterpret_cast<const halide_filter_metadata_t *(*)()>(sym(std::string(kPipelineEntry) + "_metadata"));
+    lib->info_ = reinterpret_cast<const char *(*)()>(sym("solder_library_info"));
+    lib->launches_ = reinterpret_cast<int64_t (*)()>(sym("solder_hooks_launches"));
+    lib->records_ = reinterpret_cast<int (*)(const solder_launch_record **)>(sym("solder_hooks_records"));
+    lib->reset_ = reinterpret_cast<void (*)()>(sym("solder_hooks_reset"));
+    if (!lib->argv_ || !lib->metadata_ || !lib->info_ || !lib->launches_ || !lib->records_ || !lib->reset_) {
+        *error = "'" + path + "' is not a Solder pipeline library (missing " + kPipelineEntry +
+                 "_argv, _metadata, solder_library_info or the launch hooks)";
+        return nullptr;
+    }
+    return lib;
+}
+
+PipelineLibrary::~PipelineLibrary() {
+    if (handle_) dlclose(handle_);
+}
+
+int PipelineLibrary::call(const std::vector<halide_buffer_t *> &inputs, const std::vector<halide_buffer_t *> &outputs,
+                          std::string *error) {
+    const halide_filter_metadata_t *md = metadata_();
+    std::vector<void *> args;
+    size_t in = 0, out = 0;
+    for (int i = 0; i < md->num_arguments; i++) {
+        const halide_filter_argument_t &a = md->arguments[i];
+        if (a.kind == halide_argument_kind_input_buffer) {
+            if (in >= inputs.size()) break;
+            args.push_back(inputs[in++]);
+        } else if (a.kind == halide_argument_kind_output_buffer) {
+            if (out >= outputs.size()) break;
+            args.push_back(outputs[out++]);
+        } else {
+            *error = std::string("pipeline argument '") + a.name + "' is a scalar; Solder apps take only buffers";
+            return -1;
+        }
+    }
+    if (in != inputs.size() || out != outputs.size() || int(args.size()) != md->num_arguments) {
+        std::ostringstream o;
+        o << "pipeline in '" << path_ << "' takes " << md->num_arguments << " buffers but was given "
+          << inputs.size() << " inputs and " << outputs.size() << " outputs";
+        *error = o.str();
+        return -1;
+    }
+    int rc = argv_(args.data());
+    if (rc != 0) *error = "the pipeline returned Halide error " + std::to_string(rc) + " (see Halide's message above)";
+    return rc;
+}
+
+std::string PipelineLibrary::info(const std::string &key) const {
+    std::istringstream in(info_());
+    std::string line;
+    while (std::getline(in, line))
+        if (line.compare(0, key.size() + 1, key + "=") == 0) return line.substr(key.size() + 1);
+    return "";
+}
+
+std::vector<solder_launch_record> PipelineLibrary::launch_records() const {
+    const solder_launch_record *r = nullptr;
+    int n = records_(&r);
+    return std::vector<solder_launch_record>(r, r + n);
+}
+
+}  // namespace solder

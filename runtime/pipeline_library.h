@@ -1,0 +1,49 @@
+// A compiled pipeline loaded from a shared library that Solder built (runtime/aot_compiler.h):
+// Halide's AOT object, its runtime, the launch hooks, and a small info record. Halide-free, so the
+// runner that executes libraries on the GPU machine needs no libHalide.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "HalideRuntime.h"
+#include "runtime/launch_record.h"
+
+namespace solder {
+
+// Every Solder-built library exports its pipeline under this name (plus _argv and _metadata).
+inline constexpr const char *kPipelineEntry = "solder_pipeline";
+
+class PipelineLibrary {
+public:
+    // Returns null and sets *error (naming the file and the problem) on failure.
+    static std::unique_ptr<PipelineLibrary> open(const std::string &path, std::string *error);
+    ~PipelineLibrary();
+
+    // Calls the pipeline with buffers in the order of the spec's inputs and outputs. Returns
+    // Halide's error code (0 on success); *error gets a readable message on failure.
+    int call(const std::vector<halide_buffer_t *> &inputs, const std::vector<halide_buffer_t *> &outputs,
+             std::string *error);
+
+    const halide_filter_metadata_t *metadata() const { return metadata_(); }
+    // Key=value lines written at compile time: app, schedule, target, size, loop_nests.
+    std::string info(const std::string &key) const;
+    const std::string &path() const { return path_; }
+
+    int64_t launches() const { return launches_(); }
+    std::vector<solder_launch_record> launch_records() const;
+    void reset_launches() { reset_(); }
+
+private:
+    PipelineLibrary() = default;
+    std::string path_;
+    void *handle_ = nullptr;
+    int (*argv_)(void **) = nullptr;
+    const halide_filter_metadata_t *(*metadata_)() = nullptr;
+    const char *(*info_)() = nullptr;
+    int64_t (*launches_)() = nullptr;
+    int (*records_)(const solder_launch_record **) = nullptr;
+    void (*reset_)() = nullptr;
+};
+
+}  // namespace solder

@@ -1,0 +1,64 @@
+#include "runtime/report_format.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace solder {
+
+namespace {
+std::string fmt(const char *f, double v) {
+    char b[64];
+    std::snprintf(b, sizeof b, f, v);
+    return b;
+}
+std::string json_str(const std::string &s) {
+    std::string o = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') o += '\\', o += c;
+        else if (c == '\n') o += "\\n";
+        else if (static_cast<unsigned char>(c) < 0x20) o += ' ';
+        else o += c;
+    }
+    return o + "\"";
+}
+}  // namespace
+
+int64_t kernel_count(const RunContext &ctx, const RunReport &r) {
+    return ctx.target == "host" ? ctx.loop_nests : r.launches_per_run;
+}
+
+std::string format_report(const RunContext &ctx, const RunReport &r) {
+    std::ostringstream o;
+    o << ctx.app << " (" << ctx.size << ")  schedule " << ctx.schedule << "  target " << ctx.target;
+    if (!ctx.device.empty()) o << "  on " << ctx.device;
+    o << "\n";
+    if (ctx.compile_s > 0) o << "  compiled in " << fmt("%.1f", ctx.compile_s) << " s, " << ctx.loop_nests
+                             << " Funcs at root\n";
+    if (!r.ran) {
+        o << "  error: " << r.error << "\nFAIL\n";
+        return o.str();
+    }
+    for (auto &c : r.checks)
+        o << "  " << c.name << ": max abs error " << fmt("%.3g", c.max_abs_err) << ", worst "
+          << fmt("%.3g", c.worst_ratio) << " of tolerance" << (c.pass ? "" : "  <-- FAIL") << "\n";
+    o << "  kernels " << kernel_count(ctx, r) << (ctx.target == "host" ? " loop nests" : " launches per run")
+      << ", time " << fmt("%.1f", r.median_us) << " us (median), " << fmt("%.2f", r.effective_gbps())
+      << " GB/s effective\n";
+    if (!r.error.empty()) o << "  error: " << r.error << "\n";
+    o << (r.pass ? "PASS" : "FAIL") << "\n";
+    return o.str();
+}
+
+std::string result_json_line(const RunContext &ctx, const RunReport &r) {
+    std::ostringstream o;
+    o << "SOLDER_RESULT {\"app\":" << json_str(ctx.app) << ",\"schedule\":" << json_str(ctx.schedule)
+      << ",\"target\":" << json_str(ctx.target) << ",\"size\":" << json_str(ctx.size)
+      << ",\"device\":" << json_str(ctx.device) << ",\"kernels\":" << kernel_count(ctx, r)
+      << ",\"launches\":" << r.launches_per_run << ",\"loop_nests\":" << ctx.loop_nests
+      << ",\"max_err\":" << fmt("%.6g", r.max_abs_err) << ",\"us\":" << fmt("%.3f", r.median_us)
+      << ",\"min_bytes\":" << r.min_bytes << ",\"tbps\":" << fmt("%.4f", r.effective_gbps() / 1000.0)
+      << ",\"pass\":" << (r.pass ? "true" : "false") << ",\"error\":" << json_str(r.error) << "}";
+    return o.str();
+}
+
+}  // namespace solder

@@ -1,0 +1,57 @@
+#include "schedules/pipeline_funcs.h"
+
+namespace solder {
+using namespace Halide;
+using Halide::Internal::Function;
+
+bool is_input_wrapper(const Function &f) {
+    if (f.updates().size() || f.definition().values().size() != 1) return false;
+    const auto *c = f.definition().values()[0].as<Internal::Call>();
+    return c && c->call_type == Internal::Call::Image && c->param.defined();
+}
+
+std::vector<Function> pipeline_functions(const std::vector<Func> &outputs) {
+    std::vector<Function> outs;
+    for (auto &f : outputs) outs.push_back(f.function());
+    std::map<std::string, Function> env = Internal::build_environment(outs);
+    std::vector<Function> order;
+    for (auto &name : Internal::topological_order(outs, env))
+        if (!is_input_wrapper(env.at(name))) order.push_back(env.at(name));
+    return order;
+}
+
+std::vector<VarOrRVar> stage_pure_vars(const Function &f, int stage) {
+    std::vector<VarOrRVar> vars;
+    if (stage == 0) {
+        for (auto &a : f.args()) vars.emplace_back(Var(a));
+        return vars;
+    }
+    const auto &pure = f.args();
+    for (auto &e : f.update(stage - 1).args()) {
+        const auto *v = e.as<Internal::Variable>();
+        if (v && std::find(pure.begin(), pure.end(), v->name) != pure.end()) vars.emplace_back(Var(v->name));
+    }
+    return vars;
+}
+
+bool is_computed_at_root(const Function &f) {
+    // Schedules hold LoopLevels that stay unlocked until lowering and refuse queries until then;
+    // query a locked copy so the schedule itself is left as it is.
+    LoopLevel copy;
+    copy.set(f.schedule().compute_level());
+    return copy.lock().is_root();
+}
+
+int count_root_stages(const std::vector<Func> &outputs) {
+    int n = 0;
+    for (auto &f : pipeline_functions(outputs)) {
+        bool is_output = false;
+        for (auto &o : outputs) is_output |= o.name() == f.name();
+        if (is_output || is_computed_at_root(f)) n++;
+    }
+    return n;
+}
+
+bool is_gpu_target(const Target &t) { return t.has_gpu_feature(); }
+
+}  // namespace solder

@@ -1,0 +1,20 @@
+// Walks a pipeline's Funcs: every Function reachable from the outputs, producers first, leaving out
+// the wrappers Halide makes for ImageParams (name_im: the input itself, never scheduled).
+#pragma once
+#include <vector>
+
+#include "Halide.h"
+
+namespace solder {
+
+bool is_input_wrapper(const Halide::Internal::Function &f);
+std::vector<Halide::Internal::Function> pipeline_functions(const std::vector<Halide::Func> &outputs);
+// Pure Vars of a stage: the pure definition's args, or the update's LHS args that are plain Vars.
+std::vector<Halide::VarOrRVar> stage_pure_vars(const Halide::Internal::Function &f, int stage);
+// Funcs computed at root (outputs included) after scheduling: each is one loop nest on the host,
+// and at least one kernel on a GPU target.
+bool is_computed_at_root(const Halide::Internal::Function &f);
+int count_root_stages(const std::vector<Halide::Func> &outputs);
+bool is_gpu_target(const Halide::Target &t);
+
+}  // namespace solder

@@ -1,0 +1,49 @@
+#include "schedules/schedule_registry.h"
+
+#include <stdexcept>
+
+#include "schedules/halide_autoschedulers.h"
+#include "schedules/pipeline_funcs.h"
+#include "schedules/unfused.h"
+
+namespace solder {
+using namespace Halide;
+
+const std::vector<ScheduleChoice> &all_schedules() {
+    static const std::vector<ScheduleChoice> all = [] {
+        std::vector<ScheduleChoice> v;
+        v.push_back({"unfused", "every Func compute_root: one kernel each (the baseline)",
+                     [](const Target &) { return true; },
+                     [](const std::vector<Func> &outs, const Target &t) {
+                         apply_unfused(outs, t);
+                         return std::string();
+                     }});
+        for (const auto &a : halide_autoschedulers()) {
+            v.push_back({a.name, "Halide's " + a.halide_name + " auto-scheduler",
+                         [a](const Target &t) { return is_gpu_target(t) ? a.gpu : a.host; },
+                         [a](const std::vector<Func> &outs, const Target &t) {
+                             return apply_halide_autoscheduler(a, outs, t);
+                         }});
+        }
+        v.push_back({"solder", "Solder's fusion planner", [](const Target &) { return false; },
+                     [](const std::vector<Func> &, const Target &) -> std::string {
+                         throw std::runtime_error("the Solder auto-scheduler is not there yet (issue 3)");
+                     }});
+        return v;
+    }();
+    return all;
+}
+
+const ScheduleChoice *find_schedule(const std::string &name) {
+    for (auto &s : all_schedules())
+        if (s.name == name) return &s;
+    return nullptr;
+}
+
+std::string schedule_names_joined() {
+    std::string s;
+    for (auto &c : all_schedules()) s += (s.empty() ? "" : ", ") + c.name;
+    return s;
+}
+
+}  // namespace solder
