@@ -33,8 +33,14 @@ std::string field(const std::string &json, const std::string &key) {
 }
 
 struct Row {
-    std::string app, schedule, kernels = "-", err = "-", us = "-", status;
+    std::string app, schedule, kernels = "-", err = "-", us = "-", status, note;
 };
+
+std::string first_line(std::string s) {
+    size_t nl = s.find("\\n");  // JSON-escaped newline
+    if (nl != std::string::npos) s = s.substr(0, nl);
+    return s.size() > 400 ? s.substr(0, 400) + "..." : s;
+}
 
 Row run_child(const std::string &self, const std::string &app, const std::string &sched, const std::string &target,
               bool small) {
@@ -57,20 +63,20 @@ Row run_child(const std::string &self, const std::string &app, const std::string
     if (result.empty()) {
         r.status = WIFSIGNALED(st) ? "CRASH (signal " + std::to_string(WTERMSIG(st)) + ")"
                                    : "CRASH (exit " + std::to_string(WEXITSTATUS(st)) + ")";
+        r.note = "solder run crashed; its last output: " + out.substr(out.size() > 300 ? out.size() - 300 : 0);
         return r;
     }
     bool pass = field(result, "pass") == "true";
     std::string error = field(result, "error");
-    if (!error.empty() && field(result, "us") == "0.000") {
-        r.status = "FAIL: " + error.substr(0, 100);
-        size_t nl = r.status.find("\\n");
-        if (nl != std::string::npos) r.status = r.status.substr(0, nl);
-        return r;
+    if (!error.empty()) {
+        r.status = "FAIL (see notes)";
+        r.note = first_line(error);
+        if (field(result, "us") == "0.000") return r;
     }
     r.kernels = field(result, "kernels");
     r.err = field(result, "max_err");
     r.us = field(result, "us");
-    r.status = pass ? "PASS" : "FAIL";
+    if (r.note.empty()) r.status = pass ? "PASS" : "FAIL";
     return r;
 }
 
@@ -102,6 +108,7 @@ int cmd_main(int argc, char **argv) {
                 target == "host" ? "loop nests (Funcs at root)" : "kernel launches per run");
     std::printf("%-18s %-14s %8s %12s %14s  %s\n", "app", "schedule", "kernels", "max error", "time (us)", "check");
     int failed = 0, total = 0;
+    std::vector<Row> notes;
     for (auto &app : all_app_specs()) {
         if (!a.get("apps").empty() && ("," + a.get("apps") + ",").find("," + app.name + ",") == std::string::npos)
             continue;
@@ -112,8 +119,11 @@ int cmd_main(int argc, char **argv) {
             print_row(r);
             total++;
             failed += r.status != "PASS";
+            if (!r.note.empty()) notes.push_back(r);
         }
     }
+    if (!notes.empty()) std::printf("\nnotes:\n");
+    for (auto &r : notes) std::printf("  %s / %s: %s\n", r.app.c_str(), r.schedule.c_str(), r.note.c_str());
     std::printf("\n%d passed, %d failed\n", total - failed, failed);
     return failed ? 1 : 0;
 }

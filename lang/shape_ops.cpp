@@ -98,7 +98,12 @@ Tensor select_index(const Tensor &a, int axis, int64_t index) {
     if (index < 0 || index >= a.shape[ax])
         throw LangError("select_index", "index " + std::to_string(index) + " is outside axis " +
                                             std::to_string(axis) + " of extent " + std::to_string(a.shape[ax]));
-    return squeeze(slice(a, ax, index, index + 1), ax);
+    Shape out = a.shape;
+    out.erase(out.begin() + ax);
+    auto v = axis_vars(int(out.size()));
+    std::vector<Expr> idx;
+    for (int i = 0, j = 0; i < a.rank(); i++) idx.push_back(i == ax ? Expr(int(index)) : Expr(v[j++]));
+    return remap("select_index", a, out, v, idx);
 }
 
 namespace {

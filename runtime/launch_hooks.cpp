@@ -1,7 +1,7 @@
 // Linked into every pipeline library Solder builds. Halide's GPU runtimes find the driver's
 // functions through halide_get_library_symbol (a weak symbol); this strong definition hands them
 // wrappers for the launch calls, so Solder counts kernel launches and records their geometry on
-// any machine, without a profiler. Plain C++: no Halide library, no OpenCL or CUDA headers.
+// any machine, without a profiler. It also keeps Halide's runtime errors instead of aborting. Plain C++: no Halide library, no OpenCL or CUDA headers.
 #include <dlfcn.h>
 
 #include <atomic>
@@ -62,9 +62,20 @@ int hooked_cu_launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx
     return real_cu_launch(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra);
 }
 
+char g_last_error[4096];
+
 }  // namespace
 
 extern "C" {
+
+// Halide's default handler aborts the process; Solder's keeps the message and lets the pipeline
+// return its error code, so a bad schedule or bad input is reported, not a crash.
+void halide_error(void *, const char *msg) {
+    std::strncpy(g_last_error, msg ? msg : "", sizeof(g_last_error) - 1);
+    g_last_error[sizeof(g_last_error) - 1] = 0;
+}
+
+const char *solder_hooks_last_error() { return g_last_error; }
 
 void *halide_get_library_symbol(void *lib, const char *name) {
     void *sym = dlsym(lib ? lib : RTLD_DEFAULT, name);
@@ -88,6 +99,7 @@ int solder_hooks_records(const solder_launch_record **out) {
     return n < kMaxRecords ? n : kMaxRecords;
 }
 void solder_hooks_reset() {
+    g_last_error[0] = 0;
     g_launches = 0;
     g_nrecords = 0;
 }

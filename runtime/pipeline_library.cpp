@@ -22,7 +22,8 @@ std::unique_ptr<PipelineLibrary> PipelineLibrary::open(const std::string &path, 
     lib->launches_ = reinterpret_cast<int64_t (*)()>(sym("solder_hooks_launches"));
     lib->records_ = reinterpret_cast<int (*)(const solder_launch_record **)>(sym("solder_hooks_records"));
     lib->reset_ = reinterpret_cast<void (*)()>(sym("solder_hooks_reset"));
-    if (!lib->argv_ || !lib->metadata_ || !lib->info_ || !lib->launches_ || !lib->records_ || !lib->reset_) {
+    lib->last_error_ = reinterpret_cast<const char *(*)()>(sym("solder_hooks_last_error"));
+    if (!lib->argv_ || !lib->metadata_ || !lib->info_ || !lib->launches_ || !lib->records_ || !lib->reset_ || !lib->last_error_) {
         *error = "'" + path + "' is not a Solder pipeline library (missing " + kPipelineEntry +
                  "_argv, _metadata, solder_library_info or the launch hooks)";
         return nullptr;
@@ -60,7 +61,11 @@ int PipelineLibrary::call(const std::vector<halide_buffer_t *> &inputs, const st
         return -1;
     }
     int rc = argv_(args.data());
-    if (rc != 0) *error = "the pipeline returned Halide error " + std::to_string(rc) + " (see Halide's message above)";
+    if (rc != 0) {
+        std::string msg = last_error_();
+        while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+        *error = "the pipeline failed with Halide error " + std::to_string(rc) + (msg.empty() ? "" : ": " + msg);
+    }
     return rc;
 }
 

@@ -44,6 +44,7 @@ private:
     int64_t (*launches_)() = nullptr;
     int (*records_)(const solder_launch_record **) = nullptr;
     void (*reset_)() = nullptr;
+    const char *(*last_error_)() = nullptr;
 };
 
 }  // namespace solder

@@ -1,4 +1,4 @@
-// puzzler_slices: x [4096,16,64] f32; for each of the 16 slices x[:, i, :], tanh(layer_norm over the
+// puzzler_slices: x [4096,16,64] f32 (reduced: [37,4,24]); for each of the 16 slices x[:, i, :], tanh(layer_norm over the
 // last axis) (no affine, eps 1e-5); stacked back to [4096,16,64]. The "GPU puzzler" horizontal case.
 #include <cmath>
 
@@ -12,7 +12,7 @@ AppSpec puzzler_slices_spec() {
     a.description = "16 independent slices: tanh(layer_norm(x[:, i, :])), stacked";
     a.family = "ml";
     a.io = [](AppSize s) {
-        Shape sh = s == AppSize::Full ? Shape{4096, 16, 64} : Shape{37, 16, 24};
+        Shape sh = s == AppSize::Full ? Shape{4096, 16, 64} : Shape{37, 4, 24};
         return AppIO{{{"x", DType::F32, sh}}, {{"out", DType::F32, sh}}};
     };
     a.make_inputs = [](std::vector<HostBuffer> &in, uint64_t seed) { fill_normal(in[0], DType::F32, seed, 2.0); };
