@@ -107,7 +107,7 @@ int cmd_main(int argc, char **argv) {
     std::printf("kernels = %s; time = median of 5 runs; each output checked against a plain C++ reference\n\n",
                 target == "host" ? "loop nests (Funcs at root)" : "kernel launches per run");
     std::printf("%-18s %-14s %8s %12s %14s  %s\n", "app", "schedule", "kernels", "max error", "time (us)", "check");
-    int failed = 0, total = 0;
+    int failed = 0, halide_failed = 0, total = 0;
     std::vector<Row> notes;
     for (auto &app : all_app_specs()) {
         if (!a.get("apps").empty() && ("," + a.get("apps") + ",").find("," + app.name + ",") == std::string::npos)
@@ -118,13 +118,18 @@ int cmd_main(int argc, char **argv) {
             Row r = run_child(self, app.name, s, target, small);
             print_row(r);
             total++;
-            failed += r.status != "PASS";
+            // A Halide auto-scheduler failing is a finding about Halide, reported in the notes;
+            // the exit code is about Solder's own schedules.
+            bool halide_own = s != "unfused" && s != "solder";
+            if (r.status != "PASS") (halide_own ? halide_failed : failed)++;
             if (!r.note.empty()) notes.push_back(r);
         }
     }
     if (!notes.empty()) std::printf("\nnotes:\n");
     for (auto &r : notes) std::printf("  %s / %s: %s\n", r.app.c_str(), r.schedule.c_str(), r.note.c_str());
-    std::printf("\n%d passed, %d failed\n", total - failed, failed);
+    std::printf("\n%d passed, %d failed", total - failed - halide_failed, failed);
+    if (halide_failed) std::printf(" (Solder's schedules); %d runs of Halide's auto-schedulers failed, see notes", halide_failed);
+    std::printf("\n");
     return failed ? 1 : 0;
 }
 
