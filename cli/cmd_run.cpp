@@ -1,5 +1,6 @@
 // `solder run APP`: compile with a schedule for a target, run, check against the reference, time.
 #include <cstdio>
+#include <cstdlib>
 
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -15,8 +16,14 @@ AppSize parse_size(const Args &a) { return a.has("small") ? AppSize::Small : App
 }  // namespace
 
 int cmd_run(int argc, char **argv) {
-    Args a = Args::parse(argc, argv, 2, {"target", "schedule", "iters", "seed", "out"}, {"small", "machine"});
+    Args a = Args::parse(argc, argv, 2, {"target", "schedule", "iters", "seed", "out", "disable"}, {"small", "machine"});
     if (a.positional.size() != 1) throw UsageError("run takes exactly one APP");
+    // The planner reads its knobs from SOLDER_DISABLE; --disable adds to it.
+    if (!a.get("disable").empty()) {
+        const char *old = std::getenv("SOLDER_DISABLE");
+        std::string v = std::string(old ? old : "") + "," + a.get("disable");
+        setenv("SOLDER_DISABLE", v.c_str(), 1);
+    }
     AppBuildRequest req;
     req.app = a.positional[0];
     req.size = parse_size(a);

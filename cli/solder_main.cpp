@@ -11,12 +11,14 @@
 namespace {
 const char *kUsage =
     "usage: solder <command> [options]\n"
-    "  list                                  the bundled apps with their shapes\n"
+    "  list [--small] [--names]              the bundled apps with their shapes\n"
     "  run APP [--target host|opencl|cuda] [--schedule NAME] [--small] [--iters N] [--seed N] [--machine]\n"
     "                                        compile, run and check one app against its reference\n"
     "  build APP --target T --schedule NAME [--small] [--out DIR]\n"
     "                                        compile only, to a library solder-exec runs (e.g. on the GPU machine)\n"
-    "  main [--target T] [--full]            every app under every schedule: one table (the main job)\n";
+    "  main [--target T] [--full]            every app under every schedule: one table (the main job)\n"
+    "  plan APP [--json] [--target T] [--small] [--disable horizontal,remat,compute_at] [--graph]\n"
+    "                                        the Solder planner's kernels, bytes and reasons\n";
 }
 
 int main(int argc, char **argv) {
@@ -30,6 +32,7 @@ int main(int argc, char **argv) {
         if (cmd == "run") return solder::cmd_run(argc, argv);
         if (cmd == "build") return solder::cmd_build(argc, argv);
         if (cmd == "main") return solder::cmd_main(argc, argv);
+        if (cmd == "plan") return solder::cmd_plan(argc, argv);
         std::fprintf(stderr, "solder: unknown command '%s'\n%s", cmd.c_str(), kUsage);
         return 2;
     } catch (const solder::UsageError &e) {

@@ -2,6 +2,9 @@
 
 #include <stdexcept>
 
+#include "autosched/apply_plan.h"
+#include "autosched/options.h"
+#include "autosched/planner.h"
 #include "schedules/halide_autoschedulers.h"
 #include "schedules/pipeline_funcs.h"
 #include "schedules/unfused.h"
@@ -25,9 +28,12 @@ const std::vector<ScheduleChoice> &all_schedules() {
                              return apply_halide_autoscheduler(a, outs, t);
                          }});
         }
-        v.push_back({"solder", "Solder's fusion planner", [](const Target &) { return false; },
-                     [](const std::vector<Func> &, const Target &) -> std::string {
-                         throw std::runtime_error("the Solder auto-scheduler is not there yet (issue 3)");
+        v.push_back({"solder", "Solder's fusion planner", [](const Target &) { return true; },
+                     [](const std::vector<Func> &outs, const Target &t) {
+                         auto g = autosched::FuncGraph::build(outs);
+                         auto plan = autosched::plan_pipeline(g, autosched::options_from_env(is_gpu_target(t)), "");
+                         autosched::apply_plan(plan, outs, t);
+                         return plan.to_text();
                      }});
         return v;
     }();

@@ -1,5 +1,5 @@
 // Every bundled app, at its reduced size, on the host and on OpenCL (PoCL), under the unfused
-// schedule and each Halide auto-scheduler that supports the target: compiled ahead of time into
+// schedule, Solder's planner and each Halide auto-scheduler that supports the target: compiled into
 // a library, run, and every output checked against the app's plain-C++ reference.
 //
 // Where Halide's own auto-scheduler cannot schedule an app, the case is listed below with the
@@ -44,7 +44,7 @@ std::vector<Case> all_cases() {
     for (auto &app : all_app_specs())
         for (std::string target : {"host", "opencl"})
             for (auto &s : all_schedules())
-                if (s.name != "solder" && s.supports(make_target(target))) cs.push_back({app.name, target, s.name});
+                if (s.supports(make_target(target))) cs.push_back({app.name, target, s.name});
     return cs;
 }
 

@@ -1,0 +1,34 @@
+#include "autosched/apply_plan.h"
+
+#include <map>
+#include <stdexcept>
+
+#include "schedules/fused_templates.h"
+#include "schedules/pipeline_funcs.h"
+#include "schedules/unfused.h"
+
+namespace solder::autosched {
+using namespace Halide;
+
+void apply_plan(const Plan &plan, const std::vector<Func> &outputs, const Target &target) {
+    std::map<std::string, Func> funcs;
+    for (auto &fn : pipeline_functions(outputs)) funcs.emplace(fn.name(), Func(fn));
+    auto get = [&](const std::string &name) {
+        auto it = funcs.find(name);
+        if (it == funcs.end()) throw std::runtime_error("the plan names Func '" + name + "', which the pipeline lacks");
+        return it->second;
+    };
+    for (auto &k : plan.kernels) {
+        Func root = get(k.root);
+        std::vector<Func> at_block;
+        for (auto &name : k.funcs) {
+            const FuncPlan *p = plan.find(name);
+            if (p && p->placement == Placement::ComputeAtBlock) at_block.push_back(get(name));
+        }
+        if (k.template_name == "row") schedule_row_kernel(root, k.inner_dims, at_block, target);
+        else if (k.template_name == "stencil_tile") schedule_stencil_kernel(root, at_block, target);
+        else schedule_as_own_kernel(root, target);
+    }
+}
+
+}  // namespace solder::autosched

@@ -1,0 +1,17 @@
+// Machine constants the cost model uses. Defaults are the H100 as measured here (3.0 TB/s for a
+// device-to-device copy, 132 SMs, 48 KB of static shared memory per block under Halide 21).
+#pragma once
+#include <cstdint>
+
+namespace solder::autosched {
+
+struct DeviceProfile {
+    double bandwidth_bytes_per_s = 3.0e12;
+    double flops_per_s = 60e12;        // f32 FMA-pipe peak, no tensor cores
+    double launch_us = 2.5;            // one kernel launch, back to back
+    int sms = 132;
+    int64_t shared_memory_bytes = 48 * 1024;
+    int64_t l2_bytes = 50 * 1024 * 1024;
+};
+
+}  // namespace solder::autosched

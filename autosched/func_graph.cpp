@@ -1,0 +1,422 @@
+#include "autosched/func_graph.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace solder::autosched {
+using namespace Halide;
+using namespace Halide::Internal;
+
+const char *access_name(Access a) {
+    switch (a) {
+    case Access::Pointwise: return "pointwise";
+    case Access::Broadcast: return "broadcast";
+    case Access::Remap: return "remap";
+    case Access::Stencil: return "stencil";
+    case Access::Reduction: return "reduction";
+    case Access::DataDependent: return "data-dependent";
+    }
+    return "?";
+}
+
+int64_t region_points(const Region &r) {
+    int64_t n = 1;
+    for (auto &d : r) n *= std::max<int64_t>(0, d.extent());
+    return n;
+}
+
+namespace {
+
+std::string expr_text(const Expr &e) {
+    std::ostringstream o;
+    o << e;
+    return o.str();
+}
+
+bool is_input_wrapper(const Function &f) {
+    if (f.updates().size() || f.definition().values().size() != 1) return false;
+    const auto *c = f.definition().values()[0].as<Call>();
+    return c && c->call_type == Call::Image && c->param.defined();
+}
+
+// Every call to a Func or image in an expression, with its args.
+struct CallSite {
+    std::string name;
+    std::vector<Expr> args;
+    bool nested_load = false;  // an arg reads memory: a data-dependent index
+};
+
+class CallCollector : public IRVisitor {
+public:
+    std::vector<CallSite> sites;
+    int64_t ops = 0;
+
+private:
+    using IRVisitor::visit;
+    void visit(const Call *op) override {
+        if (op->call_type == Call::Halide || op->call_type == Call::Image) {
+            CallSite s{op->name, op->args, false};
+            for (auto &a : op->args) s.nested_load |= reads_memory(a);
+            sites.push_back(s);
+        } else if (op->call_type == Call::PureExtern) {
+            ops += 20;  // transcendental math
+        } else {
+            ops += 1;
+        }
+        IRVisitor::visit(op);
+    }
+    void visit(const Add *op) override { ops++, IRVisitor::visit(op); }
+    void visit(const Sub *op) override { ops++, IRVisitor::visit(op); }
+    void visit(const Mul *op) override { ops++, IRVisitor::visit(op); }
+    void visit(const Div *op) override { ops += 4, IRVisitor::visit(op); }
+    void visit(const Mod *op) override { ops += 4, IRVisitor::visit(op); }
+    void visit(const Min *op) override { ops++, IRVisitor::visit(op); }
+    void visit(const Max *op) override { ops++, IRVisitor::visit(op); }
+    void visit(const Select *op) override { ops++, IRVisitor::visit(op); }
+
+    static bool reads_memory(const Expr &e) {
+        struct Finder : IRVisitor {
+            bool found = false;
+            using IRVisitor::visit;
+            void visit(const Call *c) override {
+                if (c->call_type == Call::Halide || c->call_type == Call::Image) found = true;
+                IRVisitor::visit(c);
+            }
+            void visit(const Load *) override { found = true; }
+        } f;
+        e.accept(&f);
+        return f.found;
+    }
+};
+
+struct StageExprs {
+    std::vector<Expr> exprs;          // values, args, predicate
+    std::vector<std::string> pure;    // the stage's pure vars
+    std::vector<ReductionVariable> rvars;
+    bool update = false;
+};
+
+std::vector<StageExprs> stages_of(const Function &f) {
+    std::vector<StageExprs> out;
+    auto add = [&](const Definition &d, bool update) {
+        StageExprs s;
+        s.update = update;
+        for (auto &v : d.values()) s.exprs.push_back(v);
+        if (update)
+            for (auto &a : d.args()) s.exprs.push_back(a);
+        s.rvars = d.schedule().rvars();
+        if (d.predicate().defined() && !is_const_one(d.predicate())) s.exprs.push_back(d.predicate());
+        for (auto &a : f.args()) s.pure.push_back(a);
+        out.push_back(s);
+    };
+    add(f.definition(), false);
+    for (auto &u : f.updates()) add(u, true);
+    return out;
+}
+
+int64_t const_or_throw(const Expr &e, const std::string &what) {
+    Expr s = simplify(e);
+    auto c = as_const_int(s);
+    if (!c) throw AnalysisError(what + " is not a constant (" + (e.defined() ? expr_text(s) : "unbounded") + ")");
+    return *c;
+}
+
+}  // namespace
+
+int FuncGraph::find(const std::string &name) const {
+    for (size_t i = 0; i < nodes.size(); i++)
+        if (nodes[i].name == name) return int(i);
+    return -1;
+}
+
+int FuncGraph::lookup(const std::string &call_name) const {
+    for (size_t i = 0; i < lookup_names_.size(); i++)
+        if (lookup_names_[i] == call_name) return lookup_nodes_[i];
+    return -1;
+}
+
+const FuncEdge *FuncGraph::edge(int p, int c) const {
+    for (int e : nodes[c].in_edges)
+        if (edges[e].producer == p) return &edges[e];
+    return nullptr;
+}
+
+std::vector<Region> FuncGraph::regions_for(int root, const Region &root_region, const std::vector<bool> &inside) const {
+    std::vector<Region> reg(nodes.size());
+    reg[root] = root_region;
+    for (int c = int(nodes.size()) - 1; c >= 0; c--) {
+        if (reg[c].empty() || nodes[c].is_input) continue;
+        if (c != root && !inside[c]) continue;
+        const FuncNode &n = nodes[c];
+        for (auto &st : stages_of(n.function)) {
+            Scope<Interval> scope;
+            for (size_t d = 0; d < st.pure.size(); d++)
+                scope.push(st.pure[d], Interval(Expr(int32_t(reg[c][d].min)), Expr(int32_t(reg[c][d].max))));
+            for (auto &rv : st.rvars) scope.push(rv.var, Interval(rv.min, simplify(rv.min + rv.extent - 1)));
+            for (auto &e : st.exprs) {
+                for (auto &[name, box] : boxes_required(e, scope)) {
+                    int p = lookup(name);
+                    if (p < 0 || p == c) continue;
+                    Region r;
+                    for (size_t d = 0; d < box.size(); d++) {
+                        std::string what = "the region of '" + nodes[p].name + "' needed by '" + n.name + "' (dim " +
+                                           std::to_string(d) + ")";
+                        if (!box[d].is_bounded()) {
+                            // Data-dependent: the whole producer (its own estimate or the pipeline's need).
+                            r = nodes[p].region;
+                            if (r.empty()) throw AnalysisError(what + " is data-dependent and '" + nodes[p].name +
+                                                               "' has no estimates: give it set_estimates");
+                            break;
+                        }
+                        // Clamps to an input's bounds (boundary conditions) name its buffer's min and
+                        // extent: those are the input's estimates.
+                        r.push_back({const_or_throw(substitute(input_bounds_, box[d].min), what),
+                                     const_or_throw(substitute(input_bounds_, box[d].max), what)});
+                    }
+                    if (reg[p].empty()) {
+                        reg[p] = r;
+                    } else {
+                        for (size_t d = 0; d < r.size(); d++)
+                            reg[p][d] = {std::min(reg[p][d].min, r[d].min), std::max(reg[p][d].max, r[d].max)};
+                    }
+                }
+            }
+        }
+    }
+    return reg;
+}
+
+namespace {
+
+Access classify(const CallSite &s, const StageExprs &st, int producer_dims) {
+    if (s.nested_load) return Access::DataDependent;
+    std::set<std::string> rv;
+    for (auto &r : st.rvars) rv.insert(r.var);
+    std::vector<std::string> used;
+    bool offset = false, other = false;
+    for (auto &a : s.args) {
+        for (auto &r : rv)
+            if (expr_uses_var(a, r)) return Access::Reduction;
+        const Variable *v = a.as<Variable>();
+        if (!v) {
+            if (const Add *ad = a.as<Add>()) {
+                v = ad->a.as<Variable>();
+                if (v && is_const(ad->b)) {
+                    offset = true;
+                    used.push_back(v->name);
+                    continue;
+                }
+            }
+            if (const Sub *sb = a.as<Sub>()) {
+                v = sb->a.as<Variable>();
+                if (v && is_const(sb->b)) {
+                    offset = true;
+                    used.push_back(v->name);
+                    continue;
+                }
+            }
+            if (is_const(a)) continue;  // a fixed index: broadcast along that dim
+            other = true;
+            continue;
+        }
+        used.push_back(v->name);
+    }
+    if (other) return Access::Remap;
+    if (offset) return Access::Stencil;
+    if (used == st.pure && int(used.size()) == producer_dims) return Access::Pointwise;
+    std::set<std::string> u(used.begin(), used.end());
+    bool in_order = true;
+    size_t k = 0;
+    for (auto &p : st.pure)
+        if (k < used.size() && used[k] == p) k++;
+    in_order = k == used.size() && u.size() == used.size();
+    return in_order ? Access::Broadcast : Access::Remap;
+}
+
+int rank_of(Access a) { return int(a); }
+
+}  // namespace
+
+FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
+    FuncGraph g;
+    std::vector<Function> outs;
+    for (auto &f : outputs) outs.push_back(f.function());
+    std::map<std::string, Function> env = build_environment(outs);
+    std::vector<std::string> order = topological_order(outs, env);
+
+    // Inputs first (from wrappers and direct image calls), then Funcs in topological order.
+    auto add_input = [&](const std::string &param_name, const Parameter &p, const std::string &alias) {
+        int idx = g.find(param_name);
+        if (idx < 0) {
+            FuncNode n;
+            n.name = param_name;
+            n.is_input = true;
+            n.elem_bytes = p.type().bytes();
+            std::ostringstream t;
+            t << p.type();
+            n.type = t.str();
+            for (int d = 0; d < p.dimensions(); d++) {
+                n.dims.push_back("dim" + std::to_string(d));
+                Expr mn = p.min_constraint_estimate(d), ex = p.extent_constraint_estimate(d);
+                if (!mn.defined() || !ex.defined())
+                    throw AnalysisError("input '" + param_name + "' has no estimate for dimension " + std::to_string(d) +
+                                        ": set_estimates on it (or dim(" + std::to_string(d) + ").set_estimate)");
+                int64_t m = const_or_throw(mn, "the estimate of input '" + param_name + "'");
+                int64_t e = const_or_throw(ex, "the estimate of input '" + param_name + "'");
+                n.region.push_back({m, m + e - 1});
+                g.input_bounds_[param_name + ".min." + std::to_string(d)] = Expr(int32_t(m));
+                g.input_bounds_[param_name + ".extent." + std::to_string(d)] = Expr(int32_t(e));
+            }
+            idx = int(g.nodes.size());
+            g.nodes.push_back(n);
+            g.lookup_names_.push_back(param_name);
+            g.lookup_nodes_.push_back(idx);
+        }
+        if (!alias.empty()) {
+            g.lookup_names_.push_back(alias);
+            g.lookup_nodes_.push_back(idx);
+        }
+    };
+    for (auto &name : order) {
+        const Function &f = env.at(name);
+        if (f.has_extern_definition())
+            throw AnalysisError("Func '" + name + "' is an extern stage; Solder cannot analyse it yet");
+        if (is_input_wrapper(f)) {
+            const auto *c = f.definition().values()[0].as<Call>();
+            add_input(c->name, c->param, name);
+            continue;
+        }
+        // Direct image calls (an ImageParam used without its wrapper).
+        struct ImageFinder : IRVisitor {
+            std::vector<std::pair<std::string, Parameter>> found;
+            using IRVisitor::visit;
+            void visit(const Call *c) override {
+                if (c->call_type == Call::Image && c->param.defined()) found.push_back({c->name, c->param});
+                IRVisitor::visit(c);
+            }
+        } imf;
+        for (auto &st : stages_of(f))
+            for (auto &e : st.exprs) e.accept(&imf);
+        for (auto &[n, p] : imf.found) add_input(n, p, "");
+    }
+    for (auto &name : order) {
+        const Function &f = env.at(name);
+        if (is_input_wrapper(f)) continue;
+        FuncNode n;
+        n.name = name;
+        n.function = f;
+        for (auto &o : outputs) n.is_output |= o.name() == name;
+        n.dims = f.args();
+        n.elem_bytes = 0;
+        std::ostringstream t;
+        for (size_t i = 0; i < f.output_types().size(); i++) {
+            n.elem_bytes += f.output_types()[i].bytes();
+            t << (i ? "," : "") << f.output_types()[i];
+        }
+        n.type = t.str();
+        n.updates = int(f.updates().size());
+        for (auto &u : f.updates()) {
+            int64_t pts = 1;
+            bool any = false;
+            for (auto &rv : u.schedule().rvars()) {
+                pts *= const_or_throw(rv.extent, "the extent of RVar '" + rv.var + "' of Func '" + name + "'");
+                any = true;
+            }
+            if (any) n.reduction_points += pts;
+        }
+        CallCollector cc;
+        for (auto &st : stages_of(f))
+            for (auto &e : st.exprs) e.accept(&cc);
+        n.ops_per_point = cc.ops;
+        int idx = int(g.nodes.size());
+        g.nodes.push_back(n);
+        g.lookup_names_.push_back(name);
+        g.lookup_nodes_.push_back(idx);
+    }
+
+    // Output regions from their estimates.
+    std::vector<bool> all(g.nodes.size(), true);
+    std::vector<Region> need(g.nodes.size());
+    for (auto &o : outputs) {
+        int i = g.find(o.name());
+        const auto &est = o.function().schedule().estimates();
+        if (est.size() != g.nodes[i].dims.size())
+            throw AnalysisError("output Func '" + o.name() + "' has no estimates for all its dimensions: call set_estimates");
+        Region r(est.size());
+        for (auto &b : est) {
+            auto it = std::find(g.nodes[i].dims.begin(), g.nodes[i].dims.end(), b.var);
+            size_t d = size_t(it - g.nodes[i].dims.begin());
+            int64_t m = const_or_throw(b.min, "the estimate of output '" + o.name() + "'");
+            r[d] = {m, m + const_or_throw(b.extent, "the estimate of output '" + o.name() + "'") - 1};
+        }
+        auto reg = g.regions_for(i, r, all);
+        for (size_t k = 0; k < reg.size(); k++) {
+            if (reg[k].empty()) continue;
+            if (need[k].empty()) need[k] = reg[k];
+            else
+                for (size_t d = 0; d < reg[k].size(); d++)
+                    need[k][d] = {std::min(need[k][d].min, reg[k][d].min), std::max(need[k][d].max, reg[k][d].max)};
+        }
+    }
+    for (size_t k = 0; k < g.nodes.size(); k++) {
+        if (g.nodes[k].is_input) continue;  // inputs keep their estimates (what the caller passes)
+        if (need[k].empty()) throw AnalysisError("Func '" + g.nodes[k].name + "' is not needed by any output");
+        g.nodes[k].region = need[k];
+    }
+
+    // Edges: one per (producer, consumer), with the hardest access over all call sites.
+    for (size_t c = 0; c < g.nodes.size(); c++) {
+        if (g.nodes[c].is_input) continue;
+        std::map<int, Access> acc;
+        std::map<int, std::string> detail;
+        for (auto &st : stages_of(g.nodes[c].function)) {
+            CallCollector cc;
+            for (auto &e : st.exprs) e.accept(&cc);
+            for (auto &s : cc.sites) {
+                int p = g.lookup(s.name);
+                if (p < 0 || p == int(c)) continue;
+                Access a = classify(s, st, int(g.nodes[p].dims.size()));
+                if (!acc.count(p) || rank_of(a) > rank_of(acc[p])) {
+                    acc[p] = a;
+                    std::ostringstream o;
+                    o << s.name << "(";
+                    for (size_t i = 0; i < s.args.size(); i++) o << (i ? ", " : "") << expr_text(s.args[i]);
+                    o << ")";
+                    detail[p] = o.str();
+                }
+            }
+        }
+        std::vector<bool> none(g.nodes.size(), false);
+        auto reg = g.regions_for(int(c), g.nodes[c].region, none);
+        for (auto &[p, a] : acc) {
+            FuncEdge e;
+            e.producer = p;
+            e.consumer = int(c);
+            e.access = a;
+            e.footprint = reg[p];
+            e.detail = detail[p];
+            g.nodes[p].out_edges.push_back(int(g.edges.size()));
+            g.nodes[c].in_edges.push_back(int(g.edges.size()));
+            g.edges.push_back(e);
+        }
+    }
+    return g;
+}
+
+std::string FuncGraph::describe() const {
+    std::ostringstream o;
+    for (auto &n : nodes) {
+        o << (n.is_input ? "input " : n.is_output ? "output " : "func ") << n.name << " " << n.type << " [";
+        for (size_t d = 0; d < n.region.size(); d++) o << (d ? "," : "") << n.region[d].extent();
+        o << "]";
+        if (n.is_reduction()) o << " reduces " << n.reduction_points;
+        o << "\n";
+        for (int e : n.in_edges)
+            o << "    <- " << nodes[edges[e].producer].name << " (" << access_name(edges[e].access) << ")\n";
+    }
+    return o.str();
+}
+
+}  // namespace solder::autosched

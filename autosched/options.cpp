@@ -1,0 +1,37 @@
+#include "autosched/options.h"
+
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+
+namespace solder::autosched {
+
+void apply_disable_list(PlannerOptions &opt, const std::string &list) {
+    std::stringstream ss(list);
+    std::string w;
+    while (std::getline(ss, w, ',')) {
+        if (w.empty()) continue;
+        if (w == "horizontal") opt.horizontal = false;
+        else if (w == "remat") opt.remat = false;
+        else if (w == "compute_at") opt.compute_at = false;
+        else if (w == "fallback") continue;  // a runtime knob, not the planner's
+        else
+            throw std::runtime_error("unknown word '" + w +
+                                     "' in SOLDER_DISABLE / --disable (valid: horizontal, remat, compute_at, fallback)");
+    }
+}
+
+PlannerOptions options_from_env(bool gpu) {
+    PlannerOptions opt;
+    opt.gpu = gpu;
+    if (const char *d = std::getenv("SOLDER_DISABLE")) apply_disable_list(opt, d);
+    if (const char *k = std::getenv("SOLDER_KEEP_UNFUSED")) {
+        std::stringstream ss(k);
+        std::string w;
+        while (std::getline(ss, w, ','))
+            if (!w.empty()) opt.keep_unfused.insert(w);
+    }
+    return opt;
+}
+
+}  // namespace solder::autosched

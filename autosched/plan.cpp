@@ -1,0 +1,120 @@
+#include "autosched/plan.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace solder::autosched {
+
+const char *placement_name(Placement p) {
+    switch (p) {
+    case Placement::Root: return "root";
+    case Placement::Inline: return "inline";
+    case Placement::ComputeAtBlock: return "compute_at";
+    }
+    return "?";
+}
+
+const FuncPlan *Plan::find(const std::string &func) const {
+    for (auto &f : funcs)
+        if (f.func == func) return &f;
+    return nullptr;
+}
+
+namespace {
+std::string js(const std::string &s) {
+    std::string o = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') o += '\\', o += c;
+        else if (c == '\n') o += "\\n";
+        else o += c;
+    }
+    return o + "\"";
+}
+std::string num(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3f", v);
+    return b;
+}
+template<typename T, typename F>
+std::string list(const std::vector<T> &v, F f) {
+    std::string o = "[";
+    for (size_t i = 0; i < v.size(); i++) o += (i ? ", " : "") + f(v[i]);
+    return o + "]";
+}
+std::string mb(int64_t b) {
+    char s[32];
+    std::snprintf(s, sizeof s, "%.2f MB", double(b) / 1e6);
+    return s;
+}
+}  // namespace
+
+std::string Plan::to_json() const {
+    std::ostringstream o;
+    o << "{\"app\": " << js(app) << ",\n \"kernels\": "
+      << list(kernels,
+              [](const KernelPlan &k) {
+                  return "{\"name\": " + js(k.name) + ", \"template\": " + js(k.template_name) +
+                         ", \"funcs\": " + list(k.funcs, js) + ", \"outputs\": " + list(k.outputs, js) +
+                         ", \"bytes_read\": " + std::to_string(k.bytes_read) +
+                         ", \"bytes_written\": " + std::to_string(k.bytes_written) + ", \"est_us\": " + num(k.est_us) +
+                         "}";
+              })
+      << ",\n \"materialized\": "
+      << list(materialized,
+              [](const MaterializedTensor &m) {
+                  return "{\"func\": " + js(m.func) + ", \"shape\": " +
+                         list(m.shape, [](int64_t v) { return std::to_string(v); }) + ", \"type\": " + js(m.type) +
+                         ", \"bytes\": " + std::to_string(m.bytes) + "}";
+              })
+      << ",\n \"placements\": "
+      << list(funcs,
+              [](const FuncPlan &f) {
+                  return "{\"func\": " + js(f.func) + ", \"placement\": " + js(placement_name(f.placement)) +
+                         (f.anchor.empty() ? "" : ", \"at\": " + js(f.anchor)) + "}";
+              })
+      << ",\n \"total_bytes\": " << total_bytes << ", \"min_bytes\": " << min_bytes << ", \"est_us\": " << num(est_us)
+      << ",\n \"explanations\": "
+      << list(explanations,
+              [](const Explanation &e) {
+                  return "{\"producer\": " + js(e.producer) + ", \"consumer\": " + js(e.consumer) +
+                         ", \"reason\": " + js(e.reason) + "}";
+              })
+      << "}\n";
+    return o.str();
+}
+
+std::string Plan::to_text() const {
+    std::ostringstream o;
+    o << "plan for " << app << ": " << kernels.size() << " kernel" << (kernels.size() == 1 ? "" : "s") << ", "
+      << mb(total_bytes) << " moved (minimum " << mb(min_bytes) << ", ratio "
+      << (min_bytes ? num(double(total_bytes) / double(min_bytes)) : "-") << "), est " << num(est_us) << " us\n";
+    for (auto &k : kernels) {
+        o << "  " << k.name << " [" << k.template_name << "] writes " << k.root << ": reads " << mb(k.bytes_read)
+          << ", writes " << mb(k.bytes_written) << ", est " << num(k.est_us) << " us\n";
+        std::vector<std::string> at, inl;
+        for (auto &f : k.funcs) {
+            if (f == k.root) continue;
+            const FuncPlan *p = find(f);
+            (p && p->placement == Placement::ComputeAtBlock ? at : inl).push_back(f);
+        }
+        auto names = [](const std::vector<std::string> &v, size_t most) {
+            std::string s;
+            for (size_t i = 0; i < v.size() && i < most; i++) s += (i ? ", " : "") + v[i];
+            return v.size() > most ? s + ", ... (" + std::to_string(v.size()) + " in all)" : s;
+        };
+        if (!at.empty()) o << "      computed per block: " << names(at, 8) << "\n";
+        if (!inl.empty()) o << "      inlined: " << names(inl, 8) << "\n";
+    }
+    if (!materialized.empty()) {
+        o << "  materialized intermediates:\n";
+        for (auto &m : materialized) o << "    " << m.func << " " << m.type << " " << mb(m.bytes) << "\n";
+    }
+    if (!explanations.empty()) {
+        o << "  not fused:\n";
+        for (auto &e : explanations)
+            o << "    " << e.producer << (e.consumer.empty() ? "" : " -> " + e.consumer) << ": " << e.reason << "\n";
+    }
+    return o.str();
+}
+
+}  // namespace solder::autosched

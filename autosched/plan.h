@@ -1,0 +1,59 @@
+// The plan is data: which Funcs are kernel roots (written to global memory), which are inlined
+// (recomputed where used) or computed at a root's block (on chip), how each kernel is tiled, and
+// why each fusion that was not made was not made. Printable, serializable, testable; applied to the
+// Funcs only afterwards (autosched/apply_plan.h).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace solder::autosched {
+
+enum class Placement { Root, Inline, ComputeAtBlock };
+const char *placement_name(Placement p);
+
+struct FuncPlan {
+    std::string func;
+    Placement placement = Placement::Inline;
+    std::string anchor;  // the kernel root it is computed in (compute_at); empty otherwise
+};
+
+struct KernelPlan {
+    std::string name;
+    std::string root;                  // the Func this kernel writes
+    std::vector<std::string> funcs;    // every Func computed in it, root first
+    std::vector<std::string> outputs;  // pipeline outputs among them
+    std::string template_name;         // pointwise, row, stencil_tile
+    int inner_dims = 1;                // dims of the root kept inside one block (row template)
+    int64_t blocks = 0;
+    int64_t bytes_read = 0, bytes_written = 0;
+    double est_us = 0;
+};
+
+struct MaterializedTensor {
+    std::string func;
+    std::vector<int64_t> shape;  // row-major (outermost first), like the apps' shapes
+    std::string type;
+    int64_t bytes = 0;
+};
+
+struct Explanation {
+    std::string producer, consumer;  // consumer empty for kernel-level notes
+    std::string reason;
+};
+
+struct Plan {
+    std::string app;
+    std::vector<FuncPlan> funcs;
+    std::vector<KernelPlan> kernels;
+    std::vector<MaterializedTensor> materialized;  // intermediates written and read back
+    int64_t total_bytes = 0, min_bytes = 0;
+    double est_us = 0;
+    std::vector<Explanation> explanations;
+
+    const FuncPlan *find(const std::string &func) const;
+    std::string to_text() const;
+    std::string to_json() const;
+};
+
+}  // namespace solder::autosched

@@ -1,0 +1,300 @@
+// The search. Kernel roots start as the outputs and the producers of data-dependent accesses;
+// every other Func is inlined (recomputed) or computed at its kernel's blocks. Roots are added, one
+// reason at a time, until every kernel can be built: a reduction used by several kernels, a
+// reduction whose per-block footprint exceeds shared memory, a Func the options keep out. For each
+// kernel the block shape (how many inner dims one block owns) is chosen by the cost model. The
+// result is deterministic: nodes are visited in the graph's fixed topological order.
+#include "autosched/planner.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+namespace solder::autosched {
+
+namespace {
+
+std::string kb(int64_t b) { return std::to_string((b + 1023) / 1024) + " KB"; }
+
+struct KernelChoice {
+    std::string template_name = "pointwise";
+    int inner_dims = 1;
+    int64_t blocks = 1;
+    int64_t bytes_read = 0;
+    double flops = 0;
+    std::vector<int> members;  // non-root nodes computed in this kernel
+    bool ok = true;
+    int offender = -1;         // reduction that did not fit, if !ok
+    int64_t offender_bytes = 0;
+};
+
+// Region of a root covered by one block that owns its `k` innermost dims.
+Region block_region(const Region &r, int k) {
+    Region b = r;
+    for (size_t d = size_t(k); d < b.size(); d++) b[d].max = b[d].min;
+    return b;
+}
+
+int64_t blocks_for(const Region &r, int k) {
+    int64_t n = 1;
+    for (size_t d = size_t(k); d < r.size(); d++) n *= r[d].extent();
+    return n;
+}
+
+// Bytes a kernel reads from global memory: each leaf (input or other root) it touches, per block
+// times blocks; a leaf whose whole footprint fits in half of L2 is served from L2 after its first
+// read and counted once.
+void cost_reads(const FuncGraph &g, const PlannerOptions &opt, int root, const std::vector<bool> &inside,
+                const Region &block, int64_t blocks, KernelChoice &kc) {
+    auto per_block = g.regions_for(root, block, inside);
+    auto whole = g.regions_for(root, g.nodes[root].region, inside);
+    kc.bytes_read = 0;
+    kc.flops = 0;
+    for (size_t p = 0; p < g.nodes.size(); p++) {
+        if (per_block[p].empty()) continue;
+        const FuncNode &n = g.nodes[p];
+        bool leaf = int(p) != root && !inside[p];
+        if (leaf) {
+            int64_t once = region_points(whole[p]) * n.elem_bytes;
+            int64_t again = region_points(per_block[p]) * n.elem_bytes * blocks;
+            kc.bytes_read += once <= opt.device.l2_bytes / 2 ? once : std::max(once, again);
+        } else {
+            kc.flops += double(n.ops_per_point) * double(region_points(per_block[p])) * double(blocks) +
+                        double(n.reduction_points) * 2.0 * double(region_points(per_block[p])) * double(blocks) /
+                            std::max<int64_t>(1, n.points());
+        }
+    }
+}
+
+bool has_stencil_member(const FuncGraph &g, int root, const std::vector<bool> &inside) {
+    for (auto &e : g.edges)
+        if (e.access == Access::Stencil && inside[e.producer] && (inside[e.consumer] || e.consumer == root)) return true;
+    return false;
+}
+
+KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int root, const std::vector<int> &members) {
+    std::vector<bool> inside(g.nodes.size(), false);
+    for (int m : members) inside[m] = true;
+    const FuncNode &O = g.nodes[root];
+    int rank = int(O.dims.size());
+    bool reduction_member = false;
+    for (int m : members) reduction_member |= g.nodes[m].is_reduction();
+
+    KernelChoice best;
+    best.members = members;
+    if (rank == 0) {
+        best.template_name = "single";
+        cost_reads(g, opt, root, inside, O.region, 1, best);
+        return best;
+    }
+    if (!reduction_member || O.is_reduction()) {
+        best.template_name = has_stencil_member(g, root, inside) && rank >= 2 ? "stencil_tile" : "pointwise";
+        // Blocks tile the innermost dim by 256 (pointwise) or 32x8 tiles (stencil).
+        Region blk = O.region;
+        int64_t blocks = 1;
+        if (best.template_name == "stencil_tile") {
+            blk[0].max = blk[0].min + std::min<int64_t>(32, blk[0].extent()) - 1;
+            blk[1].max = blk[1].min + std::min<int64_t>(8, blk[1].extent()) - 1;
+            blocks = ((O.region[0].extent() + 31) / 32) * ((O.region[1].extent() + 7) / 8) * blocks_for(O.region, 2);
+            for (int d = 2; d < rank; d++) blk[d].max = blk[d].min;
+        } else {
+            for (int d = 1; d < rank; d++) blk[d].max = blk[d].min;
+            blocks = ((O.region[0].extent() + 255) / 256) * blocks_for(O.region, 1);
+        }
+        best.blocks = blocks;
+        // Reads are costed per row of the innermost dim: its 256-wide blocks tile it exactly.
+        cost_reads(g, opt, root, inside, blk, best.template_name == "pointwise" ? blocks_for(O.region, 1) : blocks,
+                   best);
+        return best;
+    }
+    // Row template: a block owns the k innermost dims; fused reductions live in shared memory.
+    bool found = false;
+    for (int k = 1; k <= rank; k++) {
+        if (k == rank && O.points() > 65536) break;  // one block for everything: only when small
+        KernelChoice kc;
+        kc.template_name = "row";
+        kc.inner_dims = k;
+        kc.members = members;
+        kc.blocks = blocks_for(O.region, k);
+        Region blk = block_region(O.region, k);
+        auto per_block = g.regions_for(root, blk, inside);
+        int64_t shared = 0;
+        for (int m : members)
+            if (g.nodes[m].is_reduction()) {
+                int64_t b = region_points(per_block[m]) * g.nodes[m].elem_bytes;
+                shared += b;
+                if (b > kc.offender_bytes) kc.offender = m, kc.offender_bytes = b;
+            }
+        kc.ok = shared <= opt.device.shared_memory_bytes;
+        if (!kc.ok) {
+            if (!found) best = kc;  // keep the offender of the smallest block shape
+            continue;
+        }
+        cost_reads(g, opt, root, inside, blk, kc.blocks, kc);
+        // Fewest bytes first; among equals, least recompute (a block that owns more dims computes
+        // shared reductions once instead of once per inner block).
+        bool better = !found || kc.bytes_read < best.bytes_read ||
+                      (kc.bytes_read == best.bytes_read && kc.flops < best.flops);
+        if (better) best = kc, found = true;
+    }
+    return best;
+}
+
+}  // namespace
+
+Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::string &app) {
+    const int N = int(g.nodes.size());
+    std::vector<bool> root(N, false);
+    std::map<int, std::string> why;  // why a non-output Func became a root
+    for (int i = 0; i < N; i++) {
+        const FuncNode &n = g.nodes[i];
+        if (n.is_input) continue;
+        if (n.is_output) root[i] = true;
+        if (opt.keep_unfused.count(n.name)) root[i] = true, why[i] = "kept out of fusion by the keep_unfused option";
+        for (int e : n.out_edges)
+            if (g.edges[e].access == Access::DataDependent)
+                root[i] = true, why[i] = "read with a data-dependent index by " + g.nodes[g.edges[e].consumer].name;
+    }
+
+    std::vector<std::set<int>> groups(N);
+    std::map<int, KernelChoice> choice;
+    for (int iter = 0; iter <= N; iter++) {
+        // Which kernels each Func is computed in: its own if a root, else its consumers'.
+        for (int i = N - 1; i >= 0; i--) {
+            groups[i].clear();
+            if (g.nodes[i].is_input) continue;
+            if (root[i]) {
+                groups[i] = {i};
+                continue;
+            }
+            for (int e : g.nodes[i].out_edges) {
+                const auto &cg = groups[g.edges[e].consumer];
+                groups[i].insert(cg.begin(), cg.end());
+            }
+        }
+        int promote = -1;
+        for (int i = N - 1; i >= 0 && promote < 0; i--) {
+            const FuncNode &n = g.nodes[i];
+            if (n.is_input || root[i]) continue;
+            std::string names;
+            for (int k : groups[i]) names += (names.empty() ? "" : ", ") + g.nodes[k].name;
+            if (n.is_reduction() && groups[i].size() > 1)
+                promote = i, why[i] = "a reduction used by several kernels (" + names + ") is computed once and stored";
+            else if (n.is_reduction() && !opt.compute_at)
+                promote = i, why[i] = "compute_at is disabled: a reduction cannot be fused into its consumer";
+            else if (!opt.remat && groups[i].size() > 1)
+                promote = i, why[i] = "used by several kernels (" + names + ") and recompute (remat) is disabled";
+        }
+        if (promote < 0) {
+            choice.clear();
+            for (int r = 0; r < N && promote < 0; r++) {
+                if (!root[r]) continue;
+                std::vector<int> members;
+                for (int i = 0; i < N; i++)
+                    if (!root[i] && !g.nodes[i].is_input && groups[i].count(r)) members.push_back(i);
+                // A reduction root's own producing reductions are stored, not nested.
+                if (g.nodes[r].is_reduction())
+                    for (int m : members)
+                        if (g.nodes[m].is_reduction()) {
+                            promote = m;
+                            why[m] = "feeds the reduction " + g.nodes[r].name +
+                                     ", and Solder does not nest a reduction inside another reduction's kernel yet";
+                            break;
+                        }
+                if (promote >= 0) break;
+                KernelChoice kc = choose_kernel(g, opt, r, members);
+                if (!kc.ok) {
+                    promote = kc.offender;
+                    why[promote] = "its per-block footprint in " + g.nodes[r].name + "'s kernel (" +
+                                   kb(kc.offender_bytes) + ") exceeds shared memory (" +
+                                   kb(opt.device.shared_memory_bytes) + ")";
+                    break;
+                }
+                choice[r] = kc;
+            }
+        }
+        if (promote < 0) break;
+        root[promote] = true;
+    }
+
+    // Build the plan.
+    Plan plan;
+    plan.app = app;
+    for (int i = 0; i < N; i++) {
+        const FuncNode &n = g.nodes[i];
+        if (n.is_input) {
+            plan.min_bytes += n.bytes();
+            continue;
+        }
+        if (n.is_output) plan.min_bytes += n.bytes();
+        FuncPlan fp;
+        fp.func = n.name;
+        if (root[i]) {
+            fp.placement = Placement::Root;
+        } else {
+            int anchor = *groups[i].begin();
+            bool stencil_out = false;
+            for (int e : n.out_edges) stencil_out |= g.edges[e].access == Access::Stencil;
+            // Computed once per block where the anchor's template has blocks to hold it: reductions
+            // in row kernels, stencil producers in tiled kernels. Anything else is recomputed.
+            const std::string &tmpl = choice[anchor].template_name;
+            bool at_block = groups[i].size() == 1 && ((n.is_reduction() && tmpl == "row") ||
+                                                      (stencil_out && opt.compute_at && tmpl == "stencil_tile"));
+            fp.placement = at_block ? Placement::ComputeAtBlock : Placement::Inline;
+            if (at_block) fp.anchor = g.nodes[anchor].name;
+        }
+        plan.funcs.push_back(fp);
+    }
+    for (int r = 0; r < N; r++) {
+        if (!root[r]) continue;
+        const KernelChoice &kc = choice[r];
+        const FuncNode &O = g.nodes[r];
+        KernelPlan k;
+        k.name = "k" + std::to_string(plan.kernels.size()) + "_" + O.name;
+        k.root = O.name;
+        k.funcs.push_back(O.name);
+        for (int m : kc.members) k.funcs.push_back(g.nodes[m].name);
+        if (O.is_output) k.outputs.push_back(O.name);
+        k.template_name = kc.template_name;
+        k.inner_dims = kc.inner_dims;
+        k.blocks = kc.blocks;
+        k.bytes_read = kc.bytes_read;
+        k.bytes_written = O.bytes();
+        k.est_us = std::max(double(k.bytes_read + k.bytes_written) / opt.device.bandwidth_bytes_per_s,
+                            kc.flops / opt.device.flops_per_s) * 1e6 + opt.device.launch_us;
+        plan.total_bytes += k.bytes_read + k.bytes_written;
+        plan.est_us += k.est_us;
+        plan.kernels.push_back(k);
+        if (!O.is_output) {
+            MaterializedTensor m;
+            m.func = O.name;
+            for (auto it = O.region.rbegin(); it != O.region.rend(); ++it) m.shape.push_back(it->extent());
+            m.type = O.type;
+            m.bytes = O.bytes();
+            plan.materialized.push_back(m);
+        }
+    }
+    // Every edge that crosses kernels, with the reason its producer is stored.
+    for (auto &e : g.edges) {
+        int p = e.producer;
+        if (g.nodes[p].is_input || !root[p]) continue;
+        std::string reason = why.count(p) ? why[p]
+                             : g.nodes[p].is_output
+                                 ? "it is a pipeline output: written once, then read back by this kernel"
+                                 : "stored";
+        plan.explanations.push_back({g.nodes[p].name, g.nodes[e.consumer].name, reason});
+    }
+    // Independent kernels are not merged into one launch yet.
+    int independent = 0;
+    for (int r = 0; r < N; r++)
+        if (root[r]) independent++;
+    if (independent > 1)
+        plan.explanations.push_back({std::to_string(independent) + " kernels", "",
+                                     std::string("kernels are launched one by one: ") +
+                                         (opt.horizontal ? "horizontal fusion (one launch for independent kernels) "
+                                                           "is not implemented yet"
+                                                         : "horizontal fusion is disabled by option")});
+    return plan;
+}
+
+}  // namespace solder::autosched

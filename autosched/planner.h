@@ -1,0 +1,24 @@
+// Solder's fusion planner: analyses a pipeline (autosched/func_graph.h), chooses kernel roots,
+// placements and tilings under the cost model, and returns a Plan (autosched/plan.h).
+#pragma once
+#include <set>
+#include <string>
+
+#include "autosched/device_profile.h"
+#include "autosched/func_graph.h"
+#include "autosched/plan.h"
+
+namespace solder::autosched {
+
+struct PlannerOptions {
+    bool horizontal = true;   // merge independent kernels into one launch (not implemented yet)
+    bool remat = true;        // recompute cheap Funcs in every kernel that uses them
+    bool compute_at = true;   // fuse reductions and stencil producers into their consumer's blocks
+    bool gpu = true;          // plan for a GPU (blocks) or the host (parallel loops)
+    std::set<std::string> keep_unfused;  // Funcs always materialized (a debugging knob)
+    DeviceProfile device;
+};
+
+Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::string &app);
+
+}  // namespace solder::autosched

@@ -1,0 +1,33 @@
+// `solder plan APP`: what Solder's planner would do with an app, as text or JSON.
+#include <cstdio>
+#include <cstdlib>
+
+#include "apps/app_pipeline.h"
+#include "autosched/options.h"
+#include "autosched/planner.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "runtime/halide_error.h"
+#include "runtime/targets.h"
+#include "schedules/pipeline_funcs.h"
+
+namespace solder {
+
+int cmd_plan(int argc, char **argv) {
+    Args a = Args::parse(argc, argv, 2, {"target", "disable"}, {"small", "json", "graph"});
+    if (a.positional.size() != 1) throw UsageError("plan takes exactly one APP");
+    const AppSpec *app = find_app_spec(a.positional[0]);
+    if (!app) throw std::runtime_error("unknown app '" + a.positional[0] + "' (apps: " + app_names_joined() + ")");
+    AppSize size = a.has("small") ? AppSize::Small : AppSize::Full;
+    Halide::Target t = make_target(a.get("target", "cuda"));
+    BuiltPipeline p = with_halide_errors(app->name, [&] { return build_app_pipeline(*app, size); });
+    auto g = with_halide_errors(app->name, [&] { return autosched::FuncGraph::build(p.outputs); });
+    auto opt = autosched::options_from_env(is_gpu_target(t));
+    autosched::apply_disable_list(opt, a.get("disable"));
+    auto plan = autosched::plan_pipeline(g, opt, app->name);
+    if (a.has("graph")) std::fputs(g.describe().c_str(), stdout);
+    std::fputs(a.has("json") ? plan.to_json().c_str() : plan.to_text().c_str(), stdout);
+    return 0;
+}
+
+}  // namespace solder

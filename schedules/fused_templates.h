@@ -1,0 +1,19 @@
+// GPU (and host) schedule templates a Solder plan is realized with. Each takes a kernel root and
+// the Funcs the plan computes inside it; everything else the root uses stays inlined.
+#pragma once
+#include <vector>
+
+#include "Halide.h"
+
+namespace solder {
+
+// Row template (normalizations, softmax, the row reductions of layer-norm backward): one block owns
+// the root's `inner_dims` innermost dims; threads stride the innermost; `at_block` Funcs (reductions)
+// are computed once per block, in shared memory.
+void schedule_row_kernel(Halide::Func root, int inner_dims, const std::vector<Halide::Func> &at_block,
+                         const Halide::Target &target);
+// Stencil template (blur, unsharp, Harris): 32x8 tiles of the two innermost dims; `at_tile` Funcs
+// (stencil producers) are computed per tile with their halo, in shared memory.
+void schedule_stencil_kernel(Halide::Func root, const std::vector<Halide::Func> &at_tile, const Halide::Target &target);
+
+}  // namespace solder

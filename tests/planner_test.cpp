@@ -1,0 +1,146 @@
+// Solder's planner on the bundled apps at their full sizes (planning needs no run): kernel counts,
+// placements, bytes, JSON, options, and clear errors on pipelines it cannot analyse.
+#include <gtest/gtest.h>
+
+#include "apps/app_pipeline.h"
+#include "autosched/apply_plan.h"
+#include "autosched/planner.h"
+#include "runtime/app_build.h"
+#include "runtime/app_runner.h"
+
+using namespace solder;
+using namespace solder::autosched;
+
+namespace {
+
+Plan plan_app(const std::string &name, PlannerOptions opt = {}) {
+    const AppSpec *app = find_app_spec(name);
+    BuiltPipeline p = build_app_pipeline(*app, AppSize::Full);
+    return plan_pipeline(FuncGraph::build(p.outputs), opt, name);
+}
+
+// Halide makes Func names unique within a process ("blur_x$1" for the second blur_x built).
+Placement placement_of(const Plan &p, const std::string &func) {
+    for (auto &f : p.funcs)
+        if (f.func == func || f.func.rfind(func + "$", 0) == 0) return f.placement;
+    ADD_FAILURE() << func << " is not in the plan";
+    return Placement::Root;
+}
+
+}  // namespace
+
+TEST(Planner, PointwiseAndNormalizationAppsAreOneKernel) {
+    for (std::string app : {"add_relu", "bias_gelu", "nnc_cast_add_mul", "rmsnorm", "layernorm", "softmax",
+                            "puzzler_slices"}) {
+        Plan p = plan_app(app);
+        EXPECT_EQ(p.kernels.size(), 1u) << p.to_text();
+        EXPECT_TRUE(p.materialized.empty()) << app;
+        EXPECT_EQ(p.total_bytes, p.min_bytes) << app << "\n" << p.to_text();
+    }
+}
+
+TEST(Planner, RowReductionsAreComputedPerBlock) {
+    Plan p = plan_app("rmsnorm");
+    ASSERT_EQ(p.kernels.size(), 1u);
+    EXPECT_EQ(p.kernels[0].template_name, "row");
+    int at_block = 0;
+    for (auto &f : p.funcs) at_block += f.placement == Placement::ComputeAtBlock;
+    EXPECT_EQ(at_block, 1) << p.to_text();  // the mean of squares
+    // The 16 slices: one block per row b owns all 16 slices, so x is read once.
+    Plan z = plan_app("puzzler_slices");
+    EXPECT_EQ(z.kernels[0].inner_dims, 2) << z.to_text();
+}
+
+TEST(Planner, StencilProducersStayOnChip) {
+    Plan blur = plan_app("blur");
+    EXPECT_EQ(placement_of(blur, "blur_x"), Placement::ComputeAtBlock);
+    Plan unsharp = plan_app("unsharp");
+    EXPECT_EQ(placement_of(unsharp, "gray"), Placement::ComputeAtBlock);
+    EXPECT_EQ(placement_of(unsharp, "blur_x"), Placement::ComputeAtBlock);
+    Plan harris = plan_app("harris");
+    EXPECT_EQ(placement_of(harris, "gray"), Placement::ComputeAtBlock);
+    for (auto *p : {&blur, &unsharp, &harris}) {
+        EXPECT_EQ(p->kernels.size(), 1u) << p->to_text();
+        EXPECT_EQ(p->kernels[0].template_name, "stencil_tile");
+    }
+}
+
+TEST(Planner, DisablingComputeAtMaterializesReductions) {
+    PlannerOptions opt;
+    opt.compute_at = false;
+    Plan p = plan_app("rmsnorm", opt);
+    EXPECT_EQ(p.kernels.size(), 2u) << p.to_text();
+    ASSERT_EQ(p.materialized.size(), 1u);
+    EXPECT_EQ(p.materialized[0].shape, (std::vector<int64_t>{8192, 1}));
+    EXPECT_GT(p.total_bytes, p.min_bytes);
+    bool explained = false;
+    for (auto &e : p.explanations) explained |= e.reason.find("compute_at is disabled") != std::string::npos;
+    EXPECT_TRUE(explained) << p.to_text();
+}
+
+TEST(Planner, DisablingRematStoresSharedProducers) {
+    Plan with = plan_app("nvfuser_2146");
+    PlannerOptions opt;
+    opt.remat = false;
+    Plan without = plan_app("nvfuser_2146", opt);
+    EXPECT_GT(without.materialized.size(), with.materialized.size()) << without.to_text();
+    bool explained = false;
+    for (auto &e : without.explanations) explained |= e.reason.find("remat") != std::string::npos;
+    EXPECT_TRUE(explained) << without.to_text();
+}
+
+TEST(Planner, NoFullSizeF32IntermediateInNvfuser2146) {
+    Plan p = plan_app("nvfuser_2146");
+    for (auto &m : p.materialized) EXPECT_LT(m.bytes, 56ll * 1024 * 1024 * 4) << m.func;
+}
+
+TEST(Planner, JsonHasTheDocumentedShape) {
+    std::string j = plan_app("layernorm").to_json();
+    for (std::string key : {"\"app\": \"layernorm\"", "\"kernels\"", "\"funcs\"", "\"outputs\"", "\"bytes_read\"",
+                            "\"bytes_written\"", "\"est_us\"", "\"materialized\"", "\"total_bytes\"", "\"min_bytes\"",
+                            "\"explanations\""})
+        EXPECT_NE(j.find(key), std::string::npos) << key << " missing in\n" << j;
+}
+
+TEST(Planner, MissingEstimatesNameTheFunc) {
+    Halide::ImageParam in(Halide::Float(32), 1, "in");
+    Halide::Var x;
+    Halide::Func f("needs_estimates");
+    f(x) = in(x) * 2.0f;
+    in.dim(0).set_estimate(0, 100);
+    try {
+        FuncGraph::build({f});
+        FAIL() << "no error";
+    } catch (const AnalysisError &e) {
+        EXPECT_NE(std::string(e.what()).find("needs_estimates"), std::string::npos) << e.what();
+    }
+    Halide::ImageParam in2(Halide::Float(32), 1, "in2");
+    Halide::Func g("g");
+    g(x) = in2(x);
+    g.set_estimate(x, 0, 10);
+    try {
+        FuncGraph::build({g});
+        FAIL() << "no error";
+    } catch (const AnalysisError &e) {
+        EXPECT_NE(std::string(e.what()).find("in2"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Planner, DisabledPlansStayCorrect) {
+    for (std::string knob : {"remat", "compute_at"}) {
+        setenv("SOLDER_DISABLE", knob.c_str(), 1);
+        for (std::string app : {"rmsnorm", "nvfuser_2146"}) {
+            AppBuild b = build_app_library({app, AppSize::Small, "host", "solder", ""});
+            std::string err;
+            auto lib = PipelineLibrary::open(b.library_path, &err);
+            ASSERT_TRUE(lib) << err;
+            RunOptions opt;
+            opt.size = AppSize::Small;
+            opt.iters = 1;
+            opt.warmup = 0;
+            RunReport r = run_app(*find_app_spec(app), *lib, opt);
+            EXPECT_TRUE(r.pass) << app << " with " << knob << " disabled: " << r.error;
+        }
+    }
+    unsetenv("SOLDER_DISABLE");
+}
