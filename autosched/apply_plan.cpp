@@ -25,9 +25,17 @@ void apply_plan(const Plan &plan, const std::vector<Func> &outputs, const Target
             const FuncPlan *p = plan.find(name);
             if (p && p->placement == Placement::ComputeAtBlock) at_block.push_back(get(name));
         }
-        if (k.template_name == "row") schedule_row_kernel(root, k.inner_dims, at_block, target);
-        else if (k.template_name == "stencil_tile") schedule_stencil_kernel(root, at_block, target);
-        else schedule_as_own_kernel(root, target);
+        if (k.template_name == "row") {
+            schedule_row_kernel(root, k.inner_dims, at_block, target);
+        } else if (k.template_name == "stencil_tile") {
+            schedule_stencil_kernel(root, at_block, target);
+        } else if (!k.with.empty()) {
+            std::vector<Func> roots{root};
+            for (auto &w : k.with) roots.push_back(get(w));
+            schedule_horizontal_1d(roots, target);
+        } else {
+            schedule_as_own_kernel(root, target);
+        }
     }
 }
 

@@ -152,7 +152,7 @@ std::vector<Region> FuncGraph::regions_for(int root, const Region &root_region, 
         const FuncNode &n = nodes[c];
         for (auto &st : stages_of(n.function)) {
             Scope<Interval> scope;
-            for (size_t d = 0; d < st.pure.size(); d++)
+            for (size_t d = 0; d < st.pure.size() && d < reg[c].size(); d++)
                 scope.push(st.pure[d], Interval(Expr(int32_t(reg[c][d].min)), Expr(int32_t(reg[c][d].max))));
             for (auto &rv : st.rvars) scope.push(rv.var, Interval(rv.min, simplify(rv.min + rv.extent - 1)));
             for (auto &e : st.exprs) {
@@ -175,10 +175,11 @@ std::vector<Region> FuncGraph::regions_for(int root, const Region &root_region, 
                         r.push_back({const_or_throw(substitute(input_bounds_, box[d].min), what),
                                      const_or_throw(substitute(input_bounds_, box[d].max), what)});
                     }
+                    if (r.empty()) r = {{0, 0}};  // rank 0: one point, and "needed" (non-empty)
                     if (reg[p].empty()) {
                         reg[p] = r;
                     } else {
-                        for (size_t d = 0; d < r.size(); d++)
+                        for (size_t d = 0; d < r.size() && d < reg[p].size(); d++)
                             reg[p][d] = {std::min(reg[p][d].min, r[d].min), std::max(reg[p][d].max, r[d].max)};
                     }
                 }
@@ -345,6 +346,7 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
         if (est.size() != g.nodes[i].dims.size())
             throw AnalysisError("output Func '" + o.name() + "' has no estimates for all its dimensions: call set_estimates");
         Region r(est.size());
+        if (est.empty()) r = {{0, 0}};  // a scalar output: one point
         for (auto &b : est) {
             auto it = std::find(g.nodes[i].dims.begin(), g.nodes[i].dims.end(), b.var);
             size_t d = size_t(it - g.nodes[i].dims.begin());

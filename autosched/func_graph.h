@@ -32,7 +32,9 @@ struct Range64 {
     int64_t min = 0, max = -1;
     int64_t extent() const { return max - min + 1; }
 };
-using Region = std::vector<Range64>;  // Halide dim order: innermost first
+// Halide dim order: innermost first. A rank-0 Func's region is one placeholder range {0, 0}, so
+// that an empty Region always means "not needed".
+using Region = std::vector<Range64>;
 int64_t region_points(const Region &r);
 
 struct FuncNode {

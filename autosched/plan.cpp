@@ -54,6 +54,7 @@ std::string Plan::to_json() const {
       << list(kernels,
               [](const KernelPlan &k) {
                   return "{\"name\": " + js(k.name) + ", \"template\": " + js(k.template_name) +
+                         ", \"horizontal_with\": " + list(k.with, js) +
                          ", \"funcs\": " + list(k.funcs, js) + ", \"outputs\": " + list(k.outputs, js) +
                          ", \"bytes_read\": " + std::to_string(k.bytes_read) +
                          ", \"bytes_written\": " + std::to_string(k.bytes_written) + ", \"est_us\": " + num(k.est_us) +
@@ -89,7 +90,9 @@ std::string Plan::to_text() const {
       << mb(total_bytes) << " moved (minimum " << mb(min_bytes) << ", ratio "
       << (min_bytes ? num(double(total_bytes) / double(min_bytes)) : "-") << "), est " << num(est_us) << " us\n";
     for (auto &k : kernels) {
-        o << "  " << k.name << " [" << k.template_name << "] writes " << k.root << ": reads " << mb(k.bytes_read)
+        std::string writes = k.root;
+        if (!k.with.empty()) writes += " and " + std::to_string(k.with.size()) + " more (horizontal)";
+        o << "  " << k.name << " [" << k.template_name << "] writes " << writes << ": reads " << mb(k.bytes_read)
           << ", writes " << mb(k.bytes_written) << ", est " << num(k.est_us) << " us\n";
         std::vector<std::string> at, inl;
         for (auto &f : k.funcs) {

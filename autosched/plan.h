@@ -21,6 +21,7 @@ struct FuncPlan {
 struct KernelPlan {
     std::string name;
     std::string root;                  // the Func this kernel writes
+    std::vector<std::string> with;     // further roots launched in the same kernel (horizontal fusion)
     std::vector<std::string> funcs;    // every Func computed in it, root first
     std::vector<std::string> outputs;  // pipeline outputs among them
     std::string template_name;         // pointwise, row, stencil_tile

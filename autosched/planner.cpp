@@ -140,6 +140,68 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
     return best;
 }
 
+// Kernel parameters are limited (4 KB for CUDA): each fused root passes two buffers and a few
+// bounds, so a horizontal group stays under this many roots.
+constexpr size_t kMaxHorizontalRoots = 100;
+
+// Merges independent 1-D pointwise kernels into one launch (Halide compute_with). A kernel may
+// join a group only if no kernel of the group depends on it, or it on them, through any chain.
+void merge_horizontal(const FuncGraph &g, const std::vector<bool> &root, const std::vector<std::set<int>> &groups,
+                      const std::map<int, KernelChoice> &choice, Plan &plan, std::vector<int> &kernel_root) {
+    const int N = int(g.nodes.size());
+    std::vector<std::set<int>> deps(N);  // transitive: roots whose kernels must finish first
+    for (int r = 0; r < N; r++) {
+        if (!root[r]) continue;
+        for (auto &e : g.edges) {
+            int q = e.producer;
+            if (!root[q] || q == r || !(e.consumer == r || (!root[e.consumer] && groups[e.consumer].count(r)))) continue;
+            deps[r].insert(q);
+            deps[r].insert(deps[q].begin(), deps[q].end());
+        }
+    }
+    std::vector<std::vector<int>> hgroups;
+    for (int r = 0; r < N; r++) {
+        if (!root[r]) continue;
+        const FuncNode &n = g.nodes[r];
+        if (choice.at(r).template_name != "pointwise" || n.dims.size() != 1 || n.updates > 0) continue;
+        bool placed = false;
+        for (auto &hg : hgroups) {
+            if (hg.size() >= kMaxHorizontalRoots) continue;
+            bool ok = true;
+            for (int m : hg) ok = ok && !deps[r].count(m) && !deps[m].count(r);
+            if (ok) {
+                hg.push_back(r);
+                placed = true;
+                break;
+            }
+        }
+        if (!placed) hgroups.push_back({r});
+    }
+    std::set<int> drop;
+    for (auto &hg : hgroups) {
+        if (hg.size() < 2) continue;
+        int first = int(std::find(kernel_root.begin(), kernel_root.end(), hg[0]) - kernel_root.begin());
+        KernelPlan &k = plan.kernels[first];
+        for (size_t i = 1; i < hg.size(); i++) {
+            int ki = int(std::find(kernel_root.begin(), kernel_root.end(), hg[i]) - kernel_root.begin());
+            const KernelPlan &o = plan.kernels[ki];
+            k.with.push_back(o.root);
+            k.funcs.insert(k.funcs.end(), o.funcs.begin(), o.funcs.end());
+            k.outputs.insert(k.outputs.end(), o.outputs.begin(), o.outputs.end());
+            k.bytes_read += o.bytes_read;
+            k.bytes_written += o.bytes_written;
+            k.blocks += o.blocks;
+            drop.insert(ki);
+        }
+    }
+    std::vector<KernelPlan> kept;
+    std::vector<int> kept_root;
+    for (size_t i = 0; i < plan.kernels.size(); i++)
+        if (!drop.count(int(i))) kept.push_back(plan.kernels[i]), kept_root.push_back(kernel_root[i]);
+    plan.kernels = kept;
+    kernel_root = kept_root;
+}
+
 }  // namespace
 
 Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::string &app) {
@@ -245,8 +307,10 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
         }
         plan.funcs.push_back(fp);
     }
+    std::vector<int> kernel_root;
     for (int r = 0; r < N; r++) {
         if (!root[r]) continue;
+        kernel_root.push_back(r);
         const KernelChoice &kc = choice[r];
         const FuncNode &O = g.nodes[r];
         KernelPlan k;
@@ -268,7 +332,7 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
         if (!O.is_output) {
             MaterializedTensor m;
             m.func = O.name;
-            for (auto it = O.region.rbegin(); it != O.region.rend(); ++it) m.shape.push_back(it->extent());
+            for (size_t d = O.dims.size(); d-- > 0;) m.shape.push_back(O.region[d].extent());
             m.type = O.type;
             m.bytes = O.bytes();
             plan.materialized.push_back(m);
@@ -284,16 +348,27 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
                                  : "stored";
         plan.explanations.push_back({g.nodes[p].name, g.nodes[e.consumer].name, reason});
     }
-    // Independent kernels are not merged into one launch yet.
-    int independent = 0;
-    for (int r = 0; r < N; r++)
-        if (root[r]) independent++;
-    if (independent > 1)
-        plan.explanations.push_back({std::to_string(independent) + " kernels", "",
-                                     std::string("kernels are launched one by one: ") +
-                                         (opt.horizontal ? "horizontal fusion (one launch for independent kernels) "
-                                                           "is not implemented yet"
-                                                         : "horizontal fusion is disabled by option")});
+    if (opt.horizontal) merge_horizontal(g, root, groups, choice, plan, kernel_root);
+    // Recost merged kernels (one launch each) and number them in order.
+    plan.est_us = 0;
+    for (size_t i = 0; i < plan.kernels.size(); i++) {
+        KernelPlan &k = plan.kernels[i];
+        if (!k.with.empty()) {
+            k.name = "k" + std::to_string(i) + "_" + k.root + "_horizontal";
+            k.est_us = double(k.bytes_read + k.bytes_written) / opt.device.bandwidth_bytes_per_s * 1e6 +
+                       opt.device.launch_us;
+        } else {
+            k.name = "k" + std::to_string(i) + "_" + k.root;
+        }
+        plan.est_us += k.est_us;
+    }
+    if (plan.kernels.size() > 1)
+        plan.explanations.push_back(
+            {std::to_string(plan.kernels.size()) + " kernels", "",
+             opt.horizontal ? "remaining kernels are separate launches: horizontal fusion merges only independent "
+                              "1-D pointwise kernels so far (and at most " +
+                                  std::to_string(kMaxHorizontalRoots) + " per launch, for the kernel-parameter limit)"
+                            : "horizontal fusion is disabled by option"});
     return plan;
 }
 

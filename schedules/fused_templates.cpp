@@ -94,4 +94,16 @@ void schedule_stencil_kernel(Func root, const std::vector<Func> &at_tile, const 
     }
 }
 
+void schedule_horizontal_1d(const std::vector<Func> &roots, const Target &target) {
+    Var bx("h_bx"), tx("h_tx");
+    for (size_t i = 0; i < roots.size(); i++) {
+        Func f = roots[i];
+        Var x(f.function().args()[0]);
+        f.compute_root();
+        if (is_gpu_target(target)) f.gpu_tile(x, bx, tx, 256, TailStrategy::GuardWithIf);
+        else f.split(x, bx, tx, 1024, TailStrategy::GuardWithIf).parallel(bx).vectorize(tx, 8);
+        if (i > 0) f.compute_with(roots[0], bx);
+    }
+}
+
 }  // namespace solder

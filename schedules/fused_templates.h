@@ -16,4 +16,8 @@ void schedule_row_kernel(Halide::Func root, int inner_dims, const std::vector<Ha
 // (stencil producers) are computed per tile with their halo, in shared memory.
 void schedule_stencil_kernel(Halide::Func root, const std::vector<Halide::Func> &at_tile, const Halide::Target &target);
 
+// Horizontal template: independent 1-D pointwise roots in one launch. Each is split the same way
+// and fused into the first root's block loop (compute_with); blocks past a root's end skip it.
+void schedule_horizontal_1d(const std::vector<Halide::Func> &roots, const Halide::Target &target);
+
 }  // namespace solder

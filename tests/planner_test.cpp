@@ -144,3 +144,14 @@ TEST(Planner, DisabledPlansStayCorrect) {
     }
     unsetenv("SOLDER_DISABLE");
 }
+
+TEST(Planner, HorizontalFusionMergesTheSmallTensors) {
+    Plan p = plan_app("many_small");
+    EXPECT_LE(p.kernels.size(), 2u) << p.to_text();
+    size_t roots = 0;
+    for (auto &k : p.kernels) roots += 1 + k.with.size();
+    EXPECT_EQ(roots, 200u);
+    PlannerOptions opt;
+    opt.horizontal = false;
+    EXPECT_EQ(plan_app("many_small", opt).kernels.size(), 200u);
+}
