@@ -110,7 +110,9 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
     // Row template: a block owns the k innermost dims; fused reductions live in shared memory.
     bool found = false;
     for (int k = 1; k <= rank; k++) {
-        if (k == rank && O.points() > 65536) break;  // one block for everything: only when small
+        // A block owning every dim only for 1-D roots that are small (the template has no loop to
+        // keep outer dims inside one block).
+        if (k == rank && (rank > 1 || O.points() > 65536)) break;
         KernelChoice kc;
         kc.template_name = "row";
         kc.inner_dims = k;

@@ -5,7 +5,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-apps="" schedules="unfused,li2018,mullapudi2016,anderson2021" size=""
+apps="" schedules="unfused,solder,li2018,mullapudi2016,anderson2021" size=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --apps) apps="$2"; shift 2 ;;
@@ -20,12 +20,13 @@ cp build/bin/solder-exec bench/out/
 cp ../shared/peers/torch_peers.py bench/out/ 2>/dev/null || true
 for app in ${apps//,/ }; do
   for s in ${schedules//,/ }; do
-    if out=$(build/bin/solder build "$app" --target cuda --schedule "$s" $size --out bench/out/libs 2>&1); then
+    if out=$(timeout 300 build/bin/solder build "$app" --target cuda --schedule "$s" $size --out bench/out/libs 2>&1); then
       echo "[build] $app / $s: ok"
+      stem="bench/out/libs/${app}__${s}__cuda__"
+      rm -f "$stem"*.a "$stem"*.h "$stem"*.info.cpp "$stem"*.link.log
     else
       echo "[build] $app / $s: FAILED: $(echo "$out" | head -c 300)"
     fi
   done
 done
-rm -f bench/out/libs/*.a bench/out/libs/*.h bench/out/libs/*.info.cpp bench/out/libs/*.link.log
 du -sh bench/out

@@ -39,6 +39,7 @@ int main(int argc, char **argv) {
             opt.warmup = std::stoi(a.get("warmup", "3"));
             opt.seed = std::stoull(a.get("seed", "1"));
             opt.check = !a.has("no-check");
+            opt.flush_l2 = lib->info("target") == "cuda";
             RunContext ctx{app->name, lib->info("schedule"), lib->info("target"), lib->info("size"), a.get("device"),
                            std::stoi(lib->info("loop_nests").empty() ? "0" : lib->info("loop_nests")), 0};
             RunReport r = run_app(*app, *lib, opt);

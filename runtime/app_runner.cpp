@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
+
+#include "runtime/l2_flush.h"
 
 namespace solder {
 
@@ -61,7 +64,10 @@ RunReport run_app(const AppSpec &app, PipelineLibrary &lib, const RunOptions &op
     }
 
     std::vector<double> us;
+    std::unique_ptr<L2Flusher> flusher;
+    if (opt.flush_l2) flusher = std::make_unique<L2Flusher>();
     for (int i = 0; i < opt.warmup + opt.iters; i++) {
+        if (flusher) flusher->flush();
         auto t0 = std::chrono::steady_clock::now();
         if (lib.call(raw(ins), raw(outs), &err) != 0 || sync_outputs(outs) != 0) {
             rep.error = app.name + ": failed on timing run " + std::to_string(i) + ": " + err;

@@ -17,6 +17,7 @@ struct RunOptions {
     int warmup = 2;
     int iters = 10;
     bool check = true;
+    bool flush_l2 = false;  // before each timed run (GPU only; see runtime/l2_flush.h)
 };
 
 struct RunReport {

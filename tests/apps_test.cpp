@@ -7,6 +7,8 @@
 // Halide starts to succeed there, the test fails so the list gets updated.
 #include <gtest/gtest.h>
 
+#include "apps/app_pipeline.h"
+#include "autosched/planner.h"
 #include "runtime/app_build.h"
 #include "runtime/app_runner.h"
 #include "runtime/targets.h"
@@ -69,6 +71,12 @@ TEST_P(AppCase, MatchesReference) {
         rep = run_app(*find_app_spec(c.app), *lib, opt);
         error = rep.error;
         if (c.target == "opencl" && rep.ran) EXPECT_GT(rep.launches_per_run, 0) << "no kernel launch was counted";
+        if (c.target == "opencl" && rep.ran && c.schedule == "solder") {
+            // The launches counted on the device are the kernels the plan promised.
+            BuiltPipeline p = build_app_pipeline(*find_app_spec(c.app), AppSize::Small);
+            autosched::Plan plan = autosched::plan_pipeline(autosched::FuncGraph::build(p.outputs), {}, c.app);
+            EXPECT_EQ(rep.launches_per_run, int64_t(plan.kernels.size())) << plan.to_text();
+        }
     } catch (const std::exception &e) {
         error = e.what();
     }

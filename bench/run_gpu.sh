@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (through the device tool), from the repository root, with bench/out
+# carried: every CUDA library under solder-exec (checked against the references, then timed with
+# the L2 flushed before each run), then the torch peers, in the same call. Logs go to $OUT.
+set -uo pipefail
+out="${OUT:-/tmp/solder-bench}"
+mkdir -p "$out"
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/device.txt"
+dev="$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+bench/out/solder-exec bench/out/libs/*.so --machine --iters "${ITERS:-30}" --warmup 5 --device "$dev" 2>&1 | tee "$out/solder.log" | grep -E "^(SOLDER_RESULT|  error)" | cut -c1-220
+PYTHONUNBUFFERED=1 python3 bench/out/torch_peers.py 2>&1 | tee "$out/peers.log" | tail -3 | cut -c1-300
