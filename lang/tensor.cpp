@@ -105,6 +105,19 @@ Tensor Graph::input(const std::string &name, DType dtype, const Shape &shape) {
     return t;
 }
 
+Tensor Graph::wrap(const Func &f, DType dtype, const Shape &shape) {
+    if (f.defined() && f.dimensions() != int(shape.size()))
+        throw LangError("wrap", "Func '" + f.name() + "' has " + std::to_string(f.dimensions()) +
+                                    " dimensions but the shape " + shape_str(shape) + " has " +
+                                    std::to_string(shape.size()));
+    Tensor t;
+    t.func = f;
+    t.shape = shape;
+    t.dtype = dtype;
+    t.graph = this;
+    return t;
+}
+
 std::string Graph::fresh_name(const std::string &op) { return op + "_" + std::to_string(counter_++); }
 
 }  // namespace solder::lang

@@ -39,6 +39,8 @@ struct Tensor {
 class Graph {
 public:
     Tensor input(const std::string &name, DType dtype, const Shape &shape);
+    // A tensor over an existing Func (a generator's Input, say): values in `dtype`'s storage type.
+    Tensor wrap(const Halide::Func &f, DType dtype, const Shape &shape);
     std::string fresh_name(const std::string &op);
     const std::vector<Tensor> &inputs() const { return inputs_; }
 

@@ -1,0 +1,57 @@
+// libautoschedule_solder.so: Solder's planner as a Halide autoscheduler plugin, registered as
+// "Solder". Load it with `-p libautoschedule_solder.so autoscheduler=Solder` in a generator, or
+// `add_halide_library(... AUTOSCHEDULER Solder PLUGINS autoschedule_solder)` in CMake.
+// Parameters (autoscheduler.KEY=VALUE): parallelism (SMs), shared_memory_limit_kb, horizontal,
+// remat, compute_at (0/1), time_budget_ms (accepted; the search is a fixpoint well under it).
+#include <stdexcept>
+
+#include "Halide.h"
+#include "autosched/apply_plan.h"
+#include "autosched/planner.h"
+#include "schedules/pipeline_funcs.h"
+
+namespace {
+
+using namespace solder::autosched;
+
+bool flag(const std::string &key, const std::string &v) {
+    if (v == "1" || v == "true") return true;
+    if (v == "0" || v == "false") return false;
+    throw std::runtime_error("Solder autoscheduler: parameter '" + key + "' must be 0 or 1, got '" + v + "'");
+}
+
+void solder_autoschedule(const Halide::Pipeline &p, const Halide::Target &target,
+                         const Halide::AutoschedulerParams &params, Halide::AutoSchedulerResults *results) {
+    PlannerOptions opt;
+    opt.gpu = solder::is_gpu_target(target);
+    for (auto &[k, v] : params.extra) {
+        if (k == "parallelism") opt.device.sms = std::stoi(v);
+        else if (k == "shared_memory_limit_kb") opt.device.shared_memory_bytes = int64_t(std::stoi(v)) * 1024;
+        else if (k == "horizontal") opt.horizontal = flag(k, v);
+        else if (k == "remat") opt.remat = flag(k, v);
+        else if (k == "compute_at") opt.compute_at = flag(k, v);
+        else if (k == "time_budget_ms") (void)std::stoi(v);
+        else
+            throw std::runtime_error("Solder autoscheduler: unknown parameter '" + k +
+                                     "' (known: parallelism, shared_memory_limit_kb, horizontal, remat, "
+                                     "compute_at, time_budget_ms)");
+    }
+    std::vector<Halide::Func> outputs = p.outputs();
+    Plan plan = plan_pipeline(FuncGraph::build(outputs), opt, "pipeline");
+    apply_plan(plan, outputs, target);
+    results->target = target;
+    results->autoscheduler_params = params;
+    // The plan as comments: C++ schedule-source generation is not implemented yet.
+    std::string src, text = plan.to_text(), line;
+    for (char c : text) {
+        if (c == '\n') src += "// " + line + "\n", line.clear();
+        else line += c;
+    }
+    results->schedule_source = src;
+}
+
+struct Register {
+    Register() { Halide::Pipeline::add_autoscheduler("Solder", solder_autoschedule); }
+} registration;
+
+}  // namespace
