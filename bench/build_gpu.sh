@@ -22,8 +22,11 @@ for app in ${apps//,/ }; do
   for s in ${schedules//,/ }; do
     if out=$(timeout 300 build/bin/solder build "$app" --target cuda --schedule "$s" $size --out bench/out/libs 2>&1); then
       echo "[build] $app / $s: ok"
-      stem="bench/out/libs/${app}__${s}__cuda__"
-      rm -f "$stem"*.a "$stem"*.h "$stem"*.info.cpp "$stem"*.link.log
+      # Only the .so travels to the GPU machine; the rest stays in bench/work (relinking is cheap).
+      stem="${app}__${s}__cuda__"
+      mkdir -p bench/work
+      mv bench/out/libs/"$stem"*.a bench/out/libs/"$stem"*.h bench/out/libs/"$stem"*.info.cpp \
+         bench/out/libs/"$stem"*.link.log bench/work/ 2>/dev/null || true
     else
       echo "[build] $app / $s: FAILED: $(echo "$out" | head -c 300)"
     fi

@@ -35,7 +35,10 @@ AppSpec rmsnorm_spec() {
             }
         }
     };
-    a.default_tolerance = {1e-2, 1e-3};
+    // Two bf16 roundings (the normalized value, then the product with w): an f32 pipeline and the
+    // double-precision reference may differ by one bf16 step at each, i.e. up to ~1.2% (seen at
+    // full size on the H100: 0.0625 at |ref| ~ 5).
+    a.default_tolerance = {2e-2, 1e-3};
     return a;
 }
 
