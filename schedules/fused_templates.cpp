@@ -24,16 +24,28 @@ void blocks_over(Func f, std::vector<VarOrRVar> dims, const std::string &tag) {
     for (auto &d : dims) f.gpu_blocks(d);
 }
 
-// A Func computed once per block: its pure dims spread over threads when it has any.
+// A Func computed once per block: its pure dims spread over threads when it has any. A reduction
+// with one RVar is split across the block's threads first (rfactor): 256 partial results, each
+// thread striding over the row (coalesced), then one short serial pass over the partials.
 void block_level(Func f, Func root, const Var &at, const Target &t) {
     f.compute_at(root, at);
     if (!is_gpu_target(t)) return;
     auto fn = f.function();
-    for (int s = 0; s <= int(fn.updates().size()); s++) {
-        auto pure = stage_pure_vars(fn, s);
-        Stage st = s == 0 ? Stage(f) : f.update(s - 1);
+    auto thread_stage = [&](Stage st, const std::vector<VarOrRVar> &pure) {
         if (pure.empty()) st.gpu_single_thread();
         else st.gpu_threads(pure[0]);
+    };
+    thread_stage(f, stage_pure_vars(fn, 0));
+    for (int u = 0; u < int(fn.updates().size()); u++) {
+        const auto &rvars = fn.update(u).schedule().rvars();
+        if (u == 0 && fn.updates().size() == 1 && rvars.size() == 1) {
+            RVar r(rvars[0].var), ro(f.name() + "_ro"), ri(f.name() + "_ri");
+            Var lane(f.name() + "_lane");
+            Func partial = f.update(0).split(r, ro, ri, 256, TailStrategy::GuardWithIf).rfactor(ri, lane);
+            partial.compute_at(root, at).gpu_threads(lane);
+            partial.update(0).gpu_threads(lane);
+        }
+        thread_stage(f.update(u), stage_pure_vars(fn, u + 1));
     }
 }
 
