@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include "schedules/pipeline_funcs.h"
+
 namespace solder::autosched {
 using namespace Halide;
 using namespace Halide::Internal;
@@ -33,12 +35,6 @@ std::string expr_text(const Expr &e) {
     std::ostringstream o;
     o << e;
     return o.str();
-}
-
-bool is_input_wrapper(const Function &f) {
-    if (f.updates().size() || f.definition().values().size() != 1) return false;
-    const auto *c = f.definition().values()[0].as<Call>();
-    return c && c->call_type == Call::Image && c->param.defined();
 }
 
 // Every call to a Func or image in an expression, with its args.
@@ -191,6 +187,13 @@ std::vector<Region> FuncGraph::regions_for(int root, const Region &root_region, 
 
 namespace {
 
+// v + c or v - c with c constant: the v, else null.
+const Variable *var_plus_constant(const Expr &e) {
+    if (const Add *a = e.as<Add>()) return is_const(a->b) ? a->a.as<Variable>() : nullptr;
+    if (const Sub *s = e.as<Sub>()) return is_const(s->b) ? s->a.as<Variable>() : nullptr;
+    return nullptr;
+}
+
 Access classify(const CallSite &s, const StageExprs &st, int producer_dims) {
     if (s.nested_load) return Access::DataDependent;
     std::set<std::string> rv;
@@ -200,39 +203,24 @@ Access classify(const CallSite &s, const StageExprs &st, int producer_dims) {
     for (auto &a : s.args) {
         for (auto &r : rv)
             if (expr_uses_var(a, r)) return Access::Reduction;
-        const Variable *v = a.as<Variable>();
-        if (!v) {
-            if (const Add *ad = a.as<Add>()) {
-                v = ad->a.as<Variable>();
-                if (v && is_const(ad->b)) {
-                    offset = true;
-                    used.push_back(v->name);
-                    continue;
-                }
-            }
-            if (const Sub *sb = a.as<Sub>()) {
-                v = sb->a.as<Variable>();
-                if (v && is_const(sb->b)) {
-                    offset = true;
-                    used.push_back(v->name);
-                    continue;
-                }
-            }
-            if (is_const(a)) continue;  // a fixed index: broadcast along that dim
+        if (const Variable *v = a.as<Variable>()) {
+            used.push_back(v->name);
+        } else if (const Variable *w = var_plus_constant(a)) {
+            offset = true;
+            used.push_back(w->name);
+        } else if (!is_const(a)) {  // a constant is a fixed index: broadcast along that dim
             other = true;
-            continue;
         }
-        used.push_back(v->name);
     }
     if (other) return Access::Remap;
     if (offset) return Access::Stencil;
     if (used == st.pure && int(used.size()) == producer_dims) return Access::Pointwise;
+    // Broadcast: the used vars are distinct and appear in the consumer's own order.
     std::set<std::string> u(used.begin(), used.end());
-    bool in_order = true;
     size_t k = 0;
     for (auto &p : st.pure)
         if (k < used.size() && used[k] == p) k++;
-    in_order = k == used.size() && u.size() == used.size();
+    bool in_order = k == used.size() && u.size() == used.size();
     return in_order ? Access::Broadcast : Access::Remap;
 }
 

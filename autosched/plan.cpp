@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "runtime/quoted.h"
+
 namespace solder::autosched {
 
 const char *placement_name(Placement p) {
@@ -21,15 +23,7 @@ const FuncPlan *Plan::find(const std::string &func) const {
 }
 
 namespace {
-std::string js(const std::string &s) {
-    std::string o = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') o += '\\', o += c;
-        else if (c == '\n') o += "\\n";
-        else o += c;
-    }
-    return o + "\"";
-}
+std::string js(const std::string &s) { return quote_literal(s); }
 std::string num(double v) {
     char b[32];
     std::snprintf(b, sizeof b, "%.3f", v);

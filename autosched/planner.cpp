@@ -45,9 +45,8 @@ int64_t blocks_for(const Region &r, int k) {
 // times blocks; a leaf whose whole footprint fits in half of L2 is served from L2 after its first
 // read and counted once.
 void cost_reads(const FuncGraph &g, const PlannerOptions &opt, int root, const std::vector<bool> &inside,
-                const Region &block, int64_t blocks, KernelChoice &kc) {
-    auto per_block = g.regions_for(root, block, inside);
-    auto whole = g.regions_for(root, g.nodes[root].region, inside);
+                const std::vector<Region> &whole, const std::vector<Region> &per_block, int64_t blocks,
+                KernelChoice &kc) {
     kc.bytes_read = 0;
     kc.flops = 0;
     for (size_t p = 0; p < g.nodes.size(); p++) {
@@ -84,7 +83,8 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
     best.members = members;
     if (rank == 0) {
         best.template_name = "single";
-        cost_reads(g, opt, root, inside, O.region, 1, best);
+        auto whole = g.regions_for(root, O.region, inside);
+        cost_reads(g, opt, root, inside, whole, whole, 1, best);
         return best;
     }
     if (!reduction_member || O.is_reduction()) {
@@ -103,11 +103,12 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
         }
         best.blocks = blocks;
         // Reads are costed per row of the innermost dim: its 256-wide blocks tile it exactly.
-        cost_reads(g, opt, root, inside, blk, best.template_name == "pointwise" ? blocks_for(O.region, 1) : blocks,
-                   best);
+        cost_reads(g, opt, root, inside, g.regions_for(root, O.region, inside), g.regions_for(root, blk, inside),
+                   best.template_name == "pointwise" ? blocks_for(O.region, 1) : blocks, best);
         return best;
     }
     // Row template: a block owns the k innermost dims; fused reductions live in shared memory.
+    const auto whole = g.regions_for(root, O.region, inside);
     bool found = false;
     for (int k = 1; k <= rank; k++) {
         // A block owning every dim only for 1-D roots that are small (the template has no loop to
@@ -132,7 +133,7 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
             if (!found) best = kc;  // keep the offender of the smallest block shape
             continue;
         }
-        cost_reads(g, opt, root, inside, blk, kc.blocks, kc);
+        cost_reads(g, opt, root, inside, whole, per_block, kc.blocks, kc);
         // Fewest bytes first; among equals, least recompute (a block that owns more dims computes
         // shared reductions once instead of once per inner block).
         bool better = !found || kc.bytes_read < best.bytes_read ||

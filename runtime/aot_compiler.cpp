@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "runtime/pipeline_library.h"
+#include "runtime/quoted.h"
 
 #ifndef SOLDER_LAUNCH_HOOKS_OBJ
 #error "SOLDER_LAUNCH_HOOKS_OBJ must name the compiled runtime/launch_hooks.cpp object"
@@ -24,16 +25,6 @@ std::string quote(const std::string &s) {
     std::string q = "'";
     for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return q + "'";
-}
-
-std::string c_string_literal(const std::string &s) {
-    std::string o = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') o += '\\', o += c;
-        else if (c == '\n') o += "\\n";
-        else o += c;
-    }
-    return o + "\"";
 }
 
 void run_or_throw(const std::string &what, const std::string &cmd, const std::string &log) {
@@ -56,7 +47,7 @@ std::string compile_pipeline_library(const LibraryRequest &req) {
     std::string info;
     for (auto &[k, v] : req.info) info += k + "=" + v + "\n";
     std::ofstream(base + ".info.cpp") << "extern \"C\" const char *solder_library_info() { return "
-                                      << c_string_literal(info) << "; }\n";
+                                      << quote_literal(info) << "; }\n";
 
     std::string so = base + ".so";
     std::string cmd = std::string(SOLDER_CXX) + " -shared -fPIC -O1 -o " + quote(so) + " " + quote(base + ".info.cpp") +

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "runtime/quoted.h"
+
 namespace solder {
 
 namespace {
@@ -10,16 +12,6 @@ std::string fmt(const char *f, double v) {
     char b[64];
     std::snprintf(b, sizeof b, f, v);
     return b;
-}
-std::string json_str(const std::string &s) {
-    std::string o = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') o += '\\', o += c;
-        else if (c == '\n') o += "\\n";
-        else if (static_cast<unsigned char>(c) < 0x20) o += ' ';
-        else o += c;
-    }
-    return o + "\"";
 }
 }  // namespace
 
@@ -51,13 +43,13 @@ std::string format_report(const RunContext &ctx, const RunReport &r) {
 
 std::string result_json_line(const RunContext &ctx, const RunReport &r) {
     std::ostringstream o;
-    o << "SOLDER_RESULT {\"app\":" << json_str(ctx.app) << ",\"schedule\":" << json_str(ctx.schedule)
-      << ",\"target\":" << json_str(ctx.target) << ",\"size\":" << json_str(ctx.size)
-      << ",\"device\":" << json_str(ctx.device) << ",\"kernels\":" << kernel_count(ctx, r)
+    o << "SOLDER_RESULT {\"app\":" << quote_literal(ctx.app) << ",\"schedule\":" << quote_literal(ctx.schedule)
+      << ",\"target\":" << quote_literal(ctx.target) << ",\"size\":" << quote_literal(ctx.size)
+      << ",\"device\":" << quote_literal(ctx.device) << ",\"kernels\":" << kernel_count(ctx, r)
       << ",\"launches\":" << r.launches_per_run << ",\"loop_nests\":" << ctx.loop_nests
       << ",\"max_err\":" << fmt("%.6g", r.max_abs_err) << ",\"us\":" << fmt("%.3f", r.median_us)
       << ",\"min_bytes\":" << r.min_bytes << ",\"tbps\":" << fmt("%.4f", r.effective_gbps() / 1000.0)
-      << ",\"pass\":" << (r.pass ? "true" : "false") << ",\"error\":" << json_str(r.error) << "}";
+      << ",\"pass\":" << (r.pass ? "true" : "false") << ",\"error\":" << quote_literal(r.error) << "}";
     return o.str();
 }
 

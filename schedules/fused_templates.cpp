@@ -14,14 +14,8 @@ std::vector<Var> pure_vars(const Func &f) {
 }
 
 // Marks dims as GPU blocks: up to three; extra outer dims are fused into the third.
-void blocks_over(Func f, std::vector<VarOrRVar> dims, const std::string &tag) {
-    for (size_t i = 3; i < dims.size(); i++) {
-        Var next(tag + "_bf" + std::to_string(i));
-        f.fuse(dims[2], dims[i], next);
-        dims[2] = next;
-    }
-    while (dims.size() > 3) dims.pop_back();
-    for (auto &d : dims) f.gpu_blocks(d);
+void blocks_over(Func f, const std::vector<VarOrRVar> &dims, const std::string &tag) {
+    for (auto &d : fold_into_three(f, dims, tag)) f.gpu_blocks(d);
 }
 
 // A Func computed once per block: its pure dims spread over threads when it has any. A reduction

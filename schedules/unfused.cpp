@@ -12,14 +12,8 @@ void schedule_stage(Stage s, std::vector<VarOrRVar> pure, const Target &target, 
         if (is_gpu_target(target)) s.gpu_single_thread();
         return;
     }
-    // Dims beyond the third are fused into the third, without a split: a guarded split of a fused
-    // dim makes Halide lose the bounds of the dims inside it. Grid y and z each hold 65535 blocks.
-    for (size_t i = 3; i < pure.size(); i++) {
-        Var next(tag + "_f" + std::to_string(i));
-        s.fuse(pure[2], pure[i], next);
-        pure[2] = next;
-    }
-    while (pure.size() > 3) pure.pop_back();
+    // Grid y and z each hold 65535 blocks; dims beyond the third share the third.
+    pure = fold_into_three(s, pure, tag);
     if (is_gpu_target(target)) {
         Var bx(tag + "_bx"), tx(tag + "_tx");
         s.gpu_tile(pure[0], bx, tx, 256, TailStrategy::GuardWithIf);
