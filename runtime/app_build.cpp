@@ -40,7 +40,9 @@ AppBuild build_app_library(const AppBuildRequest &req) {
     BuiltPipeline p = with_halide_errors(req.app + ": building its Funcs", [&] { return build_app_pipeline(*app, req.size); });
     auto t0 = clock::now();
     try {
-        b.schedule_source = with_halide_errors("Halide", [&] { return sched->apply(p.outputs, target); });
+        AppliedSchedule applied = with_halide_errors("Halide", [&] { return sched->apply(p.outputs, target); });
+        b.schedule_source = applied.source;
+        b.plan = applied.plan;
     } catch (const std::exception &e) {
         throw std::runtime_error(req.app + ": schedule '" + req.schedule + "' failed: " + e.what());
     }

@@ -1,9 +1,11 @@
 // One step from an app name to a loadable library: build the app's Funcs at a size, apply a named
 // schedule for a target, compile and link (runtime/aot_compiler.h).
 #pragma once
+#include <memory>
 #include <string>
 
 #include "apps/app_spec.h"
+#include "autosched/plan.h"
 
 namespace solder {
 
@@ -21,6 +23,7 @@ struct AppBuild {
     double schedule_s = 0;  // time to apply the schedule
     double compile_s = 0;   // Halide code generation + link
     std::string schedule_source;
+    std::shared_ptr<const autosched::Plan> plan;  // Solder's plan (schedule "solder" only)
 };
 
 // Throws std::runtime_error with a message naming the app, schedule or target that is wrong.

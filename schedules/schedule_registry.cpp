@@ -19,21 +19,22 @@ const std::vector<ScheduleChoice> &all_schedules() {
                      [](const Target &) { return true; },
                      [](const std::vector<Func> &outs, const Target &t) {
                          apply_unfused(outs, t);
-                         return std::string();
+                         return AppliedSchedule{};
                      }});
         for (const auto &a : halide_autoschedulers()) {
             v.push_back({a.name, "Halide's " + a.halide_name + " auto-scheduler",
                          [a](const Target &t) { return is_gpu_target(t) ? a.gpu : a.host; },
                          [a](const std::vector<Func> &outs, const Target &t) {
-                             return apply_halide_autoscheduler(a, outs, t);
+                             return AppliedSchedule{apply_halide_autoscheduler(a, outs, t), nullptr};
                          }});
         }
         v.push_back({"solder", "Solder's fusion planner", [](const Target &) { return true; },
                      [](const std::vector<Func> &outs, const Target &t) {
                          auto g = autosched::FuncGraph::build(outs);
-                         auto plan = autosched::plan_pipeline(g, autosched::options_from_env(is_gpu_target(t)), "");
-                         autosched::apply_plan(plan, outs, t);
-                         return plan.to_text();
+                         auto plan = std::make_shared<autosched::Plan>(
+                             autosched::plan_pipeline(g, autosched::options_from_env(is_gpu_target(t)), ""));
+                         autosched::apply_plan(*plan, outs, t);
+                         return AppliedSchedule{plan->to_text(), plan};
                      }});
         return v;
     }();

@@ -1,19 +1,29 @@
 // The schedules `solder run --schedule NAME` can apply, and on which targets each is available.
 #pragma once
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "Halide.h"
+#include "autosched/plan.h"
 
 namespace solder {
+
+// What applying a schedule leaves behind besides the scheduled Funcs: C++ schedule source a user
+// could paste into a generator (empty when the schedule has none), and Solder's plan when the
+// schedule is Solder's.
+struct AppliedSchedule {
+    std::string source;
+    std::shared_ptr<const autosched::Plan> plan;
+};
 
 struct ScheduleChoice {
     std::string name;
     std::string description;
     std::function<bool(const Halide::Target &)> supports;
-    // Schedules the pipeline's Funcs in place; returns schedule source when there is one.
-    std::function<std::string(const std::vector<Halide::Func> &, const Halide::Target &)> apply;
+    // Schedules the pipeline's Funcs in place.
+    std::function<AppliedSchedule(const std::vector<Halide::Func> &, const Halide::Target &)> apply;
 };
 
 const std::vector<ScheduleChoice> &all_schedules();
