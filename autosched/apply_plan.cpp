@@ -5,12 +5,14 @@
 
 #include "schedules/fused_templates.h"
 #include "schedules/pipeline_funcs.h"
+#include "schedules/schedule_writer.h"
 #include "schedules/unfused.h"
 
 namespace solder::autosched {
 using namespace Halide;
 
-void apply_plan(const Plan &plan, const std::vector<Func> &outputs, const Target &target) {
+std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const Target &target) {
+    ScheduleWriter w(outputs);
     std::map<std::string, Func> funcs;
     for (auto &fn : pipeline_functions(outputs)) funcs.emplace(fn.name(), Func(fn));
     auto get = [&](const std::string &name) {
@@ -26,17 +28,21 @@ void apply_plan(const Plan &plan, const std::vector<Func> &outputs, const Target
             if (p && p->placement == Placement::ComputeAtBlock) at_block.push_back(get(name));
         }
         if (k.template_name == "row") {
-            schedule_row_kernel(root, k.inner_dims, at_block, target);
+            schedule_row_kernel(w, root, k.inner_dims, at_block, target);
         } else if (k.template_name == "stencil_tile") {
-            schedule_stencil_kernel(root, at_block, target);
+            schedule_stencil_kernel(w, root, k.inner_dims, at_block, target);
         } else if (!k.with.empty()) {
             std::vector<Func> roots{root};
             for (auto &w : k.with) roots.push_back(get(w));
-            schedule_horizontal_1d(roots, target);
+            schedule_horizontal_1d(w, roots, target);
         } else {
-            schedule_as_own_kernel(root, target);
+            schedule_as_own_kernel(w, root, target);
         }
     }
+    return w.source("Solder plan" + (plan.app.empty() ? std::string() : " for " + plan.app) + ": " +
+                    std::to_string(plan.kernels.size()) +
+                    (plan.kernels.size() == 1 ? " kernel, " : " kernels, ") + std::to_string(plan.total_bytes) +
+                    " bytes moved (min " + std::to_string(plan.min_bytes) + ")");
 }
 
 }  // namespace solder::autosched

@@ -14,10 +14,11 @@ void apply_disable_list(PlannerOptions &opt, const std::string &list) {
         if (w == "horizontal") opt.horizontal = false;
         else if (w == "remat") opt.remat = false;
         else if (w == "compute_at") opt.compute_at = false;
+        else if (w == "exact") opt.exact_search = false;
         else if (w == "fallback") continue;  // a runtime knob, not the planner's
         else
             throw std::runtime_error("unknown word '" + w +
-                                     "' in SOLDER_DISABLE / --disable (valid: horizontal, remat, compute_at, fallback)");
+                                     "' in SOLDER_DISABLE / --disable (valid: horizontal, remat, compute_at, exact, fallback)");
     }
 }
 

@@ -1,4 +1,4 @@
-// Planner options from the environment: SOLDER_DISABLE=horizontal,remat,compute_at and
+// Planner options from the environment: SOLDER_DISABLE=horizontal,remat,compute_at,exact and
 // SOLDER_KEEP_UNFUSED=FuncA,FuncB. Unknown words are errors that list the valid ones.
 #pragma once
 #include <string>

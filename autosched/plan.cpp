@@ -68,6 +68,7 @@ std::string Plan::to_json() const {
                          (f.anchor.empty() ? "" : ", \"at\": " + js(f.anchor)) + "}";
               })
       << ",\n \"total_bytes\": " << total_bytes << ", \"min_bytes\": " << min_bytes << ", \"est_us\": " << num(est_us)
+      << ", \"search\": " << js(search)
       << ",\n \"explanations\": "
       << list(explanations,
               [](const Explanation &e) {
@@ -83,6 +84,7 @@ std::string Plan::to_text() const {
     o << "plan for " << app << ": " << kernels.size() << " kernel" << (kernels.size() == 1 ? "" : "s") << ", "
       << mb(total_bytes) << " moved (minimum " << mb(min_bytes) << ", ratio "
       << (min_bytes ? num(double(total_bytes) / double(min_bytes)) : "-") << "), est " << num(est_us) << " us\n";
+    if (!search.empty()) o << "  search: " << search << "\n";
     for (auto &k : kernels) {
         std::string writes = k.root;
         if (!k.with.empty()) writes += " and " + std::to_string(k.with.size()) + " more (horizontal)";

@@ -51,6 +51,7 @@ struct Plan {
     int64_t total_bytes = 0, min_bytes = 0;
     double est_us = 0;
     std::vector<Explanation> explanations;
+    std::string search;  // how the roots were chosen (greedy, exact, budget)
 
     const FuncPlan *find(const std::string &func) const;
     std::string to_text() const;

@@ -11,10 +11,14 @@
 namespace solder::autosched {
 
 struct PlannerOptions {
-    bool horizontal = true;   // merge independent kernels into one launch (not implemented yet)
+    bool horizontal = true;   // merge independent 1-D pointwise kernels into one launch
     bool remat = true;        // recompute cheap Funcs in every kernel that uses them
     bool compute_at = true;   // fuse reductions and stencil producers into their consumer's blocks
     bool gpu = true;          // plan for a GPU (blocks) or the host (parallel loops)
+    bool exact_search = true; // branch and bound after the greedy pass (autosched/search.h)
+    int exact_max_free = 30;                 // optional roots the exact search takes; beyond: local search
+    int64_t search_max_evaluations = 20000;  // partitions the search may cost in full
+    int time_budget_ms = 1000;               // a safety net over the evaluation budget
     std::set<std::string> keep_unfused;  // Funcs always materialized (a debugging knob)
     DeviceProfile device;
 };

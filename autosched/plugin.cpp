@@ -2,7 +2,8 @@
 // "Solder". Load it with `-p libautoschedule_solder.so autoscheduler=Solder` in a generator, or
 // `add_halide_library(... AUTOSCHEDULER Solder PLUGINS autoschedule_solder)` in CMake.
 // Parameters (autoscheduler.KEY=VALUE): parallelism (SMs), shared_memory_limit_kb, horizontal,
-// remat, compute_at (0/1), time_budget_ms (accepted; the search is a fixpoint well under it).
+// remat, compute_at, exact (0/1: the branch-and-bound search), time_budget_ms (the search's safety
+// net; it stops on an evaluation budget first, deterministically).
 #include <stdexcept>
 
 #include "Halide.h"
@@ -30,24 +31,25 @@ void solder_autoschedule(const Halide::Pipeline &p, const Halide::Target &target
         else if (k == "horizontal") opt.horizontal = flag(k, v);
         else if (k == "remat") opt.remat = flag(k, v);
         else if (k == "compute_at") opt.compute_at = flag(k, v);
-        else if (k == "time_budget_ms") (void)std::stoi(v);
+        else if (k == "time_budget_ms") opt.time_budget_ms = std::stoi(v);
+        else if (k == "exact") opt.exact_search = flag(k, v);
         else
             throw std::runtime_error("Solder autoscheduler: unknown parameter '" + k +
                                      "' (known: parallelism, shared_memory_limit_kb, horizontal, remat, "
-                                     "compute_at, time_budget_ms)");
+                                     "compute_at, time_budget_ms, exact)");
     }
     std::vector<Halide::Func> outputs = p.outputs();
     Plan plan = plan_pipeline(FuncGraph::build(outputs), opt, "pipeline");
-    apply_plan(plan, outputs, target);
+    std::string source = apply_plan(plan, outputs, target);
     results->target = target;
     results->autoscheduler_params = params;
-    // The plan as comments: C++ schedule-source generation is not implemented yet.
+    // The C++ schedule, preceded by the plan it realizes as comments.
     std::string src, text = plan.to_text(), line;
     for (char c : text) {
         if (c == '\n') src += "// " + line + "\n", line.clear();
         else line += c;
     }
-    results->schedule_source = src;
+    results->schedule_source = src + source;
 }
 
 struct Register {

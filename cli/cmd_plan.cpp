@@ -3,8 +3,10 @@
 #include <cstdlib>
 
 #include "apps/app_pipeline.h"
+#include "autosched/apply_plan.h"
 #include "autosched/options.h"
 #include "autosched/planner.h"
+#include "autosched/schedule_comparison.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "runtime/halide_error.h"
@@ -14,7 +16,7 @@
 namespace solder {
 
 int cmd_plan(int argc, char **argv) {
-    Args a = Args::parse(argc, argv, 2, {"target", "disable"}, {"small", "json", "graph"});
+    Args a = Args::parse(argc, argv, 2, {"target", "disable"}, {"small", "json", "graph", "source", "compare"});
     if (a.positional.size() != 1) throw UsageError("plan takes exactly one APP");
     const AppSpec *app = find_app_spec(a.positional[0]);
     if (!app) throw std::runtime_error("unknown app '" + a.positional[0] + "' (apps: " + app_names_joined() + ")");
@@ -24,9 +26,18 @@ int cmd_plan(int argc, char **argv) {
     auto g = with_halide_errors(app->name, [&] { return autosched::FuncGraph::build(p.outputs); });
     auto opt = autosched::options_from_env(is_gpu_target(t));
     autosched::apply_disable_list(opt, a.get("disable"));
+    if (a.has("compare")) {
+        auto rows = autosched::compare_schedules(*app, size, t, opt);
+        std::fputs(autosched::comparison_table(app->name, rows).c_str(), stdout);
+        return 0;
+    }
     auto plan = autosched::plan_pipeline(g, opt, app->name);
     if (a.has("graph")) std::fputs(g.describe().c_str(), stdout);
     std::fputs(a.has("json") ? plan.to_json().c_str() : plan.to_text().c_str(), stdout);
+    if (a.has("source")) {
+        std::string src = with_halide_errors(app->name, [&] { return autosched::apply_plan(plan, p.outputs, t); });
+        std::fputs(("\n" + src).c_str(), stdout);
+    }
     return 0;
 }
 

@@ -17,8 +17,10 @@ const char *kUsage =
     "  build APP --target T --schedule NAME [--small] [--out DIR]\n"
     "                                        compile only, to a library solder-exec runs (e.g. on the GPU machine)\n"
     "  main [--target T] [--full]            every app under every schedule: one table (the main job)\n"
-    "  plan APP [--json] [--target T] [--small] [--disable horizontal,remat,compute_at] [--graph]\n"
-    "                                        the Solder planner's kernels, bytes and reasons\n";
+    "  plan APP [--json] [--target T] [--small] [--disable horizontal,remat,compute_at,exact] [--graph]\n"
+    "           [--source] [--compare]\n"
+    "                                        the Solder planner's kernels, bytes and reasons; --source adds\n"
+    "                                        the C++ schedule, --compare scores every schedule for the target\n";
 }
 
 int main(int argc, char **argv) {

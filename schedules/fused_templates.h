@@ -4,20 +4,22 @@
 #include <vector>
 
 #include "Halide.h"
+#include "schedules/schedule_writer.h"
 
 namespace solder {
 
 // Row template (normalizations, softmax, the row reductions of layer-norm backward): one block owns
 // the root's `inner_dims` innermost dims; threads stride the innermost; `at_block` Funcs (reductions)
 // are computed once per block, in shared memory.
-void schedule_row_kernel(Halide::Func root, int inner_dims, const std::vector<Halide::Func> &at_block,
+void schedule_row_kernel(ScheduleWriter &w, Halide::Func root, int inner_dims, const std::vector<Halide::Func> &at_block,
                          const Halide::Target &target);
 // Stencil template (blur, unsharp, Harris): 32x8 tiles of the two innermost dims; `at_tile` Funcs
-// (stencil producers) are computed per tile with their halo, in shared memory.
-void schedule_stencil_kernel(Halide::Func root, const std::vector<Halide::Func> &at_tile, const Halide::Target &target);
+// (stencil producers) are computed per tile with their halo, in shared memory. Dims from 2 up to
+// `inner_dims` loop inside each tile (few channels sharing the tile's producers); the rest are grid dims.
+void schedule_stencil_kernel(ScheduleWriter &w, Halide::Func root, int inner_dims, const std::vector<Halide::Func> &at_tile, const Halide::Target &target);
 
 // Horizontal template: independent 1-D pointwise roots in one launch. Each is split the same way
 // and fused into the first root's block loop (compute_with); blocks past a root's end skip it.
-void schedule_horizontal_1d(const std::vector<Halide::Func> &roots, const Halide::Target &target);
+void schedule_horizontal_1d(ScheduleWriter &w, const std::vector<Halide::Func> &roots, const Halide::Target &target);
 
 }  // namespace solder

@@ -54,10 +54,11 @@ int count_root_stages(const std::vector<Func> &outputs) {
 
 bool is_gpu_target(const Target &t) { return t.has_gpu_feature(); }
 
-std::vector<VarOrRVar> fold_into_three(Stage s, std::vector<VarOrRVar> dims, const std::string &tag) {
+std::vector<VarOrRVar> fold_into_three(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> dims,
+                                       const std::string &tag) {
     for (size_t i = 3; i < dims.size(); i++) {
         Var next(tag + "_f" + std::to_string(i));
-        s.fuse(dims[2], dims[i], next);
+        w.fuse(s, dims[2], dims[i], next);
         dims[2] = next;
     }
     while (dims.size() > 3) dims.pop_back();

@@ -18,8 +18,7 @@ const std::vector<ScheduleChoice> &all_schedules() {
         v.push_back({"unfused", "every Func compute_root: one kernel each (the baseline)",
                      [](const Target &) { return true; },
                      [](const std::vector<Func> &outs, const Target &t) {
-                         apply_unfused(outs, t);
-                         return AppliedSchedule{};
+                         return AppliedSchedule{apply_unfused(outs, t), nullptr};
                      }});
         for (const auto &a : halide_autoschedulers()) {
             v.push_back({a.name, "Halide's " + a.halide_name + " auto-scheduler",
@@ -33,8 +32,7 @@ const std::vector<ScheduleChoice> &all_schedules() {
                          auto g = autosched::FuncGraph::build(outs);
                          auto plan = std::make_shared<autosched::Plan>(
                              autosched::plan_pipeline(g, autosched::options_from_env(is_gpu_target(t)), ""));
-                         autosched::apply_plan(*plan, outs, t);
-                         return AppliedSchedule{plan->to_text(), plan};
+                         return AppliedSchedule{autosched::apply_plan(*plan, outs, t), plan};
                      }});
         return v;
     }();

@@ -1,0 +1,116 @@
+#include "autosched/partition.h"
+
+namespace solder::autosched {
+
+namespace {
+std::string kb(int64_t b) { return std::to_string((b + 1023) / 1024) + " KB"; }
+}  // namespace
+
+std::vector<bool> forced_roots(const FuncGraph &g, const PlannerOptions &opt, std::map<int, std::string> &why) {
+    std::vector<bool> root(g.nodes.size(), false);
+    for (size_t i = 0; i < g.nodes.size(); i++) {
+        const FuncNode &n = g.nodes[i];
+        if (n.is_input) continue;
+        if (n.is_output) root[i] = true;
+        if (opt.keep_unfused.count(n.name)) root[i] = true, why[int(i)] = "kept out of fusion by the keep_unfused option";
+        for (int e : n.out_edges)
+            if (g.edges[e].access == Access::DataDependent)
+                root[i] = true,
+                why[int(i)] = "read with a data-dependent index by " + g.nodes[g.edges[e].consumer].name;
+    }
+    return root;
+}
+
+std::vector<std::set<int>> kernel_groups(const FuncGraph &g, const std::vector<bool> &root) {
+    const int N = int(g.nodes.size());
+    std::vector<std::set<int>> groups(N);
+    for (int i = N - 1; i >= 0; i--) {
+        if (g.nodes[i].is_input) continue;
+        if (root[i]) {
+            groups[i] = {i};
+            continue;
+        }
+        for (int e : g.nodes[i].out_edges) {
+            const auto &cg = groups[g.edges[e].consumer];
+            groups[i].insert(cg.begin(), cg.end());
+        }
+    }
+    return groups;
+}
+
+std::string storage_rule(const FuncGraph &g, const PlannerOptions &opt, const std::vector<bool> &root,
+                         const std::vector<std::set<int>> &groups, int i) {
+    const FuncNode &n = g.nodes[i];
+    if (n.is_input || root[i]) return "";
+    std::string names;
+    for (int k : groups[i]) names += (names.empty() ? "" : ", ") + g.nodes[k].name;
+    if (n.is_reduction() && groups[i].size() > 1)
+        return "a reduction used by several kernels (" + names + ") is computed once and stored";
+    if (n.is_reduction() && !opt.compute_at)
+        return "compute_at is disabled: a reduction cannot be fused into its consumer";
+    if (!opt.remat && groups[i].size() > 1)
+        return "used by several kernels (" + names + ") and recompute (remat) is disabled";
+    if (n.is_reduction())
+        for (int k : groups[i])
+            if (g.nodes[k].is_reduction())
+                return "feeds the reduction " + g.nodes[k].name +
+                       ", and Solder does not nest a reduction inside another reduction's kernel yet";
+    return "";
+}
+
+namespace {
+
+Partition evaluate(const FuncGraph &g, const PlannerOptions &opt, const std::vector<bool> &root, KernelCache *cache,
+                   bool check_rules) {
+    const int N = int(g.nodes.size());
+    Partition p;
+    p.root = root;
+    p.groups = kernel_groups(g, root);
+    // Consumers first, as the search decides them.
+    for (int i = N - 1; i >= 0 && p.violation < 0 && check_rules; i--) {
+        std::string why = storage_rule(g, opt, root, p.groups, i);
+        if (!why.empty()) p.violation = i, p.violation_reason = why;
+    }
+    if (p.violation >= 0) return p;
+    for (int r = 0; r < N; r++) {
+        if (!root[r]) continue;
+        std::vector<int> members;
+        for (int i = 0; i < N; i++)
+            if (!root[i] && !g.nodes[i].is_input && p.groups[i].count(r)) members.push_back(i);
+        KernelChoice kc;
+        auto key = std::make_pair(r, members);
+        auto hit = cache ? cache->find(key) : KernelCache::iterator();
+        if (cache && hit != cache->end()) {
+            kc = hit->second;
+        } else {
+            kc = choose_kernel(g, opt, r, members);
+            if (cache) cache->emplace(std::move(key), kc);
+        }
+        if (!kc.ok && check_rules) {
+            p.violation = kc.offender;
+            p.violation_reason = "its per-block footprint in " + g.nodes[r].name + "'s kernel (" +
+                                 kb(kc.offender_bytes) + ") exceeds shared memory (" +
+                                 kb(opt.device.shared_memory_bytes) + ")";
+            p.choice.clear();
+            return p;
+        }
+        int64_t bytes = kc.bytes_read + g.nodes[r].bytes();
+        p.total_bytes += bytes;
+        p.est_us += kernel_us(opt.device, bytes, kc.flops);
+        p.choice[r] = kc;
+    }
+    return p;
+}
+
+}  // namespace
+
+Partition evaluate_partition(const FuncGraph &g, const PlannerOptions &opt, const std::vector<bool> &root,
+                             KernelCache *cache) {
+    return evaluate(g, opt, root, cache, true);
+}
+
+Partition score_partition(const FuncGraph &g, const PlannerOptions &opt, const std::vector<bool> &root) {
+    return evaluate(g, opt, root, nullptr, false);
+}
+
+}  // namespace solder::autosched

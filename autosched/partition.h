@@ -1,0 +1,51 @@
+// A partition of the pipeline into kernels, decided by one choice per Func: is it a kernel root
+// (written to global memory) or not (computed inside the kernels of its consumers). From the roots
+// follow which kernels each Func is computed in, each kernel's template and cost, and the first
+// rule the partition breaks, if any, with the Func that would have to be stored to mend it.
+#pragma once
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "autosched/func_graph.h"
+#include "autosched/kernel_cost.h"
+#include "autosched/planner.h"
+
+namespace solder::autosched {
+
+struct Partition {
+    std::vector<bool> root;
+    std::vector<std::set<int>> groups;  // the kernels (by root) each Func is computed in
+    std::map<int, KernelChoice> choice; // per root, when legal
+    int violation = -1;                 // a Func that must be stored for this partition to be built
+    std::string violation_reason;
+    int64_t total_bytes = 0;
+    double est_us = 0;
+    bool legal() const { return violation < 0; }
+};
+
+// Roots no choice can avoid: outputs, Funcs read with data-dependent indices, Funcs the options
+// keep out of fusion. `why` gets a reason for each non-output among them.
+std::vector<bool> forced_roots(const FuncGraph &g, const PlannerOptions &opt, std::map<int, std::string> &why);
+
+// The kernels each non-input Func is computed in: its own if a root, else its consumers'.
+std::vector<std::set<int>> kernel_groups(const FuncGraph &g, const std::vector<bool> &root);
+
+// A rule that forces node i to be stored given its groups (known once its consumers are decided):
+// empty when none does. Shared by the full evaluation and by the search, which applies it early.
+std::string storage_rule(const FuncGraph &g, const PlannerOptions &opt, const std::vector<bool> &root,
+                         const std::vector<std::set<int>> &groups, int i);
+
+// Kernel choices already costed, by root and members: partitions the search visits share most of
+// their kernels, and costing a kernel (bounds over the graph per block shape) dominates the search.
+using KernelCache = std::map<std::pair<int, std::vector<int>>, KernelChoice>;
+
+Partition evaluate_partition(const FuncGraph &g, const PlannerOptions &opt, const std::vector<bool> &root,
+                             KernelCache *cache = nullptr);
+
+// The cost of any partition, legal for Solder's templates or not (a schedule another
+// auto-scheduler made): every kernel costed with its best block shape, no rule checked.
+Partition score_partition(const FuncGraph &g, const PlannerOptions &opt, const std::vector<bool> &root);
+
+}  // namespace solder::autosched

@@ -1,0 +1,22 @@
+// Every schedule Solder knows for a target (unfused, Halide's auto-schedulers, Solder's plan),
+// applied to a fresh copy of the app's pipeline and scored with Solder's cost model
+// (autosched/schedule_score.h): the table `solder plan APP --compare` prints.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "apps/app_spec.h"
+#include "autosched/schedule_score.h"
+
+namespace solder::autosched {
+
+struct ComparedSchedule {
+    ScheduleScore score;
+    std::string error;  // the schedule failed on this pipeline (an auto-scheduler's error)
+};
+
+std::vector<ComparedSchedule> compare_schedules(const AppSpec &app, AppSize size, const Halide::Target &target,
+                                                const PlannerOptions &opt);
+std::string comparison_table(const std::string &app, const std::vector<ComparedSchedule> &rows);
+
+}  // namespace solder::autosched

@@ -1,0 +1,35 @@
+#include "autosched/schedule_score.h"
+
+#include <map>
+
+#include "autosched/partition.h"
+#include "schedules/pipeline_funcs.h"
+
+namespace solder::autosched {
+
+ScheduleScore score_applied_schedule(const FuncGraph &g, const std::vector<Halide::Func> &outputs,
+                                     const PlannerOptions &opt, const std::string &schedule) {
+    std::map<std::string, Halide::Internal::Function> scheduled;
+    for (auto &f : pipeline_functions(outputs)) scheduled.emplace(f.name(), f);
+    std::vector<bool> root(g.nodes.size(), false);
+    ScheduleScore s;
+    s.schedule = schedule;
+    for (size_t i = 0; i < g.nodes.size(); i++) {
+        const FuncNode &n = g.nodes[i];
+        if (n.is_input) {
+            s.min_bytes += n.bytes();
+            continue;
+        }
+        auto it = scheduled.find(n.name);
+        root[i] = n.is_output || (it != scheduled.end() && is_computed_at_root(it->second));
+        if (n.is_output) s.min_bytes += n.bytes();
+        if (root[i]) s.kernels++;
+        if (root[i] && !n.is_output) s.roots.push_back(n.name);
+    }
+    Partition p = score_partition(g, opt, root);
+    s.total_bytes = p.total_bytes;
+    s.est_us = p.est_us;
+    return s;
+}
+
+}  // namespace solder::autosched

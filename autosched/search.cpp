@@ -1,0 +1,231 @@
+#include "autosched/search.h"
+
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+
+namespace solder::autosched {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Stores, one at a time, the Func each broken rule names. Ends legal: at worst every Func is a root.
+Partition greedy(const FuncGraph &g, const PlannerOptions &opt, std::vector<bool> root,
+                 std::map<int, std::string> &why, KernelCache *cache) {
+    for (size_t iter = 0; iter <= g.nodes.size(); iter++) {
+        Partition p = evaluate_partition(g, opt, root, cache);
+        if (p.legal()) return p;
+        root[p.violation] = true;
+        why[p.violation] = p.violation_reason;
+    }
+    throw std::logic_error("Solder planner: the greedy pass did not converge");
+}
+
+// A lower bound on the estimated time of any partition that keeps the roots chosen so far: every
+// input is read at least once, every root written once and, unless only the user reads it, read
+// back at least once; every root is a launch. (Each kernel's time is at least its bytes' time.)
+struct Bound {
+    const FuncGraph &g;
+    const PlannerOptions &opt;
+    double base_us = 0;
+    explicit Bound(const FuncGraph &g, const PlannerOptions &o) : g(g), opt(o) {
+        for (auto &n : g.nodes)
+            if (n.is_input) base_us += double(n.bytes()) / opt.device.bandwidth_bytes_per_s * 1e6;
+    }
+    double root_us(int r) const {
+        const FuncNode &n = g.nodes[r];
+        int64_t bytes = n.bytes() * (n.out_edges.empty() ? 1 : 2);
+        return double(bytes) / opt.device.bandwidth_bytes_per_s * 1e6 + opt.device.launch_us;
+    }
+};
+
+struct BranchAndBound {
+    const FuncGraph &g;
+    const PlannerOptions &opt;
+    Bound bound;
+    std::vector<int> order;  // optional roots, consumers first
+    std::vector<bool> root;
+    std::vector<std::set<int>> groups;
+    Partition best;
+    double best_us;
+    int64_t evaluated = 0, max_evaluations;
+    Clock::time_point deadline;
+    bool out_of_budget = false, out_of_time = false;
+    KernelCache &cache;
+
+    BranchAndBound(const FuncGraph &g, const PlannerOptions &opt, const std::vector<bool> &forced, Partition incumbent,
+                   KernelCache &cache)
+        : g(g), opt(opt), bound(g, opt), root(forced), best(std::move(incumbent)), cache(cache) {
+        best_us = best.est_us;
+        max_evaluations = opt.search_max_evaluations;
+        deadline = Clock::now() + std::chrono::milliseconds(opt.time_budget_ms);
+        for (int i = int(g.nodes.size()) - 1; i >= 0; i--)
+            if (!g.nodes[i].is_input && !forced[i]) order.push_back(i);
+        groups.resize(g.nodes.size());
+        // Forced roots' groups are known from the start; others are filled in as they are decided.
+        for (size_t i = 0; i < g.nodes.size(); i++)
+            if (forced[i]) groups[i] = {int(i)};
+    }
+
+    void group_of(int i) {
+        groups[i].clear();
+        if (root[i]) {
+            groups[i] = {i};
+            return;
+        }
+        for (int e : g.nodes[i].out_edges) {
+            const auto &cg = groups[g.edges[e].consumer];
+            groups[i].insert(cg.begin(), cg.end());
+        }
+    }
+
+    void run(size_t depth, double lb) {
+        if (out_of_budget || out_of_time) return;
+        if (lb >= best_us * (1 - 1e-9)) return;
+        if (depth == order.size()) {
+            if (++evaluated > max_evaluations) {
+                out_of_budget = true;
+                return;
+            }
+            if ((evaluated & 63) == 0 && Clock::now() > deadline) out_of_time = true;
+            Partition p = evaluate_partition(g, opt, root, &cache);
+            if (p.legal() && p.est_us < best_us * (1 - 1e-9)) best = p, best_us = p.est_us;
+            return;
+        }
+        int i = order[depth];
+        // Not a root first (fusion is the usual winner), unless a rule already forces storing it.
+        root[i] = false;
+        group_of(i);
+        if (storage_rule(g, opt, root, groups, i).empty()) run(depth + 1, lb);
+        root[i] = true;
+        group_of(i);
+        run(depth + 1, lb + bound.root_us(i));
+        root[i] = false;
+    }
+};
+
+// Beyond the exact search's size: flip one optional Func at a time (root <-> fused), mend what the
+// flip breaks with the greedy rules, keep it if the estimate drops; repeat until no flip helps or
+// the evaluation budget is spent. Deterministic: candidates in a fixed order.
+Partition local_improvement(const FuncGraph &g, const PlannerOptions &opt, const std::vector<int> &order,
+                            Partition best, KernelCache &cache, int64_t &evaluated, bool &out_of_budget) {
+    for (bool improved = true; improved && !out_of_budget;) {
+        improved = false;
+        for (int i : order) {
+            if (evaluated >= opt.search_max_evaluations) {
+                out_of_budget = true;
+                break;
+            }
+            std::vector<bool> root = best.root;
+            root[i] = !root[i];
+            std::map<int, std::string> ignored;
+            Partition p;
+            try {
+                p = greedy(g, opt, root, ignored, &cache);
+            } catch (const std::logic_error &) {
+                continue;
+            }
+            evaluated++;
+            if (p.est_us < best.est_us * (1 - 1e-9)) best = p, improved = true;
+        }
+    }
+    return best;
+}
+
+std::string us(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3f us", v);
+    return b;
+}
+
+// Why each stored Func of a searched partition is stored: the rule fusing it would break, or the cost.
+std::map<int, std::string> reasons_for_roots(const FuncGraph &g, const PlannerOptions &opt, const Partition &best) {
+    std::map<int, std::string> why, forced_why;
+    forced_roots(g, opt, forced_why);
+    for (size_t i = 0; i < g.nodes.size(); i++) {
+        if (!best.root[i] || g.nodes[i].is_output) continue;
+        if (forced_why.count(int(i))) {
+            why[int(i)] = forced_why[int(i)];
+            continue;
+        }
+        std::vector<bool> without = best.root;
+        without[i] = false;
+        Partition p = evaluate_partition(g, opt, without);
+        if (!p.legal())
+            why[int(i)] = p.violation == int(i) ? p.violation_reason
+                                                : "fusing it would force storing " + g.nodes[p.violation].name + " (" +
+                                                      p.violation_reason + ")";
+        else
+            why[int(i)] = "storing it is cheaper under the cost model: " + us(best.est_us) + " vs " + us(p.est_us) +
+                          " with it fused";
+    }
+    return why;
+}
+
+}  // namespace
+
+SearchResult search_roots(const FuncGraph &g, const PlannerOptions &opt) {
+    SearchResult r;
+    KernelCache cache;
+    std::vector<bool> forced = forced_roots(g, opt, r.why);
+    r.best = greedy(g, opt, forced, r.why, &cache);
+    r.greedy_us = r.best.est_us;
+    if (!opt.exact_search) {
+        r.summary = "greedy (the exact search is disabled by option)";
+        return r;
+    }
+    BranchAndBound bb(g, opt, forced, r.best, cache);
+    std::string how;
+    if (int(bb.order.size()) <= opt.exact_max_free) {
+        double lb = bb.bound.base_us;
+        for (size_t i = 0; i < g.nodes.size(); i++)
+            if (forced[i]) lb += bb.bound.root_us(int(i));
+        bb.run(0, lb);
+        r.evaluated = bb.evaluated;
+        r.proved_optimal = !bb.out_of_budget && !bb.out_of_time;
+        how = r.proved_optimal ? "exact: least estimated time under the cost model"
+              : bb.out_of_time ? "exact search stopped at the time budget"
+                               : "exact search stopped at its evaluation budget";
+    } else {
+        bool out_of_budget = false;
+        bb.best = local_improvement(g, opt, bb.order, r.best, cache, r.evaluated, out_of_budget);
+        bb.best_us = bb.best.est_us;
+        how = std::to_string(bb.order.size()) + " optional roots, more than the exact search takes (" +
+              std::to_string(opt.exact_max_free) + "): greedy plus local improvement" +
+              (out_of_budget ? ", stopped at its evaluation budget" : "");
+    }
+    bool improved = bb.best_us < r.greedy_us * (1 - 1e-9);
+    if (improved) {
+        r.best = bb.best;
+        r.why = reasons_for_roots(g, opt, r.best);
+    }
+    r.summary = how + " (" + std::to_string(r.evaluated) + " partitions costed" +
+                (improved ? "; improves the greedy plan from " + us(r.greedy_us) + " to " + us(r.best.est_us)
+                          : "; the greedy plan is kept") +
+                ")";
+    return r;
+}
+
+Partition brute_force_roots(const FuncGraph &g, const PlannerOptions &opt, int max_free) {
+    std::map<int, std::string> why;
+    std::vector<bool> forced = forced_roots(g, opt, why);
+    std::vector<int> free;
+    for (size_t i = 0; i < g.nodes.size(); i++)
+        if (!g.nodes[i].is_input && !forced[i]) free.push_back(int(i));
+    if (int(free.size()) > max_free)
+        throw std::runtime_error("brute_force_roots: " + std::to_string(free.size()) + " optional roots, more than " +
+                                 std::to_string(max_free));
+    Partition best;
+    bool found = false;
+    for (uint64_t mask = 0; mask < (uint64_t(1) << free.size()); mask++) {
+        std::vector<bool> root = forced;
+        for (size_t b = 0; b < free.size(); b++)
+            if (mask >> b & 1) root[free[b]] = true;
+        Partition p = evaluate_partition(g, opt, root);
+        if (p.legal() && (!found || p.est_us < best.est_us)) best = p, found = true;
+    }
+    return best;
+}
+
+}  // namespace solder::autosched

@@ -1,0 +1,185 @@
+#include "schedules/schedule_writer.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace solder {
+using namespace Halide;
+
+Stage StageRef::stage() const {
+    Func f = func;  // Func's stage accessors are non-const
+    return update < 0 ? Stage(f) : f.update(update);
+}
+
+std::string tail_strategy_source(TailStrategy t) {
+    switch (t) {
+    case TailStrategy::RoundUp: return "TailStrategy::RoundUp";
+    case TailStrategy::GuardWithIf: return "TailStrategy::GuardWithIf";
+    case TailStrategy::ShiftInwards: return "TailStrategy::ShiftInwards";
+    default: return "TailStrategy::Auto";
+    }
+}
+
+ScheduleWriter::ScheduleWriter(const std::vector<Func> &outputs) {
+    // The same environment and order Pipeline::get_func uses, so the indices mean the same there.
+    std::vector<Internal::Function> outs;
+    std::map<std::string, Internal::Function> env;
+    for (auto &f : outputs) {
+        outs.push_back(f.function());
+        auto calls = Internal::find_transitive_calls(f.function());
+        env.insert(calls.begin(), calls.end());
+    }
+    auto order = Internal::topological_order(outs, env);
+    for (size_t i = 0; i < order.size(); i++) topo_index_[order[i]] = i;
+}
+
+std::string ScheduleWriter::identifier(const std::string &name) {
+    std::string id;
+    for (char c : name) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0]))) id = "v_" + id;
+    std::string base = id;
+    for (int n = 2; ids_taken_.count(id); n++) id = base + "_" + std::to_string(n);
+    ids_taken_[id] = true;
+    return id;
+}
+
+std::string ScheduleWriter::func_id(const Func &f) {
+    auto it = func_ids_.find(f.name());
+    if (it != func_ids_.end()) return it->second;
+    std::string id = identifier(f.name());
+    func_ids_[f.name()] = id;
+    auto idx = topo_index_.find(f.name());
+    if (idx == topo_index_.end())
+        throw std::runtime_error("ScheduleWriter: Func '" + f.name() + "' is not part of the pipeline");
+    func_decls_.push_back("Func " + id + " = pipeline.get_func(" + std::to_string(idx->second) + ");  // " +
+                          f.name());
+    return id;
+}
+
+std::string ScheduleWriter::var_id(const VarOrRVar &v) {
+    const std::string name = v.name();
+    if (!v.is_rvar && name == Var::outermost().name()) return "Var::outermost()";
+    auto it = var_ids_.find(name);
+    if (it != var_ids_.end()) return it->second;
+    std::string id = identifier(name);
+    var_ids_[name] = id;
+    var_decls_.push_back(std::string(v.is_rvar ? "RVar " : "Var ") + id + "(\"" + name + "\");");
+    return id;
+}
+
+std::string ScheduleWriter::stage_expr(const StageRef &s) {
+    std::string f = func_id(s.func);
+    return s.update < 0 ? f : f + ".update(" + std::to_string(s.update) + ")";
+}
+
+void ScheduleWriter::compute_root(Func f) {
+    f.compute_root();
+    emit(func_id(f) + ".compute_root();");
+}
+
+void ScheduleWriter::compute_at(Func f, Func at, const VarOrRVar &v) {
+    if (v.is_rvar) f.compute_at(at, v.rvar);
+    else f.compute_at(at, v.var);
+    emit(func_id(f) + ".compute_at(" + func_id(at) + ", " + var_id(v) + ");");
+}
+
+void ScheduleWriter::split(const StageRef &s, const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
+                           int factor, TailStrategy tail) {
+    s.stage().split(old, outer, inner, factor, tail);
+    emit(stage_expr(s) + ".split(" + var_id(old) + ", " + var_id(outer) + ", " + var_id(inner) + ", " +
+         std::to_string(factor) + ", " + tail_strategy_source(tail) + ");");
+}
+
+void ScheduleWriter::fuse(const StageRef &s, const VarOrRVar &a, const VarOrRVar &b, const Var &fused) {
+    s.stage().fuse(a, b, fused);
+    emit(stage_expr(s) + ".fuse(" + var_id(a) + ", " + var_id(b) + ", " + var_id(fused) + ");");
+}
+
+void ScheduleWriter::gpu_blocks(const StageRef &s, const VarOrRVar &v) {
+    s.stage().gpu_blocks(v);
+    emit(stage_expr(s) + ".gpu_blocks(" + var_id(v) + ");");
+}
+
+void ScheduleWriter::gpu_threads(const StageRef &s, const VarOrRVar &v) {
+    s.stage().gpu_threads(v);
+    emit(stage_expr(s) + ".gpu_threads(" + var_id(v) + ");");
+}
+
+void ScheduleWriter::gpu_threads(const StageRef &s, const VarOrRVar &x, const VarOrRVar &y) {
+    s.stage().gpu_threads(x, y);
+    emit(stage_expr(s) + ".gpu_threads(" + var_id(x) + ", " + var_id(y) + ");");
+}
+
+void ScheduleWriter::gpu_single_thread(const StageRef &s) {
+    s.stage().gpu_single_thread();
+    emit(stage_expr(s) + ".gpu_single_thread();");
+}
+
+void ScheduleWriter::gpu_tile(const StageRef &s, const VarOrRVar &x, const Var &bx, const Var &tx, int factor,
+                              TailStrategy tail) {
+    s.stage().gpu_tile(x, bx, tx, factor, tail);
+    emit(stage_expr(s) + ".gpu_tile(" + var_id(x) + ", " + var_id(bx) + ", " + var_id(tx) + ", " +
+         std::to_string(factor) + ", " + tail_strategy_source(tail) + ");");
+}
+
+void ScheduleWriter::gpu_tile(const StageRef &s, const VarOrRVar &x, const VarOrRVar &y, const Var &xo,
+                              const Var &yo, const Var &xi, const Var &yi, int fx, int fy, TailStrategy tail) {
+    s.stage().gpu_tile(x, y, xo, yo, xi, yi, fx, fy, tail);
+    emit(stage_expr(s) + ".gpu_tile(" + var_id(x) + ", " + var_id(y) + ", " + var_id(xo) + ", " + var_id(yo) + ", " +
+         var_id(xi) + ", " + var_id(yi) + ", " + std::to_string(fx) + ", " + std::to_string(fy) + ", " +
+         tail_strategy_source(tail) + ");");
+}
+
+void ScheduleWriter::tile(const StageRef &s, const VarOrRVar &x, const VarOrRVar &y, const Var &xo, const Var &yo,
+                          const Var &xi, const Var &yi, int fx, int fy, TailStrategy tail) {
+    s.stage().tile(x, y, xo, yo, xi, yi, fx, fy, tail);
+    emit(stage_expr(s) + ".tile(" + var_id(x) + ", " + var_id(y) + ", " + var_id(xo) + ", " + var_id(yo) + ", " +
+         var_id(xi) + ", " + var_id(yi) + ", " + std::to_string(fx) + ", " + std::to_string(fy) + ", " +
+         tail_strategy_source(tail) + ");");
+}
+
+void ScheduleWriter::parallel(const StageRef &s, const VarOrRVar &v) {
+    s.stage().parallel(v);
+    emit(stage_expr(s) + ".parallel(" + var_id(v) + ");");
+}
+
+void ScheduleWriter::reorder(const StageRef &s, const std::vector<VarOrRVar> &innermost_first) {
+    s.stage().reorder(innermost_first);
+    std::string args;
+    for (auto &v : innermost_first) args += (args.empty() ? "" : ", ") + var_id(v);
+    emit(stage_expr(s) + ".reorder(" + args + ");");
+}
+
+void ScheduleWriter::vectorize(const StageRef &s, const VarOrRVar &v, int width, TailStrategy tail) {
+    s.stage().vectorize(v, width, tail);
+    emit(stage_expr(s) + ".vectorize(" + var_id(v) + ", " + std::to_string(width) + ", " + tail_strategy_source(tail) +
+         ");");
+}
+
+void ScheduleWriter::compute_with(const StageRef &s, const StageRef &with, const VarOrRVar &v) {
+    s.stage().compute_with(with.stage(), v);
+    emit(stage_expr(s) + ".compute_with(" + stage_expr(with) + ", " + var_id(v) + ");");
+}
+
+Func ScheduleWriter::rfactor(const StageRef &s, const RVar &r, const Var &v) {
+    Func intm = s.stage().rfactor(r, v);
+    // The intermediate is not in the pipeline's Func list: the statement that makes it names it.
+    std::string id = identifier(intm.name());
+    func_ids_[intm.name()] = id;
+    emit("Func " + id + " = " + stage_expr(s) + ".rfactor(" + var_id(r) + ", " + var_id(v) + ");");
+    return intm;
+}
+
+std::string ScheduleWriter::source(const std::string &header_comment) const {
+    std::string out;
+    if (!header_comment.empty()) out += "// " + header_comment + "\n";
+    for (auto &l : func_decls_) out += l + "\n";
+    // Sorted: argument evaluation order (which decides first use) varies between compilers.
+    std::vector<std::string> vars = var_decls_;
+    std::sort(vars.begin(), vars.end());
+    for (auto &l : vars) out += l + "\n";
+    for (auto &l : lines_) out += l + "\n";
+    return out;
+}
+
+}  // namespace solder

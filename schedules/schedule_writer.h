@@ -1,0 +1,72 @@
+// Applies schedule directives to Funcs and writes the same directives down as C++ schedule source
+// (Halide's `schedule_source`) that a user can paste into a generator's schedule(). Solder's
+// templates schedule only through a writer, so the source cannot drift from what was applied.
+//
+// The source follows the form of Halide's .schedule.h files: Funcs are fetched with
+// `pipeline.get_func(i)` (Halide's schedule-independent topological order), Vars and RVars are
+// declared by name (Halide matches loop variables by name), directives follow in applied order.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "Halide.h"
+
+namespace solder {
+
+// One stage of a Func: the pure definition (update = -1) or update `update`.
+struct StageRef {
+    Halide::Func func;
+    int update = -1;
+    Halide::Stage stage() const;
+};
+
+class ScheduleWriter {
+public:
+    explicit ScheduleWriter(const std::vector<Halide::Func> &outputs);
+
+    void compute_root(Halide::Func f);
+    void compute_at(Halide::Func f, Halide::Func at, const Halide::VarOrRVar &v);
+    void split(const StageRef &s, const Halide::VarOrRVar &old, const Halide::VarOrRVar &outer,
+               const Halide::VarOrRVar &inner, int factor, Halide::TailStrategy tail);
+    void fuse(const StageRef &s, const Halide::VarOrRVar &a, const Halide::VarOrRVar &b, const Halide::Var &fused);
+    void gpu_blocks(const StageRef &s, const Halide::VarOrRVar &v);
+    void gpu_threads(const StageRef &s, const Halide::VarOrRVar &v);
+    void gpu_threads(const StageRef &s, const Halide::VarOrRVar &x, const Halide::VarOrRVar &y);
+    void gpu_single_thread(const StageRef &s);
+    void gpu_tile(const StageRef &s, const Halide::VarOrRVar &x, const Halide::Var &bx, const Halide::Var &tx,
+                  int factor, Halide::TailStrategy tail);
+    void gpu_tile(const StageRef &s, const Halide::VarOrRVar &x, const Halide::VarOrRVar &y, const Halide::Var &xo,
+                  const Halide::Var &yo, const Halide::Var &xi, const Halide::Var &yi, int fx, int fy,
+                  Halide::TailStrategy tail);
+    void tile(const StageRef &s, const Halide::VarOrRVar &x, const Halide::VarOrRVar &y, const Halide::Var &xo,
+              const Halide::Var &yo, const Halide::Var &xi, const Halide::Var &yi, int fx, int fy,
+              Halide::TailStrategy tail);
+    void parallel(const StageRef &s, const Halide::VarOrRVar &v);
+    void reorder(const StageRef &s, const std::vector<Halide::VarOrRVar> &innermost_first);
+    void vectorize(const StageRef &s, const Halide::VarOrRVar &v, int width, Halide::TailStrategy tail);
+    void compute_with(const StageRef &s, const StageRef &with, const Halide::VarOrRVar &v);
+    // Splits off the reduction's intermediate over `r` (as Stage::rfactor); the new Func is named
+    // in the source from the statement that creates it.
+    Halide::Func rfactor(const StageRef &s, const Halide::RVar &r, const Halide::Var &v);
+
+    // Declarations first (Funcs, Vars, RVars), then the directives in the order they were applied.
+    std::string source(const std::string &header_comment) const;
+
+private:
+    std::string func_id(const Halide::Func &f);
+    std::string stage_expr(const StageRef &s);
+    std::string var_id(const Halide::VarOrRVar &v);
+    std::string identifier(const std::string &name);
+    void emit(const std::string &line) { lines_.push_back(line); }
+
+    std::map<std::string, size_t> topo_index_;     // Func name -> pipeline.get_func index
+    std::map<std::string, std::string> func_ids_;  // Func name -> C++ identifier
+    std::map<std::string, std::string> var_ids_;   // Var/RVar name -> C++ identifier
+    std::map<std::string, bool> ids_taken_;
+    std::vector<std::string> func_decls_, var_decls_, lines_;
+};
+
+std::string tail_strategy_source(Halide::TailStrategy t);
+
+}  // namespace solder

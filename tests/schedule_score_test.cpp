@@ -1,0 +1,66 @@
+// The cost model scores schedules it did not make (autosched/schedule_score.h): the unfused
+// schedule stores every Func; Solder's own plan, read back from the scheduled Funcs, scores what the
+// planner said; and on every bundled app where Halide's auto-schedulers run, Solder moves no more
+// bytes than they do under the same model.
+#include <gtest/gtest.h>
+
+#include "apps/app_pipeline.h"
+#include "autosched/planner.h"
+#include "autosched/schedule_comparison.h"
+#include "runtime/targets.h"
+
+using namespace solder;
+using namespace solder::autosched;
+
+namespace {
+
+const ScheduleScore *find_row(const std::vector<ComparedSchedule> &rows, const std::string &name) {
+    for (auto &r : rows)
+        if (r.score.schedule == name && r.error.empty()) return &r.score;
+    return nullptr;
+}
+
+std::vector<std::string> bundled_app_names() {
+    std::vector<std::string> v;
+    for (auto &a : all_app_specs()) v.push_back(a.name);
+    return v;
+}
+
+}  // namespace
+
+TEST(ScheduleScore, ReadsBackUnfusedAndSolderSchedules) {
+    const AppSpec *app = find_app_spec("layernorm");
+    auto rows = compare_schedules(*app, AppSize::Full, make_target("cuda"), PlannerOptions{});
+    const ScheduleScore *unfused = find_row(rows, "unfused"), *solder = find_row(rows, "solder");
+    ASSERT_TRUE(unfused && solder);
+    BuiltPipeline p = build_app_pipeline(*app, AppSize::Full);
+    FuncGraph g = FuncGraph::build(p.outputs);
+    int funcs = 0;
+    for (auto &n : g.nodes) funcs += !n.is_input;
+    EXPECT_EQ(unfused->kernels, funcs);
+    Plan plan = plan_pipeline(g, PlannerOptions{}, "layernorm");
+    EXPECT_EQ(solder->kernels, int(plan.kernels.size()));
+    EXPECT_EQ(solder->total_bytes, plan.total_bytes);
+    EXPECT_GT(unfused->total_bytes, solder->total_bytes);
+}
+
+// One test per app (they run in parallel under ctest): Halide's GPU auto-schedulers on each.
+class ScheduleScoreApp : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ScheduleScoreApp, SolderMovesNoMoreBytesThanHalidesAutoschedulers) {
+    const AppSpec *app = find_app_spec(GetParam());
+    auto rows = compare_schedules(*app, AppSize::Small, make_target("cuda"), PlannerOptions{});
+    const ScheduleScore *solder = find_row(rows, "solder");
+    ASSERT_TRUE(solder) << comparison_table(app->name, rows);
+    int compared = 0;
+    for (auto &r : rows) {
+        if (!r.error.empty() || r.score.schedule == "solder" || r.score.schedule == "unfused") continue;
+        EXPECT_LE(solder->total_bytes, r.score.total_bytes)
+            << "solder vs " << r.score.schedule << "\n" << comparison_table(app->name, rows);
+        compared++;
+    }
+    EXPECT_GE(compared, 1) << "no auto-scheduler ran\n" << comparison_table(app->name, rows);
+}
+
+INSTANTIATE_TEST_SUITE_P(Apps, ScheduleScoreApp, ::testing::ValuesIn(bundled_app_names()),
+                         [](const auto &info) { return info.param; });
