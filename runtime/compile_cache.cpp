@@ -12,6 +12,7 @@
 #include <shared_mutex>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "runtime/halide_error.h"
 #include "runtime/pipeline_fingerprint.h"
@@ -87,9 +88,30 @@ bool reuse_from_disk(const std::string &so, const std::string &disk_key, AppBuil
     return true;
 }
 
-// The files compile_pipeline_library writes for a stem. The .so goes last: once it has its final
-// name the library is complete.
-const char *const kLibraryFiles[] = {".a", ".h", ".info.cpp", ".link.log", ".so"};
+// The files written for a stem (.a, .h, .info.cpp, .link.log, .so, and whatever else a later
+// step adds): every file named STEM.something.
+std::vector<fs::path> files_of(const std::string &dir, const std::string &stem) {
+    std::vector<fs::path> found;
+    std::error_code ec;
+    for (auto &e : fs::directory_iterator(dir, ec)) {
+        std::string name = e.path().filename().string();
+        if (name.compare(0, stem.size() + 1, stem + ".") == 0) found.push_back(e.path());
+    }
+    return found;
+}
+
+// Gives the files of `from` the stem `to`, the .so last: once it has its final name the library is
+// complete.
+void rename_stem(const std::string &dir, const std::string &from, const std::string &to) {
+    fs::path so;
+    for (auto &f : files_of(dir, from)) {
+        fs::path dest = fs::path(dir) / (to + f.filename().string().substr(from.size()));
+        if (f.extension() == ".so") so = f;
+        else fs::rename(f, dest);
+    }
+    if (so.empty()) throw std::runtime_error("compiling left no library named " + from + ".so in " + dir);
+    fs::rename(so, fs::path(dir) / (to + ".so"));
+}
 
 // A knob's comma-separated words as a set: order and repeats do not change what is compiled, and
 // `fallback` in SOLDER_DISABLE is about running (runtime/fallback_run.h), not compiling.
@@ -232,7 +254,7 @@ AppBuild CompileCache::compile(const AppBuildRequest &req, BuiltPipeline &p, con
     naming.extra_info["cache_key"] = disk_key;
     auto remove_temporaries = [&] {
         std::error_code ec;
-        for (const char *ext : kLibraryFiles) fs::remove(fs::path(dir) / (naming.stem + ext), ec);
+        for (auto &f : files_of(dir, naming.stem)) fs::remove(f, ec);
     };
     try {
         if (schedule_forks(req.schedule)) {
@@ -242,10 +264,7 @@ AppBuild CompileCache::compile(const AppBuildRequest &req, BuiltPipeline &p, con
             std::shared_lock<std::shared_mutex> shared(fork_guard());
             b = schedule_and_compile(req, p, naming);
         }
-        for (const char *ext : kLibraryFiles) {
-            fs::path from = fs::path(dir) / (naming.stem + ext);
-            if (fs::exists(from)) fs::rename(from, fs::path(dir) / (stem + ext));
-        }
+        rename_stem(dir, naming.stem, stem);
     } catch (...) {
         remove_temporaries();
         throw;

@@ -58,6 +58,7 @@ bool schedule_has_fallback(const std::string &schedule) { return schedule == "so
 
 void validate_run_request(const AppBuildRequest &req) {
     validate_app_request(req);
+    CompileCache::shared();  // a malformed SOLDER_CACHE_ENTRIES / SOLDER_CACHE_DISK is reported here
     autosched::fallback_disabled_in_env();  // rejects unknown words
     if (injected_fault_from_env() == InjectedFault::Launch && req.target == "host")
         throw std::runtime_error("SOLDER_INJECT_FAULT=launch needs a GPU target (opencl or cuda): on the host "
