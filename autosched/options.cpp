@@ -4,6 +4,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "runtime/unknown_name_error.h"
+
 namespace solder::autosched {
 
 void apply_disable_list(PlannerOptions &opt, const std::string &list) {
@@ -17,9 +19,17 @@ void apply_disable_list(PlannerOptions &opt, const std::string &list) {
         else if (w == "exact") opt.exact_search = false;
         else if (w == "fallback") continue;  // a runtime knob, not the planner's
         else
-            throw std::runtime_error("unknown word '" + w +
-                                     "' in SOLDER_DISABLE / --disable (valid: horizontal, remat, compute_at, exact, fallback)");
+            throw UnknownNameError("unknown word '" + w +
+                                   "' in SOLDER_DISABLE / --disable (valid: horizontal, remat, compute_at, exact, fallback)");
     }
+}
+
+bool fallback_disabled_in_env() {
+    const char *d = std::getenv("SOLDER_DISABLE");
+    if (!d) return false;
+    PlannerOptions unused;
+    apply_disable_list(unused, d);  // only to reject unknown words
+    return ("," + std::string(d) + ",").find(",fallback,") != std::string::npos;
 }
 
 PlannerOptions options_from_env(bool gpu) {

@@ -8,7 +8,12 @@
 namespace solder::autosched {
 
 PlannerOptions options_from_env(bool gpu);
-// Applies a comma-separated --disable list on top of `opt`; throws on an unknown word.
+// Applies a comma-separated --disable list on top of `opt`; throws UnknownNameError
+// (runtime/unknown_name_error.h) on an unknown word.
 void apply_disable_list(PlannerOptions &opt, const std::string &list);
+// Whether SOLDER_DISABLE holds `fallback`: then a failing Solder schedule is an error instead of
+// being replaced by the unfused one (runtime/fallback_run.h). Throws on an unknown word, so a typo
+// in SOLDER_DISABLE is caught whatever the schedule.
+bool fallback_disabled_in_env();
 
 }  // namespace solder::autosched

@@ -68,15 +68,20 @@ Row run_child(const std::string &self, const std::string &app, const std::string
     }
     bool pass = field(result, "pass") == "true";
     std::string error = field(result, "error");
+    // Solder's schedule failed and the unfused one ran instead (runtime/fallback_run.h): the row's
+    // numbers are the unfused schedule's, so it is marked and counted as a failure of the schedule.
+    std::string fallback = field(result, "fallback");
+    if (!fallback.empty()) r.note = first_line(fallback);
     if (!error.empty()) {
         r.status = "FAIL (see notes)";
-        r.note = first_line(error);
+        r.note = (r.note.empty() ? "" : r.note + "; ") + first_line(error);
         if (field(result, "us") == "0.000") return r;
     }
     r.kernels = field(result, "kernels");
     r.err = field(result, "max_err");
     r.us = field(result, "us");
     if (r.note.empty()) r.status = pass ? "PASS" : "FAIL";
+    else if (error.empty()) r.status = pass ? "PASS (fallback)" : "FAIL (fallback)";
     return r;
 }
 

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "runtime/halide_error.h"
 #include "runtime/targets.h"
+#include "runtime/unknown_name_error.h"
 #include "schedules/pipeline_funcs.h"
 
 namespace solder {
@@ -19,7 +20,7 @@ int cmd_plan(int argc, char **argv) {
     Args a = Args::parse(argc, argv, 2, {"target", "disable"}, {"small", "json", "graph", "source", "compare"});
     if (a.positional.size() != 1) throw UsageError("plan takes exactly one APP");
     const AppSpec *app = find_app_spec(a.positional[0]);
-    if (!app) throw std::runtime_error("unknown app '" + a.positional[0] + "' (apps: " + app_names_joined() + ")");
+    if (!app) throw UnknownNameError("unknown app '" + a.positional[0] + "' (apps: " + app_names_joined() + ")");
     AppSize size = a.has("small") ? AppSize::Small : AppSize::Full;
     Halide::Target t = make_target(a.get("target", "cuda"));
     BuiltPipeline p = with_halide_errors(app->name, [&] { return build_app_pipeline(*app, size); });

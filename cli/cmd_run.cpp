@@ -7,6 +7,7 @@
 #include "runtime/app_build.h"
 #include "runtime/app_runner.h"
 #include "runtime/device_probe.h"
+#include "runtime/fallback_run.h"
 #include "runtime/report_format.h"
 
 namespace solder {
@@ -30,6 +31,7 @@ int cmd_run(int argc, char **argv) {
     req.target = a.get("target", "host");
     req.schedule = a.get("schedule", "unfused");
     req.out_dir = a.get("out");
+    validate_run_request(req);  // unknown names exit with 2, before any work
     if (req.target == "cuda" && !cuda_gpu_present())
         throw std::runtime_error("target cuda needs an NVIDIA GPU and none was found here; use "
                                  "`solder build " + req.app + " --target cuda ...` to compile for the GPU machine");
@@ -39,17 +41,15 @@ int cmd_run(int argc, char **argv) {
     RunContext ctx{req.app, req.schedule, req.target, size_name(req.size), "", 0, 0};
     RunReport rep;
     try {
-        AppBuild b = build_app_library(req);
-        ctx.loop_nests = b.loop_nests;
-        ctx.compile_s = b.schedule_s + b.compile_s;
-        std::string err;
-        auto lib = PipelineLibrary::open(b.library_path, &err);
-        if (!lib) throw std::runtime_error(err);
         RunOptions opt;
         opt.size = req.size;
         opt.iters = std::stoi(a.get("iters", "10"));
         opt.seed = std::stoull(a.get("seed", "1"));
-        rep = run_app(*find_app_spec(req.app), *lib, opt);
+        // Through the compile cache, with the fallback to the unfused schedule (runtime/fallback_run.h).
+        AppRun run = build_and_run_app(req, opt);
+        ctx.loop_nests = run.build.loop_nests;
+        ctx.compile_s = run.build.schedule_s + run.build.compile_s;
+        rep = run.report;
         std::fputs(format_report(ctx, rep).c_str(), stdout);
     } catch (const std::exception &e) {
         rep.error = e.what();

@@ -7,6 +7,7 @@
 #include "Halide.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "runtime/unknown_name_error.h"
 
 namespace {
 const char *kUsage =
@@ -39,6 +40,9 @@ int main(int argc, char **argv) {
         return 2;
     } catch (const solder::UsageError &e) {
         std::fprintf(stderr, "solder %s: %s\n%s", cmd.c_str(), e.what(), kUsage);
+        return 2;
+    } catch (const solder::UnknownNameError &e) {
+        std::fprintf(stderr, "solder %s: error: %s\n", cmd.c_str(), e.what());
         return 2;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "solder %s: error: %s\n", cmd.c_str(), e.what());

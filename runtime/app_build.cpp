@@ -8,6 +8,7 @@
 
 #include "apps/app_pipeline.h"
 #include "runtime/aot_compiler.h"
+#include "runtime/fault_injection.h"
 #include "runtime/halide_error.h"
 #include "runtime/targets.h"
 #include "schedules/pipeline_funcs.h"
@@ -22,25 +23,43 @@ std::string default_out_dir() {
 
 std::string size_name(AppSize s) { return s == AppSize::Full ? "full" : "small"; }
 
-AppBuild build_app_library(const AppBuildRequest &req) {
-    const AppSpec *app = find_app_spec(req.app);
-    if (!app) throw std::runtime_error("unknown app '" + req.app + "' (apps: " + app_names_joined() + ")");
+void validate_app_request(const AppBuildRequest &req) {
+    if (!find_app_spec(req.app))
+        throw UnknownNameError("unknown app '" + req.app + "' (apps: " + app_names_joined() + ")");
     if (!is_target_name(req.target))
-        throw std::runtime_error("unknown target '" + req.target + "' (targets: host, opencl, cuda)");
+        throw UnknownNameError("unknown target '" + req.target + "' (targets: host, opencl, cuda)");
     const ScheduleChoice *sched = find_schedule(req.schedule);
     if (!sched)
-        throw std::runtime_error("unknown schedule '" + req.schedule + "' (schedules: " + schedule_names_joined() + ")");
-    Halide::Target target = make_target(req.target);
-    if (!sched->supports(target))
+        throw UnknownNameError("unknown schedule '" + req.schedule + "' (schedules: " + schedule_names_joined() + ")");
+    if (!sched->supports(make_target(req.target)))
         throw std::runtime_error("schedule '" + req.schedule + "' is not available for target '" + req.target +
                                  "' (" + sched->description + ")");
+}
+
+BuiltPipeline build_app_funcs(const AppBuildRequest &req) {
+    validate_app_request(req);
+    const AppSpec *app = find_app_spec(req.app);
+    return with_halide_errors(req.app + ": building its Funcs", [&] { return build_app_pipeline(*app, req.size); });
+}
+
+AppBuild build_app_library(const AppBuildRequest &req) {
+    BuiltPipeline p = build_app_funcs(req);
+    return schedule_and_compile(req, p);
+}
+
+AppBuild schedule_and_compile(const AppBuildRequest &req, BuiltPipeline &p, const LibraryNaming &naming) {
+    validate_app_request(req);
+    const ScheduleChoice *sched = find_schedule(req.schedule);
+    Halide::Target target = make_target(req.target);
 
     using clock = std::chrono::steady_clock;
     AppBuild b;
-    BuiltPipeline p = with_halide_errors(req.app + ": building its Funcs", [&] { return build_app_pipeline(*app, req.size); });
     auto t0 = clock::now();
     try {
-        AppliedSchedule applied = with_halide_errors("Halide", [&] { return sched->apply(p.outputs, target); });
+        AppliedSchedule applied = with_halide_errors("Halide", [&] {
+            if (req.inject_compile_fault) throw Halide::CompileError(injected_compile_fault_message(req.app, req.schedule));
+            return sched->apply(p.outputs, target);
+        });
         b.schedule_source = applied.source;
         b.plan = applied.plan;
     } catch (const std::exception &e) {
@@ -55,11 +74,13 @@ AppBuild build_app_library(const AppBuildRequest &req) {
     lr.target = target;
     lr.out_dir = req.out_dir.empty() ? default_out_dir() : req.out_dir;
     lr.stem = req.app + "__" + req.schedule + "__" + req.target + "__" + size_name(req.size);
+    if (!naming.stem.empty()) lr.stem = naming.stem;
     lr.info = {{"app", req.app},
                {"schedule", req.schedule},
                {"target", req.target},
                {"size", size_name(req.size)},
                {"loop_nests", std::to_string(b.loop_nests)}};
+    lr.info.insert(naming.extra_info.begin(), naming.extra_info.end());
     try {
         b.library_path = with_halide_errors("Halide", [&] { return compile_pipeline_library(lr); });
     } catch (const std::exception &e) {

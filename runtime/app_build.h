@@ -1,11 +1,14 @@
 // One step from an app name to a loadable library: build the app's Funcs at a size, apply a named
 // schedule for a target, compile and link (runtime/aot_compiler.h).
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 
+#include "apps/app_pipeline.h"
 #include "apps/app_spec.h"
 #include "autosched/plan.h"
+#include "runtime/unknown_name_error.h"
 
 namespace solder {
 
@@ -15,6 +18,9 @@ struct AppBuildRequest {
     std::string target = "host";  // host, opencl, cuda
     std::string schedule = "unfused";
     std::string out_dir;          // empty: a per-user folder under the system temp dir
+    // SOLDER_INJECT_FAULT=compile (runtime/fault_injection.h): applying the schedule throws a
+    // Halide::CompileError, so the fallback path is tested with Halide's own error type.
+    bool inject_compile_fault = false;
 };
 
 struct AppBuild {
@@ -26,8 +32,20 @@ struct AppBuild {
     std::shared_ptr<const autosched::Plan> plan;  // Solder's plan (schedule "solder" only)
 };
 
-// Throws std::runtime_error with a message naming the app, schedule or target that is wrong.
+// Throws UnknownNameError naming the app, schedule or target that is wrong, and std::runtime_error
+// when the schedule is not available for the target or fails.
 AppBuild build_app_library(const AppBuildRequest &req);
+
+// build_app_library in two steps, for callers that look at the Funcs before they are scheduled
+// (runtime/compile_cache.h keys on them). build_app_funcs checks the names and builds the Funcs.
+BuiltPipeline build_app_funcs(const AppBuildRequest &req);
+void validate_app_request(const AppBuildRequest &req);  // the name checks alone
+struct LibraryNaming {
+    std::string stem;                               // empty: app__schedule__target__size
+    std::map<std::string, std::string> extra_info;  // more key=value lines in the library's info
+};
+AppBuild schedule_and_compile(const AppBuildRequest &req, BuiltPipeline &p, const LibraryNaming &naming = {});
+
 std::string default_out_dir();
 std::string size_name(AppSize s);
 

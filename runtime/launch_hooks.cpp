@@ -29,6 +29,17 @@ void record(int api, const char *kernel, const uint32_t grid[3], const uint32_t 
     r.shared_bytes = shmem;
 }
 
+// SOLDER_INJECT_FAULT=launch (runtime/fault_injection.h) turns this on in the one library being
+// tried; every library has its own copy of these hooks, so a fallback library launches normally.
+std::atomic<bool> g_inject_launch_fault{false};
+// The kernel whose launch failed last (injected or real): Halide's message does not name it.
+char g_failed_kernel[96];
+
+void note_failed_launch(const char *kernel) {
+    std::strncpy(g_failed_kernel, kernel ? kernel : "?", sizeof(g_failed_kernel) - 1);
+    g_failed_kernel[sizeof(g_failed_kernel) - 1] = 0;
+}
+
 // --- OpenCL ---
 using cl_enqueue_t = int (*)(void *, void *, unsigned, const size_t *, const size_t *, const size_t *, unsigned,
                              const void *, void *);
@@ -36,6 +47,7 @@ using cl_kernel_info_t = int (*)(void *, unsigned, size_t, void *, size_t *);
 cl_enqueue_t real_cl_enqueue = nullptr;
 cl_kernel_info_t real_cl_kernel_info = nullptr;
 constexpr unsigned CL_KERNEL_FUNCTION_NAME = 0x1190;
+constexpr int CL_OUT_OF_RESOURCES = -5;
 
 int hooked_cl_enqueue(void *queue, void *kernel, unsigned dims, const size_t *offset, const size_t *global,
                       const size_t *local, unsigned nwait, const void *wait, void *event) {
@@ -47,19 +59,32 @@ int hooked_cl_enqueue(void *queue, void *kernel, unsigned dims, const size_t *of
         g[k] = uint32_t(global[k] / (b[k] ? b[k] : 1));
     }
     record(SOLDER_API_OPENCL, name, g, b, 0);
-    return real_cl_enqueue(queue, kernel, dims, offset, global, local, nwait, wait, event);
+    int rc = g_inject_launch_fault ? CL_OUT_OF_RESOURCES
+                                   : real_cl_enqueue(queue, kernel, dims, offset, global, local, nwait, wait, event);
+    if (rc != 0) note_failed_launch(name);
+    return rc;
 }
 
 // --- CUDA driver ---
 using cu_launch_t = int (*)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
                             void **, void **);
 cu_launch_t real_cu_launch = nullptr;
+using cu_func_name_t = int (*)(const char **, void *);
+cu_func_name_t real_cu_func_name = nullptr;  // cuFuncGetName: CUDA 12.3 and later only
+constexpr int CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701;
 
 int hooked_cu_launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                      unsigned shmem, void *stream, void **params, void **extra) {
     uint32_t g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
     record(SOLDER_API_CUDA, "cuda_kernel", g, b, shmem);
-    return real_cu_launch(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra);
+    int rc = g_inject_launch_fault ? CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
+                                   : real_cu_launch(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra);
+    if (rc != 0) {
+        const char *name = nullptr;
+        if (!real_cu_func_name || real_cu_func_name(&name, f) != 0) name = "cuda_kernel";
+        note_failed_launch(name);
+    }
+    return rc;
 }
 
 char g_last_error[4096];
@@ -112,6 +137,7 @@ void *halide_get_library_symbol(void *lib, const char *name) {
     }
     if (std::strcmp(name, "cuLaunchKernel") == 0) {
         real_cu_launch = reinterpret_cast<cu_launch_t>(sym);
+        real_cu_func_name = reinterpret_cast<cu_func_name_t>(dlsym(lib ? lib : RTLD_DEFAULT, "cuFuncGetName"));
         return reinterpret_cast<void *>(&hooked_cu_launch);
     }
     return sym;
@@ -123,8 +149,11 @@ int solder_hooks_records(const solder_launch_record **out) {
     int n = g_nrecords.load();
     return n < kMaxRecords ? n : kMaxRecords;
 }
+void solder_hooks_inject_launch_fault(int on) { g_inject_launch_fault = on != 0; }
+const char *solder_hooks_failed_kernel() { return g_failed_kernel; }
 void solder_hooks_reset() {
     g_last_error[0] = 0;
+    g_failed_kernel[0] = 0;
     g_launches = 0;
     g_nrecords = 0;
 }

@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "runtime/buffer_checks.h"
+
 namespace solder {
 
 std::unique_ptr<PipelineLibrary> PipelineLibrary::open(const std::string &path, std::string *error) {
@@ -23,6 +25,8 @@ std::unique_ptr<PipelineLibrary> PipelineLibrary::open(const std::string &path, 
     lib->records_ = reinterpret_cast<int (*)(const solder_launch_record **)>(sym("solder_hooks_records"));
     lib->reset_ = reinterpret_cast<void (*)()>(sym("solder_hooks_reset"));
     lib->last_error_ = reinterpret_cast<const char *(*)()>(sym("solder_hooks_last_error"));
+    lib->inject_fault_ = reinterpret_cast<void (*)(int)>(sym("solder_hooks_inject_launch_fault"));
+    lib->failed_kernel_ = reinterpret_cast<const char *(*)()>(sym("solder_hooks_failed_kernel"));
     if (!lib->argv_ || !lib->metadata_ || !lib->info_ || !lib->launches_ || !lib->records_ || !lib->reset_ || !lib->last_error_) {
         *error = "'" + path + "' is not a Solder pipeline library (missing " + kPipelineEntry +
                  "_argv, _metadata, solder_library_info or the launch hooks)";
@@ -60,13 +64,28 @@ int PipelineLibrary::call(const std::vector<halide_buffer_t *> &inputs, const st
         *error = o.str();
         return -1;
     }
+    for (int i = 0; i < md->num_arguments; i++) {
+        std::string bad = check_buffer_argument(md->arguments[i], i, static_cast<halide_buffer_t *>(args[i]));
+        if (!bad.empty()) {
+            *error = "pipeline in '" + path_ + "': " + bad;
+            return -1;
+        }
+    }
     int rc = argv_(args.data());
     if (rc != 0) {
         std::string msg = last_error_();
         while (!msg.empty() && msg.back() == '\n') msg.pop_back();
         *error = "the pipeline failed with Halide error " + std::to_string(rc) + (msg.empty() ? "" : ": " + msg);
+        std::string kernel = failed_kernel_ ? failed_kernel_() : "";
+        if (!kernel.empty()) *error += " (launching kernel '" + kernel + "')";
     }
     return rc;
+}
+
+bool PipelineLibrary::inject_launch_fault(bool on) {
+    if (!inject_fault_) return false;
+    inject_fault_(on ? 1 : 0);
+    return true;
 }
 
 std::string PipelineLibrary::info(const std::string &key) const {

@@ -21,7 +21,8 @@ public:
     ~PipelineLibrary();
 
     // Calls the pipeline with buffers in the order of the spec's inputs and outputs. Returns
-    // Halide's error code (0 on success); *error gets a readable message on failure.
+    // Halide's error code (0 on success); *error gets a readable message on failure. Each buffer
+    // is first checked against the library's arguments (runtime/buffer_checks.h).
     int call(const std::vector<halide_buffer_t *> &inputs, const std::vector<halide_buffer_t *> &outputs,
              std::string *error);
 
@@ -34,6 +35,10 @@ public:
     std::vector<solder_launch_record> launch_records() const;
     void reset_launches() { reset_(); }
 
+    // SOLDER_INJECT_FAULT=launch (runtime/fault_injection.h): every kernel launch of this library
+    // fails with the driver's out-of-resources code. False if the library predates the switch.
+    bool inject_launch_fault(bool on);
+
 private:
     PipelineLibrary() = default;
     std::string path_;
@@ -45,6 +50,8 @@ private:
     int (*records_)(const solder_launch_record **) = nullptr;
     void (*reset_)() = nullptr;
     const char *(*last_error_)() = nullptr;
+    void (*inject_fault_)(int) = nullptr;       // optional: libraries built before it lack it
+    const char *(*failed_kernel_)() = nullptr;  // optional, likewise
 };
 
 }  // namespace solder

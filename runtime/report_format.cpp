@@ -24,6 +24,7 @@ std::string format_report(const RunContext &ctx, const RunReport &r) {
     o << ctx.app << " (" << ctx.size << ")  schedule " << ctx.schedule << "  target " << ctx.target;
     if (!ctx.device.empty()) o << "  on " << ctx.device;
     o << "\n";
+    if (!r.fallback.empty()) o << "  fallback: " << r.fallback << "\n";
     if (ctx.compile_s > 0) o << "  compiled in " << fmt("%.1f", ctx.compile_s) << " s, " << ctx.loop_nests
                              << " Funcs at root\n";
     if (!r.ran) {
@@ -49,7 +50,8 @@ std::string result_json_line(const RunContext &ctx, const RunReport &r) {
       << ",\"launches\":" << r.launches_per_run << ",\"loop_nests\":" << ctx.loop_nests
       << ",\"max_err\":" << fmt("%.6g", r.max_abs_err) << ",\"us\":" << fmt("%.3f", r.median_us)
       << ",\"min_bytes\":" << r.min_bytes << ",\"tbps\":" << fmt("%.4f", r.effective_gbps() / 1000.0)
-      << ",\"pass\":" << (r.pass ? "true" : "false") << ",\"error\":" << quote_literal(r.error) << "}";
+      << ",\"pass\":" << (r.pass ? "true" : "false") << ",\"error\":" << quote_literal(r.error)
+      << ",\"fallback\":" << quote_literal(r.fallback) << "}";
     return o.str();
 }
 

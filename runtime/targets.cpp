@@ -1,6 +1,6 @@
 #include "runtime/targets.h"
 
-#include <stdexcept>
+#include "runtime/unknown_name_error.h"
 
 namespace solder {
 using namespace Halide;
@@ -11,7 +11,7 @@ Target make_target(const std::string &name) {
     if (name == "host") return get_host_target();
     if (name == "opencl") return get_host_target().with_feature(Target::OpenCL);
     if (name == "cuda") return Target("x86-64-linux-sse41-avx-avx2-fma-f16c-cuda-cuda_capability_86");
-    throw std::runtime_error("unknown target '" + name + "' (expected host, opencl or cuda)");
+    throw UnknownNameError("unknown target '" + name + "' (expected host, opencl or cuda)");
 }
 
 }  // namespace solder

@@ -11,6 +11,7 @@
 #include "autosched/planner.h"
 #include "runtime/app_build.h"
 #include "runtime/app_runner.h"
+#include "runtime/compile_cache.h"
 #include "runtime/targets.h"
 #include "schedules/schedule_registry.h"
 
@@ -61,7 +62,7 @@ TEST_P(AppCase, MatchesReference) {
     std::string error;
     RunReport rep;
     try {
-        AppBuild b = build_app_library(req);
+        AppBuild b = build_app_library_cached(req);
         auto lib = PipelineLibrary::open(b.library_path, &error);
         ASSERT_TRUE(lib) << error;
         RunOptions opt;

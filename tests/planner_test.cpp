@@ -7,6 +7,7 @@
 #include "autosched/planner.h"
 #include "runtime/app_build.h"
 #include "runtime/app_runner.h"
+#include "runtime/compile_cache.h"
 
 using namespace solder;
 using namespace solder::autosched;
@@ -130,7 +131,7 @@ TEST(Planner, DisabledPlansStayCorrect) {
     for (std::string knob : {"remat", "compute_at"}) {
         setenv("SOLDER_DISABLE", knob.c_str(), 1);
         for (std::string app : {"rmsnorm", "nvfuser_2146"}) {
-            AppBuild b = build_app_library({app, AppSize::Small, "host", "solder", ""});
+            AppBuild b = build_app_library_cached({app, AppSize::Small, "host", "solder", ""});
             std::string err;
             auto lib = PipelineLibrary::open(b.library_path, &err);
             ASSERT_TRUE(lib) << err;

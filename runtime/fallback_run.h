@@ -1,0 +1,34 @@
+// What `solder run` does with one app: build (through the compile cache), run, and check against
+// the reference. When Solder's planned schedule fails to compile, or its pipeline call fails at
+// launch or run time, it warns on stderr (naming the app, the kernel when a launch failed, and
+// Halide's error), rebuilds with the unfused schedule, runs that and checks it; the report says
+// that the fallback ran. With SOLDER_DISABLE=fallback the failure is final.
+//
+// Only Solder's own planned schedule falls back. Halide's auto-schedulers are baselines: their
+// failures are findings for the main job's table, not something to paper over. Wrong results never
+// fall back either: they are a bug to see, not a failure to survive.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "runtime/app_build.h"
+#include "runtime/app_runner.h"
+
+namespace solder {
+
+inline constexpr const char *kFallbackSchedule = "unfused";
+bool schedule_has_fallback(const std::string &schedule);
+
+struct AppRun {
+    AppBuild build;                     // of the library that ran last (the fallback's, when it ran)
+    RunReport report;                   // report.fallback says why the fallback ran
+    std::vector<std::string> warnings;  // as printed to stderr
+};
+
+// Throws UnknownNameError for an unknown app, schedule, target, SOLDER_DISABLE word or
+// SOLDER_INJECT_FAULT value, and std::runtime_error for a request that cannot run as asked.
+void validate_run_request(const AppBuildRequest &req);
+// Throws only what validate_run_request throws; every other failure is in the report.
+AppRun build_and_run_app(const AppBuildRequest &req, const RunOptions &opt);
+
+}  // namespace solder

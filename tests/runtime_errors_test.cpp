@@ -1,0 +1,181 @@
+// Errors at run time and at the CLI, one test per case: each message names the thing that is wrong
+// and what was expected, and the CLI exits non-zero (2 for an unknown name, 1 for a failure)
+// instead of aborting. Missing estimates are covered in planner_test.cpp
+// (Planner.MissingEstimatesNameTheFunc).
+#include <gtest/gtest.h>
+
+#include "autosched/func_graph.h"
+#include "autosched/options.h"
+#include "runtime/app_runner.h"
+#include "runtime/compile_cache.h"
+#include "runtime/halide_error.h"
+#include "schedules/schedule_registry.h"
+#include "tests/support/test_processes.h"
+
+using namespace solder;
+
+namespace {
+
+bool contains(const std::string &s, const std::string &part) { return s.find(part) != std::string::npos; }
+
+// add_relu at its reduced size on the host: one input x and one output out, both f32.
+struct Loaded {
+    AppIO io;
+    std::unique_ptr<PipelineLibrary> lib;
+    std::vector<HostBuffer> ins, outs;
+
+    Loaded() {
+        AppBuildRequest r;
+        r.app = "add_relu";
+        r.size = AppSize::Small;
+        AppBuild b = build_app_library_cached(r);
+        std::string err;
+        lib = PipelineLibrary::open(b.library_path, &err);
+        if (!lib) throw std::runtime_error(err);
+        io = find_app_spec("add_relu")->io(AppSize::Small);
+        for (auto &t : io.inputs) ins.push_back(make_host_buffer(t));
+        for (auto &t : io.outputs) outs.push_back(make_host_buffer(t));
+    }
+    // Calls the pipeline; returns the error message ("" on success).
+    std::string call() {
+        std::vector<halide_buffer_t *> i, o;
+        for (auto &b : ins) i.push_back(b.raw_buffer());
+        for (auto &b : outs) o.push_back(b.raw_buffer());
+        std::string err;
+        int rc = lib->call(i, o, &err);
+        return rc == 0 ? "" : err.empty() ? "error code without a message" : err;
+    }
+};
+
+TensorSpec with_shape(TensorSpec t, Shape s) {
+    t.shape = std::move(s);
+    return t;
+}
+
+}  // namespace
+
+TEST(RuntimeErrors, RightBuffersRun) {
+    Loaded l;
+    EXPECT_EQ(l.call(), "");
+}
+
+TEST(RuntimeErrors, WrongInputShapeNamesTheBufferAndBothShapes) {
+    Loaded l;
+    Shape s = l.io.inputs[0].shape;
+    int64_t want = s.back();
+    s.back() = want * 2;  // the innermost axis: Halide's dimension 0
+    l.ins[0] = make_host_buffer(with_shape(l.io.inputs[0], s));
+    std::string e = l.call();
+    EXPECT_TRUE(contains(e, "input buffer '" + l.io.inputs[0].name + "'")) << e;
+    EXPECT_TRUE(contains(e, "dimension 0 has min 0, extent " + std::to_string(want * 2))) << e;
+    EXPECT_TRUE(contains(e, "compiled for min 0, extent " + std::to_string(want))) << e;
+}
+
+TEST(RuntimeErrors, WrongOutputShapeNamesTheBufferAndBothShapes) {
+    Loaded l;
+    Shape s = l.io.outputs[0].shape;
+    int64_t want = s.front();
+    s.front() = want - 1;  // the outermost axis: the last Halide dimension
+    l.outs[0] = make_host_buffer(with_shape(l.io.outputs[0], s));
+    std::string e = l.call();
+    EXPECT_TRUE(contains(e, "output buffer '")) << e;
+    EXPECT_TRUE(contains(e, "dimension " + std::to_string(s.size() - 1) + " has min 0, extent " +
+                                std::to_string(want - 1)))
+        << e;
+    EXPECT_TRUE(contains(e, "extent " + std::to_string(want))) << e;
+}
+
+TEST(RuntimeErrors, WrongDimensionCountNamesTheBuffer) {
+    Loaded l;
+    Shape s = l.io.inputs[0].shape;
+    s.insert(s.begin(), 1);
+    l.ins[0] = make_host_buffer(with_shape(l.io.inputs[0], s));
+    std::string e = l.call();
+    EXPECT_TRUE(contains(e, "input buffer '" + l.io.inputs[0].name + "'")) << e;
+    EXPECT_TRUE(contains(e, "has " + std::to_string(s.size()) + " dimensions but the pipeline expects " +
+                                std::to_string(s.size() - 1)))
+        << e;
+}
+
+TEST(RuntimeErrors, WrongBufferTypeNamesTheBufferAndBothTypes) {
+    Loaded l;
+    TensorSpec t = l.io.inputs[0];
+    t.dtype = DType::I32;  // same size as f32: only the type tells them apart
+    l.ins[0] = make_host_buffer(t);
+    std::string e = l.call();
+    EXPECT_TRUE(contains(e, "input buffer '" + t.name + "'")) << e;
+    EXPECT_TRUE(contains(e, "has type int32 but the pipeline expects float32")) << e;
+}
+
+TEST(RuntimeErrors, UnknownNamesInTheLibraryApi) {
+    AppBuildRequest r;
+    r.size = AppSize::Small;
+    auto expect = [&](AppBuildRequest req, std::initializer_list<std::string> parts) {
+        try {
+            build_app_library_cached(req);
+            ADD_FAILURE() << "no error";
+        } catch (const UnknownNameError &e) {
+            for (auto &p : parts) EXPECT_TRUE(contains(e.what(), p)) << e.what();
+        }
+    };
+    AppBuildRequest bad = r;
+    bad.app = "no_such_app";
+    expect(bad, {"unknown app 'no_such_app'", "add_relu"});
+    bad = r;
+    bad.app = "add_relu";
+    bad.schedule = "no_such_schedule";
+    expect(bad, {"unknown schedule 'no_such_schedule'", "unfused", "solder"});
+    bad.schedule = "unfused";
+    bad.target = "no_such_target";
+    expect(bad, {"unknown target 'no_such_target'", "host, opencl, cuda"});
+    autosched::PlannerOptions opt;
+    EXPECT_THROW(autosched::apply_disable_list(opt, "remat,no_such_word"), UnknownNameError);
+}
+
+TEST(RuntimeErrors, ExternStageNamesTheFunc) {
+    Halide::ImageParam in(Halide::Float(32), 1, "in");
+    Halide::Func ext("opaque_extern_stage"), out("after_extern");
+    ext.define_extern("some_c_function", {in}, Halide::Float(32), 1);
+    Halide::Var x;
+    out(x) = ext(x) + 1.0f;
+    in.dim(0).set_estimate(0, 64);
+    out.set_estimate(x, 0, 64);
+    try {
+        with_halide_errors("test", [&] { return find_schedule("solder")->apply({out}, Halide::get_host_target()); });
+        FAIL() << "the planner accepted an extern stage";
+    } catch (const std::exception &e) {
+        EXPECT_TRUE(contains(e.what(), "opaque_extern_stage")) << e.what();
+        EXPECT_TRUE(contains(e.what(), "extern stage")) << e.what();
+    }
+}
+
+TEST(RuntimeErrors, CliUnknownNamesExitWithTwoAndTheMessage) {
+    struct Case {
+        std::string args, env, message;
+    };
+    const std::vector<Case> cases = {
+        {"run no_such_app --small", "", "unknown app 'no_such_app'"},
+        {"run add_relu --small --schedule no_such_schedule", "", "unknown schedule 'no_such_schedule'"},
+        {"run add_relu --small --target no_such_target", "", "unknown target 'no_such_target'"},
+        {"run add_relu --small --disable no_such_word", "", "unknown word 'no_such_word' in SOLDER_DISABLE"},
+        {"run add_relu --small", "SOLDER_DISABLE=no_such_word", "unknown word 'no_such_word' in SOLDER_DISABLE"},
+        {"run add_relu --small", "SOLDER_INJECT_FAULT=no_such_fault", "unknown SOLDER_INJECT_FAULT value"},
+        {"build no_such_app --small", "", "unknown app 'no_such_app'"},
+        {"plan no_such_app", "", "unknown app 'no_such_app'"},
+        {"plan add_relu --target no_such_target", "", "unknown target 'no_such_target'"},
+    };
+    for (auto &c : cases) {
+        auto r = solder::testing::run_solder_cli(c.args, c.env);
+        EXPECT_EQ(r.signal, 0) << c.args;
+        EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.out << r.err;
+        EXPECT_TRUE(contains(r.err, c.message)) << c.args << ": " << r.err;
+    }
+}
+
+TEST(RuntimeErrors, CliFailureExitsWithOneAndTheMessage) {
+    // anderson2021 schedules GPUs only: a request that is well-formed but cannot be done.
+    auto r = solder::testing::run_solder_cli("build add_relu --small --target host --schedule anderson2021");
+    EXPECT_EQ(r.signal, 0);
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    EXPECT_TRUE(contains(r.err, "schedule 'anderson2021' is not available for target 'host'")) << r.err;
+}

@@ -1,0 +1,57 @@
+// Helpers for tests that run the `solder` CLI as a child process (so an abort or a crash is seen
+// as such, not taken for the test's own) and that need a fresh folder of their own.
+#pragma once
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace solder::testing {
+
+// A new empty folder under the temp dir, unique to this process and call.
+inline std::string fresh_temp_dir(const std::string &what) {
+    static std::atomic<int> n{0};
+    auto dir = std::filesystem::temp_directory_path() /
+               ("solder-test-" + what + "-" + std::to_string(getpid()) + "-" + std::to_string(n++));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir.string();
+}
+
+struct CliResult {
+    int exit_code = -1;  // when it exited
+    int signal = 0;      // when a signal ended it (abort, segfault)
+    std::string out, err;
+};
+
+inline std::string read_file(const std::string &path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// Runs `solder ARGS` with `env` (NAME=value words, may be empty) added to the environment.
+inline CliResult run_solder_cli(const std::string &args, const std::string &env = "") {
+#ifndef SOLDER_CLI
+#error "SOLDER_CLI must name the solder executable (tests/CMakeLists.txt)"
+#endif
+    std::string dir = fresh_temp_dir("cli");
+    // exec: the shell becomes solder, so a signal that ends solder is reported as a signal.
+    std::string cmd = "exec env " + env + " '" + SOLDER_CLI + "' " + args + " >'" + dir + "/out' 2>'" + dir + "/err'";
+    int st = std::system(cmd.c_str());
+    CliResult r;
+    if (WIFEXITED(st)) r.exit_code = WEXITSTATUS(st);
+    if (WIFSIGNALED(st)) r.signal = WTERMSIG(st);
+    r.out = read_file(dir + "/out");
+    r.err = read_file(dir + "/err");
+    std::filesystem::remove_all(dir);
+    return r;
+}
+
+}  // namespace solder::testing
