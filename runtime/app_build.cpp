@@ -9,6 +9,7 @@
 #include "apps/app_pipeline.h"
 #include "runtime/aot_compiler.h"
 #include "runtime/halide_error.h"
+#include "runtime/planned_kernels.h"
 #include "runtime/targets.h"
 #include "schedules/pipeline_funcs.h"
 #include "schedules/schedule_registry.h"
@@ -38,6 +39,7 @@ AppBuild build_app_library(const AppBuildRequest &req) {
     using clock = std::chrono::steady_clock;
     AppBuild b;
     BuiltPipeline p = with_halide_errors(req.app + ": building its Funcs", [&] { return build_app_pipeline(*app, req.size); });
+    if (req.before_schedule) req.before_schedule(p.outputs);
     auto t0 = clock::now();
     try {
         AppliedSchedule applied = with_halide_errors("Halide", [&] { return sched->apply(p.outputs, target); });
@@ -48,6 +50,7 @@ AppBuild build_app_library(const AppBuildRequest &req) {
     }
     auto t1 = clock::now();
     b.loop_nests = count_root_stages(p.outputs);
+    b.outputs = p.outputs;
 
     LibraryRequest lr;
     lr.pipeline = p.pipeline();
@@ -60,6 +63,7 @@ AppBuild build_app_library(const AppBuildRequest &req) {
                {"target", req.target},
                {"size", size_name(req.size)},
                {"loop_nests", std::to_string(b.loop_nests)}};
+    if (b.plan) lr.info["plan_kernels"] = encode_planned_kernels(planned_kernels_of(*b.plan));  // bandwidth dump
     try {
         b.library_path = with_halide_errors("Halide", [&] { return compile_pipeline_library(lr); });
     } catch (const std::exception &e) {

@@ -33,6 +33,11 @@ public:
     int64_t launches() const { return launches_(); }
     std::vector<solder_launch_record> launch_records() const;
     void reset_launches() { reset_(); }
+    // Per-launch device timing (the bandwidth dump): a SOLDER_TIMING_* mode. False when the library
+    // was built before its hooks could time launches.
+    bool set_timing(int mode);
+    // Device time (us) of each recorded launch since the last reset, -1 where it was not timed.
+    std::vector<float> launch_times_us() const;
 
 private:
     PipelineLibrary() = default;
@@ -45,6 +50,8 @@ private:
     int (*records_)(const solder_launch_record **) = nullptr;
     void (*reset_)() = nullptr;
     const char *(*last_error_)() = nullptr;
+    void (*set_timing_)(int) = nullptr;              // optional
+    int (*times_)(const float **, int) = nullptr;  // optional
 };
 
 }  // namespace solder
