@@ -80,7 +80,7 @@ RunReport run_app(const AppSpec &app, PipelineLibrary &lib, const RunOptions &op
         auto t1 = std::chrono::steady_clock::now();
         if (i >= opt.warmup) us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
     }
-    if (opt.time_kernels)
+    if (opt.time_kernels && !rep.launches.empty())
         rep.launch_us = median_launch_times(lib, opt.iters, [&] {
             if (flusher) flusher->flush();
             return lib.call(raw(ins), raw(outs), &err) == 0 && sync_outputs(outs) == 0;

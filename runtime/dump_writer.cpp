@@ -24,8 +24,12 @@ void DumpWriter::print(const std::string &word, const std::string &text) const {
     out_ << "==== SOLDER_DUMP " << word << ": " << subject_.app << " (" << subject_.size << ") schedule "
          << subject_.schedule << " target " << subject_.target << " ====\n"
          << body << "==== end " << word << " ====\n";
+    try {
+        std::ofstream(fs::path(folder()) / (word + ".txt")) << body;
+    } catch (const std::exception &e) {
+        out_ << "(the " << word << " dump was not saved: " << e.what() << ")\n";  // printed is enough to go on
+    }
     out_.flush();
-    std::ofstream(fs::path(folder()) / (word + ".txt")) << body;
 }
 
 }  // namespace solder

@@ -22,7 +22,8 @@ public:
     // The run's dump folder, created on first use.
     std::string folder() const;
     // Prints "==== SOLDER_DUMP <word>: <app> (<size>) schedule <s> target <t> ====", the text,
-    // and "==== end <word> ====", and saves the text as <folder>/<word>.txt.
+    // and "==== end <word> ====", and saves the text as <folder>/<word>.txt (a folder that cannot be
+    // made is noted, not thrown: the printed dump stands on its own).
     void print(const std::string &word, const std::string &text) const;
 
 private:

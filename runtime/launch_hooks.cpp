@@ -49,7 +49,7 @@ int hooked_cl_enqueue(void *queue, void *kernel, unsigned dims, const size_t *of
         b[k] = local ? uint32_t(local[k]) : 1;
         g[k] = uint32_t(global[k] / (b[k] ? b[k] : 1));
     }
-    int slot = record(SOLDER_API_OPENCL, name, g, b, probes::opencl_local_bytes(kernel));
+    int slot = record(SOLDER_API_OPENCL, name, g, b, probes::take_opencl_local_bytes(kernel));
     return probes::timed_cl_enqueue(slot, real_cl_enqueue, static_cast<void **>(event), queue, kernel, dims, offset, global,
                                     local, nwait, wait);
 }

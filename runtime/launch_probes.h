@@ -25,36 +25,47 @@ constexpr int kMaxTimed = 4096;  // as many as the hooks keep records
 void *symbol(void *lib, const char *name) { return dlsym(lib ? lib : RTLD_DEFAULT, name); }
 
 // --- CUDA kernel names: CUfunction -> the name it was looked up by ---
+// Halide looks a kernel up before every launch, so this is on the default path: a hash table keyed
+// by the handle keeps it to a few nanoseconds whatever the number of kernels.
 using cu_get_function_t = int (*)(void **, void *, const char *);
 cu_get_function_t real_cu_get_function = nullptr;
 struct NamedFunction {
     void *f;
     char name[96];
 };
-constexpr int kMaxFunctions = 1024;
-NamedFunction g_functions[kMaxFunctions];
+constexpr int kFunctionSlots = 2048;  // a power of two
+NamedFunction g_functions[kFunctionSlots];
 int g_nfunctions = 0;
+
+// The slot holding `f`, or the empty slot where it goes (its home slot once the table is full).
+int function_slot(void *f) {
+    uint64_t h = (uint64_t(reinterpret_cast<uintptr_t>(f)) * 0x9E3779B97F4A7C15ull) >> 53;  // 11 bits
+    int home = int(h) & (kFunctionSlots - 1);
+    for (int i = 0; i < kFunctionSlots; i++) {
+        int s = (home + i) & (kFunctionSlots - 1);
+        if (g_functions[s].f == f || !g_functions[s].f) return s;
+    }
+    return home;
+}
 
 int hooked_cu_get_function(void **f, void *module, const char *name) {
     int rc = real_cu_get_function(f, module, name);
     if (rc != 0 || !f || !*f || !name) return rc;
-    int slot = -1;
-    for (int i = 0; i < g_nfunctions && slot < 0; i++)
-        if (g_functions[i].f == *f) slot = i;  // a handle can come back for another module: rename
-    if (slot < 0) slot = g_nfunctions < kMaxFunctions ? g_nfunctions++ : int(reinterpret_cast<uintptr_t>(*f) % kMaxFunctions);
-    g_functions[slot].f = *f;
-    std::strncpy(g_functions[slot].name, name, sizeof(g_functions[slot].name) - 1);
-    g_functions[slot].name[sizeof(g_functions[slot].name) - 1] = 0;
+    NamedFunction &e = g_functions[function_slot(*f)];
+    if (e.f == *f && std::strncmp(e.name, name, sizeof(e.name) - 1) == 0) return rc;
+    if (e.f != *f && g_nfunctions < kFunctionSlots) g_nfunctions++;
+    e.f = *f;  // a handle that comes back for another module is renamed
+    std::strncpy(e.name, name, sizeof(e.name) - 1);
+    e.name[sizeof(e.name) - 1] = 0;
     return rc;
 }
 
 const char *cuda_kernel_name(void *f) {
-    for (int i = 0; i < g_nfunctions; i++)
-        if (g_functions[i].f == f) return g_functions[i].name;
-    return "cuda_kernel";  // looked up before the hooks saw it
+    const NamedFunction &e = g_functions[function_slot(f)];
+    return e.f == f ? e.name : "cuda_kernel";  // looked up before the hooks saw it
 }
 
-// --- OpenCL local memory: clSetKernelArg(kernel, index, bytes, NULL) ---
+// --- OpenCL local memory: clSetKernelArg(kernel, index, bytes, NULL) before the launch ---
 using cl_set_arg_t = int (*)(void *, unsigned, size_t, const void *);
 cl_set_arg_t real_cl_set_arg = nullptr;
 struct LocalArg {
@@ -62,30 +73,29 @@ struct LocalArg {
     unsigned index;
     size_t bytes;
 };
-constexpr int kMaxLocalArgs = 256;
+constexpr int kMaxLocalArgs = 64;
 LocalArg g_local[kMaxLocalArgs];
 int g_nlocal = 0;
 
-// Forgets the kernel's local-memory argument at `index`, or all of them when `index` is 0: Halide
-// sets every argument, from index 0, before each launch, so a new index 0 starts the list afresh
-// and a released kernel whose handle comes back leaves nothing behind.
-void forget_local_arg(void *kernel, unsigned index) {
-    int keep = 0;
-    for (int i = 0; i < g_nlocal; i++)
-        if (g_local[i].kernel != kernel || (index != 0 && g_local[i].index != index)) g_local[keep++] = g_local[i];
-    g_nlocal = keep;
-}
-
 int hooked_cl_set_arg(void *kernel, unsigned index, size_t bytes, const void *value) {
-    forget_local_arg(kernel, index);
+    int keep = 0;  // an argument set again replaces what it was
+    for (int i = 0; i < g_nlocal; i++)
+        if (g_local[i].kernel != kernel || g_local[i].index != index) g_local[keep++] = g_local[i];
+    g_nlocal = keep;
     if (!value && g_nlocal < kMaxLocalArgs) g_local[g_nlocal++] = {kernel, index, bytes};
     return real_cl_set_arg(kernel, index, bytes, value);
 }
 
-uint32_t opencl_local_bytes(void *kernel) {
+// The local memory of the kernel about to be launched. Halide sets every argument before each
+// launch, so the entries are dropped here: the table holds one kernel's arguments at a time.
+uint32_t take_opencl_local_bytes(void *kernel) {
     size_t sum = 0;
-    for (int i = 0; i < g_nlocal; i++)
+    int keep = 0;
+    for (int i = 0; i < g_nlocal; i++) {
         if (g_local[i].kernel == kernel) sum += g_local[i].bytes;
+        else g_local[keep++] = g_local[i];
+    }
+    g_nlocal = keep;
     return uint32_t(sum);
 }
 
@@ -132,19 +142,27 @@ using cu_event_create_t = int (*)(void **, unsigned);
 using cu_event_record_t = int (*)(void *, void *);
 using cu_event_sync_t = int (*)(void *);
 using cu_event_elapsed_t = int (*)(float *, void *, void *);
+using cu_ctx_get_t = int (*)(void **);
+using cu_ctx_push_t = int (*)(void *);
 cu_event_create_t cu_event_create = nullptr;
 cu_event_record_t cu_event_record = nullptr;
 cu_event_sync_t cu_event_sync = nullptr;
 cu_event_elapsed_t cu_event_elapsed = nullptr;
+cu_ctx_get_t cu_ctx_get = nullptr;
+cu_ctx_push_t cu_ctx_push = nullptr;
+cu_ctx_get_t cu_ctx_pop = nullptr;
+void *g_cu_context = nullptr;  // the context the timed launches ran in (Halide pops it afterwards)
 void *g_cu_start[kMaxTimed], *g_cu_stop[kMaxTimed];
 bool g_cu_pending[kMaxTimed];
 
 template<typename Launch, typename... Args>
 int timed_cu_launch(int slot, void *stream, Launch launch, Args... args) {
     bool timed = g_timing == SOLDER_TIMING_ON && slot >= 0 && slot < kMaxTimed && cu_event_record && cu_event_elapsed;
-    if (timed && !g_cu_start[slot])  // the launch runs inside Halide's context, so the events belong to it
-        timed = cu_event_create(&g_cu_start[slot], 0) == 0 && cu_event_create(&g_cu_stop[slot], 0) == 0;
+    // Made on first use, inside the context Halide launches in, so the events belong to it.
+    if (timed && !g_cu_start[slot]) timed = cu_event_create(&g_cu_start[slot], 0) == 0;
+    if (timed && !g_cu_stop[slot]) timed = cu_event_create(&g_cu_stop[slot], 0) == 0;
     if (timed) timed = cu_event_record(g_cu_start[slot], stream) == 0;
+    if (timed && cu_ctx_get) cu_ctx_get(&g_cu_context);
     int rc = launch(args...);
     if (timed && rc == 0) g_cu_pending[slot] = cu_event_record(g_cu_stop[slot], stream) == 0;
     if (timed && slot >= g_used) g_used = slot + 1;
@@ -153,6 +171,11 @@ int timed_cu_launch(int slot, void *stream, Launch launch, Args... args) {
 
 // Turns events into times; launches that were not timed get -1.
 void resolve_times(int n) {
+    // The runner asks after the pipeline returned, when Halide has popped its context: reading CUDA
+    // events is done back inside the context that recorded them.
+    bool pushed = false;
+    for (int i = 0; i < n && i < kMaxTimed && !pushed; i++)
+        if (g_cu_pending[i] && g_cu_context && cu_ctx_push && cu_ctx_pop) pushed = cu_ctx_push(g_cu_context) == 0;
     for (int i = 0; i < n && i < kMaxTimed; i++) {
         if (void *e = g_cl_events[i]) {
             uint64_t start = 0, end = 0;
@@ -175,6 +198,8 @@ void resolve_times(int n) {
         g_resolved[i] = true;
     }
     if (n > g_used) g_used = n < kMaxTimed ? n : kMaxTimed;
+    void *popped = nullptr;
+    if (pushed) cu_ctx_pop(&popped);
 }
 
 // A new run starts: drop what the last one left unresolved.
@@ -197,6 +222,9 @@ void *wrap_symbol(void *lib, const char *name, void *sym) {
         cu_event_record = reinterpret_cast<cu_event_record_t>(symbol(lib, "cuEventRecord"));
         cu_event_sync = reinterpret_cast<cu_event_sync_t>(symbol(lib, "cuEventSynchronize"));
         cu_event_elapsed = reinterpret_cast<cu_event_elapsed_t>(symbol(lib, "cuEventElapsedTime"));
+        cu_ctx_get = reinterpret_cast<cu_ctx_get_t>(symbol(lib, "cuCtxGetCurrent"));
+        cu_ctx_push = reinterpret_cast<cu_ctx_push_t>(symbol(lib, "cuCtxPushCurrent_v2"));
+        cu_ctx_pop = reinterpret_cast<cu_ctx_get_t>(symbol(lib, "cuCtxPopCurrent_v2"));
         if (!cu_event_create || !cu_event_sync) cu_event_record = nullptr;
         return reinterpret_cast<void *>(&hooked_cu_get_function);
     }

@@ -252,6 +252,11 @@ TEST(Dumps, LaunchesAreThePlannedKernels) {
         EXPECT_EQ(rows[i][1], d.report.launches[i].kernel);
         EXPECT_EQ(rows[i][2], d.build.plan->kernels[i].name) << d.out;
         EXPECT_GT(std::stoll(rows[i][5]), 0);
+        // Funcs computed per block live in local memory, which the hooks see passed to clSetKernelArg.
+        bool per_block = false;
+        for (auto &f : d.build.plan->kernels[i].funcs)
+            per_block |= d.build.plan->find(f) && d.build.plan->find(f)->placement == autosched::Placement::ComputeAtBlock;
+        if (per_block) EXPECT_GT(std::stoll(rows[i][6]), 1) << d.out;
     }
     EXPECT_EQ(read_file(fs::path(d.folder) / "launch.txt"), section(d.out, "launch"));
 }
@@ -260,9 +265,13 @@ TEST(Dumps, BandwidthTimesEveryPlannedKernelOnOpenCL) {
     TempDir root("bandwidth");
     // rmsnorm with compute_at off: two planned kernels, the first launched as two (init and update).
     setenv("SOLDER_DISABLE", "compute_at", 1);
-    DumpedRun d = run_with_dumps("rmsnorm", "opencl", "solder", {"bandwidth"}, root.path);
+    DumpedRun d = run_with_dumps("rmsnorm", "opencl", "solder", {"bandwidth", "launch"}, root.path);
     unsetenv("SOLDER_DISABLE");
     ASSERT_TRUE(d.build.plan);
+    // Nothing is computed per block, so no kernel asks for local memory (Halide passes 1 byte at most).
+    auto rows = launch_rows(section(d.out, "launch"));
+    ASSERT_EQ(int64_t(rows.size()), d.report.launches_per_run) << d.out;
+    for (auto &r : rows) EXPECT_LE(std::stoll(r.back()), 1) << d.out;
     ASSERT_EQ(d.report.launch_us.size(), d.report.launches.size());
     for (double us : d.report.launch_us) EXPECT_GT(us, 0);
     std::string bw = section(d.out, "bandwidth");
