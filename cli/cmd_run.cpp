@@ -4,11 +4,14 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/dump_flag.h"
 #include "runtime/app_build.h"
 #include "runtime/app_runner.h"
+#include "runtime/build_dumps.h"
 #include "runtime/device_probe.h"
 #include "runtime/fallback_run.h"
 #include "runtime/report_format.h"
+#include "runtime/run_dumps.h"
 
 namespace solder {
 
@@ -17,8 +20,10 @@ AppSize parse_size(const Args &a) { return a.has("small") ? AppSize::Small : App
 }  // namespace
 
 int cmd_run(int argc, char **argv) {
-    Args a = Args::parse(argc, argv, 2, {"target", "schedule", "iters", "seed", "out", "disable"}, {"small", "machine"});
+    Args a = Args::parse(argc, argv, 2, {"target", "schedule", "iters", "seed", "out", "disable", "dump"},
+                         {"small", "machine"});
     if (a.positional.size() != 1) throw UsageError("run takes exactly one APP");
+    DumpOptions dumps = dumps_from_cli(a);
     // The planner reads its knobs from SOLDER_DISABLE; --disable adds to it.
     if (!a.get("disable").empty()) {
         const char *old = std::getenv("SOLDER_DISABLE");
@@ -41,16 +46,21 @@ int cmd_run(int argc, char **argv) {
     RunContext ctx{req.app, req.schedule, req.target, size_name(req.size), "", 0, 0};
     RunReport rep;
     try {
+        DumpWriter dump_writer(dumps, {ctx.app, ctx.schedule, ctx.target, ctx.size});
+        BuildDumps build_dumps(dump_writer, req);
         RunOptions opt;
         opt.size = req.size;
         opt.iters = std::stoi(a.get("iters", "10"));
         opt.seed = std::stoull(a.get("seed", "1"));
+        opt.time_kernels = dumps.on("bandwidth");
         // Through the compile cache, with the fallback to the unfused schedule (runtime/fallback_run.h).
         AppRun run = build_and_run_app(req, opt);
+        if (!run.build.library_path.empty()) build_dumps.write(run.build);
         ctx.loop_nests = run.build.loop_nests;
         ctx.compile_s = run.build.schedule_s + run.build.compile_s;
         rep = run.report;
         std::fputs(format_report(ctx, rep).c_str(), stdout);
+        if (run.library) write_run_dumps(dump_writer, rep, *run.library, opt.iters);
     } catch (const std::exception &e) {
         rep.error = e.what();
         std::fputs(format_report(ctx, rep).c_str(), stdout);
@@ -61,15 +71,20 @@ int cmd_run(int argc, char **argv) {
 }
 
 int cmd_build(int argc, char **argv) {
-    Args a = Args::parse(argc, argv, 2, {"target", "schedule", "out"}, {"small"});
+    Args a = Args::parse(argc, argv, 2, {"target", "schedule", "out", "dump"}, {"small"});
     if (a.positional.size() != 1) throw UsageError("build takes exactly one APP");
+    DumpOptions dumps = dumps_from_cli(a);
+    note_dumps_made_elsewhere(dumps, true, false, "solder build");
     AppBuildRequest req;
     req.app = a.positional[0];
     req.size = parse_size(a);
     req.target = a.get("target", "host");
     req.schedule = a.get("schedule", "unfused");
     req.out_dir = a.get("out");
+    DumpWriter dump_writer(dumps, {req.app, req.schedule, req.target, size_name(req.size)});
+    BuildDumps build_dumps(dump_writer, req);
     AppBuild b = build_app_library(req);
+    build_dumps.write(b);
     std::printf("%s  (%d Funcs at root, schedule %.1f s, compile %.1f s)\n", b.library_path.c_str(), b.loop_nests,
                 b.schedule_s, b.compile_s);
     return 0;

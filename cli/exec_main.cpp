@@ -6,18 +6,23 @@
 
 #include "apps/app_spec.h"
 #include "cli/args.h"
+#include "cli/dump_flag.h"
 #include "runtime/app_runner.h"
 #include "runtime/pipeline_library.h"
 #include "runtime/report_format.h"
+#include "runtime/run_dumps.h"
 
 int main(int argc, char **argv) {
     using namespace solder;
     try {
-        Args a = Args::parse(argc, argv, 1, {"iters", "seed", "warmup", "device"}, {"machine", "no-check"});
+        Args a = Args::parse(argc, argv, 1, {"iters", "seed", "warmup", "device", "dump"}, {"machine", "no-check"});
         if (a.positional.empty()) {
-            std::fprintf(stderr, "usage: solder-exec LIB.so... [--iters N] [--warmup N] [--seed N] [--no-check] [--machine]\n");
+            std::fprintf(stderr, "usage: solder-exec LIB.so... [--iters N] [--warmup N] [--seed N] [--no-check] [--machine]"
+                                 " [--dump launch,bandwidth]\n");
             return 2;
         }
+        DumpOptions dumps = dumps_from_cli(a);
+        note_dumps_made_elsewhere(dumps, false, true, "solder-exec");
         int failed = 0;
         for (auto &path : a.positional) {
             std::string err;
@@ -42,8 +47,10 @@ int main(int argc, char **argv) {
             opt.flush_l2 = lib->info("target") == "cuda";
             RunContext ctx{app->name, lib->info("schedule"), lib->info("target"), lib->info("size"), a.get("device"),
                            std::stoi(lib->info("loop_nests").empty() ? "0" : lib->info("loop_nests")), 0};
+            opt.time_kernels = dumps.on("bandwidth");
             RunReport r = run_app(*app, *lib, opt);
             std::fputs(format_report(ctx, r).c_str(), stdout);
+            write_run_dumps(DumpWriter(dumps, {ctx.app, ctx.schedule, ctx.target, ctx.size}), r, *lib, opt.iters);
             if (a.has("machine")) std::printf("%s\n", result_json_line(ctx, r).c_str());
             std::fflush(stdout);
             failed += !r.pass;

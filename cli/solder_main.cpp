@@ -14,14 +14,16 @@ const char *kUsage =
     "usage: solder <command> [options]\n"
     "  list [--small] [--names]              the bundled apps with their shapes\n"
     "  run APP [--target host|opencl|cuda] [--schedule NAME] [--small] [--iters N] [--seed N] [--machine]\n"
-    "                                        compile, run and check one app against its reference\n"
-    "  build APP --target T --schedule NAME [--small] [--out DIR]\n"
+    "          [--dump WORDS]                compile, run and check one app against its reference\n"
+    "  build APP --target T --schedule NAME [--small] [--out DIR] [--dump WORDS]\n"
     "                                        compile only, to a library solder-exec runs (e.g. on the GPU machine)\n"
     "  main [--target T] [--full]            every app under every schedule: one table (the main job)\n"
     "  plan APP [--json] [--target T] [--small] [--disable horizontal,remat,compute_at,exact] [--graph]\n"
     "           [--source] [--compare]\n"
     "                                        the Solder planner's kernels, bytes and reasons; --source adds\n"
-    "                                        the C++ schedule, --compare scores every schedule for the target\n";
+    "                                        the C++ schedule, --compare scores every schedule for the target\n"
+    "dumps (--dump a,b or SOLDER_DUMP=a,b; files under $SOLDER_DUMP_DIR, default solder-out/dump):\n"
+    "  plan, explain, schedule, loops, kernels, graph (while compiling); launch, bandwidth (from a run)\n";
 }
 
 int main(int argc, char **argv) {

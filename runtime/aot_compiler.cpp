@@ -42,7 +42,11 @@ std::string compile_pipeline_library(const LibraryRequest &req) {
     fs::create_directories(req.out_dir);
     std::string base = (fs::path(req.out_dir) / req.stem).string();
     Halide::Pipeline p = req.pipeline;
-    p.compile_to_static_library(base, req.arguments, kPipelineEntry, req.target);
+    std::map<Halide::OutputFileType, std::string> files = {{Halide::OutputFileType::c_header, base + ".h"},
+                                                           {Halide::OutputFileType::static_library, base + ".a"}};
+    std::string device_source = device_source_path(base + ".so", req.target);
+    if (!device_source.empty()) files[Halide::OutputFileType::device_code] = device_source;
+    p.compile_to(files, req.arguments, kPipelineEntry, req.target);
 
     std::string info;
     for (auto &[k, v] : req.info) info += k + "=" + v + "\n";
@@ -55,6 +59,15 @@ std::string compile_pipeline_library(const LibraryRequest &req) {
                       quote(SOLDER_LAUNCH_HOOKS_OBJ) + " -ldl -lpthread";
     run_or_throw("linking the pipeline library", cmd, base + ".link.log");
     return so;
+}
+
+std::string device_source_path(const std::string &library_path, const Halide::Target &target) {
+    std::string stem = library_path.size() > 3 && library_path.compare(library_path.size() - 3, 3, ".so") == 0
+                           ? library_path.substr(0, library_path.size() - 3)
+                           : library_path;
+    if (target.has_feature(Halide::Target::OpenCL)) return stem + ".kernels.cl";
+    if (target.has_feature(Halide::Target::CUDA)) return stem + ".kernels.ptx";
+    return "";
 }
 
 }  // namespace solder

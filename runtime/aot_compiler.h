@@ -22,4 +22,9 @@ struct LibraryRequest {
 // Returns the path of the .so. Throws std::runtime_error naming the step that failed.
 std::string compile_pipeline_library(const LibraryRequest &req);
 
+// Where compile_pipeline_library leaves, beside the library, the source of the device kernels it
+// contains: OpenCL C (<stem>.kernels.cl) or PTX (<stem>.kernels.ptx). Empty for the host target.
+// Written in the same compilation (the kernels dump reads it), so nothing is compiled twice.
+std::string device_source_path(const std::string &library_path, const Halide::Target &target);
+
 }  // namespace solder

@@ -10,6 +10,7 @@
 #include "runtime/aot_compiler.h"
 #include "runtime/fault_injection.h"
 #include "runtime/halide_error.h"
+#include "runtime/planned_kernels.h"
 #include "runtime/targets.h"
 #include "schedules/pipeline_funcs.h"
 #include "schedules/schedule_registry.h"
@@ -54,6 +55,7 @@ AppBuild schedule_and_compile(const AppBuildRequest &req, BuiltPipeline &p, cons
 
     using clock = std::chrono::steady_clock;
     AppBuild b;
+    if (req.before_schedule) req.before_schedule(p.outputs);
     auto t0 = clock::now();
     try {
         AppliedSchedule applied = with_halide_errors("Halide", [&] {
@@ -67,6 +69,7 @@ AppBuild schedule_and_compile(const AppBuildRequest &req, BuiltPipeline &p, cons
     }
     auto t1 = clock::now();
     b.loop_nests = count_root_stages(p.outputs);
+    b.outputs = p.outputs;
 
     LibraryRequest lr;
     lr.pipeline = p.pipeline();
@@ -81,6 +84,7 @@ AppBuild schedule_and_compile(const AppBuildRequest &req, BuiltPipeline &p, cons
                {"size", size_name(req.size)},
                {"loop_nests", std::to_string(b.loop_nests)}};
     lr.info.insert(naming.extra_info.begin(), naming.extra_info.end());
+    if (b.plan) lr.info["plan_kernels"] = encode_planned_kernels(planned_kernels_of(*b.plan));  // bandwidth dump
     try {
         b.library_path = with_halide_errors("Halide", [&] { return compile_pipeline_library(lr); });
     } catch (const std::exception &e) {

@@ -1,10 +1,13 @@
 // One step from an app name to a loadable library: build the app's Funcs at a size, apply a named
 // schedule for a target, compile and link (runtime/aot_compiler.h).
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "Halide.h"
 #include "apps/app_pipeline.h"
 #include "apps/app_spec.h"
 #include "autosched/plan.h"
@@ -21,6 +24,9 @@ struct AppBuildRequest {
     // SOLDER_INJECT_FAULT=compile (runtime/fault_injection.h): applying the schedule throws a
     // Halide::CompileError, so the fallback path is tested with Halide's own error type.
     bool inject_compile_fault = false;
+    // Called with the app's Funcs before the schedule is applied (the graph dump analyses them as
+    // the planner saw them).
+    std::function<void(const std::vector<Halide::Func> &)> before_schedule;
 };
 
 struct AppBuild {
@@ -30,6 +36,7 @@ struct AppBuild {
     double compile_s = 0;   // Halide code generation + link
     std::string schedule_source;
     std::shared_ptr<const autosched::Plan> plan;  // Solder's plan (schedule "solder" only)
+    std::vector<Halide::Func> outputs;            // the scheduled Funcs (the loops dump prints them)
 };
 
 // Throws UnknownNameError naming the app, schedule or target that is wrong, and std::runtime_error

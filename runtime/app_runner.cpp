@@ -4,6 +4,7 @@
 #include <chrono>
 #include <memory>
 
+#include "runtime/kernel_timing.h"
 #include "runtime/l2_flush.h"
 
 namespace solder {
@@ -36,6 +37,8 @@ RunReport run_app(const AppSpec &app, PipelineLibrary &lib, const RunOptions &op
     for (auto &b : ins) b.set_host_dirty();
     for (auto &b : outs) poison(b);
 
+    // OpenCL creates its queue on the first call; a profiling queue is needed to time kernels later.
+    if (opt.time_kernels) lib.set_timing(SOLDER_TIMING_READY);
     lib.reset_launches();
     std::string err;
     if (lib.call(raw(ins), raw(outs), &err) != 0 || sync_outputs(outs) != 0) {
@@ -77,6 +80,11 @@ RunReport run_app(const AppSpec &app, PipelineLibrary &lib, const RunOptions &op
         auto t1 = std::chrono::steady_clock::now();
         if (i >= opt.warmup) us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
     }
+    if (opt.time_kernels && !rep.launches.empty())
+        rep.launch_us = median_launch_times(lib, opt.iters, [&] {
+            if (flusher) flusher->flush();
+            return lib.call(raw(ins), raw(outs), &err) == 0 && sync_outputs(outs) == 0;
+        });
     if (!us.empty()) {
         std::sort(us.begin(), us.end());
         rep.median_us = us[us.size() / 2];

@@ -18,6 +18,9 @@ struct RunOptions {
     int iters = 10;
     bool check = true;
     bool flush_l2 = false;  // before each timed run (GPU only; see runtime/l2_flush.h)
+    // Also time every kernel launch on the device (the bandwidth dump), in extra runs after the
+    // wall-clock ones; see runtime/kernel_timing.h.
+    bool time_kernels = false;
 };
 
 struct RunReport {
@@ -29,6 +32,7 @@ struct RunReport {
     double max_abs_err = 0;
     int64_t launches_per_run = 0;  // GPU kernel launches in one call (0 on host)
     std::vector<solder_launch_record> launches;
+    std::vector<double> launch_us;  // time_kernels: median device time of each of `launches`
     double median_us = 0;
     int64_t min_bytes = 0;
     double effective_gbps() const { return median_us > 0 ? double(min_bytes) / (median_us * 1e3) : 0; }

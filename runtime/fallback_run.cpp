@@ -15,6 +15,7 @@ struct Attempt {
     AppBuild build;
     RunReport report;
     std::string failed;  // "" when it ran; else how it failed: "to compile", "to load", "at run time"
+    std::shared_ptr<PipelineLibrary> library;
 };
 
 Attempt attempt(const AppSpec &app, const AppBuildRequest &req, const RunOptions &opt, bool launch_fault) {
@@ -27,7 +28,8 @@ Attempt attempt(const AppSpec &app, const AppBuildRequest &req, const RunOptions
         return a;
     }
     std::string err;
-    auto lib = PipelineLibrary::open(a.build.library_path, &err);
+    std::shared_ptr<PipelineLibrary> lib = PipelineLibrary::open(a.build.library_path, &err);
+    a.library = lib;
     if (!lib) {
         a.report.error = app.name + ": " + err;
         a.failed = "to load";
@@ -73,7 +75,7 @@ AppRun build_and_run_app(const AppBuildRequest &req, const RunOptions &opt) {
     AppBuildRequest first_req = req;
     first_req.inject_compile_fault = fault == InjectedFault::Compile;
     Attempt first = attempt(app, first_req, opt, fault == InjectedFault::Launch);
-    AppRun run{first.build, first.report, {}};
+    AppRun run{first.build, first.report, {}, first.library};
     if (first.failed.empty() || !schedule_has_fallback(req.schedule) || autosched::fallback_disabled_in_env())
         return run;
 
@@ -90,6 +92,7 @@ AppRun build_and_run_app(const AppBuildRequest &req, const RunOptions &opt) {
     Attempt second = attempt(app, safe, opt, false);
     run.build = second.build;
     run.report = second.report;
+    run.library = second.library;
     run.report.fallback = "schedule '" + req.schedule + "' failed " + first.failed + " (" + first_line(error) +
                           "); ran the '" + kFallbackSchedule + "' schedule instead";
     if (!second.failed.empty())

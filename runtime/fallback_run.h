@@ -8,6 +8,7 @@
 // failures are findings for the main job's table, not something to paper over. Wrong results never
 // fall back either: they are a bug to see, not a failure to survive.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct AppRun {
     AppBuild build;                     // of the library that ran last (the fallback's, when it ran)
     RunReport report;                   // report.fallback says why the fallback ran
     std::vector<std::string> warnings;  // as printed to stderr
+    std::shared_ptr<PipelineLibrary> library;  // the library that ran last, if it loaded (run dumps read it)
 };
 
 // Throws UnknownNameError for an unknown app, schedule, target, SOLDER_DISABLE word or

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "runtime/launch_probes.h"
 #include "runtime/launch_record.h"
 
 namespace {
@@ -17,16 +18,18 @@ constexpr int kMaxRecords = 4096;
 solder_launch_record g_records[kMaxRecords];
 std::atomic<int> g_nrecords{0};
 
-void record(int api, const char *kernel, const uint32_t grid[3], const uint32_t block[3], uint32_t shmem) {
+// Returns the record's slot, or -1 once the records are full.
+int record(int api, const char *kernel, const uint32_t grid[3], const uint32_t block[3], uint32_t shmem) {
     g_launches++;
     int i = g_nrecords.fetch_add(1);
-    if (i >= kMaxRecords) return;
+    if (i >= kMaxRecords) return -1;
     solder_launch_record &r = g_records[i];
     r.api = api;
     std::strncpy(r.kernel, kernel ? kernel : "?", sizeof(r.kernel) - 1);
     r.kernel[sizeof(r.kernel) - 1] = 0;
     for (int k = 0; k < 3; k++) r.grid[k] = grid[k], r.block[k] = block[k];
     r.shared_bytes = shmem;
+    return i;
 }
 
 // SOLDER_INJECT_FAULT=launch (runtime/fault_injection.h) turns this on in the one library being
@@ -58,9 +61,10 @@ int hooked_cl_enqueue(void *queue, void *kernel, unsigned dims, const size_t *of
         b[k] = local ? uint32_t(local[k]) : 1;
         g[k] = uint32_t(global[k] / (b[k] ? b[k] : 1));
     }
-    record(SOLDER_API_OPENCL, name, g, b, 0);
+    int slot = record(SOLDER_API_OPENCL, name, g, b, probes::take_opencl_local_bytes(kernel));
     int rc = g_inject_launch_fault ? CL_OUT_OF_RESOURCES
-                                   : real_cl_enqueue(queue, kernel, dims, offset, global, local, nwait, wait, event);
+                                   : probes::timed_cl_enqueue(slot, real_cl_enqueue, static_cast<void **>(event), queue,
+                                                              kernel, dims, offset, global, local, nwait, wait);
     if (rc != 0) note_failed_launch(name);
     return rc;
 }
@@ -76,12 +80,15 @@ constexpr int CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701;
 int hooked_cu_launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                      unsigned shmem, void *stream, void **params, void **extra) {
     uint32_t g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
-    record(SOLDER_API_CUDA, "cuda_kernel", g, b, shmem);
-    int rc = g_inject_launch_fault ? CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
-                                   : real_cu_launch(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra);
+    const char *name = probes::cuda_kernel_name(f);
+    int slot = record(SOLDER_API_CUDA, name, g, b, shmem);
+    int rc = g_inject_launch_fault
+                 ? CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
+                 : probes::timed_cu_launch(slot, stream, real_cu_launch, f, gx, gy, gz, bx, by, bz, shmem, stream, params,
+                                           extra);
     if (rc != 0) {
-        const char *name = nullptr;
-        if (!real_cu_func_name || real_cu_func_name(&name, f) != 0) name = "cuda_kernel";
+        const char *driver_name = nullptr;
+        if (real_cu_func_name && real_cu_func_name(&driver_name, f) == 0 && driver_name) name = driver_name;
         note_failed_launch(name);
     }
     return rc;
@@ -130,6 +137,7 @@ int halide_cuda_release_context(void *) { return 0; }
 void *halide_get_library_symbol(void *lib, const char *name) {
     void *sym = dlsym(lib ? lib : RTLD_DEFAULT, name);
     if (!sym) return sym;
+    if (void *wrapped = probes::wrap_symbol(lib, name, sym)) return wrapped;
     if (std::strcmp(name, "clEnqueueNDRangeKernel") == 0) {
         real_cl_enqueue = reinterpret_cast<cl_enqueue_t>(sym);
         real_cl_kernel_info = reinterpret_cast<cl_kernel_info_t>(dlsym(lib ? lib : RTLD_DEFAULT, "clGetKernelInfo"));
@@ -156,6 +164,7 @@ void solder_hooks_reset() {
     g_failed_kernel[0] = 0;
     g_launches = 0;
     g_nrecords = 0;
+    probes::reset_times();
 }
 
 }  // extern "C"

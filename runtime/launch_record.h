@@ -4,6 +4,10 @@
 
 enum { SOLDER_API_OPENCL = 1, SOLDER_API_CUDA = 2 };
 
+// solder_hooks_set_timing's modes (the bandwidth dump). READY makes OpenCL queues with profiling on
+// (Halide creates its queue on the first call) but times nothing; ON also times every launch.
+enum { SOLDER_TIMING_OFF = 0, SOLDER_TIMING_READY = 1, SOLDER_TIMING_ON = 2 };
+
 struct solder_launch_record {
     int api;
     char kernel[96];

@@ -27,6 +27,8 @@ std::unique_ptr<PipelineLibrary> PipelineLibrary::open(const std::string &path, 
     lib->last_error_ = reinterpret_cast<const char *(*)()>(sym("solder_hooks_last_error"));
     lib->inject_fault_ = reinterpret_cast<void (*)(int)>(sym("solder_hooks_inject_launch_fault"));
     lib->failed_kernel_ = reinterpret_cast<const char *(*)()>(sym("solder_hooks_failed_kernel"));
+    lib->set_timing_ = reinterpret_cast<void (*)(int)>(sym("solder_hooks_set_timing"));
+    lib->times_ = reinterpret_cast<int (*)(const float **, int)>(sym("solder_hooks_times"));
     if (!lib->argv_ || !lib->metadata_ || !lib->info_ || !lib->launches_ || !lib->records_ || !lib->reset_ || !lib->last_error_) {
         *error = "'" + path + "' is not a Solder pipeline library (missing " + kPipelineEntry +
                  "_argv, _metadata, solder_library_info or the launch hooks)";
@@ -100,6 +102,19 @@ std::vector<solder_launch_record> PipelineLibrary::launch_records() const {
     const solder_launch_record *r = nullptr;
     int n = records_(&r);
     return std::vector<solder_launch_record>(r, r + n);
+}
+
+bool PipelineLibrary::set_timing(int mode) {
+    if (!set_timing_ || !times_) return false;
+    set_timing_(mode);
+    return true;
+}
+
+std::vector<float> PipelineLibrary::launch_times_us() const {
+    if (!times_) return {};
+    const float *t = nullptr;
+    int n = times_(&t, int(launch_records().size()));
+    return std::vector<float>(t, t + n);
 }
 
 }  // namespace solder

@@ -34,6 +34,11 @@ public:
     int64_t launches() const { return launches_(); }
     std::vector<solder_launch_record> launch_records() const;
     void reset_launches() { reset_(); }
+    // Per-launch device timing (the bandwidth dump): a SOLDER_TIMING_* mode. False when the library
+    // was built before its hooks could time launches.
+    bool set_timing(int mode);
+    // Device time (us) of each recorded launch since the last reset, -1 where it was not timed.
+    std::vector<float> launch_times_us() const;
 
     // SOLDER_INJECT_FAULT=launch (runtime/fault_injection.h): every kernel launch of this library
     // fails with the driver's out-of-resources code. False if the library predates the switch.
@@ -52,6 +57,8 @@ private:
     const char *(*last_error_)() = nullptr;
     void (*inject_fault_)(int) = nullptr;       // optional: libraries built before it lack it
     const char *(*failed_kernel_)() = nullptr;  // optional, likewise
+    void (*set_timing_)(int) = nullptr;              // optional
+    int (*times_)(const float **, int) = nullptr;  // optional
 };
 
 }  // namespace solder

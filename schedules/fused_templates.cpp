@@ -1,6 +1,7 @@
 #include "schedules/fused_templates.h"
 
 #include "schedules/pipeline_funcs.h"
+#include "schedules/schedule_writer.h"
 
 namespace solder {
 using namespace Halide;
@@ -14,101 +15,141 @@ std::vector<Var> pure_vars(const Func &f) {
 }
 
 // Marks dims as GPU blocks: up to three; extra outer dims are fused into the third.
-void blocks_over(Func f, const std::vector<VarOrRVar> &dims, const std::string &tag) {
-    for (auto &d : fold_into_three(f, dims, tag)) f.gpu_blocks(d);
+void blocks_over(ScheduleWriter &w, Func f, const std::vector<VarOrRVar> &dims, const std::string &tag) {
+    for (auto &d : fold_into_three(w, {f}, dims, tag)) w.gpu_blocks({f}, d);
 }
 
 // A Func computed once per block: its pure dims spread over threads when it has any. A reduction
 // with one RVar is split across the block's threads first (rfactor): 256 partial results, each
-// thread striding over the row (coalesced), then one short serial pass over the partials.
-void block_level(Func f, Func root, const Var &at, const Target &t) {
-    f.compute_at(root, at);
+// thread striding over the row (coalesced), then 16 threads add 16 partials each, then one thread
+// adds those 16.
+void block_level(ScheduleWriter &w, Func f, Func root, const Var &at, const Target &t) {
+    w.compute_at(f, root, at);
     if (!is_gpu_target(t)) return;
     auto fn = f.function();
-    auto thread_stage = [&](Stage st, const std::vector<VarOrRVar> &pure) {
-        if (pure.empty()) st.gpu_single_thread();
-        else st.gpu_threads(pure[0]);
+    auto thread_stage = [&](const StageRef &st, const std::vector<VarOrRVar> &pure) {
+        if (pure.empty()) w.gpu_single_thread(st);
+        else w.gpu_threads(st, pure[0]);
     };
-    thread_stage(f, stage_pure_vars(fn, 0));
+    thread_stage({f}, stage_pure_vars(fn, 0));
     for (int u = 0; u < int(fn.updates().size()); u++) {
         const auto &rvars = fn.update(u).schedule().rvars();
         if (u == 0 && fn.updates().size() == 1 && rvars.size() == 1) {
             RVar r(rvars[0].var), ro(f.name() + "_ro"), ri(f.name() + "_ri");
             Var lane(f.name() + "_lane");
-            Func partial = f.update(0).split(r, ro, ri, 256, TailStrategy::GuardWithIf).rfactor(ri, lane);
-            partial.compute_at(root, at).gpu_threads(lane);
-            partial.update(0).gpu_threads(lane);
+            w.split({f, 0}, r, ro, ri, 256, TailStrategy::GuardWithIf);
+            Func partial = w.rfactor({f, 0}, ri, lane);
+            w.compute_at(partial, root, at);
+            w.gpu_threads({partial}, lane);
+            w.gpu_threads({partial, 0}, lane);
+            // The 256 partials again across 16 threads, 16 each, so the last serial pass adds 16
+            // values, not 256: a dependent chain of shared-memory loads is what it costs.
+            const auto &left = f.function().update(0).schedule().rvars();
+            if (left.size() == 1) {
+                RVar r2(left[0].var), r2o(f.name() + "_r2o"), r2i(f.name() + "_r2i");
+                Var lane2(f.name() + "_lane2");
+                w.split({f, 0}, r2, r2o, r2i, 16, TailStrategy::GuardWithIf);
+                Func partial2 = w.rfactor({f, 0}, r2i, lane2);
+                w.compute_at(partial2, root, at);
+                w.gpu_threads({partial2}, lane2);
+                w.gpu_threads({partial2, 0}, lane2);
+            }
         }
-        thread_stage(f.update(u), stage_pure_vars(fn, u + 1));
+        thread_stage({f, u}, stage_pure_vars(fn, u + 1));
     }
 }
 
 }  // namespace
 
-void schedule_row_kernel(Func root, int inner_dims, const std::vector<Func> &at_block, const Target &target) {
-    root.compute_root();
+void schedule_row_kernel(ScheduleWriter &w, Func root, int inner_dims, const std::vector<Func> &at_block,
+                         const Target &target) {
+    w.compute_root(root);
     std::vector<Var> v = pure_vars(root);
     const std::string tag = root.name();
     Var xo(tag + "_xo"), xi(tag + "_xi");
     int rank = int(v.size());
     inner_dims = std::max(1, std::min(inner_dims, rank));
     if (is_gpu_target(target)) {
-        root.split(v[0], xo, xi, 256, TailStrategy::GuardWithIf);
-        root.gpu_threads(xi);
+        w.split({root}, v[0], xo, xi, 256, TailStrategy::GuardWithIf);
+        w.gpu_threads({root}, xi);
         std::vector<VarOrRVar> blocks;
         for (int d = inner_dims; d < rank; d++) blocks.push_back(v[d]);
         Var at = xo;
         if (blocks.empty()) {
-            root.gpu_blocks(xo);  // a small root owned by one block per 256-wide strip
+            w.gpu_blocks({root}, xo);  // a small root owned by one block per 256-wide strip
         } else {
             at = v[inner_dims];
-            blocks_over(root, blocks, tag);
+            blocks_over(w, root, blocks, tag);
         }
-        for (Func f : at_block) block_level(f, root, at, target);
+        for (Func f : at_block) block_level(w, f, root, at, target);
     } else {
-        if (rank > inner_dims) root.parallel(v[rank - 1]);
-        root.vectorize(v[0], 8, TailStrategy::GuardWithIf);
+        if (rank > inner_dims) w.parallel({root}, v[rank - 1]);
+        w.vectorize({root}, v[0], 8, TailStrategy::GuardWithIf);
         Var at = rank > inner_dims ? v[inner_dims] : Var::outermost();
-        for (Func f : at_block) f.compute_at(root, at);
+        for (Func f : at_block) w.compute_at(f, root, at);
     }
 }
 
-void schedule_stencil_kernel(Func root, const std::vector<Func> &at_tile, const Target &target) {
-    root.compute_root();
+void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, const std::vector<Func> &at_tile,
+                             const Target &target) {
+    w.compute_root(root);
     std::vector<Var> v = pure_vars(root);
     const std::string tag = root.name();
     Var xo(tag + "_xo"), yo(tag + "_yo"), xi(tag + "_xi"), yi(tag + "_yi");
     if (is_gpu_target(target)) {
-        root.gpu_tile(v[0], v[1], xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf);
+        w.gpu_tile({root}, v[0], v[1], xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf);
         std::vector<VarOrRVar> outer;
-        for (size_t d = 2; d < v.size(); d++) outer.push_back(v[d]);
-        if (!outer.empty()) blocks_over(root, outer, tag + "_o");
+        for (size_t d = std::max(2, inner_dims); d < v.size(); d++) outer.push_back(v[d]);
+        if (!outer.empty()) blocks_over(w, root, outer, tag + "_o");
+        if (inner_dims > 2) {
+            // The dims kept inside the tile loop serially within each thread, below the tile's
+            // producers (computed at xo), which all of them share.
+            std::vector<VarOrRVar> order{xi, yi};
+            for (int d = 2; d < inner_dims && d < int(v.size()); d++) order.push_back(v[d]);
+            order.push_back(xo);
+            order.push_back(yo);
+            w.reorder({root}, order);
+        }
         for (Func f : at_tile) {
-            f.compute_at(root, xo);
+            w.compute_at(f, root, xo);
             std::vector<Var> fv = pure_vars(f);
-            if (fv.size() >= 2) f.gpu_threads(fv[0], fv[1]);
-            else if (fv.size() == 1) f.gpu_threads(fv[0]);
-            else f.gpu_single_thread();
+            if (fv.size() >= 2) w.gpu_threads({f}, fv[0], fv[1]);
+            else if (fv.size() == 1) w.gpu_threads({f}, fv[0]);
+            else w.gpu_single_thread({f});
         }
     } else {
-        root.tile(v[0], v[1], xo, yo, xi, yi, 64, 16, TailStrategy::GuardWithIf).parallel(yo).vectorize(xi, 8);
+        w.tile({root}, v[0], v[1], xo, yo, xi, yi, 64, 16, TailStrategy::GuardWithIf);
+        if (inner_dims > 2) {
+            std::vector<VarOrRVar> order{xi, yi};
+            for (int d = 2; d < inner_dims && d < int(v.size()); d++) order.push_back(v[d]);
+            order.push_back(xo);
+            order.push_back(yo);
+            w.reorder({root}, order);
+        }
+        w.parallel({root}, yo);
+        w.vectorize({root}, xi, 8, TailStrategy::Auto);
         for (Func f : at_tile) {
-            f.compute_at(root, xo);
+            w.compute_at(f, root, xo);
             std::vector<Var> fv = pure_vars(f);
-            if (!fv.empty()) f.vectorize(fv[0], 8, TailStrategy::GuardWithIf);
+            if (!fv.empty()) w.vectorize({f}, fv[0], 8, TailStrategy::GuardWithIf);
         }
     }
 }
 
-void schedule_horizontal_1d(const std::vector<Func> &roots, const Target &target) {
+void schedule_horizontal_1d(ScheduleWriter &w, const std::vector<Func> &roots, const Target &target) {
     Var bx("h_bx"), tx("h_tx");
     for (size_t i = 0; i < roots.size(); i++) {
         Func f = roots[i];
         Var x(f.function().args()[0]);
-        f.compute_root();
-        if (is_gpu_target(target)) f.gpu_tile(x, bx, tx, 256, TailStrategy::GuardWithIf);
-        else f.split(x, bx, tx, 1024, TailStrategy::GuardWithIf).parallel(bx).vectorize(tx, 8);
-        if (i > 0) f.compute_with(roots[0], bx);
+        w.compute_root(f);
+        if (is_gpu_target(target)) {
+            w.gpu_tile({f}, x, bx, tx, 256, TailStrategy::GuardWithIf);
+        } else {
+            w.split({f}, x, bx, tx, 1024, TailStrategy::GuardWithIf);
+            w.parallel({f}, bx);
+            w.vectorize({f}, tx, 8, TailStrategy::Auto);
+        }
+        if (i > 0) w.compute_with({f}, {roots[0]}, bx);
     }
 }
 
