@@ -28,7 +28,7 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
             if (p && p->placement == Placement::ComputeAtBlock) at_block.push_back(get(name));
         }
         if (k.template_name == "row") {
-            schedule_row_kernel(w, root, k.inner_dims, at_block, target);
+            schedule_row_kernel(w, root, k.inner_dims, k.vector_width, at_block, target);
         } else if (k.template_name == "stencil_tile") {
             schedule_stencil_kernel(w, root, k.inner_dims, at_block, target);
         } else if (!k.with.empty()) {
@@ -36,7 +36,7 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
             for (auto &w : k.with) roots.push_back(get(w));
             schedule_horizontal_1d(w, roots, target);
         } else {
-            schedule_as_own_kernel(w, root, target);
+            schedule_pointwise_kernel(w, root, k.vector_width, target);
         }
     }
     return w.source("Solder plan" + (plan.app.empty() ? std::string() : " for " + plan.app) + ": " +

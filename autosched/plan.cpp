@@ -48,6 +48,7 @@ std::string Plan::to_json() const {
       << list(kernels,
               [](const KernelPlan &k) {
                   return "{\"name\": " + js(k.name) + ", \"template\": " + js(k.template_name) +
+                         ", \"vector_width\": " + std::to_string(k.vector_width) +
                          ", \"horizontal_with\": " + list(k.with, js) +
                          ", \"funcs\": " + list(k.funcs, js) + ", \"outputs\": " + list(k.outputs, js) +
                          ", \"bytes_read\": " + std::to_string(k.bytes_read) +
@@ -88,7 +89,8 @@ std::string Plan::to_text() const {
     for (auto &k : kernels) {
         std::string writes = k.root;
         if (!k.with.empty()) writes += " and " + std::to_string(k.with.size()) + " more (horizontal)";
-        o << "  " << k.name << " [" << k.template_name << "] writes " << writes << ": reads " << mb(k.bytes_read)
+        std::string vec = k.vector_width > 1 ? ", x" + std::to_string(k.vector_width) + " vectors" : "";
+        o << "  " << k.name << " [" << k.template_name << vec << "] writes " << writes << ": reads " << mb(k.bytes_read)
           << ", writes " << mb(k.bytes_written) << ", est " << num(k.est_us) << " us\n";
         std::vector<std::string> at, inl;
         for (auto &f : k.funcs) {

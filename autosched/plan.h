@@ -26,6 +26,7 @@ struct KernelPlan {
     std::vector<std::string> outputs;  // pipeline outputs among them
     std::string template_name;         // pointwise, row, stencil_tile
     int inner_dims = 1;                // dims of the root kept inside one block (row template)
+    int vector_width = 1;              // innermost elements per thread access (GPU pointwise and row roots)
     int64_t blocks = 0;
     int64_t bytes_read = 0, bytes_written = 0;
     double est_us = 0;

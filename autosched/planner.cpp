@@ -15,6 +15,17 @@ namespace solder::autosched {
 
 namespace {
 
+// 16-byte accesses for the root's stores (8 bf16, 4 f32), when the width divides what one block
+// covers of the innermost dim: 256 threads' worth for rows, one element per thread otherwise.
+int vector_width_for(const FuncNode &O, const KernelChoice &kc) {
+    if (O.updates > 0 || O.dims.empty() || O.elem_bytes > 8) return 1;
+    if (kc.template_name != "pointwise" && kc.template_name != "row") return 1;
+    int v = std::max(1, std::min(8, 16 / O.elem_bytes));
+    int64_t extent = O.region[0].extent(), unit = kc.template_name == "row" ? 256 * int64_t(v) : v;
+    while (v > 1 && extent % unit != 0) v /= 2, unit = kc.template_name == "row" ? 256 * int64_t(v) : v;
+    return v;
+}
+
 // Kernel parameters are limited (4 KB for CUDA): each fused root passes two buffers and a few
 // bounds, so a horizontal group stays under this many roots.
 constexpr size_t kMaxHorizontalRoots = 100;
@@ -130,6 +141,7 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
         if (O.is_output) k.outputs.push_back(O.name);
         k.template_name = kc.template_name;
         k.inner_dims = kc.inner_dims;
+        k.vector_width = opt.gpu ? vector_width_for(O, kc) : 1;
         k.blocks = kc.blocks;
         k.bytes_read = kc.bytes_read;
         k.bytes_written = O.bytes();

@@ -9,3 +9,9 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader | tee "$o
 dev="$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
 bench/out/solder-exec bench/out/libs/*.so --machine --iters "${ITERS:-30}" --warmup 5 --device "$dev" 2>&1 | tee "$out/solder.log" | grep -E "^(SOLDER_RESULT|  error)" | cut -c1-220
 PYTHONUNBUFFERED=1 python3 bench/out/torch_peers.py 2>&1 | tee "$out/peers.log" | tail -3 | cut -c1-300
+# Per-kernel view of Solder's libraries: grid/block/shared memory of each launch, and each kernel's
+# device time from CUDA events with its planned bytes (SOLDER_DUMP=launch,bandwidth; extra runs
+# after the timed ones, so the table above is unaffected).
+bench/out/solder-exec bench/out/libs/*__solder__cuda__*.so --iters 10 --warmup 3 --dump launch,bandwidth \
+  > "$out/solder_dumps.log" 2>&1
+grep -E "^==== SOLDER_DUMP bandwidth|^  k[0-9]|^kernels:|^pipeline:" "$out/solder_dumps.log" | cut -c1-160 | head -80

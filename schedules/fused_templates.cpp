@@ -2,6 +2,7 @@
 
 #include "schedules/pipeline_funcs.h"
 #include "schedules/schedule_writer.h"
+#include "schedules/unfused.h"
 
 namespace solder {
 using namespace Halide;
@@ -61,8 +62,8 @@ void block_level(ScheduleWriter &w, Func f, Func root, const Var &at, const Targ
 
 }  // namespace
 
-void schedule_row_kernel(ScheduleWriter &w, Func root, int inner_dims, const std::vector<Func> &at_block,
-                         const Target &target) {
+void schedule_row_kernel(ScheduleWriter &w, Func root, int inner_dims, int vector_width,
+                         const std::vector<Func> &at_block, const Target &target) {
     w.compute_root(root);
     std::vector<Var> v = pure_vars(root);
     const std::string tag = root.name();
@@ -70,8 +71,18 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, int inner_dims, const std
     int rank = int(v.size());
     inner_dims = std::max(1, std::min(inner_dims, rank));
     if (is_gpu_target(target)) {
-        w.split({root}, v[0], xo, xi, 256, TailStrategy::GuardWithIf);
-        w.gpu_threads({root}, xi);
+        if (vector_width > 1) {
+            // Each thread writes `vector_width` neighbours with one wide access. The planner asks
+            // for it only when 256 x width divides the row, so nothing is rounded past its end.
+            Var tx(tag + "_tx"), xv(tag + "_xv");
+            w.split({root}, v[0], xo, xi, 256 * vector_width, TailStrategy::RoundUp);
+            w.split({root}, xi, tx, xv, vector_width, TailStrategy::RoundUp);
+            w.gpu_threads({root}, tx);
+            w.vectorize({root}, xv, vector_width, TailStrategy::RoundUp);
+        } else {
+            w.split({root}, v[0], xo, xi, 256, TailStrategy::GuardWithIf);
+            w.gpu_threads({root}, xi);
+        }
         std::vector<VarOrRVar> blocks;
         for (int d = inner_dims; d < rank; d++) blocks.push_back(v[d]);
         Var at = xo;
@@ -134,6 +145,25 @@ void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, const
             if (!fv.empty()) w.vectorize({f}, fv[0], 8, TailStrategy::GuardWithIf);
         }
     }
+}
+
+void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, const Target &target) {
+    auto fn = root.function();
+    if (!is_gpu_target(target) || vector_width <= 1 || !fn.updates().empty()) {
+        schedule_as_own_kernel(w, root, target);
+        return;
+    }
+    w.compute_root(root);
+    const std::string tag = root.name();
+    std::vector<VarOrRVar> pure = stage_pure_vars(fn, 0);
+    Var xo(tag + "_xo"), xv(tag + "_xv"), bx(tag + "_bx"), tx(tag + "_tx");
+    // The planner asks for a width only when it divides the innermost extent: RoundUp rounds nothing.
+    w.split({root}, pure[0], xo, xv, vector_width, TailStrategy::RoundUp);
+    pure[0] = xo;
+    pure = fold_into_three(w, {root}, pure, tag);
+    w.gpu_tile({root}, pure[0], bx, tx, 256, TailStrategy::GuardWithIf);
+    for (size_t i = 1; i < pure.size(); i++) w.gpu_blocks({root}, pure[i]);
+    w.vectorize({root}, xv, vector_width, TailStrategy::RoundUp);
 }
 
 void schedule_horizontal_1d(ScheduleWriter &w, const std::vector<Func> &roots, const Target &target) {

@@ -11,12 +11,20 @@ namespace solder {
 // Row template (normalizations, softmax, the row reductions of layer-norm backward): one block owns
 // the root's `inner_dims` innermost dims; threads stride the innermost; `at_block` Funcs (reductions)
 // are computed once per block, in shared memory.
-void schedule_row_kernel(ScheduleWriter &w, Halide::Func root, int inner_dims, const std::vector<Halide::Func> &at_block,
+// On a GPU, `vector_width` > 1 makes each thread write that many neighbours at once (the planner
+// asks for it only when 256 x width divides the innermost extent).
+void schedule_row_kernel(ScheduleWriter &w, Halide::Func root, int inner_dims, int vector_width,
+                         const std::vector<Halide::Func> &at_block,
                          const Halide::Target &target);
 // Stencil template (blur, unsharp, Harris): 32x8 tiles of the two innermost dims; `at_tile` Funcs
 // (stencil producers) are computed per tile with their halo, in shared memory. Dims from 2 up to
 // `inner_dims` loop inside each tile (few channels sharing the tile's producers); the rest are grid dims.
 void schedule_stencil_kernel(ScheduleWriter &w, Halide::Func root, int inner_dims, const std::vector<Halide::Func> &at_tile, const Halide::Target &target);
+
+// Pointwise template: 256-thread blocks along the innermost dim, outer dims as grid dims; with
+// `vector_width` > 1 (GPU, pure Funcs, width dividing the innermost extent) each thread handles
+// that many neighbours with wide loads and stores. Otherwise the unfused schedule's own kernel.
+void schedule_pointwise_kernel(ScheduleWriter &w, Halide::Func root, int vector_width, const Halide::Target &target);
 
 // Horizontal template: independent 1-D pointwise roots in one launch. Each is split the same way
 // and fused into the first root's block loop (compute_with); blocks past a root's end skip it.
