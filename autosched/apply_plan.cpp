@@ -23,12 +23,14 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
     for (auto &k : plan.kernels) {
         Func root = get(k.root);
         std::vector<Func> at_block;
+        std::vector<int64_t> at_block_points;
         for (auto &name : k.funcs) {
             const FuncPlan *p = plan.find(name);
-            if (p && p->placement == Placement::ComputeAtBlock) at_block.push_back(get(name));
+            if (p && p->placement == Placement::ComputeAtBlock)
+                at_block.push_back(get(name)), at_block_points.push_back(p->block_points);
         }
         if (k.template_name == "row") {
-            schedule_row_kernel(w, root, k.inner_dims, k.vector_width, at_block, target);
+            schedule_row_kernel(w, root, k.inner_dims, k.vector_width, at_block, at_block_points, target);
         } else if (k.template_name == "stencil_tile") {
             schedule_stencil_kernel(w, root, k.inner_dims, at_block, target);
         } else if (!k.with.empty()) {

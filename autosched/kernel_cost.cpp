@@ -142,6 +142,12 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
     return best;
 }
 
+std::vector<Region> row_block_regions(const FuncGraph &g, int root, const KernelChoice &kc) {
+    std::vector<bool> inside(g.nodes.size(), false);
+    for (int m : kc.members) inside[m] = true;
+    return g.regions_for(root, block_region(g.nodes[root].region, kc.inner_dims), inside);
+}
+
 double kernel_us(const DeviceProfile &d, int64_t bytes, double flops) {
     return std::max(double(bytes) / d.bandwidth_bytes_per_s, flops / d.flops_per_s) * 1e6 + d.launch_us;
 }

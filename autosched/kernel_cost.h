@@ -26,6 +26,10 @@ struct KernelChoice {
 };
 
 KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int root, const std::vector<int> &members);
+// The region of every node one block of a row kernel computes (empty: not needed), for the
+// per-block sizes the templates need (how big a reduction's block-level partials would be).
+std::vector<Region> row_block_regions(const FuncGraph &g, int root, const KernelChoice &kc);
+
 // Roofline time of one kernel: max(bytes / bandwidth, flops / peak) + one launch.
 double kernel_us(const DeviceProfile &d, int64_t bytes, double flops);
 

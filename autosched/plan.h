@@ -16,6 +16,7 @@ struct FuncPlan {
     std::string func;
     Placement placement = Placement::Inline;
     std::string anchor;  // the kernel root it is computed in (compute_at); empty otherwise
+    int64_t block_points = 0;  // points one block computes (compute_at in a row kernel)
 };
 
 struct KernelPlan {

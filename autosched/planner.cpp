@@ -102,6 +102,7 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
     Plan plan;
     plan.app = app;
     plan.search = found.summary;
+    std::map<int, std::vector<Region>> row_regions;  // per row-kernel root: what one block computes
     for (int i = 0; i < N; i++) {
         const FuncNode &n = g.nodes[i];
         if (n.is_input) {
@@ -123,6 +124,12 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
             bool at_block = groups[i].size() == 1 && ((n.is_reduction() && tmpl == "row") ||
                                                       (stencil_out && opt.compute_at && tmpl == "stencil_tile"));
             fp.placement = at_block ? Placement::ComputeAtBlock : Placement::Inline;
+            if (at_block && tmpl == "row") {
+                auto it = row_regions.find(anchor);
+                if (it == row_regions.end())
+                    it = row_regions.emplace(anchor, row_block_regions(g, anchor, choice[anchor])).first;
+                fp.block_points = region_points(it->second[i]);
+            }
             if (at_block) fp.anchor = g.nodes[anchor].name;
         }
         plan.funcs.push_back(fp);

@@ -34,7 +34,7 @@ int cmd_run(int argc, char **argv) {
     req.app = a.positional[0];
     req.size = parse_size(a);
     req.target = a.get("target", "host");
-    req.schedule = a.get("schedule", "unfused");
+    req.schedule = a.get("schedule", "solder");  // Solder's own plan unless asked otherwise
     req.out_dir = a.get("out");
     validate_run_request(req);  // unknown names exit with 2, before any work
     if (req.target == "cuda" && !cuda_gpu_present())
@@ -79,7 +79,7 @@ int cmd_build(int argc, char **argv) {
     req.app = a.positional[0];
     req.size = parse_size(a);
     req.target = a.get("target", "host");
-    req.schedule = a.get("schedule", "unfused");
+    req.schedule = a.get("schedule", "solder");  // Solder's own plan unless asked otherwise
     req.out_dir = a.get("out");
     DumpWriter dump_writer(dumps, {req.app, req.schedule, req.target, size_name(req.size)});
     BuildDumps build_dumps(dump_writer, req);

@@ -13,8 +13,9 @@ namespace {
 const char *kUsage =
     "usage: solder <command> [options]\n"
     "  list [--small] [--names]              the bundled apps with their shapes\n"
-    "  run APP [--target host|opencl|cuda] [--schedule NAME] [--small] [--iters N] [--seed N] [--machine]\n"
-    "          [--dump WORDS]                compile, run and check one app against its reference\n"
+    "  run APP [--target host|opencl|cuda] [--schedule NAME (default solder)] [--small] [--iters N] [--seed N]\n"
+    "          [--machine] [--disable WORDS] [--dump WORDS]\n"
+    "                                        compile, run and check one app against its reference\n"
     "  build APP --target T --schedule NAME [--small] [--out DIR] [--dump WORDS]\n"
     "                                        compile only, to a library solder-exec runs (e.g. on the GPU machine)\n"
     "  main [--target T] [--full]            every app under every schedule: one table (the main job)\n"

@@ -20,11 +20,14 @@ void blocks_over(ScheduleWriter &w, Func f, const std::vector<VarOrRVar> &dims, 
     for (auto &d : fold_into_three(w, {f}, dims, tag)) w.gpu_blocks({f}, d);
 }
 
+// A block-level reduction with at most this many results is split across the block's threads.
+constexpr int64_t kMaxPointsToSplit = 8;
+
 // A Func computed once per block: its pure dims spread over threads when it has any. A reduction
 // with one RVar is split across the block's threads first (rfactor): 256 partial results, each
 // thread striding over the row (coalesced), then 16 threads add 16 partials each, then one thread
 // adds those 16.
-void block_level(ScheduleWriter &w, Func f, Func root, const Var &at, const Target &t) {
+void block_level(ScheduleWriter &w, Func f, int64_t points, Func root, const Var &at, const Target &t) {
     w.compute_at(f, root, at);
     if (!is_gpu_target(t)) return;
     auto fn = f.function();
@@ -35,7 +38,9 @@ void block_level(ScheduleWriter &w, Func f, Func root, const Var &at, const Targ
     thread_stage({f}, stage_pure_vars(fn, 0));
     for (int u = 0; u < int(fn.updates().size()); u++) {
         const auto &rvars = fn.update(u).schedule().rvars();
-        if (u == 0 && fn.updates().size() == 1 && rvars.size() == 1) {
+        // Only for a few results per block (a row's mean): the partials take 256 x points of shared
+        // memory, and many results per block already keep the threads busy over their pure dims.
+        if (u == 0 && fn.updates().size() == 1 && rvars.size() == 1 && points <= kMaxPointsToSplit) {
             RVar r(rvars[0].var), ro(f.name() + "_ro"), ri(f.name() + "_ri");
             Var lane(f.name() + "_lane");
             w.split({f, 0}, r, ro, ri, 256, TailStrategy::GuardWithIf);
@@ -63,7 +68,8 @@ void block_level(ScheduleWriter &w, Func f, Func root, const Var &at, const Targ
 }  // namespace
 
 void schedule_row_kernel(ScheduleWriter &w, Func root, int inner_dims, int vector_width,
-                         const std::vector<Func> &at_block, const Target &target) {
+                         const std::vector<Func> &at_block, const std::vector<int64_t> &at_block_points,
+                         const Target &target) {
     w.compute_root(root);
     std::vector<Var> v = pure_vars(root);
     const std::string tag = root.name();
@@ -92,7 +98,8 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, int inner_dims, int vecto
             at = v[inner_dims];
             blocks_over(w, root, blocks, tag);
         }
-        for (Func f : at_block) block_level(w, f, root, at, target);
+        for (size_t i = 0; i < at_block.size(); i++)
+            block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, root, at, target);
     } else {
         if (rank > inner_dims) w.parallel({root}, v[rank - 1]);
         w.vectorize({root}, v[0], 8, TailStrategy::GuardWithIf);

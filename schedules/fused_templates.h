@@ -14,7 +14,7 @@ namespace solder {
 // On a GPU, `vector_width` > 1 makes each thread write that many neighbours at once (the planner
 // asks for it only when 256 x width divides the innermost extent).
 void schedule_row_kernel(ScheduleWriter &w, Halide::Func root, int inner_dims, int vector_width,
-                         const std::vector<Halide::Func> &at_block,
+                         const std::vector<Halide::Func> &at_block, const std::vector<int64_t> &at_block_points,
                          const Halide::Target &target);
 // Stencil template (blur, unsharp, Harris): 32x8 tiles of the two innermost dims; `at_tile` Funcs
 // (stencil producers) are computed per tile with their halo, in shared memory. Dims from 2 up to
