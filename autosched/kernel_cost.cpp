@@ -88,8 +88,9 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
         // per channel. The fewest bytes win, then the least recompute.
         const int64_t tiles = ((O.region[0].extent() + 31) / 32) * ((O.region[1].extent() + 7) / 8);
         bool found = false;
-        for (int k : {2, rank}) {
-            if (k == rank && (rank == 2 || blocks_for(O.region, 2) > kMaxChannelsInTile)) continue;
+        std::vector<int> shapes{2};
+        if (rank > 2 && blocks_for(O.region, 2) <= kMaxChannelsInTile) shapes.push_back(rank);
+        for (int k : shapes) {
             KernelChoice kc = best;
             kc.inner_dims = k;
             Region blk = O.region;

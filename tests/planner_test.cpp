@@ -40,6 +40,20 @@ TEST(Planner, PointwiseAndNormalizationAppsAreOneKernel) {
     }
 }
 
+// The model's bytes are never below what any schedule must move: every kernel reads something
+// (a zero here once hid a block-shape loop that costed no shape at all), and the total is at least
+// the minimum.
+TEST(Planner, EveryKernelIsCostedAndNoPlanBeatsTheMinimum) {
+    for (const AppSpec &app : all_app_specs()) {
+        Plan p = plan_app(app.name);
+        EXPECT_GE(p.total_bytes, p.min_bytes) << p.to_text();
+        for (auto &k : p.kernels) {
+            EXPECT_GT(k.bytes_read, 0) << app.name << " " << k.name;
+            EXPECT_GT(k.est_us, 0) << app.name << " " << k.name;
+        }
+    }
+}
+
 TEST(Planner, RowReductionsAreComputedPerBlock) {
     Plan p = plan_app("rmsnorm");
     ASSERT_EQ(p.kernels.size(), 1u);
