@@ -31,6 +31,8 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
         }
         if (k.template_name == "row") {
             schedule_row_kernel(w, root, k.inner_dims, k.vector_width, at_block, at_block_points, target);
+        } else if (k.template_name == "block_reduction") {
+            schedule_block_reduction(w, root, target);
         } else if (k.template_name == "stencil_tile") {
             schedule_stencil_kernel(w, root, k.inner_dims, at_block, target);
         } else if (!k.with.empty()) {

@@ -70,6 +70,16 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
         cost_reads(g, opt, root, inside, whole, whole, 1, best);
         return best;
     }
+    if (members.empty() && O.is_reduction() && opt.single_kernel_groups && opt.gpu && O.updates == 1 && rank >= 1 &&
+        O.function.update(0).schedule().rvars().size() == 1) {
+        // A reduction alone in its kernel, with the row template's block reduction: one block per
+        // result, its reduction split across the block's threads (SOLDER_ENABLE=single_kernel_groups).
+        best.template_name = "block_reduction";
+        best.blocks = O.points();
+        const auto whole = g.regions_for(root, O.region, inside);
+        cost_reads(g, opt, root, inside, whole, whole, 1, best);
+        return best;
+    }
     if (!reduction_member || O.is_reduction()) {
         best.template_name = has_stencil_member(g, root, inside) && rank >= 2 ? "stencil_tile" : "pointwise";
         const auto whole = g.regions_for(root, O.region, inside);

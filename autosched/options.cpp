@@ -24,6 +24,17 @@ void apply_disable_list(PlannerOptions &opt, const std::string &list) {
     }
 }
 
+void apply_enable_list(PlannerOptions &opt, const std::string &list) {
+    std::stringstream ss(list);
+    std::string w;
+    while (std::getline(ss, w, ',')) {
+        if (w.empty()) continue;
+        if (w == "single_kernel_groups") opt.single_kernel_groups = true;
+        else
+            throw UnknownNameError("unknown word '" + w + "' in SOLDER_ENABLE (valid: single_kernel_groups)");
+    }
+}
+
 bool fallback_disabled_in_env() {
     const char *d = std::getenv("SOLDER_DISABLE");
     if (!d) return false;
@@ -36,6 +47,7 @@ PlannerOptions options_from_env(bool gpu) {
     PlannerOptions opt;
     opt.gpu = gpu;
     if (const char *d = std::getenv("SOLDER_DISABLE")) apply_disable_list(opt, d);
+    if (const char *e = std::getenv("SOLDER_ENABLE")) apply_enable_list(opt, e);
     if (const char *k = std::getenv("SOLDER_KEEP_UNFUSED")) {
         std::stringstream ss(k);
         std::string w;

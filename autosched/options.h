@@ -1,5 +1,6 @@
-// Planner options from the environment: SOLDER_DISABLE=horizontal,remat,compute_at,exact and
-// SOLDER_KEEP_UNFUSED=FuncA,FuncB. Unknown words are errors that list the valid ones.
+// Planner options from the environment: SOLDER_DISABLE=horizontal,remat,compute_at,exact,
+// SOLDER_ENABLE=single_kernel_groups and SOLDER_KEEP_UNFUSED=FuncA,FuncB. Unknown words are errors
+// that list the valid ones.
 #pragma once
 #include <string>
 
@@ -11,6 +12,8 @@ PlannerOptions options_from_env(bool gpu);
 // Applies a comma-separated --disable list on top of `opt`; throws UnknownNameError
 // (runtime/unknown_name_error.h) on an unknown word.
 void apply_disable_list(PlannerOptions &opt, const std::string &list);
+// Applies a comma-separated SOLDER_ENABLE list; throws UnknownNameError on an unknown word.
+void apply_enable_list(PlannerOptions &opt, const std::string &list);
 // Whether SOLDER_DISABLE holds `fallback`: then a failing Solder schedule is an error instead of
 // being replaced by the unfused one (runtime/fallback_run.h). Throws on an unknown word, so a typo
 // in SOLDER_DISABLE is caught whatever the schedule.

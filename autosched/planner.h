@@ -19,6 +19,10 @@ struct PlannerOptions {
     int exact_max_free = 30;                 // optional roots the exact search takes; beyond: local search
     int64_t search_max_evaluations = 20000;  // partitions the search may cost in full
     int time_budget_ms = 1000;               // a safety net over the evaluation budget
+    // A kernel that computes one Func alone, a reduction, may take a fused template: the block
+    // reduction of the row template, its reduction split across the block's threads. Off by
+    // default: alone, a reduction with many results per block is usually as fast per thread.
+    bool single_kernel_groups = false;
     std::set<std::string> keep_unfused;  // Funcs always materialized (a debugging knob)
     DeviceProfile device;
 };

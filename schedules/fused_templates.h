@@ -26,6 +26,11 @@ void schedule_stencil_kernel(ScheduleWriter &w, Halide::Func root, int inner_dim
 // that many neighbours with wide loads and stores. Otherwise the unfused schedule's own kernel.
 void schedule_pointwise_kernel(ScheduleWriter &w, Halide::Func root, int vector_width, const Halide::Target &target);
 
+// Block-reduction template for a reduction alone in its kernel (SOLDER_ENABLE=single_kernel_groups):
+// one block per result, the reduction split across 256 threads (rfactor), then one thread adds the
+// partials. Falls back to the unfused kernel where it does not apply (host, several RVars).
+void schedule_block_reduction(ScheduleWriter &w, Halide::Func f, const Halide::Target &target);
+
 // Horizontal template: independent 1-D pointwise roots in one launch. Each is split the same way
 // and fused into the first root's block loop (compute_with); blocks past a root's end skip it.
 void schedule_horizontal_1d(ScheduleWriter &w, const std::vector<Halide::Func> &roots, const Halide::Target &target);

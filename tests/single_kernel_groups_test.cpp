@@ -1,0 +1,58 @@
+// SOLDER_ENABLE=single_kernel_groups: a reduction alone in its kernel takes the block-reduction
+// template (one block per result, the reduction split across the block's threads) instead of one
+// thread per result; the result still matches plain loops on OpenCL. Off by default; unknown
+// SOLDER_ENABLE words are errors.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "apps/ref_util.h"
+#include "autosched/options.h"
+#include "lang/lang.h"
+#include "tests/support/plan_and_run.h"
+
+using namespace solder;
+using namespace solder::lang;
+
+TEST(SingleKernelGroups, ALoneReductionTakesTheBlockReductionTemplate) {
+    const int64_t R = 5, C = 3001;  // a row length no block width divides
+    Graph g;
+    Tensor x = g.input("sx", DType::F32, {R, C});
+    Tensor s = sum(x, {-1});
+    set_estimates(s.func, s.shape);
+    std::vector<Halide::Func> outs{s.func};
+
+    EXPECT_EQ(solder::testing::plan_for(outs, {}, true).kernels.at(0).template_name, "pointwise");
+    autosched::PlannerOptions opt;
+    autosched::apply_enable_list(opt, "single_kernel_groups");
+    autosched::Plan plan = solder::testing::plan_for(outs, opt, true);
+    ASSERT_EQ(plan.kernels.size(), 1u);
+    ASSERT_EQ(plan.kernels[0].template_name, "block_reduction") << plan.to_text();
+
+    std::vector<HostBuffer> in{make_host_buffer({"sx", DType::F32, {R, C}})};
+    std::vector<HostBuffer> out{make_host_buffer({"s", DType::F32, {R}})};
+    float *px = data_as<float>(in[0]);
+    for (int64_t i = 0; i < R * C; i++) px[i] = float((i * 7919) % 101) / 50.0f - 1.0f;
+    std::string source;
+    ASSERT_EQ(solder::testing::apply_compile_and_call(plan, outs, {*x.param}, "opencl", in, out, &source), "");
+    // The template really split the reduction: blocks over rows, partials over the threads.
+    EXPECT_NE(source.find(".rfactor("), std::string::npos) << source;
+    EXPECT_NE(source.find(".gpu_blocks("), std::string::npos) << source;
+    const float *ps = data_as<float>(out[0]);
+    for (int64_t r = 0; r < R; r++) {
+        double want = 0;
+        for (int64_t c = 0; c < C; c++) want += px[r * C + c];
+        EXPECT_NEAR(ps[r], want, 1e-3) << "row " << r;
+    }
+}
+
+TEST(SingleKernelGroups, UnknownEnableWordsAreErrors) {
+    autosched::PlannerOptions opt;
+    try {
+        autosched::apply_enable_list(opt, "single_kernel_groups,no_such_knob");
+        FAIL() << "no error";
+    } catch (const std::exception &e) {
+        EXPECT_NE(std::string(e.what()).find("no_such_knob"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("single_kernel_groups"), std::string::npos) << e.what();
+    }
+}
