@@ -23,10 +23,20 @@ void blocks_over(ScheduleWriter &w, Func f, const std::vector<VarOrRVar> &dims, 
 // A block-level reduction with at most this many results is split across the block's threads.
 constexpr int64_t kMaxPointsToSplit = 8;
 
+// Threads a block-level reduction is split over: 256 for long rows; for short ones (puzzler's
+// 64-wide slices) about 4 elements per thread, so most lanes are not idle, and no second level.
+int reduction_lanes(const Expr &extent) {
+    std::optional<int64_t> n = Internal::as_const_int(extent);
+    if (!n) return 256;
+    int lanes = 256;
+    while (lanes > 8 && int64_t(lanes) * 4 > *n) lanes /= 2;
+    return lanes;
+}
+
 // A Func computed once per block: its pure dims spread over threads when it has any. A reduction
-// with one RVar is split across the block's threads first (rfactor): 256 partial results, each
-// thread striding over the row (coalesced), then 16 threads add 16 partials each, then one thread
-// adds those 16.
+// with one RVar is split across the block's threads first (rfactor): up to 256 partial results,
+// each thread striding over the row (coalesced), then (for 256) 16 threads add 16 partials each,
+// then one thread adds the rest.
 void block_level(ScheduleWriter &w, Func f, int64_t points, Func root, const Var &at, const Target &t) {
     w.compute_at(f, root, at);
     if (!is_gpu_target(t)) return;
@@ -43,7 +53,8 @@ void block_level(ScheduleWriter &w, Func f, int64_t points, Func root, const Var
         if (u == 0 && fn.updates().size() == 1 && rvars.size() == 1 && points <= kMaxPointsToSplit) {
             RVar r(rvars[0].var), ro(f.name() + "_ro"), ri(f.name() + "_ri");
             Var lane(f.name() + "_lane");
-            w.split({f, 0}, r, ro, ri, 256, TailStrategy::GuardWithIf);
+            const int lanes = reduction_lanes(rvars[0].extent);
+            w.split({f, 0}, r, ro, ri, lanes, TailStrategy::GuardWithIf);
             Func partial = w.rfactor({f, 0}, ri, lane);
             w.compute_at(partial, root, at);
             w.gpu_threads({partial}, lane);
@@ -51,7 +62,7 @@ void block_level(ScheduleWriter &w, Func f, int64_t points, Func root, const Var
             // The 256 partials again across 16 threads, 16 each, so the last serial pass adds 16
             // values, not 256: a dependent chain of shared-memory loads is what it costs.
             const auto &left = f.function().update(0).schedule().rvars();
-            if (left.size() == 1) {
+            if (left.size() == 1 && lanes > 32) {
                 RVar r2(left[0].var), r2o(f.name() + "_r2o"), r2i(f.name() + "_r2i");
                 Var lane2(f.name() + "_lane2");
                 w.split({f, 0}, r2, r2o, r2i, 16, TailStrategy::GuardWithIf);
