@@ -1,18 +1,15 @@
 #include "autosched/options.h"
 
 #include <cstdlib>
-#include <sstream>
 #include <stdexcept>
 
+#include "runtime/comma_words.h"
 #include "runtime/unknown_name_error.h"
 
 namespace solder::autosched {
 
 void apply_disable_list(PlannerOptions &opt, const std::string &list) {
-    std::stringstream ss(list);
-    std::string w;
-    while (std::getline(ss, w, ',')) {
-        if (w.empty()) continue;
+    for (const std::string &w : comma_words(list)) {
         if (w == "horizontal") opt.horizontal = false;
         else if (w == "remat") opt.remat = false;
         else if (w == "compute_at") opt.compute_at = false;
@@ -25,10 +22,7 @@ void apply_disable_list(PlannerOptions &opt, const std::string &list) {
 }
 
 void apply_enable_list(PlannerOptions &opt, const std::string &list) {
-    std::stringstream ss(list);
-    std::string w;
-    while (std::getline(ss, w, ',')) {
-        if (w.empty()) continue;
+    for (const std::string &w : comma_words(list)) {
         if (w == "single_kernel_groups") opt.single_kernel_groups = true;
         else
             throw UnknownNameError("unknown word '" + w + "' in SOLDER_ENABLE (valid: single_kernel_groups)");
@@ -48,12 +42,8 @@ PlannerOptions options_from_env(bool gpu) {
     opt.gpu = gpu;
     if (const char *d = std::getenv("SOLDER_DISABLE")) apply_disable_list(opt, d);
     if (const char *e = std::getenv("SOLDER_ENABLE")) apply_enable_list(opt, e);
-    if (const char *k = std::getenv("SOLDER_KEEP_UNFUSED")) {
-        std::stringstream ss(k);
-        std::string w;
-        while (std::getline(ss, w, ','))
-            if (!w.empty()) opt.keep_unfused.insert(w);
-    }
+    if (const char *k = std::getenv("SOLDER_KEEP_UNFUSED"))
+        for (const std::string &w : comma_words(k)) opt.keep_unfused.insert(w);
     return opt;
 }
 

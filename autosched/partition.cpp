@@ -23,20 +23,22 @@ std::vector<bool> forced_roots(const FuncGraph &g, const PlannerOptions &opt, st
     return root;
 }
 
+std::set<int> kernel_group_of(const FuncGraph &g, const std::vector<bool> &root,
+                              const std::vector<std::set<int>> &groups, int i) {
+    if (root[i]) return {i};
+    std::set<int> group;
+    for (int e : g.nodes[i].out_edges) {
+        const auto &cg = groups[g.edges[e].consumer];
+        group.insert(cg.begin(), cg.end());
+    }
+    return group;
+}
+
 std::vector<std::set<int>> kernel_groups(const FuncGraph &g, const std::vector<bool> &root) {
     const int N = int(g.nodes.size());
     std::vector<std::set<int>> groups(N);
-    for (int i = N - 1; i >= 0; i--) {
-        if (g.nodes[i].is_input) continue;
-        if (root[i]) {
-            groups[i] = {i};
-            continue;
-        }
-        for (int e : g.nodes[i].out_edges) {
-            const auto &cg = groups[g.edges[e].consumer];
-            groups[i].insert(cg.begin(), cg.end());
-        }
-    }
+    for (int i = N - 1; i >= 0; i--)
+        if (!g.nodes[i].is_input) groups[i] = kernel_group_of(g, root, groups, i);
     return groups;
 }
 

@@ -31,6 +31,10 @@ std::vector<bool> forced_roots(const FuncGraph &g, const PlannerOptions &opt, st
 
 // The kernels each non-input Func is computed in: its own if a root, else its consumers'.
 std::vector<std::set<int>> kernel_groups(const FuncGraph &g, const std::vector<bool> &root);
+// The same for node i alone, from its consumers' groups (filled in already: consumers come later
+// in the graph's order). The search decides nodes consumers first and calls this for each.
+std::set<int> kernel_group_of(const FuncGraph &g, const std::vector<bool> &root,
+                              const std::vector<std::set<int>> &groups, int i);
 
 // A rule that forces node i to be stored given its groups (known once its consumers are decided):
 // empty when none does. Shared by the full evaluation and by the search, which applies it early.

@@ -68,17 +68,7 @@ struct BranchAndBound {
             if (forced[i]) groups[i] = {int(i)};
     }
 
-    void group_of(int i) {
-        groups[i].clear();
-        if (root[i]) {
-            groups[i] = {i};
-            return;
-        }
-        for (int e : g.nodes[i].out_edges) {
-            const auto &cg = groups[g.edges[e].consumer];
-            groups[i].insert(cg.begin(), cg.end());
-        }
-    }
+    void group_of(int i) { groups[i] = kernel_group_of(g, root, groups, i); }
 
     void run(size_t depth, double lb) {
         if (out_of_budget || out_of_time) return;

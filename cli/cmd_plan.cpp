@@ -23,15 +23,15 @@ int cmd_plan(int argc, char **argv) {
     if (!app) throw UnknownNameError("unknown app '" + a.positional[0] + "' (apps: " + app_names_joined() + ")");
     AppSize size = a.has("small") ? AppSize::Small : AppSize::Full;
     Halide::Target t = make_target(a.get("target", "cuda"));
-    BuiltPipeline p = with_halide_errors(app->name, [&] { return build_app_pipeline(*app, size); });
-    auto g = with_halide_errors(app->name, [&] { return autosched::FuncGraph::build(p.outputs); });
     auto opt = autosched::options_from_env(is_gpu_target(t));
     autosched::apply_disable_list(opt, a.get("disable"));
-    if (a.has("compare")) {
+    if (a.has("compare")) {  // builds its own copy of the pipeline per schedule
         auto rows = autosched::compare_schedules(*app, size, t, opt);
         std::fputs(autosched::comparison_table(app->name, rows).c_str(), stdout);
         return 0;
     }
+    BuiltPipeline p = with_halide_errors(app->name, [&] { return build_app_pipeline(*app, size); });
+    auto g = with_halide_errors(app->name, [&] { return autosched::FuncGraph::build(p.outputs); });
     auto plan = autosched::plan_pipeline(g, opt, app->name);
     if (a.has("graph")) std::fputs(g.describe().c_str(), stdout);
     std::fputs(a.has("json") ? plan.to_json().c_str() : plan.to_text().c_str(), stdout);

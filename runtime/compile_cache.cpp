@@ -10,10 +10,10 @@
 #include <future>
 #include <set>
 #include <shared_mutex>
-#include <sstream>
 #include <stdexcept>
 #include <vector>
 
+#include "runtime/comma_words.h"
 #include "runtime/halide_error.h"
 #include "runtime/pipeline_fingerprint.h"
 #include "runtime/pipeline_library.h"
@@ -117,10 +117,8 @@ void rename_stem(const std::string &dir, const std::string &from, const std::str
 // `fallback` in SOLDER_DISABLE is about running (runtime/fallback_run.h), not compiling.
 std::string knob_words(const char *knob) {
     std::set<std::string> words;
-    std::stringstream ss(env(knob));
-    std::string w;
-    while (std::getline(ss, w, ','))
-        if (!w.empty() && !(w == "fallback" && std::string(knob) == "SOLDER_DISABLE")) words.insert(w);
+    for (const std::string &w : comma_words(env(knob)))
+        if (!(w == "fallback" && std::string(knob) == "SOLDER_DISABLE")) words.insert(w);
     std::string out;
     for (auto &x : words) out += (out.empty() ? "" : ",") + x;
     return out;

@@ -4,23 +4,13 @@
 #include <sstream>
 
 #include "runtime/build_dumps.h"
+#include "runtime/text_format.h"
 #include "schedules/pipeline_funcs.h"
 
 namespace solder {
 
 namespace {
 
-std::string fmt(const char *f, double v) {
-    char b[64];
-    std::snprintf(b, sizeof b, f, v);
-    return b;
-}
-std::string bytes_str(int64_t b) {
-    if (b >= 1000000) return fmt("%.2f MB", double(b) / 1e6);
-    if (b >= 1000) return fmt("%.2f KB", double(b) / 1e3);
-    return std::to_string(b) + " B";
-}
-std::string pad(std::string s, size_t w) { return s.size() < w ? s + std::string(w - s.size(), ' ') : s; }
 bool contains(const std::vector<std::string> &v, const std::string &s) {
     for (auto &x : v)
         if (x == s) return true;

@@ -4,16 +4,9 @@
 #include <sstream>
 
 #include "runtime/quoted.h"
+#include "runtime/text_format.h"
 
 namespace solder {
-
-namespace {
-std::string fmt(const char *f, double v) {
-    char b[64];
-    std::snprintf(b, sizeof b, f, v);
-    return b;
-}
-}  // namespace
 
 int64_t kernel_count(const RunContext &ctx, const RunReport &r) {
     return ctx.target == "host" ? ctx.loop_nests : r.launches_per_run;

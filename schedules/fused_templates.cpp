@@ -119,6 +119,22 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, int inner_dims, int vecto
     }
 }
 
+namespace {
+
+// The stencil root's dims 2 .. inner_dims-1 loop inside each tile, serially within each thread and
+// below the tile's producers (computed at xo), which all of them share.
+void keep_inside_tile(ScheduleWriter &w, Func root, const std::vector<Var> &v, int inner_dims, const Var &xi,
+                      const Var &yi, const Var &xo, const Var &yo) {
+    if (inner_dims <= 2) return;
+    std::vector<VarOrRVar> order{xi, yi};
+    for (int d = 2; d < inner_dims && d < int(v.size()); d++) order.push_back(v[d]);
+    order.push_back(xo);
+    order.push_back(yo);
+    w.reorder({root}, order);
+}
+
+}  // namespace
+
 void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, const std::vector<Func> &at_tile,
                              const Target &target) {
     w.compute_root(root);
@@ -130,15 +146,7 @@ void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, const
         std::vector<VarOrRVar> outer;
         for (size_t d = std::max(2, inner_dims); d < v.size(); d++) outer.push_back(v[d]);
         if (!outer.empty()) blocks_over(w, root, outer, tag + "_o");
-        if (inner_dims > 2) {
-            // The dims kept inside the tile loop serially within each thread, below the tile's
-            // producers (computed at xo), which all of them share.
-            std::vector<VarOrRVar> order{xi, yi};
-            for (int d = 2; d < inner_dims && d < int(v.size()); d++) order.push_back(v[d]);
-            order.push_back(xo);
-            order.push_back(yo);
-            w.reorder({root}, order);
-        }
+        keep_inside_tile(w, root, v, inner_dims, xi, yi, xo, yo);
         for (Func f : at_tile) {
             w.compute_at(f, root, xo);
             std::vector<Var> fv = pure_vars(f);
@@ -148,13 +156,7 @@ void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, const
         }
     } else {
         w.tile({root}, v[0], v[1], xo, yo, xi, yi, 64, 16, TailStrategy::GuardWithIf);
-        if (inner_dims > 2) {
-            std::vector<VarOrRVar> order{xi, yi};
-            for (int d = 2; d < inner_dims && d < int(v.size()); d++) order.push_back(v[d]);
-            order.push_back(xo);
-            order.push_back(yo);
-            w.reorder({root}, order);
-        }
+        keep_inside_tile(w, root, v, inner_dims, xi, yi, xo, yo);
         w.parallel({root}, yo);
         w.vectorize({root}, xi, 8, TailStrategy::Auto);
         for (Func f : at_tile) {
