@@ -29,6 +29,13 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
             if (p && p->placement == Placement::ComputeAtBlock)
                 at_block.push_back(get(name)), at_block_points.push_back(p->block_points);
         }
+        if (!k.split_func.empty()) {
+            // First the partials' launch; the reduction is then placed by the kernel's template.
+            Func partials = schedule_split_k_partials(w, get(k.split_func), k.split_k, target);
+            if (partials.name() != k.partials)
+                throw std::runtime_error("split-K of " + k.split_func + " made '" + partials.name() +
+                                         "', the plan expects '" + k.partials + "'");
+        }
         if (k.template_name == "row") {
             schedule_row_kernel(w, root, k.inner_dims, k.vector_width, at_block, at_block_points, target);
         } else if (k.template_name == "block_reduction") {

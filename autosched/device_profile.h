@@ -10,6 +10,10 @@ struct DeviceProfile {
     double flops_per_s = 60e12;        // f32 FMA-pipe peak, no tensor cores
     double launch_us = 2.5;            // one kernel launch, back to back
     int sms = 132;
+    // Blocks (of 256 threads) a memory-bound kernel needs to draw full bandwidth: threads that each
+    // walk rows serially keep one load in flight, so one block per SM is far from enough (one
+    // block of nvfuser's column sum drew 8 GB/s on the H100).
+    int blocks_per_sm_to_fill = 4;
     int64_t shared_memory_bytes = 48 * 1024;
     int64_t l2_bytes = 50 * 1024 * 1024;
 };

@@ -46,6 +46,69 @@ void cost_reads(const FuncGraph &g, const PlannerOptions &opt, int root, const s
     }
 }
 
+// Split-K applies to a reduction whose one update is associative, has pure args in order, and
+// whose RVars all have constant extents (they are fused and cut into equal slices).
+bool splittable_reduction(const FuncNode &R) {
+    if (R.updates != 1 || R.dims.empty()) return false;
+    const auto &def = R.function.update(0);
+    const auto &args = def.args();
+    if (args.size() != R.dims.size()) return false;
+    for (size_t d = 0; d < args.size(); d++) {
+        const auto *v = args[d].as<Halide::Internal::Variable>();
+        if (!v || v->name != R.dims[d]) return false;
+    }
+    for (auto &rv : def.schedule().rvars())
+        if (!Halide::Internal::as_const_int(rv.extent)) return false;
+    return Halide::Internal::prove_associativity(R.name, args, def.values()).associative();
+}
+
+// Threads of the split-K partials' blocks along the innermost pure dim; blocks per SM to aim for.
+constexpr int64_t kSplitThreads = 256;
+// Rows each slice sums at least (fewer: the partials outweigh the work they spread).
+constexpr int64_t kMinSliceRows = 64;
+// Results along the innermost dim the partials' threads need at least.
+constexpr int64_t kMinSplitWidth = 16;
+
+// A kernel whose blocks cannot fill the GPU while one reduction in it sums many rows per result
+// (nvfuser's column sums: 1024 results of 57344 rows each, one block) takes split-K: the rows are
+// cut into slices, each summed by its own blocks into a partial written to global memory, and the
+// kernel's blocks add the partials. The reduction is the root of a kernel of its own, or the one
+// heavy reduction a row kernel computes per block, unless it has few results per block (the row
+// template already splits those across the block's threads) or few rows.
+void consider_split_k(const FuncGraph &g, const PlannerOptions &opt, int root, KernelChoice &kc) {
+    const int64_t full = int64_t(opt.device.sms) * opt.device.blocks_per_sm_to_fill;
+    if (!opt.gpu || !kc.ok || kc.blocks >= full) return;
+    int R = -1;
+    if (kc.template_name == "pointwise" && g.nodes[root].is_reduction()) {
+        for (int m : kc.members)
+            if (g.nodes[m].is_reduction()) return;
+        R = root;
+    } else if (kc.template_name == "row") {
+        // Any other reduction must be light (nvfuser sums over a unit dim): it still runs unsplit.
+        for (int m : kc.members) {
+            if (!g.nodes[m].is_reduction() || g.nodes[m].reduction_points <= kMinSliceRows) continue;
+            if (R >= 0) return;
+            R = m;
+        }
+    }
+    // Threads go across the results' innermost dim: too few there (a row reduction's results
+    // are one per row) and the slices would read with one thread per block, strided.
+    if (R < 0 || g.nodes[R].region[0].extent() < kMinSplitWidth || !splittable_reduction(g.nodes[R])) return;
+    if (R != root) {
+        const auto per_block = row_block_regions(g, root, kc);
+        if (per_block[R].empty() || region_points(per_block[R]) <= 8) return;
+    }
+    const FuncNode &n = g.nodes[R];
+    const int64_t rows = n.reduction_points;
+    const int64_t base = ((n.region[0].extent() + kSplitThreads - 1) / kSplitThreads) * (n.points() / n.region[0].extent());
+    int64_t k = std::min((full + base - 1) / base, rows / kMinSliceRows);
+    if (k < 2) return;
+    kc.split_func = R;
+    kc.split_k = k;
+    kc.split_blocks = base * k;
+    kc.split_bytes = k * n.points() * n.elem_bytes;
+}
+
 bool has_stencil_member(const FuncGraph &g, int root, const std::vector<bool> &inside) {
     for (auto &e : g.edges)
         if (e.access == Access::Stencil && inside[e.producer] && (inside[e.consumer] || e.consumer == root)) return true;
@@ -90,6 +153,7 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
             for (int d = 1; d < rank; d++) blk[d].max = blk[d].min;
             best.blocks = ((O.region[0].extent() + 255) / 256) * blocks_for(O.region, 1);
             cost_reads(g, opt, root, inside, whole, g.regions_for(root, blk, inside), blocks_for(O.region, 1), best);
+            consider_split_k(g, opt, root, best);
             return best;
         }
         // 32x8 tiles of the two innermost dims. Outer dims are grid dims (inner_dims 2) or, when
@@ -144,10 +208,11 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
             continue;
         }
         cost_reads(g, opt, root, inside, whole, per_block, kc.blocks, kc);
-        // Fewest bytes first; among equals, least recompute (a block that owns more dims computes
-        // shared reductions once instead of once per inner block).
-        bool better = !found || kc.bytes_read < best.bytes_read ||
-                      (kc.bytes_read == best.bytes_read && kc.flops < best.flops);
+        consider_split_k(g, opt, root, kc);
+        // Least time (bytes, and SMs left idle by too few blocks) first; among equals, least
+        // recompute (a block that owns more dims computes shared reductions once, not per block).
+        const double t = choice_us(opt.device, kc, O.bytes()), tb = found ? choice_us(opt.device, best, O.bytes()) : 0;
+        bool better = !found || t < tb * (1 - 1e-9) || (t <= tb * (1 + 1e-9) && kc.flops < best.flops);
         if (better) best = kc, found = true;
     }
     return best;
@@ -159,8 +224,18 @@ std::vector<Region> row_block_regions(const FuncGraph &g, int root, const Kernel
     return g.regions_for(root, block_region(g.nodes[root].region, kc.inner_dims), inside);
 }
 
-double kernel_us(const DeviceProfile &d, int64_t bytes, double flops) {
-    return std::max(double(bytes) / d.bandwidth_bytes_per_s, flops / d.flops_per_s) * 1e6 + d.launch_us;
+double kernel_us(const DeviceProfile &d, int64_t bytes, double flops, int64_t blocks) {
+    const int64_t full = int64_t(d.sms) * d.blocks_per_sm_to_fill;
+    double fill = blocks > 0 && blocks < full ? double(full) / double(blocks) : 1.0;
+    return std::max(double(bytes) / d.bandwidth_bytes_per_s, flops / d.flops_per_s) * fill * 1e6 + d.launch_us;
+}
+
+double choice_us(const DeviceProfile &d, const KernelChoice &kc, int64_t root_bytes) {
+    if (kc.split_func < 0) return kernel_us(d, kc.bytes_read + root_bytes, kc.flops, kc.blocks);
+    // Zero the partials; sum the slices (all the reading and arithmetic); the root's blocks add them.
+    return kernel_us(d, kc.split_bytes, 0, kc.split_blocks) +
+           kernel_us(d, kc.bytes_read + kc.split_bytes, kc.flops, kc.split_blocks) +
+           kernel_us(d, kc.split_bytes + root_bytes, 0, kc.blocks);
 }
 
 }  // namespace solder::autosched

@@ -23,6 +23,13 @@ struct KernelChoice {
     bool ok = true;
     int offender = -1;         // reduction that did not fit, if !ok
     int64_t offender_bytes = 0;
+    // Split-K: `split_func`, the kernel's one heavy reduction, is summed in `split_k` slices by
+    // launches of `split_blocks` blocks into partials (`split_bytes`: zeroed, written, and read
+    // back by the root's blocks, which add them). -1/0: none.
+    int split_func = -1;
+    int64_t split_k = 0, split_blocks = 0, split_bytes = 0;
+
+    int launches() const { return split_func >= 0 ? 3 : 1; }
 };
 
 KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int root, const std::vector<int> &members);
@@ -30,7 +37,11 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
 // per-block sizes the templates need (how big a reduction's block-level partials would be).
 std::vector<Region> row_block_regions(const FuncGraph &g, int root, const KernelChoice &kc);
 
-// Roofline time of one kernel: max(bytes / bandwidth, flops / peak) + one launch.
-double kernel_us(const DeviceProfile &d, int64_t bytes, double flops);
+// Roofline time of one kernel: max(bytes / bandwidth, flops / peak) + one launch. A kernel of fewer
+// blocks than the device needs to fill it (DeviceProfile::blocks_per_sm_to_fill) leaves bandwidth
+// unused: its time grows by that ratio (blocks 0: not known, full).
+double kernel_us(const DeviceProfile &d, int64_t bytes, double flops, int64_t blocks = 0);
+// The time of a chosen kernel that writes `root_bytes`, split-K partials included.
+double choice_us(const DeviceProfile &d, const KernelChoice &kc, int64_t root_bytes);
 
 }  // namespace solder::autosched

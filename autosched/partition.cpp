@@ -98,9 +98,8 @@ Partition evaluate(const FuncGraph &g, const PlannerOptions &opt, const std::vec
             p.choice.clear();
             return p;
         }
-        int64_t bytes = kc.bytes_read + g.nodes[r].bytes();
-        p.total_bytes += bytes;
-        p.est_us += kernel_us(opt.device, bytes, kc.flops);
+        p.total_bytes += kc.bytes_read + 3 * kc.split_bytes + g.nodes[r].bytes();
+        p.est_us += choice_us(opt.device, kc, g.nodes[r].bytes());
         p.choice[r] = kc;
     }
     return p;

@@ -49,6 +49,12 @@ std::string Plan::to_json() const {
               [](const KernelPlan &k) {
                   return "{\"name\": " + js(k.name) + ", \"template\": " + js(k.template_name) +
                          ", \"vector_width\": " + std::to_string(k.vector_width) +
+                         ", \"launches\": " + std::to_string(k.launches) +
+                         (k.split_func.empty() ? std::string()
+                                               : ", \"split_k\": {\"func\": " + js(k.split_func) +
+                                                     ", \"partials\": " + js(k.partials) +
+                                                     ", \"slices\": " + std::to_string(k.split_k) +
+                                                     ", \"blocks\": " + std::to_string(k.split_blocks) + "}") +
                          ", \"horizontal_with\": " + list(k.with, js) +
                          ", \"funcs\": " + list(k.funcs, js) + ", \"outputs\": " + list(k.outputs, js) +
                          ", \"bytes_read\": " + std::to_string(k.bytes_read) +
@@ -103,6 +109,10 @@ std::string Plan::to_text() const {
             for (size_t i = 0; i < v.size() && i < most; i++) s += (i ? ", " : "") + v[i];
             return v.size() > most ? s + ", ... (" + std::to_string(v.size()) + " in all)" : s;
         };
+        if (!k.split_func.empty())
+            o << "      split-K: " << k.split_func << " summed in " << k.split_k << " slices by " << k.split_blocks
+              << " blocks into " << k.partials << " (2 launches: zero, sum)" << "; the root's " << k.blocks
+              << (k.blocks == 1 ? " block adds" : " blocks add") << " the partials\n";
         if (!at.empty()) o << "      computed per block: " << names(at, 8) << "\n";
         if (!inl.empty()) o << "      inlined: " << names(inl, 8) << "\n";
     }

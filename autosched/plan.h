@@ -11,6 +11,8 @@ namespace solder::autosched {
 
 enum class Placement { Root, Inline, ComputeAtBlock };
 const char *placement_name(Placement p);
+// The name Halide's rfactor gives the intermediate of reduction `f`: split-K's partials Func.
+inline std::string partials_name(const std::string &f) { return f + "_intm"; }
 
 struct FuncPlan {
     std::string func;
@@ -29,6 +31,11 @@ struct KernelPlan {
     int inner_dims = 1;                // dims of the root kept inside one block (row template)
     int vector_width = 1;              // innermost elements per thread access (GPU pointwise and row roots)
     int64_t blocks = 0;
+    // Split-K: `split_func` is summed in `split_k` slices into the partials Func `partials` by
+    // launches of `split_blocks` blocks (zeroing, sums); the root's blocks add the partials.
+    std::string split_func, partials;
+    int64_t split_k = 0, split_blocks = 0;
+    int launches = 1;                  // GPU launches this kernel takes (3 with split-K)
     int64_t bytes_read = 0, bytes_written = 0;
     double est_us = 0;
 };

@@ -150,9 +150,25 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
         k.inner_dims = kc.inner_dims;
         k.vector_width = opt.gpu ? vector_width_for(O, kc) : 1;
         k.blocks = kc.blocks;
-        k.bytes_read = kc.bytes_read;
-        k.bytes_written = O.bytes();
-        k.est_us = kernel_us(opt.device, k.bytes_read + k.bytes_written, kc.flops);
+        k.bytes_read = kc.bytes_read + kc.split_bytes;
+        k.bytes_written = O.bytes() + 2 * kc.split_bytes;  // split-K's partials: zeroed, then summed
+        k.est_us = choice_us(opt.device, kc, O.bytes());
+        k.launches = kc.launches();
+        if (kc.split_func >= 0) {
+            const FuncNode &R = g.nodes[kc.split_func];
+            k.split_func = R.name;
+            k.partials = partials_name(R.name);
+            k.split_k = kc.split_k;
+            k.split_blocks = kc.split_blocks;
+            // Written by the first launch and read back by the second: a materialized intermediate.
+            MaterializedTensor m;
+            m.func = k.partials;
+            m.shape.push_back(kc.split_k);
+            for (size_t d = R.dims.size(); d-- > 0;) m.shape.push_back(R.region[d].extent());
+            m.type = R.type;
+            m.bytes = kc.split_bytes;
+            plan.materialized.push_back(m);
+        }
         plan.total_bytes += k.bytes_read + k.bytes_written;
         plan.est_us += k.est_us;
         plan.kernels.push_back(k);

@@ -144,6 +144,15 @@ std::string graph_dot(const FuncGraph &g, const Plan *plan, const std::string &t
                           << q(autosched::access_name(g.edges[e].access)) << (crosses ? ", style=bold" : "") << "];\n";
                 }
             }
+            if (!kp.partials.empty()) {
+                // Split-K's partials: written by the kernel's first launches, read by its root's blocks.
+                std::string id = prefix + kp.partials;
+                o << "    " << q(id) << " [label="
+                  << q(kp.partials + "\nsplit-K partials of " + kp.split_func + ", " + std::to_string(kp.split_k) +
+                       " slices\n" + role_text("materialized"))
+                  << ", class=\"materialized\", " << style_of("materialized") << "];\n";
+                edges << "  " << q(id) << " -> " << q(prefix + kp.split_func) << " [label=\"partials\", style=bold];\n";
+            }
             o << "  }\n";
         }
     } else {

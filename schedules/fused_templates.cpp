@@ -20,6 +20,14 @@ void blocks_over(ScheduleWriter &w, Func f, const std::vector<VarOrRVar> &dims, 
     for (auto &d : fold_into_three(w, {f}, dims, tag)) w.gpu_blocks({f}, d);
 }
 
+// Works around Halide issue 6803 (still in 21): Funcs computed per block share one shared-memory
+// allocation, and the offset of each in units of the next one's type is rounded down, so a
+// 35-int Func followed by an int64 one overlapped it by 4 bytes (random pipeline seed 100019).
+// Padding the innermost dim to 8 elements makes every allocation a whole number of 8-byte words.
+void pad_block_allocation(ScheduleWriter &w, Func f) {
+    if (f.dimensions() > 0) w.align_storage(f, Var(f.function().args()[0]), 8);
+}
+
 // A block-level reduction with at most this many results is split across the block's threads.
 constexpr int64_t kMaxPointsToSplit = 8;
 
@@ -40,6 +48,7 @@ int reduction_lanes(const Expr &extent) {
 void block_level(ScheduleWriter &w, Func f, int64_t points, Func root, const Var &at, const Target &t) {
     w.compute_at(f, root, at);
     if (!is_gpu_target(t)) return;
+    pad_block_allocation(w, f);
     auto fn = f.function();
     auto thread_stage = [&](const StageRef &st, const std::vector<VarOrRVar> &pure) {
         if (pure.empty()) w.gpu_single_thread(st);
@@ -57,6 +66,7 @@ void block_level(ScheduleWriter &w, Func f, int64_t points, Func root, const Var
             w.split({f, 0}, r, ro, ri, lanes, TailStrategy::GuardWithIf);
             Func partial = w.rfactor({f, 0}, ri, lane);
             w.compute_at(partial, root, at);
+            pad_block_allocation(w, partial);
             w.gpu_threads({partial}, lane);
             w.gpu_threads({partial, 0}, lane);
             // The 256 partials again across 16 threads, 16 each, so the last serial pass adds 16
@@ -68,6 +78,7 @@ void block_level(ScheduleWriter &w, Func f, int64_t points, Func root, const Var
                 w.split({f, 0}, r2, r2o, r2i, 16, TailStrategy::GuardWithIf);
                 Func partial2 = w.rfactor({f, 0}, r2i, lane2);
                 w.compute_at(partial2, root, at);
+                pad_block_allocation(w, partial2);
                 w.gpu_threads({partial2}, lane2);
                 w.gpu_threads({partial2, 0}, lane2);
             }
@@ -149,6 +160,7 @@ void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, const
         keep_inside_tile(w, root, v, inner_dims, xi, yi, xo, yo);
         for (Func f : at_tile) {
             w.compute_at(f, root, xo);
+            pad_block_allocation(w, f);
             std::vector<Var> fv = pure_vars(f);
             if (fv.size() >= 2) w.gpu_threads({f}, fv[0], fv[1]);
             else if (fv.size() == 1) w.gpu_threads({f}, fv[0]);
@@ -186,6 +198,50 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, c
     w.vectorize({root}, xv, vector_width, TailStrategy::RoundUp);
 }
 
+Func schedule_split_k_partials(ScheduleWriter &w, Func f, int64_t slices, const Target &target) {
+    auto fn = f.function();
+    const auto rvars = fn.update(0).schedule().rvars();  // innermost first
+    const std::string tag = f.name();
+    // One RVar over every row: fused innermost into outer, so a slice is a run of whole rows.
+    RVar rows(rvars[0].var);
+    int64_t total = *Internal::as_const_int(rvars[0].extent);
+    for (size_t i = 1; i < rvars.size(); i++) {
+        RVar fused(tag + "_rows" + std::to_string(i));
+        w.fuse({f, 0}, rows, RVar(rvars[i].var), fused);
+        rows = fused;
+        total *= *Internal::as_const_int(rvars[i].extent);
+    }
+    RVar ro(tag + "_slice_o"), ri(tag + "_slice_i");
+    Var slice(tag + "_slice");
+    w.split({f, 0}, rows, ro, ri, int((total + slices - 1) / slices), TailStrategy::GuardWithIf);
+    Func partials = w.rfactor({f, 0}, ro, slice);
+    w.compute_root(partials);
+    if (!is_gpu_target(target)) return partials;
+    // Both stages (zeroing, then sums) alike: threads across the innermost pure dim (coalesced), blocks over its strips,
+    // the other pure dims and the slices; each thread walks its slice's rows serially.
+    std::vector<Var> pv;
+    for (auto &a : partials.function().args()) pv.emplace_back(a);
+    Var xo(tag + "_pxo"), tx(tag + "_ptx");
+    for (int stage = -1; stage <= 0; stage++) {
+        w.split({partials, stage}, pv[0], xo, tx, 256, TailStrategy::GuardWithIf);
+        std::vector<VarOrRVar> blocks{xo};
+        for (size_t d = 1; d < pv.size(); d++) blocks.push_back(pv[d]);
+        // rfactor leaves the slice dim where the rows were, inside the others: the rows innermost
+        // (serial in each thread), then the threads, then every block dim.
+        std::vector<VarOrRVar> order;
+        if (stage == 0) order.push_back(ri);
+        order.push_back(tx);
+        order.insert(order.end(), blocks.begin(), blocks.end());
+        w.reorder({partials, stage}, order);
+        for (auto &b : fold_into_three(w, {partials, stage}, blocks, tag + "_p" + std::to_string(stage + 1)))
+            w.gpu_blocks({partials, stage}, b);
+        w.gpu_threads({partials, stage}, tx);
+    }
+    // (The zeroing stays a launch of its own: Halide will not compute an update with its own
+    // pure stage.)
+    return partials;
+}
+
 void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target) {
     auto fn = f.function();
     if (!is_gpu_target(target) || fn.updates().size() != 1 || fn.update(0).schedule().rvars().size() != 1 ||
@@ -207,6 +263,7 @@ void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target) {
     std::vector<VarOrRVar> upd = fold_into_three(w, {f, 0}, stage_pure_vars(fn, 1), tag + "_s1");
     for (auto &d : upd) w.gpu_blocks({f, 0}, d);
     w.compute_at(partial, f, upd.front());
+    pad_block_allocation(w, partial);
     w.gpu_threads({partial}, lane);
     w.gpu_threads({partial, 0}, lane);
 }

@@ -26,6 +26,13 @@ void schedule_stencil_kernel(ScheduleWriter &w, Halide::Func root, int inner_dim
 // that many neighbours with wide loads and stores. Otherwise the unfused schedule's own kernel.
 void schedule_pointwise_kernel(ScheduleWriter &w, Halide::Func root, int vector_width, const Halide::Target &target);
 
+// Split-K partials of reduction `f` (one associative update, constant RVar extents), before `f` is
+// placed by its kernel's template: its RVars are fused and cut into `slices` slices; an rfactor
+// intermediate, computed at root in one launch, sums each slice with threads across `f`'s innermost
+// pure dim (a launch that zeroes the partials, one that sums); `f` itself then adds `slices`
+// partials per result. Returns the intermediate.
+Halide::Func schedule_split_k_partials(ScheduleWriter &w, Halide::Func f, int64_t slices, const Halide::Target &target);
+
 // Block-reduction template for a reduction alone in its kernel (SOLDER_ENABLE=single_kernel_groups):
 // one block per result, the reduction split across 256 threads (rfactor), then one thread adds the
 // partials. Falls back to the unfused kernel where it does not apply (host, several RVars).

@@ -83,6 +83,11 @@ void ScheduleWriter::compute_at(Func f, Func at, const VarOrRVar &v) {
     emit(func_id(f) + ".compute_at(" + func_id(at) + ", " + var_id(v) + ");");
 }
 
+void ScheduleWriter::align_storage(Func f, const Var &dim, int alignment) {
+    f.align_storage(dim, alignment);
+    emit(func_id(f) + ".align_storage(" + var_id(dim) + ", " + std::to_string(alignment) + ");");
+}
+
 void ScheduleWriter::split(const StageRef &s, const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
                            int factor, TailStrategy tail) {
     s.stage().split(old, outer, inner, factor, tail);
@@ -90,7 +95,7 @@ void ScheduleWriter::split(const StageRef &s, const VarOrRVar &old, const VarOrR
          std::to_string(factor) + ", " + tail_strategy_source(tail) + ");");
 }
 
-void ScheduleWriter::fuse(const StageRef &s, const VarOrRVar &a, const VarOrRVar &b, const Var &fused) {
+void ScheduleWriter::fuse(const StageRef &s, const VarOrRVar &a, const VarOrRVar &b, const VarOrRVar &fused) {
     s.stage().fuse(a, b, fused);
     emit(stage_expr(s) + ".fuse(" + var_id(a) + ", " + var_id(b) + ", " + var_id(fused) + ");");
 }

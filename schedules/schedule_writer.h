@@ -27,9 +27,10 @@ public:
 
     void compute_root(Halide::Func f);
     void compute_at(Halide::Func f, Halide::Func at, const Halide::VarOrRVar &v);
+    void align_storage(Halide::Func f, const Halide::Var &dim, int alignment);
     void split(const StageRef &s, const Halide::VarOrRVar &old, const Halide::VarOrRVar &outer,
                const Halide::VarOrRVar &inner, int factor, Halide::TailStrategy tail);
-    void fuse(const StageRef &s, const Halide::VarOrRVar &a, const Halide::VarOrRVar &b, const Halide::Var &fused);
+    void fuse(const StageRef &s, const Halide::VarOrRVar &a, const Halide::VarOrRVar &b, const Halide::VarOrRVar &fused);
     void gpu_blocks(const StageRef &s, const Halide::VarOrRVar &v);
     void gpu_threads(const StageRef &s, const Halide::VarOrRVar &v);
     void gpu_threads(const StageRef &s, const Halide::VarOrRVar &x, const Halide::VarOrRVar &y);

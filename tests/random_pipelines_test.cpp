@@ -46,13 +46,18 @@ INSTANTIATE_TEST_SUITE_P(Planner, RandomBatch, ::testing::ValuesIn(batches()),
                              return i.param.target + "_from_" + std::to_string(i.param.first);
                          });
 
-// Seeds that once failed, kept as regression tests (one pipeline each).
+// Seeds that once failed, kept as regression tests (one pipeline each, on the target it failed on).
 TEST(RandomRegressions, KnownSeeds) {
-    std::vector<uint64_t> seeds = {
+    struct Seed {
+        uint64_t seed;
+        const char *target;
+    };
+    std::vector<Seed> seeds = {
 #include "random_regression_seeds.inc"
     };
     for (auto s : seeds) {
-        auto r = solder::testing::run_random_batch({s}, "host", default_out_dir());
-        EXPECT_TRUE(r.failed_seeds.empty()) << "seed " << s << ": " << (r.messages.empty() ? "" : r.messages[0]);
+        auto r = solder::testing::run_random_batch({s.seed}, s.target, default_out_dir());
+        EXPECT_TRUE(r.failed_seeds.empty()) << "seed " << s.seed << " on " << s.target << ": "
+                                            << (r.messages.empty() ? "" : r.messages[0]);
     }
 }
