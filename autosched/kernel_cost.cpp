@@ -209,10 +209,17 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
         }
         cost_reads(g, opt, root, inside, whole, per_block, kc.blocks, kc);
         consider_split_k(g, opt, root, kc);
-        // Least time (bytes, and SMs left idle by too few blocks) first; among equals, least
-        // recompute (a block that owns more dims computes shared reductions once, not per block).
+        // Fewest bytes first; then least recompute (a block that owns more dims computes shared
+        // reductions once, not once per inner block); then least time (bandwidth left idle by
+        // too few blocks: nvfuser's row kernel as 56 blocks of 1024 rows, not 57344 of one).
+        // Recompute before time: Halide skips a select's other branches per block (puzzler's 16
+        // slices) where this model counts them, and PoCL stalls compiling the barriers that
+        // skipping puts under conditions.
         const double t = choice_us(opt.device, kc, O.bytes()), tb = found ? choice_us(opt.device, best, O.bytes()) : 0;
-        bool better = !found || t < tb * (1 - 1e-9) || (t <= tb * (1 + 1e-9) && kc.flops < best.flops);
+        auto less = [](double a, double b) { return a < b * (1 - 1e-9); };
+        bool better = !found || kc.bytes_read < best.bytes_read ||
+                      (kc.bytes_read == best.bytes_read &&
+                       (less(kc.flops, best.flops) || (!less(best.flops, kc.flops) && less(t, tb))));
         if (better) best = kc, found = true;
     }
     return best;

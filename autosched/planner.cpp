@@ -153,7 +153,10 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
         k.bytes_read = kc.bytes_read + kc.split_bytes;
         k.bytes_written = O.bytes() + 2 * kc.split_bytes;  // split-K's partials: zeroed, then summed
         k.est_us = choice_us(opt.device, kc, O.bytes());
-        k.launches = kc.launches();
+        // Row and stencil templates compute the root's one stage in one loop nest; a root with
+        // update stages in a kernel of its own launches each stage; split-K adds two launches.
+        const bool one_nest = kc.template_name == "row" || kc.template_name == "stencil_tile";
+        k.launches = (one_nest ? 1 : 1 + O.updates) + (kc.launches() - 1);
         if (kc.split_func >= 0) {
             const FuncNode &R = g.nodes[kc.split_func];
             k.split_func = R.name;

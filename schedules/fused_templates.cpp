@@ -23,9 +23,25 @@ void blocks_over(ScheduleWriter &w, Func f, const std::vector<VarOrRVar> &dims, 
 // Works around Halide issue 6803 (still in 21): Funcs computed per block share one shared-memory
 // allocation, and the offset of each in units of the next one's type is rounded down, so a
 // 35-int Func followed by an int64 one overlapped it by 4 bytes (random pipeline seed 100019).
-// Padding the innermost dim to 8 elements makes every allocation a whole number of 8-byte words.
+// Padding the innermost dim to a multiple of 8 bytes makes every allocation a whole number of
+// 8-byte words.
 void pad_block_allocation(ScheduleWriter &w, Func f) {
-    if (f.dimensions() > 0) w.align_storage(f, Var(f.function().args()[0]), 8);
+    int smallest = 8;
+    for (auto &t : f.types()) smallest = std::min(smallest, std::max(1, t.bytes()));
+    if (f.dimensions() > 0 && smallest < 8) w.align_storage(f, Var(f.function().args()[0]), 8 / smallest);
+}
+
+// A thread that walks rows (or a row in strides) adds each loaded value to its running sum: the
+// add waits for the load, so without unrolling each thread keeps one load in flight, far too few
+// to cover DRAM latency (the H100 profile showed 37% of peak DRAM bandwidth and scoreboard
+// stalls). Unrolled by this much, the loads of a group issue back to back.
+constexpr int kLoadsInFlight = 8;
+
+void unroll_walk(ScheduleWriter &w, const StageRef &s, const RVar &r, const Expr &extent) {
+    std::optional<int64_t> n = Internal::as_const_int(Internal::simplify(extent));
+    if (n && *n <= 1) return;
+    int factor = n ? int(std::min<int64_t>(kLoadsInFlight, *n)) : kLoadsInFlight;
+    w.unroll(s, r, factor, TailStrategy::GuardWithIf);
 }
 
 // A block-level reduction with at most this many results is split across the block's threads.
@@ -41,13 +57,25 @@ int reduction_lanes(const Expr &extent) {
     return lanes;
 }
 
+// What block_level did to a reduction it split across the block's lanes (f undefined: none).
+struct LaneSplit {
+    Func f, partial, partial2;
+    int64_t extent = 0;  // the row length (0: not a constant)
+    int lanes = 0;
+};
+
+// Lane vars (and the RVars of the split) share one name in every reduction of a kernel:
+// compute_with matches the fused loops by name.
+const Var kLane("lane"), kLane2("lane2");
+
 // A Func computed once per block: its pure dims spread over threads when it has any. A reduction
 // with one RVar is split across the block's threads first (rfactor): up to 256 partial results,
 // each thread striding over the row (coalesced), then (for 256) 16 threads add 16 partials each,
 // then one thread adds the rest.
-void block_level(ScheduleWriter &w, Func f, int64_t points, Func root, const Var &at, const Target &t) {
+LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, Func root, const Var &at, const Target &t) {
+    LaneSplit split;
     w.compute_at(f, root, at);
-    if (!is_gpu_target(t)) return;
+    if (!is_gpu_target(t)) return split;
     pad_block_allocation(w, f);
     auto fn = f.function();
     auto thread_stage = [&](const StageRef &st, const std::vector<VarOrRVar> &pure) {
@@ -60,30 +88,80 @@ void block_level(ScheduleWriter &w, Func f, int64_t points, Func root, const Var
         // Only for a few results per block (a row's mean): the partials take 256 x points of shared
         // memory, and many results per block already keep the threads busy over their pure dims.
         if (u == 0 && fn.updates().size() == 1 && rvars.size() == 1 && points <= kMaxPointsToSplit) {
-            RVar r(rvars[0].var), ro(f.name() + "_ro"), ri(f.name() + "_ri");
-            Var lane(f.name() + "_lane");
-            const int lanes = reduction_lanes(rvars[0].extent);
+            RVar r(rvars[0].var), ro("lane_walk"), ri("lane_ri");
+            const Expr extent = rvars[0].extent;  // `rvars` changes with the split below
+            const int lanes = reduction_lanes(extent);
             w.split({f, 0}, r, ro, ri, lanes, TailStrategy::GuardWithIf);
-            Func partial = w.rfactor({f, 0}, ri, lane);
+            Func partial = w.rfactor({f, 0}, ri, kLane);
             w.compute_at(partial, root, at);
             pad_block_allocation(w, partial);
-            w.gpu_threads({partial}, lane);
-            w.gpu_threads({partial, 0}, lane);
+            w.gpu_threads({partial}, kLane);
+            w.gpu_threads({partial, 0}, kLane);
+            split.f = f;
+            split.partial = partial;
+            split.lanes = lanes;
+            if (auto n = Internal::as_const_int(extent)) split.extent = *n;
             // The 256 partials again across 16 threads, 16 each, so the last serial pass adds 16
             // values, not 256: a dependent chain of shared-memory loads is what it costs.
             const auto &left = f.function().update(0).schedule().rvars();
             if (left.size() == 1 && lanes > 32) {
-                RVar r2(left[0].var), r2o(f.name() + "_r2o"), r2i(f.name() + "_r2i");
-                Var lane2(f.name() + "_lane2");
+                RVar r2(left[0].var), r2o("lane2_walk"), r2i("lane2_ri");
                 w.split({f, 0}, r2, r2o, r2i, 16, TailStrategy::GuardWithIf);
-                Func partial2 = w.rfactor({f, 0}, r2i, lane2);
+                Func partial2 = w.rfactor({f, 0}, r2i, kLane2);
                 w.compute_at(partial2, root, at);
                 pad_block_allocation(w, partial2);
-                w.gpu_threads({partial2}, lane2);
-                w.gpu_threads({partial2, 0}, lane2);
+                w.gpu_threads({partial2}, kLane2);
+                w.gpu_threads({partial2, 0}, kLane2);
+                split.partial2 = partial2;
             }
         }
         thread_stage({f, u}, stage_pure_vars(fn, u + 1));
+    }
+    return split;
+}
+
+// Horizontal fusion inside a block: lane-split reductions that do not depend on each other and
+// have the same shape run in one loop nest (compute_with), so the block passes its barriers once
+// for all of them instead of once each (puzzler's 16 slice means, then its 16 variances;
+// nvfuser's two row sums). Grouped by depth among the kernel's block-level reductions: two at
+// the same depth cannot depend on each other, and groups by depth cannot form a cycle.
+void fuse_lane_splits(ScheduleWriter &w, const std::vector<LaneSplit> &splits) {
+    std::vector<const LaneSplit *> cand;
+    for (auto &s : splits)
+        if (s.f.defined() && s.extent > 0) cand.push_back(&s);
+    std::vector<int> depth(cand.size(), 0);
+    for (size_t i = 0; i < cand.size(); i++) {
+        auto calls = Internal::find_transitive_calls(cand[i]->f.function());
+        for (size_t j = 0; j < i; j++)
+            if (calls.count(cand[j]->f.name())) depth[i] = std::max(depth[i], depth[j] + 1);
+    }
+    auto first_pure = [](const Func &f, int stage) {
+        auto pure = stage_pure_vars(f.function(), stage);
+        return pure.empty() ? std::string() : pure[0].name();
+    };
+    std::vector<bool> placed(cand.size(), false);
+    for (size_t i = 0; i < cand.size(); i++) {
+        if (placed[i]) continue;
+        const LaneSplit &a = *cand[i];
+        for (size_t j = i + 1; j < cand.size(); j++) {
+            const LaneSplit &b = *cand[j];
+            if (placed[j] || depth[j] != depth[i] || b.extent != a.extent || b.lanes != a.lanes ||
+                b.partial2.defined() != a.partial2.defined() || first_pure(b.f, 0) != first_pure(a.f, 0) ||
+                first_pure(b.f, 1) != first_pure(a.f, 1) || b.f.dimensions() != a.f.dimensions())
+                continue;
+            placed[j] = true;
+            w.compute_with({b.partial}, {a.partial}, kLane);
+            w.compute_with({b.partial, 0}, {a.partial, 0}, kLane);
+            if (b.partial2.defined()) {
+                w.compute_with({b.partial2}, {a.partial2}, kLane2);
+                w.compute_with({b.partial2, 0}, {a.partial2, 0}, kLane2);
+            }
+            // The final adds too, where they run over a pure dim (not on a single thread).
+            if (!first_pure(a.f, 0).empty() && !first_pure(a.f, 1).empty()) {
+                w.compute_with({b.f}, {a.f}, Var(first_pure(a.f, 0)));
+                w.compute_with({b.f, 0}, {a.f, 0}, Var(first_pure(a.f, 1)));
+            }
+        }
     }
 }
 
@@ -120,8 +198,11 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, int inner_dims, int vecto
             at = v[inner_dims];
             blocks_over(w, root, blocks, tag);
         }
+        std::vector<LaneSplit> splits;
         for (size_t i = 0; i < at_block.size(); i++)
-            block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, root, at, target);
+            splits.push_back(
+                block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, root, at, target));
+        fuse_lane_splits(w, splits);
     } else {
         if (rank > inner_dims) w.parallel({root}, v[rank - 1]);
         w.vectorize({root}, v[0], 8, TailStrategy::GuardWithIf);
@@ -237,6 +318,7 @@ Func schedule_split_k_partials(ScheduleWriter &w, Func f, int64_t slices, const 
             w.gpu_blocks({partials, stage}, b);
         w.gpu_threads({partials, stage}, tx);
     }
+    unroll_walk(w, {partials, 0}, ri, Expr(int((total + slices - 1) / slices)));
     // (The zeroing stays a launch of its own: Halide will not compute an update with its own
     // pure stage.)
     return partials;

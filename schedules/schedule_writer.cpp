@@ -161,6 +161,12 @@ void ScheduleWriter::vectorize(const StageRef &s, const VarOrRVar &v, int width,
          ");");
 }
 
+void ScheduleWriter::unroll(const StageRef &s, const VarOrRVar &v, int factor, TailStrategy tail) {
+    s.stage().unroll(v, factor, tail);
+    emit(stage_expr(s) + ".unroll(" + var_id(v) + ", " + std::to_string(factor) + ", " + tail_strategy_source(tail) +
+         ");");
+}
+
 void ScheduleWriter::compute_with(const StageRef &s, const StageRef &with, const VarOrRVar &v) {
     s.stage().compute_with(with.stage(), v);
     emit(stage_expr(s) + ".compute_with(" + stage_expr(with) + ", " + var_id(v) + ");");

@@ -46,6 +46,8 @@ public:
     void parallel(const StageRef &s, const Halide::VarOrRVar &v);
     void reorder(const StageRef &s, const std::vector<Halide::VarOrRVar> &innermost_first);
     void vectorize(const StageRef &s, const Halide::VarOrRVar &v, int width, Halide::TailStrategy tail);
+    // Splits off `factor` iterations of `v` and unrolls them (Stage::unroll with a factor).
+    void unroll(const StageRef &s, const Halide::VarOrRVar &v, int factor, Halide::TailStrategy tail);
     void compute_with(const StageRef &s, const StageRef &with, const Halide::VarOrRVar &v);
     // Splits off the reduction's intermediate over `r` (as Stage::rfactor); the new Func is named
     // in the source from the statement that creates it.
