@@ -46,6 +46,32 @@ INSTANTIATE_TEST_SUITE_P(Planner, RandomBatch, ::testing::ValuesIn(batches()),
                              return i.param.target + "_from_" + std::to_string(i.param.first);
                          });
 
+// The same kind of graphs against the unfused schedule (each Func a kernel of its own) as well as
+// the eager reference: in batches of 5, as the unfused schedule compiles slowly with many Funcs.
+class RandomAgainstUnfused : public ::testing::TestWithParam<Batch> {};
+
+TEST_P(RandomAgainstUnfused, MatchesTheUnfusedSchedule) {
+    const Batch &b = GetParam();
+    std::vector<uint64_t> seeds;
+    for (uint64_t i = 0; i < 5; i++) seeds.push_back(b.first + i);
+    auto r = solder::testing::run_random_batch(seeds, b.target, default_out_dir(), true);
+    std::string msg;
+    for (auto &m : r.messages) msg += m + "\n";
+    EXPECT_TRUE(r.failed_seeds.empty()) << msg;
+}
+
+std::vector<Batch> unfused_batches() {
+    std::vector<Batch> v;
+    for (uint64_t k = 0; k < 6; k++) v.push_back({"host", 5001 + 5 * k});
+    for (uint64_t k = 0; k < 4; k++) v.push_back({"opencl", 205001 + 5 * k});
+    return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Planner, RandomAgainstUnfused, ::testing::ValuesIn(unfused_batches()),
+                         [](const ::testing::TestParamInfo<Batch> &i) {
+                             return i.param.target + "_from_" + std::to_string(i.param.first);
+                         });
+
 // Seeds that once failed, kept as regression tests (one pipeline each, on the target it failed on).
 TEST(RandomRegressions, KnownSeeds) {
     struct Seed {

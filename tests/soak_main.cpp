@@ -1,5 +1,6 @@
-// `solder-soak N [--start S] [--target host|opencl] [--batch B]`: runs N random planner tests
-// (tests/support/random_graphs.h) with a progress line, and prints the seeds that failed.
+// `solder-soak N [--start S] [--target host|opencl] [--batch B] [--unfused]`: runs N random planner tests
+// (tests/support/random_graphs.h) with a progress line, and prints the seeds that failed. --unfused also
+// compares each batch with the unfused schedule (use small batches: it compiles slowly).
 #include <cstdio>
 #include <string>
 
@@ -10,9 +11,9 @@
 int main(int argc, char **argv) {
     using namespace solder;
     try {
-        Args a = Args::parse(argc, argv, 1, {"start", "target", "batch"}, {});
+        Args a = Args::parse(argc, argv, 1, {"start", "target", "batch"}, {"unfused"});
         if (a.positional.size() != 1) {
-            std::fprintf(stderr, "usage: solder-soak N [--start S] [--target host|opencl] [--batch B]\n");
+            std::fprintf(stderr, "usage: solder-soak N [--start S] [--target host|opencl] [--batch B] [--unfused]\n");
             return 2;
         }
         uint64_t n = std::stoull(a.positional[0]), start = std::stoull(a.get("start", "1"));
@@ -23,7 +24,7 @@ int main(int argc, char **argv) {
         for (uint64_t s = start; s < start + n; s += batch) {
             std::vector<uint64_t> seeds;
             for (uint64_t k = s; k < std::min(start + n, s + batch); k++) seeds.push_back(k);
-            auto r = testing::run_random_batch(seeds, target, default_out_dir());
+            auto r = testing::run_random_batch(seeds, target, default_out_dir(), a.has("unfused"));
             for (auto &m : r.messages) std::fprintf(stderr, "FAIL %s\n", m.c_str());
             failed.insert(failed.end(), r.failed_seeds.begin(), r.failed_seeds.end());
             max_ms = std::max(max_ms, r.max_plan_ms);

@@ -13,6 +13,7 @@
 #include "runtime/pipeline_library.h"
 #include "runtime/targets.h"
 #include "schedules/pipeline_funcs.h"
+#include "schedules/unfused.h"
 
 namespace solder::testing {
 using namespace solder::lang;
@@ -200,7 +201,7 @@ RandomGraph make_random_graph(Graph &g, uint64_t seed) {
 }
 
 BatchResult run_random_batch(const std::vector<uint64_t> &seeds, const std::string &target,
-                             const std::string &out_dir) {
+                             const std::string &out_dir, bool against_unfused) {
     BatchResult res;
     auto build = [&](Graph &g, std::vector<RandomGraph> &gs) {
         for (auto s : seeds) gs.push_back(make_random_graph(g, s));
@@ -226,80 +227,106 @@ BatchResult run_random_batch(const std::vector<uint64_t> &seeds, const std::stri
         }
         if (!res.failed_seeds.empty()) return res;
     }
-    // 2. All graphs as one pipeline, planned, applied, compiled once, run, compared.
-    Graph g;
-    std::vector<RandomGraph> gs;
-    build(g, gs);
-    std::vector<Halide::Func> outs;
-    std::vector<Halide::Argument> args;
-    for (auto &rg : gs) {
-        for (auto &t : rg.outputs) outs.push_back(t.func);
-        for (auto &t : rg.inputs) args.push_back(*t.param);
-    }
-    Halide::Target tgt = make_target(target);
-    std::string err;
-    std::unique_ptr<PipelineLibrary> lib;
-    try {
-        auto fg = with_halide_errors("analysis", [&] { return autosched::FuncGraph::build(outs); });
-        auto opt = autosched::PlannerOptions{};
-        opt.gpu = is_gpu_target(tgt);
-        auto plan = autosched::plan_pipeline(fg, opt, "random");
-        with_halide_errors("apply", [&] { autosched::apply_plan(plan, outs, tgt); });
-        LibraryRequest req{Halide::Pipeline(outs), args, tgt, out_dir,
-                           "random_" + target + "_" + std::to_string(seeds.front()), {{"app", "random"}}};
-        std::string so = with_halide_errors("compile", [&] { return compile_pipeline_library(req); });
-        lib = PipelineLibrary::open(so, &err);
-        if (!lib) throw std::runtime_error(err);
-    } catch (const std::exception &e) {
-        for (auto s : seeds) res.failed_seeds.push_back(s);
-        res.messages.push_back(std::string("batch from seed ") + std::to_string(seeds.front()) + ": " + e.what());
-        return res;
-    }
-    std::vector<HostBuffer> in, out;
-    for (auto &rg : gs)
-        for (size_t i = 0; i < rg.inputs.size(); i++) {
-            TensorSpec ts{rg.inputs[i].param->name(), rg.inputs[i].dtype, rg.inputs[i].shape};
-            HostBuffer b = make_host_buffer(ts);
-            for (int64_t k = 0; k < numel(b); k++) store_from_double(b, ts.dtype, k, rg.input_values[i].v[size_t(k)]);
-            b.set_host_dirty();
-            in.push_back(b);
+    // 2. All graphs as one pipeline, planned by Solder and (against_unfused) with the unfused
+    //    schedule, every Func a kernel of its own. Each is compiled once and run on the same
+    //    inputs; Solder's outputs must match the eager reference and the unfused schedule's.
+    struct Run {
+        std::vector<RandomGraph> graphs;
+        std::vector<HostBuffer> out;
+        std::vector<std::pair<size_t, size_t>> which;  // output -> (graph, output index)
+        std::string error;
+    };
+    auto compile_and_run = [&](bool solder) {
+        Run run;
+        Graph g;
+        build(g, run.graphs);
+        std::vector<Halide::Func> outs;
+        std::vector<Halide::Argument> args;
+        for (auto &rg : run.graphs) {
+            for (auto &t : rg.outputs) outs.push_back(t.func);
+            for (auto &t : rg.inputs) args.push_back(*t.param);
         }
-    std::vector<std::pair<const RandomGraph *, size_t>> which;
-    for (auto &rg : gs)
-        for (size_t i = 0; i < rg.outputs.size(); i++) {
-            out.push_back(make_host_buffer({"out", rg.outputs[i].dtype, rg.outputs[i].shape}));
-            which.push_back({&rg, i});
+        Halide::Target tgt = make_target(target);
+        std::string err;
+        std::unique_ptr<PipelineLibrary> lib;
+        const std::string kind = solder ? "solder" : "unfused";
+        try {
+            if (solder) {
+                auto fg = with_halide_errors("analysis", [&] { return autosched::FuncGraph::build(outs); });
+                auto opt = autosched::PlannerOptions{};
+                opt.gpu = is_gpu_target(tgt);
+                auto plan = autosched::plan_pipeline(fg, opt, "random");
+                with_halide_errors("apply", [&] { autosched::apply_plan(plan, outs, tgt); });
+            } else {
+                with_halide_errors("apply", [&] { apply_unfused(outs, tgt); });
+            }
+            LibraryRequest req{Halide::Pipeline(outs), args, tgt, out_dir,
+                               "random_" + kind + "_" + target + "_" + std::to_string(seeds.front()),
+                               {{"app", "random"}}};
+            std::string so = with_halide_errors("compile", [&] { return compile_pipeline_library(req); });
+            lib = PipelineLibrary::open(so, &err);
+            if (!lib) throw std::runtime_error(err);
+        } catch (const std::exception &e) {
+            run.error = kind + ": " + e.what();
+            return run;
         }
-    std::vector<halide_buffer_t *> ri, ro;
-    for (auto &b : in) ri.push_back(b.raw_buffer());
-    for (auto &b : out) ro.push_back(b.raw_buffer());
-    if (lib->call(ri, ro, &err) != 0) {
-        for (auto s : seeds) res.failed_seeds.push_back(s);
-        res.messages.push_back("batch from seed " + std::to_string(seeds.front()) + ": " + err);
-        return res;
-    }
-    for (size_t k = 0; k < out.size(); k++) {
-        if (out[k].raw_buffer()->device_interface) out[k].copy_to_host();
-        const RandomGraph &rg = *which[k].first;
-        const NdArray &e = rg.expected[which[k].second];
+        std::vector<HostBuffer> in;
+        for (auto &rg : run.graphs)
+            for (size_t i = 0; i < rg.inputs.size(); i++) {
+                TensorSpec ts{rg.inputs[i].param->name(), rg.inputs[i].dtype, rg.inputs[i].shape};
+                HostBuffer b = make_host_buffer(ts);
+                for (int64_t k = 0; k < numel(b); k++)
+                    store_from_double(b, ts.dtype, k, rg.input_values[i].v[size_t(k)]);
+                b.set_host_dirty();
+                in.push_back(b);
+            }
+        for (size_t gi = 0; gi < run.graphs.size(); gi++)
+            for (size_t i = 0; i < run.graphs[gi].outputs.size(); i++) {
+                const Tensor &t = run.graphs[gi].outputs[i];
+                run.out.push_back(make_host_buffer({"out", t.dtype, t.shape}));
+                run.which.push_back({gi, i});
+            }
+        std::vector<halide_buffer_t *> ri, ro;
+        for (auto &b : in) ri.push_back(b.raw_buffer());
+        for (auto &b : run.out) ro.push_back(b.raw_buffer());
+        if (lib->call(ri, ro, &err) != 0) run.error = kind + ": " + err;
+        for (auto &b : run.out)
+            if (b.raw_buffer()->device_interface) b.copy_to_host(), b.device_free();
+        for (auto &b : in) b.device_free();
+        return run;
+    };
+    Run planned = compile_and_run(true), unfused;
+    if (against_unfused) unfused = compile_and_run(false);
+    for (const Run *r : {&planned, &unfused})
+        if (!r->error.empty()) {
+            for (auto s : seeds) res.failed_seeds.push_back(s);
+            res.messages.push_back("batch from seed " + std::to_string(seeds.front()) + ": " + r->error);
+            return res;
+        }
+    for (size_t k = 0; k < planned.out.size(); k++) {
+        const RandomGraph &rg = planned.graphs[planned.which[k].first];
+        const size_t oi = planned.which[k].second;
+        const NdArray &e = rg.expected[oi];
         double ss = 0;
         for (double x : e.v) ss += x * x;
         double rms = std::sqrt(ss / double(std::max<size_t>(1, e.v.size())));
-        for (int64_t i = 0; i < numel(out[k]); i++) {
-            double o = load_as_double(out[k], rg.outputs[which[k].second].dtype, i), x = e.v[size_t(i)];
-            if (!(std::fabs(o - x) <= 1e-4 * std::fabs(x) + 1e-4 * rms + 1e-6)) {
-                if (res.failed_seeds.empty() || res.failed_seeds.back() != rg.seed) {
-                    res.failed_seeds.push_back(rg.seed);
-                    res.messages.push_back("seed " + std::to_string(rg.seed) + " (" + rg.ops + "): output " +
-                                           std::to_string(which[k].second) + " element " + std::to_string(i) +
-                                           " is " + std::to_string(o) + ", expected " + std::to_string(x));
-                }
-                break;
+        auto close = [&](double a, double b) { return std::fabs(a - b) <= 1e-4 * std::fabs(b) + 1e-4 * rms + 1e-6; };
+        for (int64_t i = 0; i < numel(planned.out[k]); i++) {
+            double o = load_as_double(planned.out[k], rg.outputs[oi].dtype, i), x = e.v[size_t(i)];
+            double u = against_unfused ? load_as_double(unfused.out[k], rg.outputs[oi].dtype, i) : o;
+            std::string wrong = !close(o, x) ? ", expected " + std::to_string(x)
+                                : !close(o, u) ? ", the unfused schedule gives " + std::to_string(u)
+                                               : "";
+            if (wrong.empty()) continue;
+            if (res.failed_seeds.empty() || res.failed_seeds.back() != rg.seed) {
+                res.failed_seeds.push_back(rg.seed);
+                res.messages.push_back("seed " + std::to_string(rg.seed) + " (" + rg.ops + "): output " +
+                                       std::to_string(oi) + " element " + std::to_string(i) + " is " +
+                                       std::to_string(o) + wrong);
             }
+            break;
         }
     }
-    for (auto &b : in) b.device_free();
-    for (auto &b : out) b.device_free();
     return res;
 }
 

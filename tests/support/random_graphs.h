@@ -34,8 +34,10 @@ struct BatchResult {
 
 // Plans each graph alone (checking the planner never throws), then plans, applies, compiles and
 // runs all of them as one pipeline on `target` (host or opencl), comparing every output with the
-// eager reference.
+// eager reference. With `against_unfused`, the batch is also compiled with the unfused schedule
+// and every planned output must match it too (keep such batches small: Halide's compile time
+// grows faster than linearly with the number of Funcs at root).
 BatchResult run_random_batch(const std::vector<uint64_t> &seeds, const std::string &target,
-                             const std::string &out_dir);
+                             const std::string &out_dir, bool against_unfused = false);
 
 }  // namespace solder::testing
