@@ -1,5 +1,7 @@
 #include "schedules/fused_templates.h"
 
+#include <set>
+
 #include "schedules/pipeline_funcs.h"
 #include "schedules/schedule_writer.h"
 #include "schedules/unfused.h"
@@ -24,8 +26,17 @@ void blocks_over(ScheduleWriter &w, Func f, const std::vector<VarOrRVar> &dims, 
 // allocation, and the offset of each in units of the next one's type is rounded down, so a
 // 35-int Func followed by an int64 one overlapped it by 4 bytes (random pipeline seed 100019).
 // Padding the innermost dim to a multiple of 8 bytes makes every allocation a whole number of
-// 8-byte words.
-void pad_block_allocation(ScheduleWriter &w, Func f) {
+// 8-byte words. Only where the Funcs of one block mix element sizes (it costs blur a third of its
+// speed: its tile rows no longer match its threads).
+bool mixed_element_sizes(const std::vector<Func> &fs) {
+    std::set<int> sizes;
+    for (auto &f : fs)
+        for (auto &t : f.types()) sizes.insert(t.bytes());
+    return sizes.size() > 1;
+}
+
+void pad_block_allocation(ScheduleWriter &w, Func f, bool mixed) {
+    if (!mixed) return;
     int smallest = 8;
     for (auto &t : f.types()) smallest = std::min(smallest, std::max(1, t.bytes()));
     if (f.dimensions() > 0 && smallest < 8) w.align_storage(f, Var(f.function().args()[0]), 8 / smallest);
@@ -72,11 +83,12 @@ const Var kLane("lane"), kLane2("lane2");
 // with one RVar is split across the block's threads first (rfactor): up to 256 partial results,
 // each thread striding over the row (coalesced), then (for 256) 16 threads add 16 partials each,
 // then one thread adds the rest.
-LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, Func root, const Var &at, const Target &t) {
+LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, Func root, const Var &at, const Target &t,
+                      bool mixed) {
     LaneSplit split;
     w.compute_at(f, root, at);
     if (!is_gpu_target(t)) return split;
-    pad_block_allocation(w, f);
+    pad_block_allocation(w, f, mixed);
     auto fn = f.function();
     auto thread_stage = [&](const StageRef &st, const std::vector<VarOrRVar> &pure) {
         if (pure.empty()) w.gpu_single_thread(st);
@@ -94,7 +106,7 @@ LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, Func root, cons
             w.split({f, 0}, r, ro, ri, lanes, TailStrategy::GuardWithIf);
             Func partial = w.rfactor({f, 0}, ri, kLane);
             w.compute_at(partial, root, at);
-            pad_block_allocation(w, partial);
+            pad_block_allocation(w, partial, mixed);
             w.gpu_threads({partial}, kLane);
             w.gpu_threads({partial, 0}, kLane);
             split.f = f;
@@ -109,7 +121,7 @@ LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, Func root, cons
                 w.split({f, 0}, r2, r2o, r2i, 16, TailStrategy::GuardWithIf);
                 Func partial2 = w.rfactor({f, 0}, r2i, kLane2);
                 w.compute_at(partial2, root, at);
-                pad_block_allocation(w, partial2);
+                pad_block_allocation(w, partial2, mixed);
                 w.gpu_threads({partial2}, kLane2);
                 w.gpu_threads({partial2, 0}, kLane2);
                 split.partial2 = partial2;
@@ -199,9 +211,10 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, int inner_dims, int vecto
             blocks_over(w, root, blocks, tag);
         }
         std::vector<LaneSplit> splits;
+        const bool mixed = mixed_element_sizes(at_block);
         for (size_t i = 0; i < at_block.size(); i++)
-            splits.push_back(
-                block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, root, at, target));
+            splits.push_back(block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, root,
+                                         at, target, mixed));
         fuse_lane_splits(w, splits);
     } else {
         if (rank > inner_dims) w.parallel({root}, v[rank - 1]);
@@ -239,9 +252,10 @@ void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, const
         for (size_t d = std::max(2, inner_dims); d < v.size(); d++) outer.push_back(v[d]);
         if (!outer.empty()) blocks_over(w, root, outer, tag + "_o");
         keep_inside_tile(w, root, v, inner_dims, xi, yi, xo, yo);
+        const bool mixed = mixed_element_sizes(at_tile);
         for (Func f : at_tile) {
             w.compute_at(f, root, xo);
-            pad_block_allocation(w, f);
+            pad_block_allocation(w, f, mixed);
             std::vector<Var> fv = pure_vars(f);
             if (fv.size() >= 2) w.gpu_threads({f}, fv[0], fv[1]);
             else if (fv.size() == 1) w.gpu_threads({f}, fv[0]);
@@ -344,8 +358,7 @@ void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target) {
     Func partial = w.rfactor({f, 0}, ri, lane);
     std::vector<VarOrRVar> upd = fold_into_three(w, {f, 0}, stage_pure_vars(fn, 1), tag + "_s1");
     for (auto &d : upd) w.gpu_blocks({f, 0}, d);
-    w.compute_at(partial, f, upd.front());
-    pad_block_allocation(w, partial);
+    w.compute_at(partial, f, upd.front());  // alone in its block: nothing to overlap
     w.gpu_threads({partial}, lane);
     w.gpu_threads({partial, 0}, lane);
 }
