@@ -33,6 +33,7 @@ BuiltPipeline lang_pipeline(const std::string &app, const AppIO &io, const std::
             throw std::runtime_error(app + ": output '" + s.name + "' is " + dtype_name(o.dtype) + shape_str(o.shape) +
                                      " but the spec says " + dtype_name(s.dtype) + shape_str(s.shape));
         lang::set_estimates(o.func, o.shape);
+        for (auto &ob : o.func.output_buffers()) lang::declare_dense(ob, o.shape);
         b.outputs.push_back(o.func);
     }
     return b;

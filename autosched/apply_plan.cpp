@@ -15,6 +15,16 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
     ScheduleWriter w(outputs);
     std::map<std::string, Func> funcs;
     for (auto &fn : pipeline_functions(outputs)) funcs.emplace(fn.name(), Func(fn));
+    // Pipeline inputs by name (the plan's name for them): the Funcs ImageParams are called through.
+    for (auto &[name, fn] : Internal::build_environment([&] {
+             std::vector<Internal::Function> o;
+             for (auto &f : outputs) o.push_back(f.function());
+             return o;
+         }()))
+        if (is_input_wrapper(fn)) {
+            const auto *c = fn.definition().values()[0].as<Internal::Call>();
+            funcs.emplace(c->param.name(), Func(fn));
+        }
     auto get = [&](const std::string &name) {
         auto it = funcs.find(name);
         if (it == funcs.end()) throw std::runtime_error("the plan names Func '" + name + "', which the pipeline lacks");
@@ -37,7 +47,15 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
                                          "', the plan expects '" + k.partials + "'");
         }
         if (k.template_name == "row") {
-            schedule_row_kernel(w, root, k.inner_dims, k.vector_width, at_block, at_block_points, target);
+            std::vector<StagedRow> staged;
+            if (is_gpu_target(target))
+                for (auto &s : k.staged) {
+                    std::vector<Func> readers;
+                    for (auto &r : s.readers) readers.push_back(get(r));
+                    staged.push_back({w.in(get(s.func), readers), s.row_extent});
+                }
+            schedule_row_kernel(w, root, k.inner_dims, k.vector_width, k.rows_per_block, at_block, at_block_points,
+                                staged, target);
         } else if (k.template_name == "block_reduction") {
             schedule_block_reduction(w, root, target);
         } else if (k.template_name == "stencil_tile") {

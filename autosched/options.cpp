@@ -24,8 +24,9 @@ void apply_disable_list(PlannerOptions &opt, const std::string &list) {
 void apply_enable_list(PlannerOptions &opt, const std::string &list) {
     for (const std::string &w : comma_words(list)) {
         if (w == "single_kernel_groups") opt.single_kernel_groups = true;
+        else if (w == "staging") opt.stage_rows = true;
         else
-            throw UnknownNameError("unknown word '" + w + "' in SOLDER_ENABLE (valid: single_kernel_groups)");
+            throw UnknownNameError("unknown word '" + w + "' in SOLDER_ENABLE (valid: single_kernel_groups, staging)");
     }
 }
 

@@ -1,5 +1,5 @@
 // Planner options from the environment: SOLDER_DISABLE=horizontal,remat,compute_at,exact,
-// SOLDER_ENABLE=single_kernel_groups and SOLDER_KEEP_UNFUSED=FuncA,FuncB. Unknown words are errors
+// SOLDER_ENABLE=single_kernel_groups,staging and SOLDER_KEEP_UNFUSED=FuncA,FuncB. Unknown words are errors
 // that list the valid ones.
 #pragma once
 #include <string>

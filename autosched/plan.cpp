@@ -49,12 +49,17 @@ std::string Plan::to_json() const {
               [](const KernelPlan &k) {
                   return "{\"name\": " + js(k.name) + ", \"template\": " + js(k.template_name) +
                          ", \"vector_width\": " + std::to_string(k.vector_width) +
+                         ", \"rows_per_block\": " + std::to_string(k.rows_per_block) +
                          ", \"launches\": " + std::to_string(k.launches) +
                          (k.split_func.empty() ? std::string()
                                                : ", \"split_k\": {\"func\": " + js(k.split_func) +
                                                      ", \"partials\": " + js(k.partials) +
                                                      ", \"slices\": " + std::to_string(k.split_k) +
                                                      ", \"blocks\": " + std::to_string(k.split_blocks) + "}") +
+                         ", \"staged\": " + list(k.staged, [](const StagedInput &s) {
+                             return "{\"func\": " + js(s.func) + ", \"bytes_per_block\": " +
+                                    std::to_string(s.bytes_per_block) + "}";
+                         }) +
                          ", \"horizontal_with\": " + list(k.with, js) +
                          ", \"funcs\": " + list(k.funcs, js) + ", \"outputs\": " + list(k.outputs, js) +
                          ", \"bytes_read\": " + std::to_string(k.bytes_read) +
@@ -96,6 +101,7 @@ std::string Plan::to_text() const {
         std::string writes = k.root;
         if (!k.with.empty()) writes += " and " + std::to_string(k.with.size()) + " more (horizontal)";
         std::string vec = k.vector_width > 1 ? ", x" + std::to_string(k.vector_width) + " vectors" : "";
+        if (k.rows_per_block > 1) vec += ", " + std::to_string(k.rows_per_block) + " rows per block";
         o << "  " << k.name << " [" << k.template_name << vec << "] writes " << writes << ": reads " << mb(k.bytes_read)
           << ", writes " << mb(k.bytes_written) << ", est " << num(k.est_us) << " us\n";
         std::vector<std::string> at, inl;
@@ -114,6 +120,9 @@ std::string Plan::to_text() const {
               << " blocks into " << k.partials << " (2 launches: zero, sum)" << "; the root's " << k.blocks
               << (k.blocks == 1 ? " block adds" : " blocks add") << " the partials\n";
         if (!at.empty()) o << "      computed per block: " << names(at, 8) << "\n";
+        for (auto &s : k.staged)
+            o << "      staged: " << s.func << " read once per block into shared memory (" << s.bytes_per_block
+              << " bytes), then by " << names(s.readers, 4) << "\n";
         if (!inl.empty()) o << "      inlined: " << names(inl, 8) << "\n";
     }
     if (!materialized.empty()) {

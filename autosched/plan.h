@@ -21,6 +21,15 @@ struct FuncPlan {
     int64_t block_points = 0;  // points one block computes (compute_at in a row kernel)
 };
 
+// A kernel input a row kernel loads once per block into shared memory (autosched/row_staging.h):
+// `readers` are the Funcs in the kernel that read it directly.
+struct StagedInput {
+    std::string func;
+    std::vector<std::string> readers;
+    int64_t bytes_per_block = 0;
+    int64_t row_extent = 0;  // its innermost extent one block needs
+};
+
 struct KernelPlan {
     std::string name;
     std::string root;                  // the Func this kernel writes
@@ -30,12 +39,14 @@ struct KernelPlan {
     std::string template_name;         // pointwise, row, stencil_tile
     int inner_dims = 1;                // dims of the root kept inside one block (row template)
     int vector_width = 1;              // innermost elements per thread access (GPU pointwise and row roots)
+    int rows_per_block = 1;            // GPU row kernels: rows one block owns (each by 256 / rows threads)
     int64_t blocks = 0;
     // Split-K: `split_func` is summed in `split_k` slices into the partials Func `partials` by
     // launches of `split_blocks` blocks (zeroing, sums); the root's blocks add the partials.
     std::string split_func, partials;
     int64_t split_k = 0, split_blocks = 0;
     int launches = 1;                  // GPU launches this kernel takes (3 with split-K)
+    std::vector<StagedInput> staged;   // GPU row kernels: inputs read once per block into shared memory
     int64_t bytes_read = 0, bytes_written = 0;
     double est_us = 0;
 };

@@ -16,6 +16,10 @@ struct PlannerOptions {
     bool compute_at = true;   // fuse reductions and stencil producers into their consumer's blocks
     bool gpu = true;          // plan for a GPU (blocks) or the host (parallel loops)
     bool exact_search = true; // branch and bound after the greedy pass (autosched/search.h)
+    // Row kernels load inputs that several stages read once per block into shared memory
+    // (autosched/row_staging.h). Off by default: on the H100 the re-reads it saves hit in L1, and
+    // rmsnorm, layernorm and softmax ran 0-4% slower with it (bench/RESULTS.md).
+    bool stage_rows = false;
     int exact_max_free = 30;                 // optional roots the exact search takes; beyond: local search
     int64_t search_max_evaluations = 20000;  // partitions the search may cost in full
     int time_budget_ms = 1000;               // a safety net over the evaluation budget

@@ -88,6 +88,17 @@ void set_estimates(Func f, const Shape &shape) {
     f.set_estimates(r);
 }
 
+void declare_dense(OutputImageParam p, const Shape &shape) {
+    const int r = int(shape.size());
+    int64_t stride = 1;
+    for (int i = 0; i < r; i++) {
+        const int64_t extent = shape[r - 1 - i];
+        p.dim(i).set_bounds(0, int(extent)).set_stride(int(stride));
+        stride *= extent;
+    }
+    p.set_host_alignment(16);
+}
+
 Tensor Graph::input(const std::string &name, DType dtype, const Shape &shape) {
     for (auto d : shape)
         if (d <= 0) throw LangError("input", "'" + name + "' has a non-positive extent in shape " + shape_str(shape));
@@ -97,6 +108,7 @@ Tensor Graph::input(const std::string &name, DType dtype, const Shape &shape) {
     t.param = ImageParam(storage_type(dtype), int(shape.size()), name);
     int r = int(shape.size());
     for (int i = 0; i < r; i++) t.param->dim(i).set_estimate(0, int(shape[r - 1 - i]));
+    declare_dense(*t.param, shape);
     t.func = Func(*t.param);
     t.shape = shape;
     t.dtype = dtype;

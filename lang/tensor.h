@@ -63,5 +63,10 @@ Graph *graph_of(const std::string &op, std::initializer_list<const Tensor *> ts)
 int normalize_axis(const std::string &op, int axis, int rank);
 // Sets Halide estimates on a Func from a row-major shape (for pipeline outputs).
 void set_estimates(Halide::Func f, const Shape &shape);
+// Declares a tensor buffer dense, row-major, starting at 0 and 16-byte aligned (what the tensor layer
+// creates and passes): with mins, extents and strides known, Halide can prove that a vector of
+// neighbours along a row starts on a 16-byte boundary and emit one wide load or store for it
+// (without it, every bf16 element was its own 2-byte access on CUDA). Halide checks it at run time.
+void declare_dense(Halide::OutputImageParam p, const Shape &shape);
 
 }  // namespace solder::lang

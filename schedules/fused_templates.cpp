@@ -60,10 +60,10 @@ constexpr int64_t kMaxPointsToSplit = 8;
 
 // Threads a block-level reduction is split over: 256 for long rows; for short ones (puzzler's
 // 64-wide slices) about 4 elements per thread, so most lanes are not idle, and no second level.
-int reduction_lanes(const Expr &extent) {
+int reduction_lanes(const Expr &extent, int rows) {
     std::optional<int64_t> n = Internal::as_const_int(extent);
-    if (!n) return 256;
-    int lanes = 256;
+    if (!n) return 256 / rows;
+    int lanes = 256 / rows;
     while (lanes > 8 && int64_t(lanes) * 4 > *n) lanes /= 2;
     return lanes;
 }
@@ -83,16 +83,39 @@ const Var kLane("lane"), kLane2("lane2");
 // with one RVar is split across the block's threads first (rfactor): up to 256 partial results,
 // each thread striding over the row (coalesced), then (for 256) 16 threads add 16 partials each,
 // then one thread adds the rest.
-LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, Func root, const Var &at, const Target &t,
-                      bool mixed) {
+// With `rows` > 1 the block owns that many rows: the reduction's pure dim named `row_dim` is the
+// thread dim after the lanes (thread y, as the root's rows are), so the rows are reduced at once.
+// Every stage maps the same dims to the same thread dims: Halide sizes the block by the largest
+// extent of each, over all stages.
+LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, const std::string &row_dim, Func root,
+                      const Var &at, const Target &t, bool mixed) {
     LaneSplit split;
     w.compute_at(f, root, at);
     if (!is_gpu_target(t)) return split;
     pad_block_allocation(w, f, mixed);
     auto fn = f.function();
+    auto has_row_dim = [&](const std::vector<VarOrRVar> &pure) {
+        for (auto &p : pure)
+            if (!row_dim.empty() && p.name() == row_dim) return true;
+        return false;
+    };
     auto thread_stage = [&](const StageRef &st, const std::vector<VarOrRVar> &pure) {
-        if (pure.empty()) w.gpu_single_thread(st);
+        if (has_row_dim(pure)) w.gpu_threads(st, Var(row_dim));
+        else if (pure.empty()) w.gpu_single_thread(st);
         else w.gpu_threads(st, pure[0]);
+    };
+    auto lane_threads = [&](const StageRef &st, const Var &lane) {
+        auto pure = stage_pure_vars(st.func.function(), st.update + 1);
+        if (has_row_dim(pure)) {
+            // Adjacent thread loops: the lanes, the rows, then the other pure dims (extent 1).
+            std::vector<VarOrRVar> order{lane, Var(row_dim)};
+            for (auto &p : pure)
+                if (p.name() != lane.name() && p.name() != row_dim) order.push_back(p);
+            w.reorder(st, order);
+            w.gpu_threads(st, lane, Var(row_dim));
+        } else {
+            w.gpu_threads(st, lane);
+        }
     };
     thread_stage({f}, stage_pure_vars(fn, 0));
     for (int u = 0; u < int(fn.updates().size()); u++) {
@@ -102,13 +125,18 @@ LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, Func root, cons
         if (u == 0 && fn.updates().size() == 1 && rvars.size() == 1 && points <= kMaxPointsToSplit) {
             RVar r(rvars[0].var), ro("lane_walk"), ri("lane_ri");
             const Expr extent = rvars[0].extent;  // `rvars` changes with the split below
-            const int lanes = reduction_lanes(extent);
+            const int lanes = reduction_lanes(extent, rows);
             w.split({f, 0}, r, ro, ri, lanes, TailStrategy::GuardWithIf);
             Func partial = w.rfactor({f, 0}, ri, kLane);
             w.compute_at(partial, root, at);
             pad_block_allocation(w, partial, mixed);
-            w.gpu_threads({partial}, kLane);
-            w.gpu_threads({partial, 0}, kLane);
+            lane_threads({partial}, kLane);
+            lane_threads({partial, 0}, kLane);
+            // Each thread walks its share of the row inside its own thread loop (rfactor put the
+            // walk outside it: a serial loop around a thread loop, where unrolling made eight
+            // thread loops with a barrier between each), unrolled so its loads are in flight together.
+            w.reorder({partial, 0}, {ro, kLane});
+            unroll_walk(w, {partial, 0}, ro, (extent + lanes - 1) / lanes);
             split.f = f;
             split.partial = partial;
             split.lanes = lanes;
@@ -116,14 +144,17 @@ LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, Func root, cons
             // The 256 partials again across 16 threads, 16 each, so the last serial pass adds 16
             // values, not 256: a dependent chain of shared-memory loads is what it costs.
             const auto &left = f.function().update(0).schedule().rvars();
-            if (left.size() == 1 && lanes > 32) {
+            if (left.size() == 1 && lanes >= 32) {
+                // 256 lanes: 16 x 16; a warp's 32 (several rows per block): 4 x 8.
+                const int second = lanes >= 256 ? 16 : lanes / 8;
                 RVar r2(left[0].var), r2o("lane2_walk"), r2i("lane2_ri");
-                w.split({f, 0}, r2, r2o, r2i, 16, TailStrategy::GuardWithIf);
+                w.split({f, 0}, r2, r2o, r2i, second, TailStrategy::GuardWithIf);
                 Func partial2 = w.rfactor({f, 0}, r2i, kLane2);
                 w.compute_at(partial2, root, at);
                 pad_block_allocation(w, partial2, mixed);
-                w.gpu_threads({partial2}, kLane2);
-                w.gpu_threads({partial2, 0}, kLane2);
+                lane_threads({partial2}, kLane2);
+                lane_threads({partial2, 0}, kLane2);
+                w.reorder({partial2, 0}, {r2o, kLane2});
                 split.partial2 = partial2;
             }
         }
@@ -179,9 +210,41 @@ void fuse_lane_splits(ScheduleWriter &w, const std::vector<LaneSplit> &splits) {
 
 }  // namespace
 
-void schedule_row_kernel(ScheduleWriter &w, Func root, int inner_dims, int vector_width,
+namespace {
+
+// A staged row: all threads of the block load it together, each `width` neighbours per access
+// (16 bytes where 256 x width divides the row), before the block's stages read it.
+void stage_in_block(ScheduleWriter &w, Func staged, Func root, const Var &at, int64_t row_extent, bool mixed) {
+    w.compute_at(staged, root, at);
+    pad_block_allocation(w, staged, mixed);
+    std::vector<Var> v = pure_vars(staged);
+    if (v.empty()) {
+        w.gpu_single_thread({staged});
+        return;
+    }
+    const std::string tag = staged.name();
+    int width = std::max(1, 16 / std::max(1, staged.type().bytes()));
+    while (width > 1 && (row_extent <= 0 || row_extent % (256 * width) != 0)) width /= 2;
+    if (width == 1) {
+        Var xo(tag + "_xo"), tx(tag + "_tx");
+        w.split({staged}, v[0], xo, tx, 256, TailStrategy::GuardWithIf);
+        w.reorder({staged}, {xo, tx});  // each thread's loads in one thread loop: no barrier between
+        w.gpu_threads({staged}, tx);
+        return;
+    }
+    Var xo(tag + "_xo"), xi(tag + "_xi"), tx(tag + "_tx"), xv(tag + "_xv");
+    w.split({staged}, v[0], xo, xi, 256 * width, TailStrategy::GuardWithIf);
+    w.split({staged}, xi, tx, xv, width, TailStrategy::GuardWithIf);
+    w.reorder({staged}, {xv, xo, tx});
+    w.gpu_threads({staged}, tx);
+    w.vectorize({staged}, xv, width, TailStrategy::GuardWithIf);
+}
+
+}  // namespace
+
+void schedule_row_kernel(ScheduleWriter &w, Func root, int inner_dims, int vector_width, int rows_per_block,
                          const std::vector<Func> &at_block, const std::vector<int64_t> &at_block_points,
-                         const Target &target) {
+                         const std::vector<StagedRow> &staged, const Target &target) {
     w.compute_root(root);
     std::vector<Var> v = pure_vars(root);
     const std::string tag = root.name();
@@ -189,32 +252,48 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, int inner_dims, int vecto
     int rank = int(v.size());
     inner_dims = std::max(1, std::min(inner_dims, rank));
     if (is_gpu_target(target)) {
+        // `rows` rows per block: 256 / rows threads along each (thread x), the rows as thread y.
+        const int rows = rank > inner_dims ? std::max(1, rows_per_block) : 1;
+        const int tx_extent = 256 / rows;
+        Var tx(tag + "_tx"), ro(tag + "_ro"), ri(tag + "_ri");
         if (vector_width > 1) {
             // Each thread writes `vector_width` neighbours with one wide access. The planner asks
             // for it only when 256 x width divides the row, so nothing is rounded past its end.
-            Var tx(tag + "_tx"), xv(tag + "_xv");
-            w.split({root}, v[0], xo, xi, 256 * vector_width, TailStrategy::RoundUp);
+            Var xv(tag + "_xv");
+            w.split({root}, v[0], xo, xi, tx_extent * vector_width, TailStrategy::RoundUp);
             w.split({root}, xi, tx, xv, vector_width, TailStrategy::RoundUp);
-            w.gpu_threads({root}, tx);
             w.vectorize({root}, xv, vector_width, TailStrategy::RoundUp);
         } else {
-            w.split({root}, v[0], xo, xi, 256, TailStrategy::GuardWithIf);
-            w.gpu_threads({root}, xi);
+            w.split({root}, v[0], xo, tx, tx_extent, TailStrategy::GuardWithIf);
         }
         std::vector<VarOrRVar> blocks;
         for (int d = inner_dims; d < rank; d++) blocks.push_back(v[d]);
         Var at = xo;
-        if (blocks.empty()) {
+        if (rows > 1) {
+            // The strips of each row loop around the threads: (tx, ri) one thread block.
+            w.split({root}, v[inner_dims], ro, ri, rows, TailStrategy::GuardWithIf);
+            w.reorder({root}, {tx, ri, xo, ro});
+            w.gpu_threads({root}, tx, ri);
+            blocks[0] = ro;
+            at = ro;
+            blocks_over(w, root, blocks, tag);
+        } else if (blocks.empty()) {
+            w.gpu_threads({root}, tx);
             w.gpu_blocks({root}, xo);  // a small root owned by one block per 256-wide strip
         } else {
+            w.gpu_threads({root}, tx);
             at = v[inner_dims];
             blocks_over(w, root, blocks, tag);
         }
+        const std::string row_dim = rows > 1 ? v[inner_dims].name() : std::string();
+        std::vector<Func> on_chip = at_block;
+        for (auto &s : staged) on_chip.push_back(s.func);
+        const bool mixed = mixed_element_sizes(on_chip);
+        for (auto &s : staged) stage_in_block(w, s.func, root, at, s.row_extent, mixed);
         std::vector<LaneSplit> splits;
-        const bool mixed = mixed_element_sizes(at_block);
         for (size_t i = 0; i < at_block.size(); i++)
-            splits.push_back(block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, root,
-                                         at, target, mixed));
+            splits.push_back(block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, rows,
+                                         row_dim, root, at, target, mixed));
         fuse_lane_splits(w, splits);
     } else {
         if (rank > inner_dims) w.parallel({root}, v[rank - 1]);

@@ -13,9 +13,17 @@ namespace solder {
 // are computed once per block, in shared memory.
 // On a GPU, `vector_width` > 1 makes each thread write that many neighbours at once (the planner
 // asks for it only when 256 x width divides the innermost extent).
-void schedule_row_kernel(ScheduleWriter &w, Halide::Func root, int inner_dims, int vector_width,
+// `staged` (wrappers made with ScheduleWriter::in) are loaded once per block into shared memory,
+// with 16-byte loads where 256 x the vector divides `row_extent`, the innermost extent one block needs.
+struct StagedRow {
+    Halide::Func func;
+    int64_t row_extent = 0;
+};
+// `rows_per_block` > 1 (GPU, inner_dims 1): a block owns that many rows of the next dim, each
+// reduction split over 256 / rows threads per row, all rows at once.
+void schedule_row_kernel(ScheduleWriter &w, Halide::Func root, int inner_dims, int vector_width, int rows_per_block,
                          const std::vector<Halide::Func> &at_block, const std::vector<int64_t> &at_block_points,
-                         const Halide::Target &target);
+                         const std::vector<StagedRow> &staged, const Halide::Target &target);
 // Stencil template (blur, unsharp, Harris): 32x8 tiles of the two innermost dims; `at_tile` Funcs
 // (stencil producers) are computed per tile with their halo, in shared memory. Dims from 2 up to
 // `inner_dims` loop inside each tile (few channels sharing the tile's producers); the rest are grid dims.

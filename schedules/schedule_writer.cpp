@@ -181,6 +181,17 @@ Func ScheduleWriter::rfactor(const StageRef &s, const RVar &r, const Var &v) {
     return intm;
 }
 
+Func ScheduleWriter::in(Func f, const std::vector<Func> &readers) {
+    std::string list;
+    for (auto &r : readers) list += (list.empty() ? "" : ", ") + func_id(r);
+    const std::string base = func_id(f);
+    Func wrapper = f.in(readers);
+    std::string id = identifier(wrapper.name());
+    func_ids_[wrapper.name()] = id;
+    emit("Func " + id + " = " + base + ".in({" + list + "});");
+    return wrapper;
+}
+
 std::string ScheduleWriter::source(const std::string &header_comment) const {
     std::string out;
     if (!header_comment.empty()) out += "// " + header_comment + "\n";

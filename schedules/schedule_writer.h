@@ -52,6 +52,8 @@ public:
     // Splits off the reduction's intermediate over `r` (as Stage::rfactor); the new Func is named
     // in the source from the statement that creates it.
     Halide::Func rfactor(const StageRef &s, const Halide::RVar &r, const Halide::Var &v);
+    // A wrapper of `f` that `readers` call instead of `f` (Func::in), named in the source like rfactor's.
+    Halide::Func in(Halide::Func f, const std::vector<Halide::Func> &readers);
 
     // Declarations first (Funcs, Vars, RVars), then the directives in the order they were applied.
     std::string source(const std::string &header_comment) const;

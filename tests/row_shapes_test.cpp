@@ -1,0 +1,119 @@
+// Row-kernel shapes beyond one row per block: several rows per block (each reduced by one warp,
+// all at once) where the rows give many waves of blocks, and rows staged once per block in shared
+// memory (SOLDER_ENABLE=staging). Each is checked in the plan, in the schedule it writes, and
+// against plain loops on OpenCL.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "apps/ref_util.h"
+#include "lang/lang.h"
+#include "autosched/row_staging.h"
+#include "tests/support/plan_and_run.h"
+
+using namespace solder;
+using namespace solder::lang;
+
+namespace {
+
+constexpr int64_t R = 512, C = 512;
+
+struct Norm {
+    Graph g;
+    Tensor x, y;
+    std::vector<Halide::Func> outs;
+    Norm() {
+        x = g.input("rx", DType::F32, {R, C});
+        Tensor xs = x * 0.5;  // read by both means through an inlined Func
+        Tensor m = mean(xs, {-1}, true);
+        Tensor d = xs - m;
+        y = d * rsqrt(mean(d * d, {-1}, true) + 1e-5);
+        set_estimates(y.func, y.shape);
+        outs = {y.func};
+    }
+};
+
+// A GPU that 64 blocks fill many times over: 512 rows can go 8 to a block.
+autosched::PlannerOptions small_gpu() {
+    autosched::PlannerOptions opt;
+    opt.device.sms = 1;
+    opt.device.blocks_per_sm_to_fill = 1;
+    return opt;
+}
+
+// Runs the plan on OpenCL and checks every element against a double-precision layer norm.
+void expect_layer_norm(const autosched::Plan &plan, Norm &n, std::string *source) {
+    std::vector<HostBuffer> in{make_host_buffer({"rx", DType::F32, {R, C}})};
+    std::vector<HostBuffer> out{make_host_buffer({"y", DType::F32, {R, C}})};
+    float *px = data_as<float>(in[0]);
+    for (int64_t i = 0; i < R * C; i++) px[i] = float((i * 7919) % 211) / 40.0f - 2.0f + float(i / C % 7);
+    ASSERT_EQ(solder::testing::apply_compile_and_call(plan, n.outs, {*n.x.param}, "opencl", in, out, source), "");
+    const float *py = data_as<float>(out[0]);
+    for (int64_t r = 0; r < R; r++) {
+        double m = 0, v = 0;
+        for (int64_t c = 0; c < C; c++) m += 0.5 * px[r * C + c];
+        m /= C;
+        for (int64_t c = 0; c < C; c++) v += (0.5 * px[r * C + c] - m) * (0.5 * px[r * C + c] - m);
+        v /= C;
+        for (int64_t c = 0; c < C; c++)
+            ASSERT_NEAR(py[r * C + c], (0.5 * px[r * C + c] - m) / std::sqrt(v + 1e-5), 1e-3) << "row " << r << " col " << c;
+    }
+}
+
+}  // namespace
+
+TEST(RowShapes, ManyShortWavesOfRowsGoEightToABlock) {
+    Norm n;
+    autosched::Plan plan = solder::testing::plan_for(n.outs, small_gpu(), true);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+    EXPECT_EQ(plan.kernels[0].template_name, "row");
+    EXPECT_EQ(plan.kernels[0].rows_per_block, 8) << plan.to_text();
+    EXPECT_NE(plan.to_text().find("8 rows per block"), std::string::npos);
+    EXPECT_NE(plan.to_json().find("\"rows_per_block\": 8"), std::string::npos);
+    std::string source;
+    expect_layer_norm(plan, n, &source);
+    // The root's threads: 32 along the row, the 8 rows; the partials: lanes and rows.
+    EXPECT_NE(source.find("split(d0, " + n.y.func.name() + "_ro"), std::string::npos) << source;
+    EXPECT_NE(source.find(".gpu_threads(lane, d0)"), std::string::npos) << source;
+}
+
+TEST(RowShapes, FewWavesKeepOneRowPerBlock) {
+    Norm n;
+    // The H100 profile: 512 blocks of one row are under one wave; 64 of eight would idle SMs.
+    autosched::Plan plan = solder::testing::plan_for(n.outs, {}, true);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+    EXPECT_EQ(plan.kernels[0].rows_per_block, 1) << plan.to_text();
+    autosched::Plan host = solder::testing::plan_for(n.outs, small_gpu(), false);
+    for (auto &k : host.kernels) EXPECT_EQ(k.rows_per_block, 1);
+}
+
+TEST(RowShapes, StagedRowsAreReadOncePerBlock) {
+    Norm n;
+    // Off by default.
+    for (auto &k : solder::testing::plan_for(n.outs, small_gpu(), true).kernels) EXPECT_TRUE(k.staged.empty());
+    autosched::PlannerOptions opt = small_gpu();
+    opt.stage_rows = true;
+    autosched::Plan plan = solder::testing::plan_for(n.outs, opt, true);
+    ASSERT_EQ(plan.kernels.size(), 1u);
+    const auto &k = plan.kernels[0];
+    // x feeds both means and the output: staged, 8 rows of 512 floats.
+    ASSERT_EQ(k.staged.size(), 1u) << plan.to_text();
+    EXPECT_EQ(k.staged[0].func, "rx");
+    EXPECT_EQ(k.staged[0].bytes_per_block, 8 * C * 4);
+    EXPECT_NE(plan.to_text().find("staged: rx"), std::string::npos) << plan.to_text();
+    std::string source;
+    expect_layer_norm(plan, n, &source);
+    EXPECT_NE(source.find(".in({"), std::string::npos) << source;
+
+    // Rows too big for the staging budget are not staged.
+    autosched::PlannerOptions one_row = opt;
+    one_row.device.sms = 132;
+    one_row.device.blocks_per_sm_to_fill = 4;
+    Graph g;
+    Tensor big = g.input("bx", DType::F32, {64, 8192});
+    Tensor bs = big * 0.5;
+    Tensor yb = bs - mean(bs, {-1}, true);
+    set_estimates(yb.func, yb.shape);
+    for (auto &kb : solder::testing::plan_for({yb.func}, one_row, true).kernels)
+        EXPECT_TRUE(kb.staged.empty()) << "32 KB rows exceed " << autosched::kMaxStagedBytesPerBlock;
+}
