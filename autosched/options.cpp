@@ -14,10 +14,10 @@ void apply_disable_list(PlannerOptions &opt, const std::string &list) {
         else if (w == "remat") opt.remat = false;
         else if (w == "compute_at") opt.compute_at = false;
         else if (w == "exact") opt.exact_search = false;
-        else if (w == "fallback") continue;  // a runtime knob, not the planner's
+        else if (w == "fallback" || w == "fast_math") continue;  // runtime knobs, not the planner's
         else
             throw UnknownNameError("unknown word '" + w +
-                                   "' in SOLDER_DISABLE / --disable (valid: horizontal, remat, compute_at, exact, fallback)");
+                                   "' in SOLDER_DISABLE / --disable (valid: horizontal, remat, compute_at, exact, fallback, fast_math)");
     }
 }
 

@@ -125,6 +125,7 @@ Tensor exp(const Tensor &a) { return unary("exp", a, [](Expr x) { return Halide:
 Tensor tanh(const Tensor &a) { return unary("tanh", a, [](Expr x) { return Halide::tanh(x); }); }
 Tensor sqrt(const Tensor &a) { return unary("sqrt", a, [](Expr x) { return Halide::sqrt(x); }); }
 Tensor rsqrt(const Tensor &a) { return unary("rsqrt", a, [](Expr x) { return 1.0f / Halide::sqrt(x); }); }
+Tensor reciprocal(const Tensor &a) { return unary("reciprocal", a, [](Expr x) { return 1.0f / x; }); }
 Tensor relu(const Tensor &a) {
     return unary("relu", a, [](Expr x) { return Halide::max(x, Halide::Internal::make_zero(x.type())); }, false);
 }

@@ -25,6 +25,7 @@ Tensor exp(const Tensor &a);
 Tensor tanh(const Tensor &a);
 Tensor sqrt(const Tensor &a);
 Tensor rsqrt(const Tensor &a);
+Tensor reciprocal(const Tensor &a);  // 1 / a
 Tensor relu(const Tensor &a);
 Tensor gelu_tanh(const Tensor &a);
 Tensor cast(const Tensor &a, DType to);

@@ -8,6 +8,7 @@
 
 #include "apps/app_pipeline.h"
 #include "runtime/aot_compiler.h"
+#include "runtime/fast_device_math.h"
 #include "runtime/fault_injection.h"
 #include "runtime/halide_error.h"
 #include "runtime/planned_kernels.h"
@@ -56,6 +57,7 @@ AppBuild schedule_and_compile(const AppBuildRequest &req, BuiltPipeline &p, cons
     using clock = std::chrono::steady_clock;
     AppBuild b;
     if (req.before_schedule) req.before_schedule(p.outputs);
+    if (fast_device_math_enabled(target)) use_fast_device_math(p.outputs);
     auto t0 = clock::now();
     try {
         AppliedSchedule applied = with_halide_errors("Halide", [&] {

@@ -1,5 +1,6 @@
 // Runs an app's compiled pipeline: makes its inputs, calls it, checks every output against the
-// plain-C++ reference, then times it (warm-up, then the median of several synchronized runs).
+// plain-C++ reference, then times it (warm-up, then the median of several synchronized runs; on a
+// GPU by device events as do_bench does, and by the host clock).
 // Halide-free: the same code runs here on host/OpenCL and on the GPU machine with CUDA.
 #pragma once
 #include <string>
@@ -33,7 +34,10 @@ struct RunReport {
     int64_t launches_per_run = 0;  // GPU kernel launches in one call (0 on host)
     std::vector<solder_launch_record> launches;
     std::vector<double> launch_us;  // time_kernels: median device time of each of `launches`
+    // Median time of one call: on a GPU with the L2 flushed, device time between CUDA events
+    // (runtime/event_timer.h); elsewhere the host clock around call and synchronization.
     double median_us = 0;
+    double wall_us = 0;  // the host clock around call and synchronization, launch overhead included
     int64_t min_bytes = 0;
     double effective_gbps() const { return median_us > 0 ? double(min_bytes) / (median_us * 1e3) : 0; }
 };

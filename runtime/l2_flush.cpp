@@ -53,4 +53,15 @@ void L2Flusher::flush() {
     pop(&old);
 }
 
+void L2Flusher::flush_async() {
+    if (!ptr_) return;
+    auto push = sym<int (*)(void *)>(lib_, "cuCtxPushCurrent_v2");
+    auto pop = sym<int (*)(void **)>(lib_, "cuCtxPopCurrent_v2");
+    auto memset = sym<int (*)(unsigned long long, unsigned char, size_t, void *)>(lib_, "cuMemsetD8Async");
+    push(ctx_);
+    memset(ptr_, 0, bytes_, nullptr);
+    void *old;
+    pop(&old);
+}
+
 }  // namespace solder

@@ -10,7 +10,9 @@ public:
     L2Flusher();  // allocates only if a CUDA device is present
     ~L2Flusher();
     bool active() const { return ptr_ != 0; }
-    void flush();
+    void flush();  // and wait for it
+    // Enqueues the flush on the default stream and returns at once (event timing, do_bench-style).
+    void flush_async();
 
 private:
     void *lib_ = nullptr;

@@ -30,6 +30,8 @@ std::string format_report(const RunContext &ctx, const RunReport &r) {
     o << "  kernels " << kernel_count(ctx, r) << (ctx.target == "host" ? " loop nests" : " launches per run")
       << ", time " << fmt("%.1f", r.median_us) << " us (median), " << fmt("%.2f", r.effective_gbps())
       << " GB/s effective\n";
+    if (r.wall_us > 0 && r.wall_us != r.median_us)
+        o << "  (device events; host clock around call and synchronization: " << fmt("%.1f", r.wall_us) << " us)\n";
     if (!r.error.empty()) o << "  error: " << r.error << "\n";
     o << (r.pass ? "PASS" : "FAIL") << "\n";
     return o.str();
@@ -42,6 +44,7 @@ std::string result_json_line(const RunContext &ctx, const RunReport &r) {
       << ",\"device\":" << quote_literal(ctx.device) << ",\"kernels\":" << kernel_count(ctx, r)
       << ",\"launches\":" << r.launches_per_run << ",\"loop_nests\":" << ctx.loop_nests
       << ",\"max_err\":" << fmt("%.6g", r.max_abs_err) << ",\"us\":" << fmt("%.3f", r.median_us)
+      << ",\"wall_us\":" << fmt("%.3f", r.wall_us)
       << ",\"min_bytes\":" << r.min_bytes << ",\"tbps\":" << fmt("%.4f", r.effective_gbps() / 1000.0)
       << ",\"pass\":" << (r.pass ? "true" : "false") << ",\"error\":" << quote_literal(r.error)
       << ",\"fallback\":" << quote_literal(r.fallback) << "}";

@@ -1,0 +1,20 @@
+// Fast device math for CUDA builds: exp compiles to the GPU's exp2 approximation (ex2.approx,
+// through libdevice's __nv_fast_expf) instead of libdevice's accurate expf, an 18-FMA sequence that
+// made softmax instruction-bound on the H100. This is what Triton, hence torch.compile, emits for
+// exp. Relative error about 1e-6 for the arguments softmax and its kin see (|x| < 20), far below
+// what bf16 or f16 outputs keep; large |x| lose more (the product with log2(e) is rounded).
+// Applied to a pipeline's Funcs before any schedule, so every schedule compiles the same math.
+// SOLDER_DISABLE=fast_math turns it off.
+#pragma once
+#include <vector>
+
+#include "Halide.h"
+
+namespace solder {
+
+// Whether fast device math applies to `target` under SOLDER_DISABLE.
+bool fast_device_math_enabled(const Halide::Target &target);
+// Rewrites every f32 exp in the Funcs `outputs` depend on; returns how many Funcs changed.
+int use_fast_device_math(const std::vector<Halide::Func> &outputs);
+
+}  // namespace solder
