@@ -54,12 +54,17 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
                     for (auto &r : s.readers) readers.push_back(get(r));
                     staged.push_back({w.in(get(s.func), readers), s.row_extent});
                 }
-            schedule_row_kernel(w, root, k.inner_dims, k.vector_width, k.rows_per_block, at_block, at_block_points,
-                                staged, target);
+            RowShape shape;
+            shape.inner_dims = k.inner_dims;
+            shape.vector_width = k.vector_width;
+            shape.rows_per_block = k.rows_per_block;
+            shape.row_threads = k.row_threads;
+            shape.unrolled_dims = k.unrolled_dims;
+            schedule_row_kernel(w, root, shape, at_block, at_block_points, staged, target);
         } else if (k.template_name == "block_reduction") {
             schedule_block_reduction(w, root, target);
         } else if (k.template_name == "stencil_tile") {
-            schedule_stencil_kernel(w, root, k.inner_dims, at_block, target);
+            schedule_stencil_kernel(w, root, k.inner_dims, k.whole_tiles, at_block, target);
         } else if (!k.with.empty()) {
             std::vector<Func> roots{root};
             for (auto &w : k.with) roots.push_back(get(w));

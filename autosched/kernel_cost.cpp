@@ -1,5 +1,7 @@
 #include "autosched/kernel_cost.h"
 
+#include "schedules/fused_templates.h"
+
 #include <algorithm>
 
 namespace solder::autosched {
@@ -156,11 +158,12 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
             consider_split_k(g, opt, root, best);
             return best;
         }
-        // 32x8 tiles of the two innermost dims. Outer dims are grid dims (inner_dims 2) or, when
+        // Tiles of the two innermost dims (the stencil template's, schedules/fused_templates.h). Outer dims are grid dims (inner_dims 2) or, when
         // they are few points (image channels), loops inside each tile (inner_dims = rank): then
         // producers shared by the channels (a gray image) are computed once per tile, not once
         // per channel. The fewest bytes win, then the least recompute.
-        const int64_t tiles = ((O.region[0].extent() + 31) / 32) * ((O.region[1].extent() + 7) / 8);
+        const int64_t tiles = ((O.region[0].extent() + kStencilTileX - 1) / kStencilTileX) *
+                              ((O.region[1].extent() + kStencilTileY - 1) / kStencilTileY);
         bool found = false;
         std::vector<int> shapes{2};
         if (rank > 2 && blocks_for(O.region, 2) <= kMaxChannelsInTile) shapes.push_back(rank);
@@ -168,8 +171,8 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
             KernelChoice kc = best;
             kc.inner_dims = k;
             Region blk = O.region;
-            blk[0].max = blk[0].min + std::min<int64_t>(32, blk[0].extent()) - 1;
-            blk[1].max = blk[1].min + std::min<int64_t>(8, blk[1].extent()) - 1;
+            blk[0].max = blk[0].min + std::min<int64_t>(kStencilTileX, blk[0].extent()) - 1;
+            blk[1].max = blk[1].min + std::min<int64_t>(kStencilTileY, blk[1].extent()) - 1;
             for (int d = k; d < rank; d++) blk[d].max = blk[d].min;
             kc.blocks = tiles * blocks_for(O.region, k);
             cost_reads(g, opt, root, inside, whole, g.regions_for(root, blk, inside), kc.blocks, kc);

@@ -50,6 +50,12 @@ std::string Plan::to_json() const {
                   return "{\"name\": " + js(k.name) + ", \"template\": " + js(k.template_name) +
                          ", \"vector_width\": " + std::to_string(k.vector_width) +
                          ", \"rows_per_block\": " + std::to_string(k.rows_per_block) +
+                         (k.whole_tiles ? ", \"whole_tiles\": true" : std::string()) +
+                         (k.row_threads > 0 ? ", \"row_threads\": " + std::to_string(k.row_threads) : std::string()) +
+                         (k.unrolled_dims.empty() ? std::string()
+                                                  : ", \"unrolled_dims\": " + list(k.unrolled_dims, [](auto d) {
+                                                        return std::to_string(d.first);
+                                                    })) +
                          ", \"launches\": " + std::to_string(k.launches) +
                          (k.split_func.empty() ? std::string()
                                                : ", \"split_k\": {\"func\": " + js(k.split_func) +
@@ -102,6 +108,9 @@ std::string Plan::to_text() const {
         if (!k.with.empty()) writes += " and " + std::to_string(k.with.size()) + " more (horizontal)";
         std::string vec = k.vector_width > 1 ? ", x" + std::to_string(k.vector_width) + " vectors" : "";
         if (k.rows_per_block > 1) vec += ", " + std::to_string(k.rows_per_block) + " rows per block";
+        if (k.row_threads > 0) vec += ", " + std::to_string(k.row_threads) + " threads per row";
+        for (auto d : k.unrolled_dims) vec += ", dim " + std::to_string(d.first) + " unrolled";
+        if (k.whole_tiles) vec += ", edge tiles shifted inwards";
         o << "  " << k.name << " [" << k.template_name << vec << "] writes " << writes << ": reads " << mb(k.bytes_read)
           << ", writes " << mb(k.bytes_written) << ", est " << num(k.est_us) << " us\n";
         std::vector<std::string> at, inl;

@@ -40,6 +40,12 @@ struct KernelPlan {
     int inner_dims = 1;                // dims of the root kept inside one block (row template)
     int vector_width = 1;              // innermost elements per thread access (GPU pointwise and row roots)
     int rows_per_block = 1;            // GPU row kernels: rows one block owns (each by 256 / rows threads)
+    int row_threads = 0;               // GPU row kernels: threads along a short row (0: 256 / rows_per_block)
+    // GPU stencil kernels: the root spans at least one tile in both tiled dims, so edge tiles shift
+    // inwards (every tile, and so every producer's region per tile, has one constant shape).
+    bool whole_tiles = false;
+    // GPU row kernels: inner dims of the root each thread unrolls, with their extents.
+    std::vector<std::pair<int, int64_t>> unrolled_dims;
     int64_t blocks = 0;
     // Split-K: `split_func` is summed in `split_k` slices into the partials Func `partials` by
     // launches of `split_blocks` blocks (zeroing, sums); the root's blocks add the partials.

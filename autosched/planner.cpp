@@ -7,6 +7,7 @@
 #include "autosched/kernel_cost.h"
 #include "autosched/row_staging.h"
 #include "autosched/search.h"
+#include "schedules/fused_templates.h"
 
 #include <algorithm>
 #include <map>
@@ -16,15 +17,32 @@ namespace solder::autosched {
 
 namespace {
 
+// A short row (puzzler's 64-wide slices) is covered by row / width threads, one `width`-wide access
+// each, when that is 32 or 64: then a block holds several rows (below) instead of leaving most of
+// 256 threads idle. Longer rows keep 256 / rows threads each. Not fewer than a warp: measured on
+// the H100, puzzler with 16 threads of 4-wide accesses per row took 41 us, with 32 of 2-wide 37 us
+// (its 16 slices unrolled per thread spilled registers at the 64-register cap).
+bool short_row_threads(int64_t extent, int width, int64_t *threads) {
+    if (width < 1 || extent % width != 0) return false;
+    int64_t t = extent / width;
+    if (t != 32 && t != 64) return false;
+    if (threads) *threads = t;
+    return true;
+}
+
 // 16-byte accesses for the root's stores (8 bf16, 4 f32), when the width divides what one block
-// covers of the innermost dim: 256 threads' worth for rows, one element per thread otherwise.
+// covers of the innermost dim: 256 threads' worth for rows (or a whole short row), one element
+// per thread otherwise.
 int vector_width_for(const FuncNode &O, const KernelChoice &kc) {
     if (O.updates > 0 || O.dims.empty() || O.elem_bytes > 8) return 1;
     if (kc.template_name != "pointwise" && kc.template_name != "row") return 1;
-    int v = std::max(1, std::min(8, 16 / O.elem_bytes));
-    int64_t extent = O.region[0].extent(), unit = kc.template_name == "row" ? 256 * int64_t(v) : v;
-    while (v > 1 && extent % unit != 0) v /= 2, unit = kc.template_name == "row" ? 256 * int64_t(v) : v;
-    return v;
+    const bool row = kc.template_name == "row";
+    const int64_t extent = O.region[0].extent();
+    for (int v = std::max(1, std::min(8, 16 / O.elem_bytes)); v > 1; v /= 2) {
+        if (!row && extent % v == 0) return v;
+        if (row && (extent % (256 * int64_t(v)) == 0 || short_row_threads(extent, v, nullptr))) return v;
+    }
+    return 1;
 }
 
 // Rows one block of a row kernel owns. One row per block leaves a block's reductions to a few
@@ -35,17 +53,29 @@ int vector_width_for(const FuncNode &O, const KernelChoice &kc) {
 // block-level Func one result per row, and while there are still many waves of blocks: measured on
 // the H100, nvfuser's output kernel (57344 rows of 1024) gained (690 -> 645 us for the app) while
 // 8192 rows of 4096 as 1024 blocks of 8 lost a third (rmsnorm 67 -> 89 us: under two waves).
+// Short rows (see short_row_threads) fill the block's 256 threads with rows, down to as many as
+// keep one wave of blocks.
 constexpr int64_t kMinWavesForRows = 8;
 
 int rows_per_block_for(const FuncGraph &g, const FuncNode &O, const KernelChoice &kc, const Plan &plan,
-                       const DeviceProfile &d) {
-    if (kc.template_name != "row" || kc.inner_dims != 1 || O.dims.size() < 2 || kc.split_func >= 0) return 1;
+                       const DeviceProfile &d, int vector_width) {
+    const int rank = int(O.dims.size());
+    if (kc.template_name != "row" || rank <= kc.inner_dims || kc.split_func >= 0) return 1;
     for (int m : kc.members) {
         const FuncPlan *p = plan.find(g.nodes[m].name);
         if (p && p->placement == Placement::ComputeAtBlock && p->block_points != 1) return 1;
     }
-    const int64_t extent = O.region[0].extent(), rows = O.region[1].extent();
+    for (int dim = 1; dim < kc.inner_dims; dim++)
+        if (O.region[dim].extent() > kMaxUnrolledRowDim) return 1;
+    const int64_t extent = O.region[0].extent(), rows = O.region[kc.inner_dims].extent();
     const int64_t full = int64_t(d.sms) * d.blocks_per_sm_to_fill;
+    int64_t threads = 0;
+    if (short_row_threads(extent, vector_width, &threads)) {
+        int r = int(256 / threads);
+        while (r > 1 && (rows % r != 0 || kc.blocks / r < full)) r /= 2;
+        return r;
+    }
+    if (kc.inner_dims != 1) return 1;
     int r = 8;
     while (r > 1 && (extent < 16 * (256 / r) || rows % r != 0 || kc.blocks / r < kMinWavesForRows * full)) r /= 2;
     return r;
@@ -174,7 +204,17 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
         k.template_name = kc.template_name;
         k.inner_dims = kc.inner_dims;
         k.vector_width = opt.gpu ? vector_width_for(O, kc) : 1;
-        k.rows_per_block = opt.gpu ? rows_per_block_for(g, O, kc, plan, opt.device) : 1;
+        k.rows_per_block = opt.gpu ? rows_per_block_for(g, O, kc, plan, opt.device, k.vector_width) : 1;
+        if (opt.gpu && kc.template_name == "stencil_tile" && O.dims.size() >= 2 && O.updates == 0)
+            k.whole_tiles = O.region[0].extent() >= kStencilTileX && O.region[1].extent() >= kStencilTileY;
+        if (opt.gpu && kc.template_name == "row") {
+            int64_t threads = 0;
+            if (short_row_threads(O.region[0].extent(), k.vector_width, &threads)) k.row_threads = int(threads);
+            // Unrolled middle dims: a stack's select over one (puzzler's 16 slices) folds to one
+            // branch per iteration; rolled, each element computed all 16.
+            for (int dim = 1; dim < kc.inner_dims && dim < int(O.dims.size()); dim++)
+                if (O.region[dim].extent() <= kMaxUnrolledRowDim) k.unrolled_dims.push_back({dim, O.region[dim].extent()});
+        }
         if (opt.gpu && opt.stage_rows && kc.template_name == "row")
             k.staged = choose_staged_inputs(g, r, kc, row_block_regions(g, r, kc), groups, k.rows_per_block);
         k.blocks = kc.blocks;

@@ -19,15 +19,36 @@ struct StagedRow {
     Halide::Func func;
     int64_t row_extent = 0;
 };
-// `rows_per_block` > 1 (GPU, inner_dims 1): a block owns that many rows of the next dim, each
-// reduction split over 256 / rows threads per row, all rows at once.
-void schedule_row_kernel(ScheduleWriter &w, Halide::Func root, int inner_dims, int vector_width, int rows_per_block,
+// `rows_per_block` > 1 (GPU): a block owns that many rows of the dim after the inner ones, each
+// reduction split over 256 / rows threads per row (fewer for a short row: one thread per
+// `vector_width` elements: `row_threads` > 0), all rows at once.
+// `unrolled_dims`: inner dims between the innermost and the rows, with constant extents up to
+// kMaxUnrolledRowDim (the planner knows the extents), unrolled in each thread: a select over such
+// a dim (a stack or cat) then keeps one branch per iteration instead of computing every branch
+// for each element.
+constexpr int64_t kMaxUnrolledRowDim = 16;
+struct RowShape {
+    int inner_dims = 1;
+    int vector_width = 1;
+    int rows_per_block = 1;
+    int row_threads = 0;
+    std::vector<std::pair<int, int64_t>> unrolled_dims;  // inner dims of the root unrolled in each thread, extents
+};
+void schedule_row_kernel(ScheduleWriter &w, Halide::Func root, const RowShape &shape,
                          const std::vector<Halide::Func> &at_block, const std::vector<int64_t> &at_block_points,
                          const std::vector<StagedRow> &staged, const Halide::Target &target);
-// Stencil template (blur, unsharp, Harris): 32x8 tiles of the two innermost dims; `at_tile` Funcs
+// Stencil template (blur, unsharp, Harris): on a GPU, kStencilTileX x kStencilTileY tiles of the two
+// innermost dims, one block of kStencilThreadsX x kStencilThreadsY threads each; `at_tile` Funcs
 // (stencil producers) are computed per tile with their halo, in shared memory. Dims from 2 up to
 // `inner_dims` loop inside each tile (few channels sharing the tile's producers); the rest are grid dims.
-void schedule_stencil_kernel(ScheduleWriter &w, Halide::Func root, int inner_dims, const std::vector<Halide::Func> &at_tile, const Halide::Target &target);
+constexpr int kStencilTileX = 32, kStencilTileY = 16;
+constexpr int kStencilThreadsX = 32, kStencilThreadsY = 8;
+// `whole_tiles` (the planner knows the root spans a tile in both dims): edge tiles shift inwards,
+// recomputing a few points, so that every tile has one constant shape. Guarded edge tiles have
+// smaller producer regions, and Halide then sizes shared memory by evaluating every block's
+// region on the host before each launch (50-80 us for a 4K image on the H100's host).
+void schedule_stencil_kernel(ScheduleWriter &w, Halide::Func root, int inner_dims, bool whole_tiles,
+                             const std::vector<Halide::Func> &at_tile, const Halide::Target &target);
 
 // Pointwise template: 256-thread blocks along the innermost dim, outer dims as grid dims; with
 // `vector_width` > 1 (GPU, pure Funcs, width dividing the innermost extent) each thread handles

@@ -64,6 +64,11 @@ TEST(Planner, RowReductionsAreComputedPerBlock) {
     // The 16 slices: one block per row b owns all 16 slices, so x is read once.
     Plan z = plan_app("puzzler_slices");
     EXPECT_EQ(z.kernels[0].inner_dims, 2) << z.to_text();
+    // 64-wide rows: a warp each (2-wide accesses), 4 rows per block; the 16 slices unrolled, so
+    // the stack's select keeps one branch per slice.
+    EXPECT_EQ(z.kernels[0].row_threads, 32) << z.to_text();
+    EXPECT_EQ(z.kernels[0].rows_per_block, 4) << z.to_text();
+    EXPECT_EQ(z.kernels[0].unrolled_dims, (std::vector<std::pair<int, int64_t>>{{1, 16}})) << z.to_text();
 }
 
 TEST(Planner, StencilProducersStayOnChip) {
@@ -77,6 +82,8 @@ TEST(Planner, StencilProducersStayOnChip) {
     for (auto *p : {&blur, &unsharp, &harris}) {
         EXPECT_EQ(p->kernels.size(), 1u) << p->to_text();
         EXPECT_EQ(p->kernels[0].template_name, "stencil_tile");
+        // 4K images span many tiles: edge tiles shift inwards, every tile has one shape.
+        EXPECT_TRUE(p->kernels[0].whole_tiles) << p->to_text();
     }
 }
 

@@ -4,6 +4,7 @@
 // against plain loops on OpenCL.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "apps/ref_util.h"
@@ -73,7 +74,10 @@ TEST(RowShapes, ManyShortWavesOfRowsGoEightToABlock) {
     std::string source;
     expect_layer_norm(plan, n, &source);
     // The root's threads: 32 along the row, the 8 rows; the partials: lanes and rows.
-    EXPECT_NE(source.find("split(d0, " + n.y.func.name() + "_ro"), std::string::npos) << source;
+    // Names made unique in this process ("mul_11$6") print as C++ identifiers ("mul_11_6").
+    std::string root_id = n.y.func.name();
+    std::replace(root_id.begin(), root_id.end(), '$', '_');
+    EXPECT_NE(source.find("split(d0, " + root_id + "_ro"), std::string::npos) << source;
     EXPECT_NE(source.find(".gpu_threads(lane, d0)"), std::string::npos) << source;
 }
 
@@ -116,4 +120,51 @@ TEST(RowShapes, StagedRowsAreReadOncePerBlock) {
     set_estimates(yb.func, yb.shape);
     for (auto &kb : solder::testing::plan_for({yb.func}, one_row, true).kernels)
         EXPECT_TRUE(kb.staged.empty()) << "32 KB rows exceed " << autosched::kMaxStagedBytesPerBlock;
+}
+
+// Short rows (puzzler's shape, fewer rows): 8 slices of 64-wide rows, each slice layer-normed and
+// stacked back. A row is a warp of 2-wide accesses, so a block holds 8 rows; the slice dim is
+// unrolled in each thread, so the stack's select keeps one branch per slice.
+TEST(RowShapes, ShortRowsFillTheBlockWithRowsAndUnrollTheSlices) {
+    constexpr int64_t B = 64, T = 8, D = 64;
+    Graph g;
+    Tensor x = g.input("sx", DType::F32, {B, T, D});
+    std::vector<Tensor> ys;
+    for (int64_t i = 0; i < T; i++) ys.push_back(layer_norm(select_index(x, 1, i)));
+    Tensor y = stack(ys, 1);
+    set_estimates(y.func, y.shape);
+    autosched::Plan plan = solder::testing::plan_for({y.func}, small_gpu(), true);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+    const auto &k = plan.kernels[0];
+    EXPECT_EQ(k.template_name, "row");
+    EXPECT_EQ(k.vector_width, 2) << plan.to_text();
+    EXPECT_EQ(k.row_threads, 32) << plan.to_text();
+    EXPECT_EQ(k.rows_per_block, 8) << plan.to_text();
+    ASSERT_EQ(k.unrolled_dims.size(), 1u) << plan.to_text();
+    EXPECT_EQ(k.unrolled_dims[0], (std::pair<int, int64_t>{1, T}));
+    EXPECT_NE(plan.to_text().find("8 rows per block, 32 threads per row, dim 1 unrolled"), std::string::npos)
+        << plan.to_text();
+    // On the H100 profile 64 blocks are under a wave: one row per block, the slices still unrolled.
+    autosched::Plan h100 = solder::testing::plan_for({y.func}, {}, true);
+    EXPECT_EQ(h100.kernels[0].rows_per_block, 1) << h100.to_text();
+    EXPECT_EQ(h100.kernels[0].unrolled_dims.size(), 1u) << h100.to_text();
+
+    std::vector<HostBuffer> in{make_host_buffer({"sx", DType::F32, {B, T, D}})};
+    std::vector<HostBuffer> out{make_host_buffer({"y", DType::F32, {B, T, D}})};
+    float *px = data_as<float>(in[0]);
+    for (int64_t i = 0; i < B * T * D; i++) px[i] = float((i * 7919) % 211) / 40.0f - 2.0f + float(i / D % 5);
+    std::string source;
+    ASSERT_EQ(solder::testing::apply_compile_and_call(plan, {y.func}, {*x.param}, "opencl", in, out, &source), "");
+    EXPECT_NE(source.find(".unroll(d1, 8"), std::string::npos) << source;
+    const float *py = data_as<float>(out[0]);
+    for (int64_t r = 0; r < B * T; r++) {
+        const float *row = px + r * D;
+        double m = 0, v = 0;
+        for (int64_t c = 0; c < D; c++) m += row[c];
+        m /= D;
+        for (int64_t c = 0; c < D; c++) v += (row[c] - m) * (row[c] - m);
+        v /= D;
+        for (int64_t c = 0; c < D; c++)
+            ASSERT_NEAR(py[r * D + c], (row[c] - m) / std::sqrt(v + 1e-5), 1e-3) << "row " << r << " col " << c;
+    }
 }
