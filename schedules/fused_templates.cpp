@@ -86,9 +86,10 @@ const Var kLane("lane"), kLane2("lane2");
 // With `rows` > 1 the block owns that many rows: the reduction's pure dim named `row_dim` is the
 // thread dim after the lanes (thread y, as the root's rows are), so the rows are reduced at once.
 // Every stage maps the same dims to the same thread dims: Halide sizes the block by the largest
-// extent of each, over all stages.
-LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int max_lanes, const std::string &row_dim, Func root,
-                      const Var &at, const Target &t, bool mixed) {
+// extent of each, over all stages. At most `max_lanes` lanes: the root's threads along a row (a
+// short row's warp), so the reduction does not widen the block.
+LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int max_lanes, const std::string &row_dim,
+                      Func root, const Var &at, const Target &t, bool mixed) {
     LaneSplit split;
     w.compute_at(f, root, at);
     if (!is_gpu_target(t)) return split;
@@ -242,8 +243,9 @@ void stage_in_block(ScheduleWriter &w, Func staged, Func root, const Var &at, in
 
 }  // namespace
 
-void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, const std::vector<Func> &at_block, const std::vector<int64_t> &at_block_points,
-                         const std::vector<StagedRow> &staged, const Target &target) {
+void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, const std::vector<Func> &at_block,
+                         const std::vector<int64_t> &at_block_points, const std::vector<StagedRow> &staged,
+                         const Target &target) {
     w.compute_root(root);
     std::vector<Var> v = pure_vars(root);
     const std::string tag = root.name();
