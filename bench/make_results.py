@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Turns one device call's logs (solder-exec's SOLDER_RESULT lines and torch_peers.py's
-RESULTS_JSON line) into bench/results.json and the table in bench/RESULTS.md.
+RESULTS_JSON line) into bench/results.json, the table in bench/RESULTS.md and the chart
+bench/bandwidth.svg (effective TB/s per app: Solder, the best Halide auto-scheduler, torch.compile).
 
-    python3 bench/make_results.py LOG_DIR "exact command" > table.md
+    python3 bench/make_results.py LOG_DIR > table.md
 """
 import json, sys, os
 
@@ -39,6 +40,7 @@ def main():
                 rows.append({"app": app, "schedule": "torch." + mode, "kernels": None, "us": p[mode + "_us"],
                              "tbps": p[mode + "_TBps"], "pass": True, "device": device})
     json.dump(rows, open(os.path.join(os.path.dirname(__file__), "results.json"), "w"), indent=1)
+    write_chart(rows, os.path.join(os.path.dirname(__file__), "bandwidth.svg"))
 
     # µs: device time between CUDA events (do_bench's way, as torch's); host µs: the host clock
     # around call and synchronization (launch overhead included; Solder's and Halide's libraries only).
@@ -61,5 +63,49 @@ def main():
             wall = f"{r['wall_us']:.1f}" if r.get("wall_us") else "-"
             print(f"| {app} | {r['schedule']} | {k} | {r['us']:.1f} | {r['tbps']:.2f} | "
                   f"{100 * r['tbps'] / CEILING_TBPS:.0f}% | {ratio} | {wall} |")
+
+
+def write_chart(rows, path):
+    """Horizontal bars, one group per app, against the 3.0 TB/s ceiling. Plain SVG: no plotting
+    library is installed where this runs."""
+    series = [("Solder", "#1f77b4", lambda r: r["schedule"] == "solder"),
+              ("best Halide auto-scheduler", "#8c8c8c",
+               lambda r: r["schedule"] in ("li2018", "mullapudi2016", "anderson2021", "adams2019")),
+              ("torch.compile", "#ff7f0e", lambda r: r["schedule"] == "torch.compile")]
+    apps = []
+    for r in rows:
+        if r["app"] not in apps:
+            apps.append(r["app"])
+    left, bar, gap, width = 150, 11, 10, 520
+    top = 40
+    height = top + len(apps) * (3 * bar + gap) + 40
+    scale = width / CEILING_TBPS
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 120}" height="{height}" '
+           f'font-family="sans-serif" font-size="11">',
+           f'<rect width="100%" height="100%" fill="white"/>',
+           f'<text x="{left}" y="16" font-size="13">Effective bandwidth on the H100 (min bytes / median time), '
+           f'TB/s</text>']
+    for i, (name, color, _) in enumerate(series):
+        out.append(f'<rect x="{left + i * 190}" y="24" width="10" height="10" fill="{color}"/>'
+                   f'<text x="{left + i * 190 + 14}" y="33">{name}</text>')
+    y = top
+    for app in apps:
+        out.append(f'<text x="{left - 6}" y="{y + 1.5 * bar + 4}" text-anchor="end">{app}</text>')
+        for k, (name, color, pick) in enumerate(series):
+            vals = [r["tbps"] for r in rows if r["app"] == app and r.get("tbps") and pick(r)]
+            if vals:
+                v = max(vals)
+                out.append(f'<rect x="{left}" y="{y + k * bar}" width="{max(1.0, v * scale):.1f}" '
+                           f'height="{bar - 1}" fill="{color}"/>'
+                           f'<text x="{left + v * scale + 4:.1f}" y="{y + k * bar + bar - 2}" '
+                           f'font-size="9">{v:.2f}</text>')
+        y += 3 * bar + gap
+    for t in range(4):
+        x = left + t * scale
+        out.append(f'<line x1="{x:.1f}" y1="{top - 4}" x2="{x:.1f}" y2="{y}" stroke="#ccc"/>'
+                   f'<text x="{x:.1f}" y="{y + 14}" text-anchor="middle">{t}</text>')
+    out.append(f'<text x="{left + width}" y="{y + 28}" text-anchor="end">3.0 TB/s: measured copy ceiling</text>')
+    out.append("</svg>")
+    open(path, "w").write("\n".join(out) + "\n")
 
 main()
