@@ -3,7 +3,7 @@
 RESULTS_JSON line) into bench/results.json, the table in bench/RESULTS.md and the chart
 bench/bandwidth.svg (effective TB/s per app: Solder, the best Halide auto-scheduler, torch.compile).
 
-    python3 bench/make_results.py LOG_DIR > table.md
+    python3 bench/make_results.py LOG_DIR [LATER_LOG_DIR...] > table.md
 """
 import json, sys, os
 
@@ -14,9 +14,10 @@ PEER = {"add_relu": "add_relu", "nnc_cast_add_mul": "nnc_cast_add_mul",
         "bias_gelu": "bias_gelu_bf16", "many_small": "horizontal_200_small"}
 ORDER = ["unfused", "solder", "li2018", "mullapudi2016", "anderson2021"]
 
-def main():
-    log_dir = sys.argv[1]
+def read_call(log_dir):
+    """Rows of one device call: solder-exec's results and, where present, the torch peers'."""
     device = open(os.path.join(log_dir, "device.txt")).read().strip().split(",")[0]
+    call = os.path.basename(os.path.normpath(log_dir))
     rows = []
     for line in open(os.path.join(log_dir, "solder.log")):
         if line.startswith("SOLDER_RESULT "):
@@ -25,7 +26,7 @@ def main():
                          "us": r["us"] if r["pass"] else None, "tbps": r["tbps"] if r["pass"] else None,
                          "wall_us": r.get("wall_us") if r["pass"] else None,
                          "pass": r["pass"], "max_err": r["max_err"], "min_bytes": r["min_bytes"],
-                         "error": r["error"], "device": device})
+                         "error": r["error"], "device": device, "call": call})
     peers = {}
     for line in open(os.path.join(log_dir, "peers.log")):
         if line.startswith("RESULTS_JSON "):
@@ -38,7 +39,18 @@ def main():
         for mode in ("eager", "compile"):
             if mode + "_us" in p:
                 rows.append({"app": app, "schedule": "torch." + mode, "kernels": None, "us": p[mode + "_us"],
-                             "tbps": p[mode + "_TBps"], "pass": True, "device": device})
+                             "tbps": p[mode + "_TBps"], "pass": True, "device": device, "call": call})
+    return rows
+
+
+def main():
+    # Several calls: an app measured by a later call is taken whole from it (all its schedules
+    # and peers), so that every app's rows still come from one call, side by side.
+    rows = []
+    for log_dir in sys.argv[1:]:
+        later = read_call(log_dir)
+        apps = {r["app"] for r in later}
+        rows = [r for r in rows if r["app"] not in apps] + later
     json.dump(rows, open(os.path.join(os.path.dirname(__file__), "results.json"), "w"), indent=1)
     write_chart(rows, os.path.join(os.path.dirname(__file__), "bandwidth.svg"))
 

@@ -325,12 +325,13 @@ void keep_inside_tile(ScheduleWriter &w, Func root, const std::vector<Var> &v, i
 
 // A producer computed per tile: its two innermost dims flattened and dealt out to the block's
 // 32 x 8 threads, each thread taking every 256th point in turn (its loop unrolled by
-// kTileProducerUnroll, so the loads of its points are in flight together). The flattened
-// region covers the halo without idle threads: 34 x 18 points take 3 turns, where a 32 x 8
-// thread grid would take 6 with many idle. Measured on the H100 (blur, Harris, unsharp): 16-row
-// tiles with 3 turns all unrolled 35 / 91 / 93 us; unrolled by 2, 60 / 119 / 118 us; 32-row
-// tiles (5 turns) 46 / 96 / 97 us.
-constexpr int kTileProducerUnroll = 4;
+// kTileProducerUnroll, so the loads of all its points are in flight together). The flattened
+// region covers the halo without idle threads: 34 x 34 points take 5 turns, where a 32 x 8
+// thread grid would take 10 with many idle. Measured on the H100 (blur / Harris / unsharp): 32x32
+// tiles with every turn unrolled (8) 30 / 86 / 84 us; unrolled by 4, 46 / 96 / 97 us; 32x16
+// tiles (3 turns) unrolled by 4, 35 / 91 / 93 us, by 2, 60 / 119 / 118 us; 32x64 tiles by 8,
+// 40 / 115 / 132 us.
+constexpr int kTileProducerUnroll = 8;
 
 void deal_producer_to_threads(ScheduleWriter &w, Func f) {
     std::vector<Var> fv = pure_vars(f);
@@ -362,7 +363,7 @@ void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, bool 
     Var xo(tag + "_xo"), yo(tag + "_yo"), xi(tag + "_xi"), yi(tag + "_yi");
     if (is_gpu_target(target)) {
         // A kStencilTileX x kStencilTileY tile per block of 32 x 8 threads: each thread writes a
-        // column of neighbouring rows (unrolled: the loads of its rows are in flight together,
+        // column of 4 neighbouring rows (unrolled: the loads of its rows are in flight together,
         // and rows share the shared-memory loads of their overlapping taps). Producers per tile.
         Var yt(tag + "_yt"), yr(tag + "_yr");
         const TailStrategy edge = whole_tiles ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf;

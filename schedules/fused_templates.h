@@ -41,7 +41,7 @@ void schedule_row_kernel(ScheduleWriter &w, Halide::Func root, const RowShape &s
 // innermost dims, one block of kStencilThreadsX x kStencilThreadsY threads each; `at_tile` Funcs
 // (stencil producers) are computed per tile with their halo, in shared memory. Dims from 2 up to
 // `inner_dims` loop inside each tile (few channels sharing the tile's producers); the rest are grid dims.
-constexpr int kStencilTileX = 32, kStencilTileY = 16;
+constexpr int kStencilTileX = 32, kStencilTileY = 32;
 constexpr int kStencilThreadsX = 32, kStencilThreadsY = 8;
 // `whole_tiles` (the planner knows the root spans a tile in both dims): edge tiles shift inwards,
 // recomputing a few points, so that every tile has one constant shape. Guarded edge tiles have
