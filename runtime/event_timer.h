@@ -6,6 +6,8 @@
 // active() is false.
 #pragma once
 
+#include "runtime/cuda_driver.h"
+
 namespace solder {
 
 class EventTimer {
@@ -21,9 +23,12 @@ public:
     double stop_us();
 
 private:
-    void *lib_ = nullptr;
-    void *ctx_ = nullptr;
+    CudaDriver cuda_;
     void *start_ = nullptr, *end_ = nullptr;
+    int (*destroy_)(void *) = nullptr;
+    int (*record_)(void *, void *) = nullptr;
+    int (*wait_)(void *) = nullptr;
+    int (*elapsed_)(float *, void *, void *) = nullptr;
 };
 
 }  // namespace solder
