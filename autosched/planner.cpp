@@ -53,25 +53,24 @@ int vector_width_for(const FuncNode &O, const KernelChoice &kc) {
 // block-level Func one result per row, and while there are still many waves of blocks: measured on
 // the H100, nvfuser's output kernel (57344 rows of 1024) gained (690 -> 645 us for the app) while
 // 8192 rows of 4096 as 1024 blocks of 8 lost a third (rmsnorm 67 -> 89 us: under two waves).
-// Short rows (see short_row_threads) fill the block's 256 threads with rows, down to as many as
-// keep one wave of blocks.
+// Short rows (`k.row_threads`, see short_row_threads) fill the block's 256 threads with rows, down
+// to as many as keep one wave of blocks. Inner dims between the row and the rows must all be
+// unrolled in each thread (`k.unrolled_dims`).
 constexpr int64_t kMinWavesForRows = 8;
 
 int rows_per_block_for(const FuncGraph &g, const FuncNode &O, const KernelChoice &kc, const Plan &plan,
-                       const DeviceProfile &d, int vector_width) {
+                       const DeviceProfile &d, const KernelPlan &k) {
     const int rank = int(O.dims.size());
     if (kc.template_name != "row" || rank <= kc.inner_dims || kc.split_func >= 0) return 1;
     for (int m : kc.members) {
         const FuncPlan *p = plan.find(g.nodes[m].name);
         if (p && p->placement == Placement::ComputeAtBlock && p->block_points != 1) return 1;
     }
-    for (int dim = 1; dim < kc.inner_dims; dim++)
-        if (O.region[dim].extent() > kMaxUnrolledRowDim) return 1;
+    if (int(k.unrolled_dims.size()) != kc.inner_dims - 1) return 1;
     const int64_t extent = O.region[0].extent(), rows = O.region[kc.inner_dims].extent();
     const int64_t full = int64_t(d.sms) * d.blocks_per_sm_to_fill;
-    int64_t threads = 0;
-    if (short_row_threads(extent, vector_width, &threads)) {
-        int r = int(256 / threads);
+    if (k.row_threads > 0) {
+        int r = 256 / k.row_threads;
         while (r > 1 && (rows % r != 0 || kc.blocks / r < full)) r /= 2;
         return r;
     }
@@ -204,7 +203,6 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
         k.template_name = kc.template_name;
         k.inner_dims = kc.inner_dims;
         k.vector_width = opt.gpu ? vector_width_for(O, kc) : 1;
-        k.rows_per_block = opt.gpu ? rows_per_block_for(g, O, kc, plan, opt.device, k.vector_width) : 1;
         if (opt.gpu && kc.template_name == "stencil_tile" && O.dims.size() >= 2 && O.updates == 0)
             k.whole_tiles = O.region[0].extent() >= kStencilTileX && O.region[1].extent() >= kStencilTileY;
         if (opt.gpu && kc.template_name == "row") {
@@ -215,6 +213,7 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
             for (int dim = 1; dim < kc.inner_dims && dim < int(O.dims.size()); dim++)
                 if (O.region[dim].extent() <= kMaxUnrolledRowDim) k.unrolled_dims.push_back({dim, O.region[dim].extent()});
         }
+        k.rows_per_block = opt.gpu ? rows_per_block_for(g, O, kc, plan, opt.device, k) : 1;
         if (opt.gpu && opt.stage_rows && kc.template_name == "row")
             k.staged = choose_staged_inputs(g, r, kc, row_block_regions(g, r, kc), groups, k.rows_per_block);
         k.blocks = kc.blocks;
