@@ -30,12 +30,14 @@ void apply_enable_list(PlannerOptions &opt, const std::string &list) {
     }
 }
 
-bool fallback_disabled_in_env() {
+bool disabled_in_env(const std::string &word) {
     const char *d = std::getenv("SOLDER_DISABLE");
     if (!d) return false;
     PlannerOptions unused;
     apply_disable_list(unused, d);  // only to reject unknown words
-    return ("," + std::string(d) + ",").find(",fallback,") != std::string::npos;
+    for (const std::string &w : comma_words(d))
+        if (w == word) return true;
+    return false;
 }
 
 PlannerOptions options_from_env(bool gpu) {

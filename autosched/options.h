@@ -14,9 +14,10 @@ PlannerOptions options_from_env(bool gpu);
 void apply_disable_list(PlannerOptions &opt, const std::string &list);
 // Applies a comma-separated SOLDER_ENABLE list; throws UnknownNameError on an unknown word.
 void apply_enable_list(PlannerOptions &opt, const std::string &list);
-// Whether SOLDER_DISABLE holds `fallback`: then a failing Solder schedule is an error instead of
-// being replaced by the unfused one (runtime/fallback_run.h). Throws on an unknown word, so a typo
-// in SOLDER_DISABLE is caught whatever the schedule.
-bool fallback_disabled_in_env();
+// Whether SOLDER_DISABLE holds `word`, one of the runtime's knobs there: `fallback` (a failing
+// Solder schedule is an error instead of being replaced by the unfused one, runtime/fallback_run.h)
+// or `fast_math` (runtime/fast_device_math.h). Throws on an unknown word, so a typo in
+// SOLDER_DISABLE is caught whatever the schedule.
+bool disabled_in_env(const std::string &word);
 
 }  // namespace solder::autosched

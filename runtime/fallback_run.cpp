@@ -61,7 +61,7 @@ bool schedule_has_fallback(const std::string &schedule) { return schedule == "so
 void validate_run_request(const AppBuildRequest &req) {
     validate_app_request(req);
     CompileCache::shared();  // a malformed SOLDER_CACHE_ENTRIES / SOLDER_CACHE_DISK is reported here
-    autosched::fallback_disabled_in_env();  // rejects unknown words
+    autosched::disabled_in_env("fallback");  // rejects unknown words
     if (injected_fault_from_env() == InjectedFault::Launch && req.target == "host")
         throw std::runtime_error("SOLDER_INJECT_FAULT=launch needs a GPU target (opencl or cuda): on the host "
                                  "there are no kernel launches to fail");
@@ -76,7 +76,7 @@ AppRun build_and_run_app(const AppBuildRequest &req, const RunOptions &opt) {
     first_req.inject_compile_fault = fault == InjectedFault::Compile;
     Attempt first = attempt(app, first_req, opt, fault == InjectedFault::Launch);
     AppRun run{first.build, first.report, {}, first.library};
-    if (first.failed.empty() || !schedule_has_fallback(req.schedule) || autosched::fallback_disabled_in_env())
+    if (first.failed.empty() || !schedule_has_fallback(req.schedule) || autosched::disabled_in_env("fallback"))
         return run;
 
     std::string error = first.report.error;

@@ -1,8 +1,6 @@
 #include "runtime/fast_device_math.h"
 
-#include <cstdlib>
-
-#include "runtime/comma_words.h"
+#include "autosched/options.h"
 
 namespace solder {
 using namespace Halide;
@@ -40,10 +38,7 @@ public:
 
 bool fast_device_math_enabled(const Target &target) {
     if (!target.has_feature(Target::CUDA)) return false;
-    if (const char *d = std::getenv("SOLDER_DISABLE"))
-        for (const std::string &w : comma_words(d))
-            if (w == "fast_math") return false;
-    return true;
+    return !autosched::disabled_in_env("fast_math");
 }
 
 int use_fast_device_math(const std::vector<Func> &outputs) {
