@@ -3,7 +3,9 @@
 #include <map>
 #include <stdexcept>
 
+#include "autosched/reduction_domain.h"
 #include "schedules/fused_templates.h"
+#include "schedules/split_k.h"
 #include "schedules/pipeline_funcs.h"
 #include "schedules/schedule_writer.h"
 #include "schedules/unfused.h"
@@ -30,21 +32,47 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
         if (it == funcs.end()) throw std::runtime_error("the plan names Func '" + name + "', which the pipeline lacks");
         return it->second;
     };
+    // Split-K first: rfactor rewrites each split reduction, which its kernel's template then places.
+    auto check_partials = [](const Func &partials, const std::string &func, const std::string &expected) {
+        if (partials.name() != expected)
+            throw std::runtime_error("split-K of " + func + " made '" + partials.name() + "', the plan expects '" +
+                                     expected + "'");
+    };
+    for (auto &k : plan.kernels) {
+        if (k.split_func.empty() || !k.split_launched_with.empty()) continue;
+        if (k.split_group.empty()) {
+            check_partials(schedule_split_k_partials(w, get(k.split_func), k.split_k, target), k.split_func, k.partials);
+            continue;
+        }
+        std::vector<SharedSplitMember> members;
+        std::vector<ReductionDomain> domains;
+        for (auto &name : k.split_group) {
+            Func f = get(name);
+            auto d = reduction_domain(f.function());
+            if (!d) throw std::runtime_error("shared split-K: " + name + " has no iteration domain to share");
+            members.push_back({f, d->vars, d->reduced});
+            domains.push_back(*d);
+        }
+        auto names = shared_position_names(domains, k.split_dim);
+        if (!names) throw std::runtime_error("shared split-K: the loops of " + k.split_group[0] + "'s group cannot share names");
+        auto partials = schedule_shared_split_k(w, members, *names, k.split_dim, k.split_rows, target);
+        for (size_t i = 0; i < partials.size(); i++)
+            check_partials(partials[i], k.split_group[i], partials_name(k.split_group[i]));
+    }
+    for (auto &k : plan.kernels)
+        if (!k.split_func.empty() && k.split_func == k.root && is_gpu_target(target)) unroll_partials_sum(w, get(k.root));
     for (auto &k : plan.kernels) {
         Func root = get(k.root);
         std::vector<Func> at_block;
         std::vector<int64_t> at_block_points;
+        std::vector<std::string> at_block_row_dims;
         for (auto &name : k.funcs) {
             const FuncPlan *p = plan.find(name);
-            if (p && p->placement == Placement::ComputeAtBlock)
-                at_block.push_back(get(name)), at_block_points.push_back(p->block_points);
-        }
-        if (!k.split_func.empty()) {
-            // First the partials' launch; the reduction is then placed by the kernel's template.
-            Func partials = schedule_split_k_partials(w, get(k.split_func), k.split_k, target);
-            if (partials.name() != k.partials)
-                throw std::runtime_error("split-K of " + k.split_func + " made '" + partials.name() +
-                                         "', the plan expects '" + k.partials + "'");
+            if (p && p->placement == Placement::ComputeAtBlock) {
+                at_block.push_back(get(name));
+                at_block_points.push_back(p->block_points);
+                at_block_row_dims.push_back(p->row_dim);
+            }
         }
         if (k.template_name == "row") {
             std::vector<StagedRow> staged;
@@ -60,7 +88,7 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
             shape.rows_per_block = k.rows_per_block;
             shape.row_threads = k.row_threads;
             shape.unrolled_dims = k.unrolled_dims;
-            schedule_row_kernel(w, root, shape, at_block, at_block_points, staged, target);
+            schedule_row_kernel(w, root, shape, at_block, at_block_points, at_block_row_dims, staged, target);
         } else if (k.template_name == "block_reduction") {
             schedule_block_reduction(w, root, target);
         } else if (k.template_name == "stencil_tile") {

@@ -64,10 +64,6 @@ bool splittable_reduction(const FuncNode &R) {
     return Halide::Internal::prove_associativity(R.name, args, def.values()).associative();
 }
 
-// Threads of the split-K partials' blocks along the innermost pure dim; blocks per SM to aim for.
-constexpr int64_t kSplitThreads = 256;
-// Rows each slice sums at least (fewer: the partials outweigh the work they spread).
-constexpr int64_t kMinSliceRows = 64;
 // Results along the innermost dim the partials' threads need at least.
 constexpr int64_t kMinSplitWidth = 16;
 
@@ -228,10 +224,13 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
     return best;
 }
 
-std::vector<Region> row_block_regions(const FuncGraph &g, int root, const KernelChoice &kc) {
+std::vector<Region> row_block_regions(const FuncGraph &g, int root, const KernelChoice &kc, int64_t rows) {
     std::vector<bool> inside(g.nodes.size(), false);
     for (int m : kc.members) inside[m] = true;
-    return g.regions_for(root, block_region(g.nodes[root].region, kc.inner_dims), inside);
+    Region blk = block_region(g.nodes[root].region, kc.inner_dims);
+    if (rows > 1 && size_t(kc.inner_dims) < blk.size())
+        blk[kc.inner_dims].max = std::min(g.nodes[root].region[kc.inner_dims].max, blk[kc.inner_dims].min + rows - 1);
+    return g.regions_for(root, blk, inside);
 }
 
 double kernel_us(const DeviceProfile &d, int64_t bytes, double flops, int64_t blocks) {

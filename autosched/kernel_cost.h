@@ -32,10 +32,16 @@ struct KernelChoice {
     int launches() const { return split_func >= 0 ? 3 : 1; }
 };
 
+// Threads of the split-K partials' blocks along the innermost pure dim.
+constexpr int64_t kSplitThreads = 256;
+// Rows each split-K slice sums at least (fewer: the partials outweigh the work they spread).
+constexpr int64_t kMinSliceRows = 64;
+
 KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int root, const std::vector<int> &members);
 // The region of every node one block of a row kernel computes (empty: not needed), for the
 // per-block sizes the templates need (how big a reduction's block-level partials would be).
-std::vector<Region> row_block_regions(const FuncGraph &g, int root, const KernelChoice &kc);
+// `rows` > 1: a block that owns that many rows of the root's dim after the inner ones.
+std::vector<Region> row_block_regions(const FuncGraph &g, int root, const KernelChoice &kc, int64_t rows = 1);
 
 // Roofline time of one kernel: max(bytes / bandwidth, flops / peak) + one launch. A kernel of fewer
 // blocks than the device needs to fill it (DeviceProfile::blocks_per_sm_to_fill) leaves bandwidth

@@ -116,4 +116,20 @@ Partition score_partition(const FuncGraph &g, const PlannerOptions &opt, const s
     return evaluate(g, opt, root, nullptr, false);
 }
 
+std::vector<std::set<int>> kernel_dependencies(const FuncGraph &g, const std::vector<bool> &root,
+                                               const std::vector<std::set<int>> &groups) {
+    const int N = int(g.nodes.size());
+    std::vector<std::set<int>> deps(N);
+    for (int r = 0; r < N; r++) {
+        if (!root[r]) continue;
+        for (auto &e : g.edges) {
+            int q = e.producer;
+            if (!root[q] || q == r || !(e.consumer == r || (!root[e.consumer] && groups[e.consumer].count(r)))) continue;
+            deps[r].insert(q);
+            deps[r].insert(deps[q].begin(), deps[q].end());
+        }
+    }
+    return deps;
+}
+
 }  // namespace solder::autosched

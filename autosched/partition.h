@@ -36,6 +36,12 @@ std::vector<std::set<int>> kernel_groups(const FuncGraph &g, const std::vector<b
 std::set<int> kernel_group_of(const FuncGraph &g, const std::vector<bool> &root,
                               const std::vector<std::set<int>> &groups, int i);
 
+// Per root: the roots whose kernels must finish before its kernel starts, through any chain (a
+// kernel reads another's root directly, or through Funcs it computes inline). Horizontal fusion
+// may launch two kernels together only if neither depends on the other.
+std::vector<std::set<int>> kernel_dependencies(const FuncGraph &g, const std::vector<bool> &root,
+                                               const std::vector<std::set<int>> &groups);
+
 // A rule that forces node i to be stored given its groups (known once its consumers are decided):
 // empty when none does. Shared by the full evaluation and by the search, which applies it early.
 std::string storage_rule(const FuncGraph &g, const PlannerOptions &opt, const std::vector<bool> &root,

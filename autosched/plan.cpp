@@ -61,7 +61,15 @@ std::string Plan::to_json() const {
                                                : ", \"split_k\": {\"func\": " + js(k.split_func) +
                                                      ", \"partials\": " + js(k.partials) +
                                                      ", \"slices\": " + std::to_string(k.split_k) +
-                                                     ", \"blocks\": " + std::to_string(k.split_blocks) + "}") +
+                                                     ", \"blocks\": " + std::to_string(k.split_blocks) +
+                                                     (k.split_group.empty() ? std::string()
+                                                                            : ", \"shared_with\": " + list(k.split_group, js) +
+                                                                                  ", \"dim\": " + std::to_string(k.split_dim) +
+                                                                                  ", \"rows\": " + std::to_string(k.split_rows)) +
+                                                     (k.split_launched_with.empty()
+                                                          ? std::string()
+                                                          : ", \"launched_with\": " + js(k.split_launched_with)) +
+                                                     "}") +
                          ", \"staged\": " + list(k.staged, [](const StagedInput &s) {
                              return "{\"func\": " + js(s.func) + ", \"bytes_per_block\": " +
                                     std::to_string(s.bytes_per_block) + "}";
@@ -83,7 +91,8 @@ std::string Plan::to_json() const {
       << list(funcs,
               [](const FuncPlan &f) {
                   return "{\"func\": " + js(f.func) + ", \"placement\": " + js(placement_name(f.placement)) +
-                         (f.anchor.empty() ? "" : ", \"at\": " + js(f.anchor)) + "}";
+                         (f.anchor.empty() ? "" : ", \"at\": " + js(f.anchor)) +
+                         (f.row_dim.empty() ? "" : ", \"row_dim\": " + js(f.row_dim)) + "}";
               })
       << ",\n \"total_bytes\": " << total_bytes << ", \"min_bytes\": " << min_bytes << ", \"est_us\": " << num(est_us)
       << ", \"search\": " << js(search)
@@ -124,10 +133,17 @@ std::string Plan::to_text() const {
             for (size_t i = 0; i < v.size() && i < most; i++) s += (i ? ", " : "") + v[i];
             return v.size() > most ? s + ", ... (" + std::to_string(v.size()) + " in all)" : s;
         };
-        if (!k.split_func.empty())
+        if (!k.split_func.empty() && !k.split_launched_with.empty())
+            o << "      split-K: " << k.split_func << " summed in " << k.split_k << " slices into " << k.partials
+              << " by the launches of " << k.split_launched_with << "'s partials (shared, one read of the points)"
+              << "; the root's " << k.blocks << (k.blocks == 1 ? " block adds" : " blocks add") << " the partials\n";
+        else if (!k.split_func.empty())
             o << "      split-K: " << k.split_func << " summed in " << k.split_k << " slices by " << k.split_blocks
               << " blocks into " << k.partials << " (2 launches: zero, sum)" << "; the root's " << k.blocks
               << (k.blocks == 1 ? " block adds" : " blocks add") << " the partials\n";
+        if (k.split_group.size() > 1)
+            o << "      shared split-K: the same launches sum " << names(std::vector<std::string>(k.split_group.begin() + 1, k.split_group.end()), 8)
+              << " (same points, slices of " << k.split_rows << " along domain dim " << k.split_dim << ")\n";
         if (!at.empty()) o << "      computed per block: " << names(at, 8) << "\n";
         for (auto &s : k.staged)
             o << "      staged: " << s.func << " read once per block into shared memory (" << s.bytes_per_block

@@ -19,6 +19,9 @@ struct FuncPlan {
     Placement placement = Placement::Inline;
     std::string anchor;  // the kernel root it is computed in (compute_at); empty otherwise
     int64_t block_points = 0;  // points one block computes (compute_at in a row kernel)
+    // Row kernels whose blocks own several rows: this Func's pure var that follows the root's rows
+    // (empty: none, or one row per block).
+    std::string row_dim;
 };
 
 // A kernel input a row kernel loads once per block into shared memory (autosched/row_staging.h):
@@ -51,6 +54,15 @@ struct KernelPlan {
     // launches of `split_blocks` blocks (zeroing, sums); the root's blocks add the partials.
     std::string split_func, partials;
     int64_t split_k = 0, split_blocks = 0;
+    // Shared split-K (autosched/shared_split_k.h): reductions over one iteration domain, split in
+    // several kernels, have their partials summed in one pair of launches, this kernel's:
+    // `split_group` lists them all, this kernel's `split_func` first, each cut along domain
+    // position `split_dim` into slices of `split_rows` points. Each other kernel of the group names
+    // this one's split_func in `split_launched_with` and launches only its root.
+    std::vector<std::string> split_group;
+    std::string split_launched_with;
+    int split_dim = -1;
+    int64_t split_rows = 0;
     int launches = 1;                  // GPU launches this kernel takes (3 with split-K)
     std::vector<StagedInput> staged;   // GPU row kernels: inputs read once per block into shared memory
     int64_t bytes_read = 0, bytes_written = 0;

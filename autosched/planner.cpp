@@ -7,6 +7,7 @@
 #include "autosched/kernel_cost.h"
 #include "autosched/row_staging.h"
 #include "autosched/search.h"
+#include "autosched/shared_split_k.h"
 #include "schedules/fused_templates.h"
 
 #include <algorithm>
@@ -86,19 +87,9 @@ constexpr size_t kMaxHorizontalRoots = 100;
 
 // Merges independent 1-D pointwise kernels into one launch (Halide compute_with). A kernel may
 // join a group only if no kernel of the group depends on it, or it on them, through any chain.
-void merge_horizontal(const FuncGraph &g, const std::vector<bool> &root, const std::vector<std::set<int>> &groups,
+void merge_horizontal(const FuncGraph &g, const std::vector<bool> &root, const std::vector<std::set<int>> &deps,
                       const std::map<int, KernelChoice> &choice, Plan &plan, std::vector<int> &kernel_root) {
     const int N = int(g.nodes.size());
-    std::vector<std::set<int>> deps(N);  // transitive: roots whose kernels must finish first
-    for (int r = 0; r < N; r++) {
-        if (!root[r]) continue;
-        for (auto &e : g.edges) {
-            int q = e.producer;
-            if (!root[q] || q == r || !(e.consumer == r || (!root[e.consumer] && groups[e.consumer].count(r)))) continue;
-            deps[r].insert(q);
-            deps[r].insert(deps[q].begin(), deps[q].end());
-        }
-    }
     std::vector<std::vector<int>> hgroups;
     for (int r = 0; r < N; r++) {
         if (!root[r]) continue;
@@ -214,6 +205,23 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
                 if (O.region[dim].extent() <= kMaxUnrolledRowDim) k.unrolled_dims.push_back({dim, O.region[dim].extent()});
         }
         k.rows_per_block = opt.gpu ? rows_per_block_for(g, O, kc, plan, opt.device, k) : 1;
+        if (k.rows_per_block > 1) {
+            // The dim of each Func computed per block that follows the root's rows (its region
+            // grows when a block owns two rows instead of one): the template lays its threads
+            // along that dim as it does the root's rows. Found by bounds, not by names, which
+            // need not match between a reduction and its consumer.
+            const auto one = row_block_regions(g, r, kc), two = row_block_regions(g, r, kc, 2);
+            for (auto &fp : plan.funcs) {
+                if (fp.anchor != O.name || fp.placement != Placement::ComputeAtBlock) continue;
+                const int m = g.find(fp.func);
+                const FuncNode &M = g.nodes[size_t(m)];
+                for (size_t d = 0; d < M.dims.size() && d < one[size_t(m)].size() && d < two[size_t(m)].size(); d++)
+                    if (two[size_t(m)][d].extent() > one[size_t(m)][d].extent()) {
+                        fp.row_dim = M.dims[d];
+                        break;
+                    }
+            }
+        }
         if (opt.gpu && opt.stage_rows && kc.template_name == "row")
             k.staged = choose_staged_inputs(g, r, kc, row_block_regions(g, r, kc), groups, k.rows_per_block);
         k.blocks = kc.blocks;
@@ -262,7 +270,9 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
                                  : "stored";
         plan.explanations.push_back({g.nodes[p].name, g.nodes[e.consumer].name, reason});
     }
-    if (opt.horizontal) merge_horizontal(g, root, groups, choice, plan, kernel_root);
+    const auto deps = kernel_dependencies(g, root, groups);
+    share_split_k(g, opt, choice, deps, kernel_root, plan);
+    if (opt.horizontal) merge_horizontal(g, root, deps, choice, plan, kernel_root);
     // Recost merged kernels (one launch each) and number them in order.
     plan.est_us = 0;
     for (size_t i = 0; i < plan.kernels.size(); i++) {
@@ -279,9 +289,11 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
     if (plan.kernels.size() > 1)
         plan.explanations.push_back(
             {std::to_string(plan.kernels.size()) + " kernels", "",
-             opt.horizontal ? "remaining kernels are separate launches: horizontal fusion merges only independent "
-                              "1-D pointwise kernels so far (and at most " +
-                                  std::to_string(kMaxHorizontalRoots) + " per launch, for the kernel-parameter limit)"
+             opt.horizontal ? "remaining kernels are separate launches: horizontal fusion merges independent 1-D "
+                              "pointwise kernels (at most " +
+                                  std::to_string(kMaxHorizontalRoots) +
+                                  " per launch, for the kernel-parameter limit) and the split-K launches of "
+                                  "reductions over the same points, not other kernels so far"
                             : "horizontal fusion is disabled by option"});
     return plan;
 }

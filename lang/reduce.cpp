@@ -32,10 +32,14 @@ Tensor reduce(const std::string &op, const Tensor &a, std::vector<int> axes_in, 
         else if (keepdim) out.push_back(1);
     auto v = axis_vars(int(out.size()));
 
-    // RDom dimension 0 is the innermost loop: list the reduced axes innermost first.
-    Region ranges;
-    for (auto it = axes.rbegin(); it != axes.rend(); ++it) ranges.push_back(Range(0, int(a.shape[*it])));
-    RDom r(ranges, g->fresh_name("r" + op));
+    // RDom dimension 0 is the innermost loop: list the reduced axes innermost first. Each RVar is
+    // named after the operand's Halide dim it walks ("r1": dim 1), so reductions over the same
+    // tensor walk it under the same loop names (their split-K partials can then be fused,
+    // autosched/shared_split_k.h). Halide qualifies them by Func and stage when lowering.
+    std::vector<Internal::ReductionVariable> rvars;
+    for (auto it = axes.rbegin(); it != axes.rend(); ++it)
+        rvars.push_back({"r" + std::to_string(a.rank() - 1 - *it), 0, int(a.shape[*it])});
+    RDom r{Internal::ReductionDomain(rvars)};
 
     std::vector<Expr> idx;
     for (int d = 0, o = 0; d < a.rank(); d++) {

@@ -43,9 +43,11 @@ Expr encode(Expr v, DType t) {
     return cast(storage_type(t), v);
 }
 
+// Named from the innermost (d0 is Halide's dim 0 in every Func): reductions that keep the same
+// inner dims of one tensor then share loop names, which compute_with needs to fuse their loops.
 std::vector<Var> axis_vars(int rank) {
     std::vector<Var> v;
-    for (int i = 0; i < rank; i++) v.emplace_back("d" + std::to_string(i));
+    for (int i = 0; i < rank; i++) v.emplace_back("d" + std::to_string(rank - 1 - i));
     return v;
 }
 

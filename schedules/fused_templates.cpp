@@ -3,6 +3,7 @@
 #include <set>
 
 #include "schedules/pipeline_funcs.h"
+#include "schedules/reduction_walk.h"
 #include "schedules/schedule_writer.h"
 #include "schedules/unfused.h"
 
@@ -40,22 +41,6 @@ void pad_block_allocation(ScheduleWriter &w, Func f, bool mixed) {
     int smallest = 8;
     for (auto &t : f.types()) smallest = std::min(smallest, std::max(1, t.bytes()));
     if (f.dimensions() > 0 && smallest < 8) w.align_storage(f, Var(f.function().args()[0]), 8 / smallest);
-}
-
-// A thread that walks rows (or a row in strides) adds each loaded value to its running sum: the
-// add waits for the load, so without unrolling each thread keeps one load in flight, far too few
-// to cover DRAM latency (the H100 profile showed 37% of peak DRAM bandwidth and scoreboard
-// stalls). Unrolled by this much, the loads of a group issue back to back. Measured on the H100
-// with fast exp: 16 against 8, layernorm 72.8 -> 65.0 us, softmax 72.1 -> 60.7, nvfuser_2146
-// 622 -> 606, rmsnorm 58.7 either way (a 4096-wide bf16 row is 16 elements per lane: all in
-// flight at once). Before fast exp, softmax was instruction-bound and 16 lost to 8.
-constexpr int kLoadsInFlight = 16;
-
-void unroll_walk(ScheduleWriter &w, const StageRef &s, const RVar &r, const Expr &extent) {
-    std::optional<int64_t> n = Internal::as_const_int(Internal::simplify(extent));
-    if (n && *n <= 1) return;
-    int factor = n ? int(std::min<int64_t>(kLoadsInFlight, *n)) : kLoadsInFlight;
-    w.unroll(s, r, factor, TailStrategy::GuardWithIf);
 }
 
 // A block-level reduction with at most this many results is split across the block's threads.
@@ -247,8 +232,8 @@ void stage_in_block(ScheduleWriter &w, Func staged, Func root, const Var &at, in
 }  // namespace
 
 void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, const std::vector<Func> &at_block,
-                         const std::vector<int64_t> &at_block_points, const std::vector<StagedRow> &staged,
-                         const Target &target) {
+                         const std::vector<int64_t> &at_block_points, const std::vector<std::string> &at_block_row_dims,
+                         const std::vector<StagedRow> &staged, const Target &target) {
     w.compute_root(root);
     std::vector<Var> v = pure_vars(root);
     const std::string tag = root.name();
@@ -294,7 +279,6 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, co
         for (auto [d, extent] : shape.unrolled_dims)
             if (d > 0 && d < inner_dims && extent > 1)
                 w.unroll({root}, v[d], int(extent), TailStrategy::GuardWithIf);
-        const std::string row_dim = rows > 1 ? v[inner_dims].name() : std::string();
         std::vector<Func> on_chip = at_block;
         for (auto &s : staged) on_chip.push_back(s.func);
         const bool mixed = mixed_element_sizes(on_chip);
@@ -302,7 +286,8 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, co
         std::vector<LaneSplit> splits;
         for (size_t i = 0; i < at_block.size(); i++)
             splits.push_back(block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, rows,
-                                         tx_extent, row_dim, root, at, target, mixed));
+                                         tx_extent, rows > 1 && i < at_block_row_dims.size() ? at_block_row_dims[i] : "",
+                                         root, at, target, mixed));
         fuse_lane_splits(w, splits);
     } else {
         if (rank > inner_dims) w.parallel({root}, v[rank - 1]);
@@ -417,51 +402,6 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, c
     w.gpu_tile({root}, pure[0], bx, tx, 256, TailStrategy::GuardWithIf);
     for (size_t i = 1; i < pure.size(); i++) w.gpu_blocks({root}, pure[i]);
     w.vectorize({root}, xv, vector_width, TailStrategy::RoundUp);
-}
-
-Func schedule_split_k_partials(ScheduleWriter &w, Func f, int64_t slices, const Target &target) {
-    auto fn = f.function();
-    const auto rvars = fn.update(0).schedule().rvars();  // innermost first
-    const std::string tag = f.name();
-    // One RVar over every row: fused innermost into outer, so a slice is a run of whole rows.
-    RVar rows(rvars[0].var);
-    int64_t total = *Internal::as_const_int(rvars[0].extent);
-    for (size_t i = 1; i < rvars.size(); i++) {
-        RVar fused(tag + "_rows" + std::to_string(i));
-        w.fuse({f, 0}, rows, RVar(rvars[i].var), fused);
-        rows = fused;
-        total *= *Internal::as_const_int(rvars[i].extent);
-    }
-    RVar ro(tag + "_slice_o"), ri(tag + "_slice_i");
-    Var slice(tag + "_slice");
-    w.split({f, 0}, rows, ro, ri, int((total + slices - 1) / slices), TailStrategy::GuardWithIf);
-    Func partials = w.rfactor({f, 0}, ro, slice);
-    w.compute_root(partials);
-    if (!is_gpu_target(target)) return partials;
-    // Both stages (zeroing, then sums) alike: threads across the innermost pure dim (coalesced), blocks over its strips,
-    // the other pure dims and the slices; each thread walks its slice's rows serially.
-    std::vector<Var> pv;
-    for (auto &a : partials.function().args()) pv.emplace_back(a);
-    Var xo(tag + "_pxo"), tx(tag + "_ptx");
-    for (int stage = -1; stage <= 0; stage++) {
-        w.split({partials, stage}, pv[0], xo, tx, 256, TailStrategy::GuardWithIf);
-        std::vector<VarOrRVar> blocks{xo};
-        for (size_t d = 1; d < pv.size(); d++) blocks.push_back(pv[d]);
-        // rfactor leaves the slice dim where the rows were, inside the others: the rows innermost
-        // (serial in each thread), then the threads, then every block dim.
-        std::vector<VarOrRVar> order;
-        if (stage == 0) order.push_back(ri);
-        order.push_back(tx);
-        order.insert(order.end(), blocks.begin(), blocks.end());
-        w.reorder({partials, stage}, order);
-        for (auto &b : fold_into_three(w, {partials, stage}, blocks, tag + "_p" + std::to_string(stage + 1)))
-            w.gpu_blocks({partials, stage}, b);
-        w.gpu_threads({partials, stage}, tx);
-    }
-    unroll_walk(w, {partials, 0}, ri, Expr(int((total + slices - 1) / slices)));
-    // (The zeroing stays a launch of its own: Halide will not compute an update with its own
-    // pure stage.)
-    return partials;
 }
 
 void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target) {

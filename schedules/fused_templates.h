@@ -34,9 +34,12 @@ struct RowShape {
     int row_threads = 0;
     std::vector<std::pair<int, int64_t>> unrolled_dims;  // inner dims of the root unrolled in each thread, extents
 };
+// `at_block_row_dims`: with several rows per block, each at_block Func's pure var that follows the
+// root's rows (the planner finds it by bounds; names need not match the root's), empty if none.
 void schedule_row_kernel(ScheduleWriter &w, Halide::Func root, const RowShape &shape,
                          const std::vector<Halide::Func> &at_block, const std::vector<int64_t> &at_block_points,
-                         const std::vector<StagedRow> &staged, const Halide::Target &target);
+                         const std::vector<std::string> &at_block_row_dims, const std::vector<StagedRow> &staged,
+                         const Halide::Target &target);
 // Stencil template (blur, unsharp, Harris): on a GPU, kStencilTileX x kStencilTileY tiles of the two
 // innermost dims, one block of kStencilThreadsX x kStencilThreadsY threads each; `at_tile` Funcs
 // (stencil producers) are computed per tile with their halo, in shared memory. Dims from 2 up to
@@ -54,13 +57,6 @@ void schedule_stencil_kernel(ScheduleWriter &w, Halide::Func root, int inner_dim
 // `vector_width` > 1 (GPU, pure Funcs, width dividing the innermost extent) each thread handles
 // that many neighbours with wide loads and stores. Otherwise the unfused schedule's own kernel.
 void schedule_pointwise_kernel(ScheduleWriter &w, Halide::Func root, int vector_width, const Halide::Target &target);
-
-// Split-K partials of reduction `f` (one associative update, constant RVar extents), before `f` is
-// placed by its kernel's template: its RVars are fused and cut into `slices` slices; an rfactor
-// intermediate, computed at root in one launch, sums each slice with threads across `f`'s innermost
-// pure dim (a launch that zeroes the partials, one that sums); `f` itself then adds `slices`
-// partials per result. Returns the intermediate.
-Halide::Func schedule_split_k_partials(ScheduleWriter &w, Halide::Func f, int64_t slices, const Halide::Target &target);
 
 // Block-reduction template for a reduction alone in its kernel (SOLDER_ENABLE=single_kernel_groups):
 // one block per result, the reduction split across 256 threads (rfactor), then one thread adds the

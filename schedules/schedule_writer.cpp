@@ -167,6 +167,11 @@ void ScheduleWriter::unroll(const StageRef &s, const VarOrRVar &v, int factor, T
          ");");
 }
 
+void ScheduleWriter::never_partition_all(const StageRef &s) {
+    s.stage().never_partition_all();
+    emit(stage_expr(s) + ".never_partition_all();");
+}
+
 void ScheduleWriter::compute_with(const StageRef &s, const StageRef &with, const VarOrRVar &v) {
     s.stage().compute_with(with.stage(), v);
     emit(stage_expr(s) + ".compute_with(" + stage_expr(with) + ", " + var_id(v) + ");");
@@ -179,6 +184,21 @@ Func ScheduleWriter::rfactor(const StageRef &s, const RVar &r, const Var &v) {
     func_ids_[intm.name()] = id;
     emit("Func " + id + " = " + stage_expr(s) + ".rfactor(" + var_id(r) + ", " + var_id(v) + ");");
     return intm;
+}
+
+Func ScheduleWriter::rfactor(const StageRef &s, const std::vector<std::pair<RVar, Var>> &preserved) {
+    Func intm = s.stage().rfactor(preserved);
+    std::string id = identifier(intm.name());
+    func_ids_[intm.name()] = id;
+    std::string list;
+    for (auto &[r, v] : preserved) list += std::string(list.empty() ? "" : ", ") + "{" + var_id(r) + ", " + var_id(v) + "}";
+    emit("Func " + id + " = " + stage_expr(s) + ".rfactor({" + list + "});");
+    return intm;
+}
+
+void ScheduleWriter::rename(const StageRef &s, const VarOrRVar &old_name, const VarOrRVar &new_name) {
+    s.stage().rename(old_name, new_name);
+    emit(stage_expr(s) + ".rename(" + var_id(old_name) + ", " + var_id(new_name) + ");");
 }
 
 Func ScheduleWriter::in(Func f, const std::vector<Func> &readers) {

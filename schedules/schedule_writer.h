@@ -48,10 +48,17 @@ public:
     void vectorize(const StageRef &s, const Halide::VarOrRVar &v, int width, Halide::TailStrategy tail);
     // Splits off `factor` iterations of `v` and unrolls them (Stage::unroll with a factor).
     void unroll(const StageRef &s, const Halide::VarOrRVar &v, int factor, Halide::TailStrategy tail);
+    // Stage::never_partition_all: no loop of the stage is split into prologue, steady state and
+    // epilogue (which, on fused GPU block loops, puts an `if` between block loops: a compile error).
+    void never_partition_all(const StageRef &s);
     void compute_with(const StageRef &s, const StageRef &with, const Halide::VarOrRVar &v);
     // Splits off the reduction's intermediate over `r` (as Stage::rfactor); the new Func is named
     // in the source from the statement that creates it.
     Halide::Func rfactor(const StageRef &s, const Halide::RVar &r, const Halide::Var &v);
+    // The same over several RVars at once, each becoming the paired pure var of the intermediate.
+    Halide::Func rfactor(const StageRef &s, const std::vector<std::pair<Halide::RVar, Halide::Var>> &preserved);
+    // Renames a loop of the stage (Stage::rename): fused loops (compute_with) must share names.
+    void rename(const StageRef &s, const Halide::VarOrRVar &old_name, const Halide::VarOrRVar &new_name);
     // A wrapper of `f` that `readers` call instead of `f` (Func::in), named in the source like rfactor's.
     Halide::Func in(Halide::Func f, const std::vector<Halide::Func> &readers);
 

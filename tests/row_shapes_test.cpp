@@ -23,12 +23,14 @@ struct Norm {
     Graph g;
     Tensor x, y;
     std::vector<Halide::Func> outs;
-    Norm() {
+    // keepdim false: the means are 1-D (their rows are d0, the root's d1), broadcast by unsqueeze.
+    explicit Norm(bool keepdim = true) {
         x = g.input("rx", DType::F32, {R, C});
         Tensor xs = x * 0.5;  // read by both means through an inlined Func
-        Tensor m = mean(xs, {-1}, true);
+        auto row_mean = [&](const Tensor &t) { return keepdim ? mean(t, {-1}, true) : unsqueeze(mean(t, {-1}), 1); };
+        Tensor m = row_mean(xs);
         Tensor d = xs - m;
-        y = d * rsqrt(mean(d * d, {-1}, true) + 1e-5);
+        y = d * rsqrt(row_mean(d * d) + 1e-5);
         set_estimates(y.func, y.shape);
         outs = {y.func};
     }
@@ -77,7 +79,35 @@ TEST(RowShapes, ManyShortWavesOfRowsGoEightToABlock) {
     // Names made unique in this process ("mul_11$6") print as C++ identifiers ("mul_11_6").
     std::string root_id = n.y.func.name();
     std::replace(root_id.begin(), root_id.end(), '$', '_');
-    EXPECT_NE(source.find("split(d0, " + root_id + "_ro"), std::string::npos) << source;
+    // lang names dims from the innermost: the root's rows are d1, and so are the means' (their
+    // keepdim's unit dim is d0), which the planner finds by bounds, not by name.
+    EXPECT_NE(source.find("split(d1, " + root_id + "_ro"), std::string::npos) << source;
+    EXPECT_NE(source.find(".gpu_threads(lane, d1)"), std::string::npos) << source;
+    int with_row_dim = 0;
+    for (auto &f : plan.funcs)
+        if (f.placement == autosched::Placement::ComputeAtBlock) {
+            EXPECT_EQ(f.row_dim, "d1") << f.func;
+            with_row_dim++;
+        }
+    EXPECT_GE(with_row_dim, 2);
+}
+
+TEST(RowShapes, EachReductionsRowsAreFoundByBoundsNotByName) {
+    // The means' rows are their d0 and the root's d1: their threads still follow the rows.
+    Norm n(false);
+    autosched::Plan plan = solder::testing::plan_for(n.outs, small_gpu(), true);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+    ASSERT_EQ(plan.kernels[0].rows_per_block, 8) << plan.to_text();
+    int means = 0;
+    for (auto &f : plan.funcs)
+        if (f.placement == autosched::Placement::ComputeAtBlock) {
+            EXPECT_EQ(f.row_dim, "d0") << f.func;
+            means++;
+        }
+    EXPECT_GE(means, 2) << plan.to_text();
+    EXPECT_NE(plan.to_json().find("\"row_dim\": \"d0\""), std::string::npos);
+    std::string source;
+    expect_layer_norm(plan, n, &source);
     EXPECT_NE(source.find(".gpu_threads(lane, d0)"), std::string::npos) << source;
 }
 

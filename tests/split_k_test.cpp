@@ -7,6 +7,7 @@
 
 #include "apps/ref_util.h"
 #include "lang/lang.h"
+#include "autosched/reduction_domain.h"
 #include "tests/support/plan_and_run.h"
 
 using namespace solder;
@@ -22,53 +23,103 @@ const autosched::KernelPlan *kernel_splitting(const autosched::Plan &p, const st
 
 }  // namespace
 
-TEST(SplitK, ColumnSumsWithFewResultsAreSummedInSlices) {
-    const int64_t N0 = 3, N1 = 700, N2 = 40;
+// Two column sums over the same points, x (N0, N1, N2): `all` over {0, 1}, `per` over {1}.
+struct ColumnSums {
+    static constexpr int64_t N0 = 3, N1 = 700, N2 = 40;
     Graph g;
     Tensor x = g.input("kx", DType::F32, {N0, N1, N2});
     Tensor all = sum(x, {0, 1});  // (N2): 2100 rows per result
     Tensor per = sum(x, {1});     // (N0, N2): 700 rows per result
-    set_estimates(all.func, all.shape);
-    set_estimates(per.func, per.shape);
-    std::vector<Halide::Func> outs{all.func, per.func};
+    std::vector<Halide::Func> outs;
+    ColumnSums() {
+        set_estimates(all.func, all.shape);
+        set_estimates(per.func, per.shape);
+        outs = {all.func, per.func};
+    }
+    // Runs the plan on OpenCL against plain loops; returns the schedule source.
+    std::string run_and_check(const autosched::Plan &plan) {
+        std::vector<HostBuffer> in{make_host_buffer({"kx", DType::F32, {N0, N1, N2}})};
+        std::vector<HostBuffer> out{make_host_buffer({"all", DType::F32, {N2}}),
+                                    make_host_buffer({"per", DType::F32, {N0, N2}})};
+        float *px = data_as<float>(in[0]);
+        for (int64_t i = 0; i < N0 * N1 * N2; i++) px[i] = float((i * 7919) % 101) / 50.0f - 1.0f;
+        std::string source;
+        EXPECT_EQ(solder::testing::apply_compile_and_call(plan, outs, {*x.param}, "opencl", in, out, &source), "");
+        const float *pa = data_as<float>(out[0]), *pp = data_as<float>(out[1]);
+        for (int64_t c = 0; c < N2; c++) {
+            double want_all = 0;
+            for (int64_t a = 0; a < N0; a++) {
+                double want = 0;
+                for (int64_t r = 0; r < N1; r++) want += px[(a * N1 + r) * N2 + c];
+                EXPECT_NEAR(pp[a * N2 + c], want, 1e-3) << "per " << a << "," << c;
+                want_all += want;
+            }
+            EXPECT_NEAR(pa[c], want_all, 1e-2) << "all " << c;
+        }
+        return source;
+    }
+};
 
-    autosched::Plan plan = solder::testing::plan_for(outs, {}, true);
-    const auto *ka = kernel_splitting(plan, all.func.name());
-    const auto *kp = kernel_splitting(plan, per.func.name());
+TEST(SplitK, ColumnSumsWithFewResultsAreSummedInSlices) {
+    // Alone (horizontal fusion off), each column sum gets its own partials' launches.
+    ColumnSums t;
+    autosched::PlannerOptions alone;
+    alone.horizontal = false;
+    autosched::Plan plan = solder::testing::plan_for(t.outs, alone, true);
+    const auto *ka = kernel_splitting(plan, t.all.func.name());
+    const auto *kp = kernel_splitting(plan, t.per.func.name());
     ASSERT_TRUE(ka && kp) << plan.to_text();
+    EXPECT_TRUE(ka->split_group.empty() && kp->split_group.empty()) << plan.to_text();
     EXPECT_EQ(ka->launches, 4);  // zero and sum the partials; the reduction's own init and update
     EXPECT_GE(ka->split_k, 2);
     EXPECT_LE(ka->split_k, 2100 / 64);  // each slice keeps at least 64 rows
     EXPECT_GE(ka->split_blocks, ka->split_k);
-    EXPECT_EQ(ka->partials, all.func.name() + "_intm");
+    EXPECT_EQ(ka->partials, t.all.func.name() + "_intm");
     bool listed = false;
-    for (auto &m : plan.materialized) listed |= m.func == ka->partials && m.bytes == ka->split_k * N2 * 4;
+    for (auto &m : plan.materialized) listed |= m.func == ka->partials && m.bytes == ka->split_k * t.N2 * 4;
     EXPECT_TRUE(listed) << plan.to_text();
     EXPECT_NE(plan.to_text().find("split-K"), std::string::npos);
     EXPECT_NE(plan.to_json().find("\"split_k\""), std::string::npos);
     // The host has no blocks to fill: no split there.
-    autosched::Plan host = solder::testing::plan_for(outs, {}, false);
+    autosched::Plan host = solder::testing::plan_for(t.outs, {}, false);
     for (auto &k : host.kernels) EXPECT_TRUE(k.split_func.empty()) << host.to_text();
 
-    std::vector<HostBuffer> in{make_host_buffer({"kx", DType::F32, {N0, N1, N2}})};
-    std::vector<HostBuffer> out{make_host_buffer({"all", DType::F32, {N2}}),
-                                make_host_buffer({"per", DType::F32, {N0, N2}})};
-    float *px = data_as<float>(in[0]);
-    for (int64_t i = 0; i < N0 * N1 * N2; i++) px[i] = float((i * 7919) % 101) / 50.0f - 1.0f;
-    std::string source;
-    ASSERT_EQ(solder::testing::apply_compile_and_call(plan, outs, {*x.param}, "opencl", in, out, &source), "");
+    std::string source = t.run_and_check(plan);
     EXPECT_NE(source.find(".rfactor("), std::string::npos) << source;
-    const float *pa = data_as<float>(out[0]), *pp = data_as<float>(out[1]);
-    for (int64_t c = 0; c < N2; c++) {
-        double want_all = 0;
-        for (int64_t a = 0; a < N0; a++) {
-            double want = 0;
-            for (int64_t r = 0; r < N1; r++) want += px[(a * N1 + r) * N2 + c];
-            EXPECT_NEAR(pp[a * N2 + c], want, 1e-3) << "per " << a << "," << c;
-            want_all += want;
-        }
-        EXPECT_NEAR(pa[c], want_all, 1e-2) << "all " << c;
-    }
+    EXPECT_EQ(source.find(".compute_with("), std::string::npos) << source;
+}
+
+TEST(SplitK, SumsOverTheSamePointsShareTheirPartialsLaunches) {
+    // Both walk x's 3 x 700 x 40 points: one pair of launches sums both sets of partials, cut
+    // along the rows (dim 1, which both reduce); `all` keeps dim 2 as a dim of its partials.
+    ColumnSums t;
+    autosched::Plan plan = solder::testing::plan_for(t.outs, {}, true);
+    const auto *ka = kernel_splitting(plan, t.all.func.name());
+    const auto *kp = kernel_splitting(plan, t.per.func.name());
+    ASSERT_TRUE(ka && kp) << plan.to_text();
+    const auto *lead = ka->split_group.empty() ? kp : ka, *other = lead == ka ? kp : ka;
+    ASSERT_EQ(lead->split_group.size(), 2u) << plan.to_text();
+    EXPECT_EQ(lead->split_group[0], lead->split_func);
+    EXPECT_EQ(other->split_launched_with, lead->split_func) << plan.to_text();
+    EXPECT_EQ(lead->split_dim, 1);
+    EXPECT_EQ(lead->split_k, other->split_k);
+    EXPECT_EQ(lead->split_rows * lead->split_k >= t.N1 && lead->split_rows * (lead->split_k - 1) < t.N1, true);
+    EXPECT_EQ(lead->launches, 4);
+    EXPECT_EQ(other->launches, 2);  // only the root's init and update
+    // x is read once, by the shared launches.
+    const int64_t x_bytes = t.N0 * t.N1 * t.N2 * 4;
+    EXPECT_GE(lead->bytes_read, x_bytes);
+    EXPECT_LT(other->bytes_read, x_bytes / 10) << plan.to_text();
+    for (auto &m : plan.materialized)
+        if (m.func == ka->partials || m.func == kp->partials)
+            EXPECT_EQ(m.bytes, lead->split_k * t.N0 * t.N2 * 4) << m.func;
+    EXPECT_NE(plan.to_text().find("shared split-K"), std::string::npos) << plan.to_text();
+    EXPECT_NE(plan.to_json().find("\"shared_with\""), std::string::npos);
+    EXPECT_NE(plan.to_json().find("\"launched_with\""), std::string::npos);
+
+    std::string source = t.run_and_check(plan);
+    EXPECT_NE(source.find(".rfactor({"), std::string::npos) << source;
+    EXPECT_NE(source.find(".compute_with("), std::string::npos) << source;
 }
 
 TEST(SplitK, AReductionHalideCannotReassociateIsLeftWhole) {
@@ -112,4 +163,60 @@ TEST(SplitK, AReductionFusedIntoARowKernelIsSplitToo) {
             for (int64_t r = 0; r < N1; r++) want += px[(a * N1 + r) * N2 + c];
             EXPECT_NEAR(ph[a * N2 + c], 0.5 * want, 1e-3) << a << "," << c;
         }
+}
+
+TEST(SplitK, TheIterationDomainIsReadOffTheUpdate) {
+    ColumnSums t;
+    auto all = autosched::reduction_domain(t.all.func.function());
+    auto per = autosched::reduction_domain(t.per.func.function());
+    ASSERT_TRUE(all && per);
+    // x's Halide dims: 0 (the columns, kept by both), 1 (the rows), 2 (N0: kept by `per` only).
+    EXPECT_EQ(all->vars, (std::vector<std::string>{"d0", "r1", "r2"}));
+    EXPECT_EQ(all->reduced, (std::vector<bool>{false, true, true}));
+    EXPECT_EQ(per->vars, (std::vector<std::string>{"d0", "r1", "d1"}));
+    EXPECT_EQ(per->rvar_extents[1], t.N1);
+    auto names = autosched::shared_position_names({*all, *per}, 1);
+    ASSERT_TRUE(names.has_value());
+    EXPECT_EQ(*names, (std::vector<std::string>{"d0", "r1", "d1"}));
+    // Position 0 reduced, or a walk one of them keeps: nothing to share.
+    EXPECT_FALSE(autosched::shared_position_names({*all, *per}, 2).has_value());
+    EXPECT_FALSE(autosched::shared_position_names({*all, *per}, 0).has_value());
+}
+
+TEST(SplitK, SumsWhoseLoopsCannotShareNamesKeepTheirOwnLaunches) {
+    // Halide-level sums over the same points whose RDoms name the rows differently: compute_with
+    // could not fuse their walks, so each keeps its partials' launches (and both stay right).
+    const int C = 40, N = 900;
+    Halide::ImageParam in(Halide::Float(32), 2, "kn");
+    Halide::Var c("c");
+    Halide::RDom ra(0, N, "ra"), rb(0, N, "rb");
+    Halide::Func a("col_a"), b("col_b");
+    a(c) = 0.0f;
+    a(c) += in(c, ra);
+    b(c) = 0.0f;
+    b(c) += in(c, rb) * 2.0f;
+    in.dim(0).set_estimate(0, C);
+    in.dim(1).set_estimate(0, N);
+    a.set_estimate(c, 0, C);
+    b.set_estimate(c, 0, C);
+    std::vector<Halide::Func> outs{a, b};
+    autosched::Plan plan = solder::testing::plan_for(outs, {}, true);
+    int split = 0;
+    for (auto &k : plan.kernels) {
+        if (k.split_func.empty()) continue;
+        split++;
+        EXPECT_TRUE(k.split_group.empty() && k.split_launched_with.empty()) << plan.to_text();
+    }
+    EXPECT_EQ(split, 2) << plan.to_text();
+    std::vector<HostBuffer> bufs{make_host_buffer({"kn", DType::F32, {N, C}})};
+    std::vector<HostBuffer> out{make_host_buffer({"a", DType::F32, {C}}), make_host_buffer({"b", DType::F32, {C}})};
+    float *px = data_as<float>(bufs[0]);
+    for (int64_t i = 0; i < int64_t(N) * C; i++) px[i] = float((i * 31) % 17) / 8.0f - 1.0f;
+    ASSERT_EQ(solder::testing::apply_compile_and_call(plan, outs, {in}, "opencl", bufs, out), "");
+    for (int x = 0; x < C; x++) {
+        double want = 0;
+        for (int r = 0; r < N; r++) want += px[r * C + x];
+        EXPECT_NEAR(data_as<float>(out[0])[x], want, 1e-3);
+        EXPECT_NEAR(data_as<float>(out[1])[x], 2 * want, 2e-3);
+    }
 }

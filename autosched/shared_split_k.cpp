@@ -1,0 +1,222 @@
+#include "autosched/shared_split_k.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "autosched/reduction_domain.h"
+
+namespace solder::autosched {
+
+namespace {
+
+struct Candidate {
+    int kernel = -1;  // index into plan.kernels
+    int root = -1, func = -1;  // the kernel's root and its split reduction (nodes)
+    ReductionDomain domain;
+    std::vector<Range64> ranges;  // per domain position: the points it walks
+};
+
+std::optional<Candidate> candidate(const FuncGraph &g, const Plan &plan, const std::vector<int> &kernel_root, int i) {
+    const KernelPlan &k = plan.kernels[size_t(i)];
+    if (k.split_func.empty()) return std::nullopt;
+    Candidate c;
+    c.kernel = i;
+    c.root = kernel_root[size_t(i)];
+    c.func = g.find(k.split_func);
+    if (c.func < 0) return std::nullopt;
+    const FuncNode &R = g.nodes[size_t(c.func)];
+    auto d = reduction_domain(R.function);
+    // Threads go across position 0, which must be a pure dim for the partials to have it.
+    if (!d || d->reduced.empty() || d->reduced[0]) return std::nullopt;
+    c.domain = *d;
+    for (size_t p = 0; p < d->vars.size(); p++) {
+        if (d->reduced[p]) {
+            c.ranges.push_back({d->rvar_mins[p], d->rvar_mins[p] + d->rvar_extents[p] - 1});
+            continue;
+        }
+        auto it = std::find(R.dims.begin(), R.dims.end(), d->vars[p]);
+        if (it == R.dims.end()) return std::nullopt;
+        c.ranges.push_back(R.region[size_t(it - R.dims.begin())]);
+    }
+    return c;
+}
+
+bool same_points(const Candidate &a, const Candidate &b) {
+    if (a.ranges.size() != b.ranges.size()) return false;
+    for (size_t p = 0; p < a.ranges.size(); p++)
+        if (a.ranges[p].min != b.ranges[p].min || a.ranges[p].max != b.ranges[p].max) return false;
+    return true;
+}
+
+// Leaves (inputs and other kernels' roots) read to compute `from` over `region` with `inside`
+// computed on chip; `skip` counts as a leaf that is not read (its partials are costed apart).
+void add_leaves(const FuncGraph &g, int from, const Region &region, const std::vector<bool> &inside, int skip,
+                std::map<int, Region> &leaves) {
+    auto regions = g.regions_for(from, region, inside);
+    for (size_t p = 0; p < regions.size(); p++) {
+        if (regions[p].empty() || int(p) == from || int(p) == skip || inside[p]) continue;
+        auto it = leaves.find(int(p));
+        if (it == leaves.end()) {
+            leaves.emplace(int(p), regions[p]);
+            continue;
+        }
+        for (size_t d = 0; d < it->second.size() && d < regions[p].size(); d++) {
+            it->second[d].min = std::min(it->second[d].min, regions[p][d].min);
+            it->second[d].max = std::max(it->second[d].max, regions[p][d].max);
+        }
+    }
+}
+
+int64_t leaf_bytes(const FuncGraph &g, const std::map<int, Region> &leaves) {
+    int64_t b = 0;
+    for (auto &[p, r] : leaves) b += region_points(r) * g.nodes[size_t(p)].elem_bytes;
+    return b;
+}
+
+// The walk: the longest dim every member reduces (never position 0: the threads' dim); -1: none.
+int walk_of(const std::vector<Candidate> &grp) {
+    int walk = -1;
+    for (size_t p = 1; p < grp[0].ranges.size(); p++) {
+        bool all = true;
+        for (auto &m : grp) all = all && m.domain.reduced[p];
+        if (all && (walk < 0 || grp[0].ranges[p].extent() > grp[0].ranges[size_t(walk)].extent())) walk = int(p);
+    }
+    return walk;
+}
+
+bool loop_names(const std::vector<Candidate> &grp, int walk) {
+    std::vector<ReductionDomain> d;
+    for (auto &m : grp) d.push_back(m.domain);
+    return shared_position_names(d, walk).has_value();
+}
+
+std::string shape_text(const std::vector<Range64> &ranges) {
+    std::string s;
+    for (size_t p = ranges.size(); p-- > 0;) s += (s.empty() ? "" : "x") + std::to_string(ranges[p].extent());
+    return s;
+}
+
+}  // namespace
+
+void share_split_k(const FuncGraph &g, const PlannerOptions &opt, const std::map<int, KernelChoice> &choice,
+                   const std::vector<std::set<int>> &deps, const std::vector<int> &kernel_root, Plan &plan) {
+    if (!opt.gpu || !opt.horizontal) return;
+    // First fit, in kernel order: a reduction joins the first group over the same points whose
+    // kernels neither depend on its kernel nor it on theirs (their partials launch together).
+    std::vector<std::vector<Candidate>> groups;
+    for (int i = 0; i < int(plan.kernels.size()); i++) {
+        auto c = candidate(g, plan, kernel_root, i);
+        if (!c) continue;
+        bool placed = false;
+        for (auto &grp : groups) {
+            bool ok = same_points(grp[0], *c);
+            for (auto &m : grp) ok = ok && !deps[size_t(m.root)].count(c->root) && !deps[size_t(c->root)].count(m.root);
+            if (ok) {
+                auto with = grp;
+                with.push_back(*c);
+                ok = walk_of(with) > 0 && loop_names(with, walk_of(with));
+            }
+            if (ok) {
+                grp.push_back(*c);
+                placed = true;
+                break;
+            }
+        }
+        if (!placed) groups.push_back({*c});
+    }
+    const int64_t full = int64_t(opt.device.sms) * opt.device.blocks_per_sm_to_fill;
+    for (auto &grp : groups) {
+        if (grp.size() < 2) continue;
+        const size_t n = grp[0].ranges.size();
+        const int walk = walk_of(grp);
+        if (walk <= 0 || !loop_names(grp, walk)) continue;
+        // Slices as split-K cuts one reduction (autosched/kernel_cost.cpp): enough blocks to fill
+        // the GPU, at least kMinSliceRows points of the walk each.
+        const int64_t steps = grp[0].ranges[size_t(walk)].extent();
+        int64_t others = 1;
+        for (size_t p = 1; p < n; p++)
+            if (int(p) != walk) others *= grp[0].ranges[p].extent();
+        const int64_t base = ((grp[0].ranges[0].extent() + kSplitThreads - 1) / kSplitThreads) * others;
+        int64_t k = std::min((full + base - 1) / base, steps / kMinSliceRows);
+        if (k < 2) continue;
+        // Slices that divide the walk, where one is near: then no step is guarded, and the
+        // members' loads of one point sit in one straight run of code, where the compiler can
+        // merge them (nvfuser's 1024 rows: 4 slices of 256, not 3 of 342).
+        for (int64_t e = k; e <= 2 * k && steps / e >= kMinSliceRows; e++)
+            if (steps % e == 0) {
+                k = e;
+                break;
+            }
+        const int64_t rows = (steps + k - 1) / k;
+        k = (steps + rows - 1) / rows;
+        const int64_t partial_points = k * grp[0].ranges[0].extent() * others;
+
+        // What the shared launches read: every member's leaves, each region once.
+        std::map<int, Region> shared_leaves;
+        int64_t all_partials = 0;
+        double flops = 0;
+        std::vector<std::string> names;
+        for (auto &m : grp) {
+            const KernelChoice &kc = choice.at(m.root);
+            std::vector<bool> inside(g.nodes.size(), false);
+            for (int x : kc.members) inside[size_t(x)] = true;
+            add_leaves(g, m.func, g.nodes[size_t(m.func)].region, inside, -1, shared_leaves);
+            all_partials += partial_points * g.nodes[size_t(m.func)].elem_bytes;
+            flops += kc.flops;
+            names.push_back(g.nodes[size_t(m.func)].name);
+        }
+        const int64_t shared_read = leaf_bytes(g, shared_leaves);
+        const int64_t split_blocks = base * k;
+        for (size_t i = 0; i < grp.size(); i++) {
+            const Candidate &m = grp[i];
+            KernelPlan &kp = plan.kernels[size_t(m.kernel)];
+            const FuncNode &O = g.nodes[size_t(m.root)], &R = g.nodes[size_t(m.func)];
+            const int64_t own_partials = partial_points * R.elem_bytes;
+            // The root's own reads: its leaves other than through the reduction, and the partials.
+            int64_t root_read = own_partials;
+            if (m.root != m.func) {
+                std::vector<bool> inside(g.nodes.size(), false);
+                for (int x : choice.at(m.root).members) inside[size_t(x)] = x != m.func;
+                std::map<int, Region> leaves;
+                add_leaves(g, m.root, O.region, inside, m.func, leaves);
+                root_read += leaf_bytes(g, leaves);
+            }
+            const double root_us = kernel_us(opt.device, own_partials + O.bytes(), 0, kp.blocks);
+            kp.split_k = k;
+            kp.split_dim = walk;
+            kp.split_rows = rows;
+            if (i == 0) {
+                kp.split_group = names;
+                kp.split_blocks = split_blocks;
+                kp.bytes_read = root_read + shared_read;
+                kp.bytes_written = O.bytes() + 2 * all_partials;  // zeroed, then summed
+                kp.est_us = kernel_us(opt.device, all_partials, 0, split_blocks) +
+                            kernel_us(opt.device, shared_read + all_partials, flops, split_blocks) + root_us;
+            } else {
+                kp.split_launched_with = names[0];
+                kp.split_blocks = 0;
+                kp.launches -= 2;
+                kp.bytes_read = root_read;
+                kp.bytes_written = O.bytes();
+                kp.est_us = root_us;
+            }
+            for (auto &mt : plan.materialized) {
+                if (mt.func != kp.partials) continue;
+                mt.shape = {k};
+                for (size_t p = n; p-- > 0;)
+                    if (int(p) != walk) mt.shape.push_back(m.ranges[p].extent());
+                mt.bytes = own_partials;
+            }
+        }
+        std::string rest;
+        for (size_t i = 1; i < names.size(); i++) rest += (i > 1 ? ", " : "") + names[i];
+        plan.explanations.push_back(
+            {names[0], "",
+             "split-K shared: " + rest + " summed in the same launches (they reduce over the same " +
+                 shape_text(grp[0].ranges) + " points: read once, not " + std::to_string(grp.size()) + " times)"});
+    }
+    plan.total_bytes = 0;
+    for (auto &k : plan.kernels) plan.total_bytes += k.bytes_read + k.bytes_written;
+}
+
+}  // namespace solder::autosched

@@ -1,0 +1,137 @@
+#include "schedules/split_k.h"
+
+#include "schedules/pipeline_funcs.h"
+#include "schedules/reduction_walk.h"
+
+namespace solder {
+using namespace Halide;
+
+Func schedule_split_k_partials(ScheduleWriter &w, Func f, int64_t slices, const Target &target) {
+    auto fn = f.function();
+    const auto rvars = fn.update(0).schedule().rvars();  // innermost first
+    const std::string tag = f.name();
+    // One RVar over every row: fused innermost into outer, so a slice is a run of whole rows.
+    RVar rows(rvars[0].var);
+    int64_t total = *Internal::as_const_int(rvars[0].extent);
+    for (size_t i = 1; i < rvars.size(); i++) {
+        RVar fused(tag + "_rows" + std::to_string(i));
+        w.fuse({f, 0}, rows, RVar(rvars[i].var), fused);
+        rows = fused;
+        total *= *Internal::as_const_int(rvars[i].extent);
+    }
+    RVar ro(tag + "_slice_o"), ri(tag + "_slice_i");
+    Var slice(tag + "_slice");
+    w.split({f, 0}, rows, ro, ri, int((total + slices - 1) / slices), TailStrategy::GuardWithIf);
+    Func partials = w.rfactor({f, 0}, ro, slice);
+    w.compute_root(partials);
+    if (!is_gpu_target(target)) return partials;
+    // Both stages (zeroing, then sums) alike: threads across the innermost pure dim (coalesced), blocks over its strips,
+    // the other pure dims and the slices; each thread walks its slice's rows serially.
+    std::vector<Var> pv;
+    for (auto &a : partials.function().args()) pv.emplace_back(a);
+    Var xo(tag + "_pxo"), tx(tag + "_ptx");
+    for (int stage = -1; stage <= 0; stage++) {
+        w.split({partials, stage}, pv[0], xo, tx, 256, TailStrategy::GuardWithIf);
+        std::vector<VarOrRVar> blocks{xo};
+        for (size_t d = 1; d < pv.size(); d++) blocks.push_back(pv[d]);
+        // rfactor leaves the slice dim where the rows were, inside the others: the rows innermost
+        // (serial in each thread), then the threads, then every block dim.
+        std::vector<VarOrRVar> order;
+        if (stage == 0) order.push_back(ri);
+        order.push_back(tx);
+        order.insert(order.end(), blocks.begin(), blocks.end());
+        w.reorder({partials, stage}, order);
+        for (auto &b : fold_into_three(w, {partials, stage}, blocks, tag + "_p" + std::to_string(stage + 1)))
+            w.gpu_blocks({partials, stage}, b);
+        w.gpu_threads({partials, stage}, tx);
+    }
+    unroll_walk(w, {partials, 0}, ri, Expr(int((total + slices - 1) / slices)));
+    // (The zeroing stays a launch of its own: Halide will not compute an update with its own
+    // pure stage.)
+    return partials;
+}
+
+std::vector<Func> schedule_shared_split_k(ScheduleWriter &w, const std::vector<SharedSplitMember> &members,
+                                          const std::vector<std::string> &names, int walk, int64_t rows,
+                                          const Target &target) {
+    std::vector<Func> out;
+    if (members.empty()) return out;
+    // New loops under names shared by every member: compute_with matches fused loops by name.
+    const std::string tag = "sk_" + members[0].f.name();
+    Var slice(tag + "_slice"), xo(tag + "_xo"), tx(tag + "_tx");
+    RVar slice_o(tag + "_slice_o"), step(tag + "_walk");
+    const int n = int(names.size());
+    for (size_t i = 0; i < members.size(); i++) {
+        const SharedSplitMember &m = members[i];
+        if (int(m.domain.size()) != n || int(m.reduced.size()) != n || !m.reduced[walk] || m.reduced[0] ||
+            m.domain[walk] != names[walk])
+            throw std::runtime_error("shared split-K: " + m.f.name() + " does not reduce over the same domain as " +
+                                     members[0].f.name());
+        w.split({m.f, 0}, RVar(names[walk]), slice_o, step, int(rows), TailStrategy::GuardWithIf);
+        std::vector<std::pair<RVar, Var>> keep{{slice_o, slice}};
+        for (int p = 0; p < n; p++)
+            if (p != walk && m.reduced[p]) keep.push_back({RVar(m.domain[p]), Var(names[p])});
+        Func intm = w.rfactor({m.f, 0}, keep);
+        w.compute_root(intm);
+        if (is_gpu_target(target)) {
+            for (int stage = -1; stage <= 0; stage++) {
+                StageRef s{intm, stage};
+                w.split(s, Var(names[0]), xo, tx, 256, TailStrategy::GuardWithIf);
+                std::vector<VarOrRVar> blocks{xo};
+                for (int p = 1; p < n; p++)
+                    if (p != walk) blocks.push_back(Var(names[p]));
+                blocks.push_back(slice);
+                // The walk innermost (serial in each thread), then the threads, then the blocks.
+                std::vector<VarOrRVar> order;
+                if (stage == 0) order.push_back(step);
+                order.push_back(tx);
+                order.insert(order.end(), blocks.begin(), blocks.end());
+                w.reorder(s, order);
+                for (auto &b : fold_into_three(w, s, blocks, tag + "_p" + std::to_string(stage + 1))) w.gpu_blocks(s, b);
+                w.gpu_threads(s, tx);
+                // Partitioned, the fused block loops of several members would nest an `if`
+                // between block loops (their bounds are not known to be equal): Halide rejects it.
+                w.never_partition_all(s);
+            }
+            unroll_walk(w, {intm, 0}, step, Expr(int(rows)));
+            if (i > 0) {
+                w.compute_with({intm}, {out[0]}, tx);
+                w.compute_with({intm, 0}, {out[0], 0}, step);
+            }
+        } else {
+            w.parallel({intm, 0}, slice);
+        }
+        out.push_back(intm);
+    }
+    return out;
+}
+
+void unroll_partials_sum(ScheduleWriter &w, Func f) {
+    auto fn = f.function();
+    if (fn.updates().size() != 1) return;
+    const auto &rvars = fn.update(0).schedule().rvars();
+    int longest = -1;
+    int64_t extent = 0;
+    for (size_t i = 0; i < rvars.size(); i++) {
+        auto e = Internal::as_const_int(Internal::simplify(rvars[i].extent));
+        if (e && *e > extent) extent = *e, longest = int(i);
+    }
+    if (longest < 0 || extent <= 1) return;
+    RVar r(rvars[size_t(longest)].var);
+    if (rvars.size() > 1) {
+        std::vector<VarOrRVar> order{r};
+        for (size_t i = 0; i < rvars.size(); i++)
+            if (int(i) != longest) order.push_back(RVar(rvars[i].var));
+        w.reorder({f, 0}, order);
+    }
+    // A factor that divides the extent where one is near kLoadsInFlight: no guard in each step.
+    int factor = int(std::min<int64_t>(kLoadsInFlight, extent));
+    for (int d = factor; d >= kLoadsInFlight / 2; d--)
+        if (extent % d == 0) {
+            factor = d;
+            break;
+        }
+    w.unroll({f, 0}, r, factor, TailStrategy::GuardWithIf);
+}
+
+}  // namespace solder

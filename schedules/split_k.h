@@ -1,0 +1,47 @@
+// Split-K templates: a reduction over many rows whose kernel has too few blocks to fill the GPU is
+// summed in slices by launches of their own into partials (an rfactor intermediate at root); the
+// reduction's own kernel then adds the partials.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "Halide.h"
+#include "schedules/schedule_writer.h"
+
+namespace solder {
+
+// Split-K partials of reduction `f` (one associative update, constant RVar extents), before `f` is
+// placed by its kernel's template: its RVars are fused and cut into `slices` slices; an rfactor
+// intermediate, computed at root in one launch, sums each slice with threads across `f`'s innermost
+// pure dim (a launch that zeroes the partials, one that sums); `f` itself then adds `slices`
+// partials per result. Returns the intermediate.
+Halide::Func schedule_split_k_partials(ScheduleWriter &w, Halide::Func f, int64_t slices, const Halide::Target &target);
+
+// One reduction of a shared split-K launch, with its iteration domain (autosched/reduction_domain.h):
+// per position, innermost first, its pure var or RVar.
+struct SharedSplitMember {
+    Halide::Func f;
+    std::vector<std::string> domain;
+    std::vector<bool> reduced;
+};
+
+// Split-K partials of several reductions over one iteration domain (nvfuser's four column sums of
+// the same rows), summed in one pair of launches (zeroing, sums) instead of a pair each. Each
+// member is cut along domain position `walk` (reduced in all) into slices of `rows` points; its
+// other RVars become pure dims of its partials, so every member's partials have the same dims
+// (the other positions, then the slice). `names`: the loop name of each position in every member
+// (autosched's shared_position_names: the walk's RVar, the pure vars they keep, the names given
+// to the others), so that each stage can be fused into the first member's (compute_with matches
+// loops by name). Threads go across position 0; each thread walks its slice, and at each step
+// every member reads the same point, so what they share is loaded once. The reductions then add
+// their partials in their own kernels. Returns the intermediates, in order.
+std::vector<Halide::Func> schedule_shared_split_k(ScheduleWriter &w, const std::vector<SharedSplitMember> &members,
+                                                  const std::vector<std::string> &names, int walk, int64_t rows,
+                                                  const Halide::Target &target);
+
+// A split reduction that is its kernel's root adds its partials in each thread (one per result):
+// its longest RVar innermost, unrolled, so that the partials' loads are in flight together instead
+// of one after another (nvfuser's 224 partials per column took 75 us as a serial chain).
+void unroll_partials_sum(ScheduleWriter &w, Halide::Func f);
+
+}  // namespace solder
