@@ -55,7 +55,7 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
         }
         auto names = shared_position_names(domains, k.split_dim);
         if (!names) throw std::runtime_error("shared split-K: the loops of " + k.split_group[0] + "'s group cannot share names");
-        auto partials = schedule_shared_split_k(w, members, *names, k.split_dim, k.split_rows, target);
+        auto partials = schedule_shared_split_k(w, members, *names, k.split_dim, k.split_rows, k.split_vector, target);
         for (size_t i = 0; i < partials.size(); i++)
             check_partials(partials[i], k.split_group[i], partials_name(k.split_group[i]));
     }

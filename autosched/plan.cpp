@@ -65,7 +65,8 @@ std::string Plan::to_json() const {
                                                      (k.split_group.empty() ? std::string()
                                                                             : ", \"shared_with\": " + list(k.split_group, js) +
                                                                                   ", \"dim\": " + std::to_string(k.split_dim) +
-                                                                                  ", \"rows\": " + std::to_string(k.split_rows)) +
+                                                                                  ", \"rows\": " + std::to_string(k.split_rows) +
+                                                                                  ", \"vector\": " + std::to_string(k.split_vector)) +
                                                      (k.split_launched_with.empty()
                                                           ? std::string()
                                                           : ", \"launched_with\": " + js(k.split_launched_with)) +
@@ -143,7 +144,8 @@ std::string Plan::to_text() const {
               << (k.blocks == 1 ? " block adds" : " blocks add") << " the partials\n";
         if (k.split_group.size() > 1)
             o << "      shared split-K: the same launches sum " << names(std::vector<std::string>(k.split_group.begin() + 1, k.split_group.end()), 8)
-              << " (same points, slices of " << k.split_rows << " along domain dim " << k.split_dim << ")\n";
+              << " (same points, slices of " << k.split_rows << " along domain dim " << k.split_dim
+              << (k.split_vector > 1 ? ", x" + std::to_string(k.split_vector) + " vectors" : std::string()) << ")\n";
         if (!at.empty()) o << "      computed per block: " << names(at, 8) << "\n";
         for (auto &s : k.staged)
             o << "      staged: " << s.func << " read once per block into shared memory (" << s.bytes_per_block

@@ -63,6 +63,7 @@ struct KernelPlan {
     std::string split_launched_with;
     int split_dim = -1;
     int64_t split_rows = 0;
+    int split_vector = 1;  // neighbours along the domain's position 0 each thread of those launches takes
     int launches = 1;                  // GPU launches this kernel takes (3 with split-K)
     std::vector<StagedInput> staged;   // GPU row kernels: inputs read once per block into shared memory
     int64_t bytes_read = 0, bytes_written = 0;

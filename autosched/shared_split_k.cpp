@@ -1,6 +1,7 @@
 #include "autosched/shared_split_k.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 
 #include "autosched/reduction_domain.h"
@@ -124,48 +125,60 @@ void share_split_k(const FuncGraph &g, const PlannerOptions &opt, const std::map
         }
         if (!placed) groups.push_back({*c});
     }
-    const int64_t full = int64_t(opt.device.sms) * opt.device.blocks_per_sm_to_fill;
     for (auto &grp : groups) {
         if (grp.size() < 2) continue;
         const size_t n = grp[0].ranges.size();
         const int walk = walk_of(grp);
         if (walk <= 0 || !loop_names(grp, walk)) continue;
-        // Slices as split-K cuts one reduction (autosched/kernel_cost.cpp): enough blocks to fill
-        // the GPU, at least kMinSliceRows points of the walk each.
         const int64_t steps = grp[0].ranges[size_t(walk)].extent();
         int64_t others = 1;
         for (size_t p = 1; p < n; p++)
             if (int(p) != walk) others *= grp[0].ranges[p].extent();
-        const int64_t base = ((grp[0].ranges[0].extent() + kSplitThreads - 1) / kSplitThreads) * others;
-        int64_t k = std::min((full + base - 1) / base, steps / kMinSliceRows);
-        if (k < 2) continue;
-        // Slices that divide the walk, where one is near: then no step is guarded, and the
-        // members' loads of one point sit in one straight run of code, where the compiler can
-        // merge them (nvfuser's 1024 rows: 4 slices of 256, not 3 of 342).
-        for (int64_t e = k; e <= 2 * k && steps / e >= kMinSliceRows; e++)
-            if (steps % e == 0) {
-                k = e;
-                break;
-            }
-        const int64_t rows = (steps + k - 1) / k;
-        k = (steps + rows - 1) / rows;
-        const int64_t partial_points = k * grp[0].ranges[0].extent() * others;
+        // Each thread takes two neighbours along position 0 where that divides it (one 4-byte load
+        // per bf16 input and point). Measured on the H100 for nvfuser_2146's four column sums:
+        // 131 us with one, 107 with two; four needed 72 registers (over Halide's cap of 64) and
+        // were no faster.
+        const int64_t width = grp[0].ranges[0].extent();
+        const int vec = width % 2 == 0 && width >= kSplitThreads ? 2 : 1;
+        const int64_t base = ((width + kSplitThreads * vec - 1) / (kSplitThreads * vec)) * others;
 
         // What the shared launches read: every member's leaves, each region once.
         std::map<int, Region> shared_leaves;
-        int64_t all_partials = 0;
         double flops = 0;
+        int64_t partial_bytes_per_slice = 0;  // all members' partials of one slice
         std::vector<std::string> names;
         for (auto &m : grp) {
             const KernelChoice &kc = choice.at(m.root);
             std::vector<bool> inside(g.nodes.size(), false);
             for (int x : kc.members) inside[size_t(x)] = true;
             add_leaves(g, m.func, g.nodes[size_t(m.func)].region, inside, -1, shared_leaves);
-            all_partials += partial_points * g.nodes[size_t(m.func)].elem_bytes;
+            partial_bytes_per_slice += width * others * g.nodes[size_t(m.func)].elem_bytes;
             flops += kc.flops;
             names.push_back(g.nodes[size_t(m.func)].name);
         }
         const int64_t shared_read = leaf_bytes(g, shared_leaves);
+        // Slices: the fewest modelled microseconds for the shared launches (more slices, more
+        // blocks to fill the GPU) plus the roots that add the partials (more slices, more to add,
+        // by few blocks: measured, 8 slices instead of 4 cost nvfuser_2146's roots 28 us). Slices
+        // that do not divide the walk guard every step, and then the members' loads of one point
+        // are not merged (143 loads against 67 in nvfuser's kernel): they count 10% more.
+        int64_t k = 0;
+        double best = 0;
+        for (int64_t e = 2; e <= steps / kMinSliceRows; e++) {
+            const int64_t r = (steps + e - 1) / e;
+            if ((steps + r - 1) / r != e) continue;  // the same slices as fewer
+            double t = kernel_us(opt.device, shared_read + e * partial_bytes_per_slice, flops, base * e);
+            for (auto &m : grp)
+                t += kernel_us(opt.device,
+                               e * width * others * g.nodes[size_t(m.func)].elem_bytes + g.nodes[size_t(m.root)].bytes(),
+                               0, plan.kernels[size_t(m.kernel)].blocks);
+            if (steps % e != 0) t *= 1.1;
+            if (k == 0 || t < best * (1 - 1e-9)) k = e, best = t;
+        }
+        if (k < 2) continue;
+        const int64_t rows = (steps + k - 1) / k;
+        const int64_t partial_points = k * width * others;
+        const int64_t all_partials = k * partial_bytes_per_slice;
         const int64_t split_blocks = base * k;
         for (size_t i = 0; i < grp.size(); i++) {
             const Candidate &m = grp[i];
@@ -183,6 +196,7 @@ void share_split_k(const FuncGraph &g, const PlannerOptions &opt, const std::map
             }
             const double root_us = kernel_us(opt.device, own_partials + O.bytes(), 0, kp.blocks);
             kp.split_k = k;
+            kp.split_vector = vec;
             kp.split_dim = walk;
             kp.split_rows = rows;
             if (i == 0) {

@@ -53,14 +53,17 @@ Func schedule_split_k_partials(ScheduleWriter &w, Func f, int64_t slices, const 
 
 std::vector<Func> schedule_shared_split_k(ScheduleWriter &w, const std::vector<SharedSplitMember> &members,
                                           const std::vector<std::string> &names, int walk, int64_t rows,
-                                          const Target &target) {
+                                          int vector_width, const Target &target) {
     std::vector<Func> out;
     if (members.empty()) return out;
     // New loops under names shared by every member: compute_with matches fused loops by name.
     const std::string tag = "sk_" + members[0].f.name();
-    Var slice(tag + "_slice"), xo(tag + "_xo"), tx(tag + "_tx");
+    Var slice(tag + "_slice"), xo(tag + "_xo"), xi(tag + "_xi"), tx(tag + "_tx"), xv(tag + "_xv");
     RVar slice_o(tag + "_slice_o"), step(tag + "_walk");
     const int n = int(names.size());
+    // Guarded vector lanes (the partials' width need not be a multiple of the block's) become
+    // masked vectors, which Halide 21's OpenCL (C) backend cannot emit: vectors on CUDA only.
+    if (!target.has_feature(Target::CUDA)) vector_width = 1;
     for (size_t i = 0; i < members.size(); i++) {
         const SharedSplitMember &m = members[i];
         if (int(m.domain.size()) != n || int(m.reduced.size()) != n || !m.reduced[walk] || m.reduced[0] ||
@@ -76,19 +79,26 @@ std::vector<Func> schedule_shared_split_k(ScheduleWriter &w, const std::vector<S
         if (is_gpu_target(target)) {
             for (int stage = -1; stage <= 0; stage++) {
                 StageRef s{intm, stage};
-                w.split(s, Var(names[0]), xo, tx, 256, TailStrategy::GuardWithIf);
+                if (vector_width > 1) {
+                    w.split(s, Var(names[0]), xo, xi, 256 * vector_width, TailStrategy::GuardWithIf);
+                    w.split(s, xi, tx, xv, vector_width, TailStrategy::GuardWithIf);
+                } else {
+                    w.split(s, Var(names[0]), xo, tx, 256, TailStrategy::GuardWithIf);
+                }
                 std::vector<VarOrRVar> blocks{xo};
                 for (int p = 1; p < n; p++)
                     if (p != walk) blocks.push_back(Var(names[p]));
                 blocks.push_back(slice);
                 // The walk innermost (serial in each thread), then the threads, then the blocks.
                 std::vector<VarOrRVar> order;
+                if (vector_width > 1) order.push_back(xv);
                 if (stage == 0) order.push_back(step);
                 order.push_back(tx);
                 order.insert(order.end(), blocks.begin(), blocks.end());
                 w.reorder(s, order);
                 for (auto &b : fold_into_three(w, s, blocks, tag + "_p" + std::to_string(stage + 1))) w.gpu_blocks(s, b);
                 w.gpu_threads(s, tx);
+                if (vector_width > 1) w.vectorize(s, xv, vector_width, TailStrategy::GuardWithIf);
                 // Partitioned, the fused block loops of several members would nest an `if`
                 // between block loops (their bounds are not known to be equal): Halide rejects it.
                 w.never_partition_all(s);

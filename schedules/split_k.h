@@ -32,12 +32,13 @@ struct SharedSplitMember {
 // (the other positions, then the slice). `names`: the loop name of each position in every member
 // (autosched's shared_position_names: the walk's RVar, the pure vars they keep, the names given
 // to the others), so that each stage can be fused into the first member's (compute_with matches
-// loops by name). Threads go across position 0; each thread walks its slice, and at each step
+// loops by name). Threads go across position 0, `vector_width` neighbours each (CUDA only: masked
+// tail vectors do not compile for OpenCL); each thread walks its slice, and at each step
 // every member reads the same point, so what they share is loaded once. The reductions then add
 // their partials in their own kernels. Returns the intermediates, in order.
 std::vector<Halide::Func> schedule_shared_split_k(ScheduleWriter &w, const std::vector<SharedSplitMember> &members,
                                                   const std::vector<std::string> &names, int walk, int64_t rows,
-                                                  const Halide::Target &target);
+                                                  int vector_width, const Halide::Target &target);
 
 // A split reduction that is its kernel's root adds its partials in each thread (one per result):
 // its longest RVar innermost, unrolled, so that the partials' loads are in flight together instead

@@ -5,9 +5,14 @@
 // associative are left whole.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "apps/ref_util.h"
 #include "lang/lang.h"
+#include "autosched/apply_plan.h"
 #include "autosched/reduction_domain.h"
+#include "runtime/targets.h"
 #include "tests/support/plan_and_run.h"
 
 using namespace solder;
@@ -25,13 +30,14 @@ const autosched::KernelPlan *kernel_splitting(const autosched::Plan &p, const st
 
 // Two column sums over the same points, x (N0, N1, N2): `all` over {0, 1}, `per` over {1}.
 struct ColumnSums {
-    static constexpr int64_t N0 = 3, N1 = 700, N2 = 40;
+    int64_t N0, N1, N2;
     Graph g;
-    Tensor x = g.input("kx", DType::F32, {N0, N1, N2});
-    Tensor all = sum(x, {0, 1});  // (N2): 2100 rows per result
-    Tensor per = sum(x, {1});     // (N0, N2): 700 rows per result
+    Tensor x, all, per;
     std::vector<Halide::Func> outs;
-    ColumnSums() {
+    explicit ColumnSums(int64_t n0 = 3, int64_t n1 = 700, int64_t n2 = 40) : N0(n0), N1(n1), N2(n2) {
+        x = g.input("kx", DType::F32, {N0, N1, N2});
+        all = sum(x, {0, 1});  // (N2): N0 x N1 rows per result
+        per = sum(x, {1});     // (N0, N2): N1 rows per result
         set_estimates(all.func, all.shape);
         set_estimates(per.func, per.shape);
         outs = {all.func, per.func};
@@ -163,6 +169,34 @@ TEST(SplitK, AReductionFusedIntoARowKernelIsSplitToo) {
             for (int64_t r = 0; r < N1; r++) want += px[(a * N1 + r) * N2 + c];
             EXPECT_NEAR(ph[a * N2 + c], 0.5 * want, 1e-3) << a << "," << c;
         }
+}
+
+TEST(SplitK, SharedPartialsOfWideRowsTakeTwoNeighboursPerThread) {
+    ColumnSums t(2, 640, 512);
+    autosched::Plan plan = solder::testing::plan_for(t.outs, {}, true);
+    const autosched::KernelPlan *lead = nullptr;
+    for (auto &k : plan.kernels)
+        if (k.split_group.size() == 2) lead = &k;
+    ASSERT_TRUE(lead) << plan.to_text();
+    EXPECT_EQ(lead->split_vector, 2) << plan.to_text();
+    EXPECT_EQ(t.N1 % lead->split_k, 0) << plan.to_text();  // slices that divide the rows
+    // On OpenCL the lanes stay scalar (PoCL's C backend has no masked vectors): run and check.
+    std::string source = t.run_and_check(plan);
+    EXPECT_EQ(source.find(".vectorize("), std::string::npos) << source;
+    // For CUDA, the partials' sums load two neighbours at once (no GPU here: the lowered code).
+    ColumnSums c(2, 640, 512);
+    autosched::Plan cplan = solder::testing::plan_for(c.outs, {}, true);
+    std::string csource = autosched::apply_plan(cplan, c.outs, make_target("cuda"));
+    EXPECT_NE(csource.find(".vectorize("), std::string::npos) << csource;
+    // With the sizes fixed (as the apps' are), the lanes need no guard, and the loads are vectors.
+    for (int d = 0; d < 3; d++) c.x.param->dim(d).set_bounds(0, int(d == 0 ? c.N2 : d == 1 ? c.N1 : c.N0));
+    c.all.func.output_buffer().dim(0).set_bounds(0, int(c.N2));
+    c.per.func.output_buffer().dim(0).set_bounds(0, int(c.N2)).dim(1).set_bounds(0, int(c.N0));
+    std::string stmt = ::testing::TempDir() + "/split_k_vectors.stmt";
+    Halide::Pipeline(c.outs).compile_to_lowered_stmt(stmt, {*c.x.param}, Halide::Text, make_target("cuda"));
+    std::ifstream f(stmt);
+    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("ld.global.nc.v2."), std::string::npos) << "no 2-wide loads in the CUDA kernels";
 }
 
 TEST(SplitK, TheIterationDomainIsReadOffTheUpdate) {
