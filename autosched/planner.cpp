@@ -100,6 +100,14 @@ void merge_horizontal(const FuncGraph &g, const std::vector<bool> &root, const s
             if (hg.size() >= kMaxHorizontalRoots) continue;
             bool ok = true;
             for (int m : hg) ok = ok && !deps[r].count(m) && !deps[m].count(r);
+            // compute_with matches the fused block loops by name (x.h_bx against i.h_bx fails).
+            if (ok && n.dims[0] != g.nodes[hg[0]].dims[0]) {
+                plan.explanations.push_back({g.nodes[hg[0]].name, n.name,
+                                             "not launched together: their loops are named differently (" +
+                                                 g.nodes[hg[0]].dims[0] + ", " + n.dims[0] +
+                                                 "), and Halide's compute_with fuses loops by name"});
+                ok = false;
+            }
             if (ok) {
                 hg.push_back(r);
                 placed = true;
