@@ -1,6 +1,7 @@
 #include "autosched/apply_plan.h"
 
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include "autosched/reduction_domain.h"
@@ -59,8 +60,20 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
         for (size_t i = 0; i < partials.size(); i++)
             check_partials(partials[i], k.split_group[i], partials_name(k.split_group[i]));
     }
-    for (auto &k : plan.kernels)
-        if (!k.split_func.empty() && k.split_func == k.root && is_gpu_target(target)) unroll_partials_sum(w, get(k.root));
+    // Split reductions that are kernel roots (also when launched horizontally with others) add
+    // their partials unrolled.
+    std::set<std::string> split;
+    for (auto &k : plan.kernels) {
+        if (!k.split_func.empty()) split.insert(k.split_func);
+        split.insert(k.split_group.begin(), k.split_group.end());
+    }
+    for (auto &k : plan.kernels) {
+        if (!is_gpu_target(target)) break;
+        std::vector<std::string> roots{k.root};
+        roots.insert(roots.end(), k.with.begin(), k.with.end());
+        for (auto &r : roots)
+            if (split.count(r)) unroll_partials_sum(w, get(r));
+    }
     for (auto &k : plan.kernels) {
         Func root = get(k.root);
         std::vector<Func> at_block;

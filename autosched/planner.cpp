@@ -81,6 +81,17 @@ int rows_per_block_for(const FuncGraph &g, const FuncNode &O, const KernelChoice
     return r;
 }
 
+// Every stage of a 1-D root writes its pure var (f(x) = ..., f(x) += ...): the horizontal template
+// tiles each stage over it, and fuses stage by stage.
+bool stages_over_pure_var(const FuncNode &n) {
+    for (int u = 0; u < n.updates; u++) {
+        const auto &args = n.function.update(u).args();
+        const auto *v = args.size() == 1 ? args[0].as<Halide::Internal::Variable>() : nullptr;
+        if (!v || v->name != n.dims[0]) return false;
+    }
+    return true;
+}
+
 // Kernel parameters are limited (4 KB for CUDA): each fused root passes two buffers and a few
 // bounds, so a horizontal group stays under this many roots.
 constexpr size_t kMaxHorizontalRoots = 100;
@@ -94,12 +105,20 @@ void merge_horizontal(const FuncGraph &g, const std::vector<bool> &root, const s
     for (int r = 0; r < N; r++) {
         if (!root[r]) continue;
         const FuncNode &n = g.nodes[r];
-        if (choice.at(r).template_name != "pointwise" || n.dims.size() != 1 || n.updates > 0) continue;
+        if (choice.at(r).template_name != "pointwise" || n.dims.size() != 1 || !stages_over_pure_var(n)) continue;
+        // A kernel that launches split-K partials keeps its plan's split-K fields only as the first
+        // of its group: it starts one.
+        const KernelPlan &own = plan.kernels[size_t(std::find(kernel_root.begin(), kernel_root.end(), r) - kernel_root.begin())];
+        if (!own.split_func.empty() && own.split_launched_with.empty()) {
+            hgroups.push_back({r});
+            continue;
+        }
         bool placed = false;
         for (auto &hg : hgroups) {
             if (hg.size() >= kMaxHorizontalRoots) continue;
             bool ok = true;
             for (int m : hg) ok = ok && !deps[r].count(m) && !deps[m].count(r);
+            ok = ok && g.nodes[hg[0]].updates == n.updates;  // stage by stage, one launch each
             // compute_with matches the fused block loops by name (x.h_bx against i.h_bx fails).
             if (ok && n.dims[0] != g.nodes[hg[0]].dims[0]) {
                 plan.explanations.push_back({g.nodes[hg[0]].name, n.name,
@@ -130,6 +149,7 @@ void merge_horizontal(const FuncGraph &g, const std::vector<bool> &root, const s
             k.bytes_read += o.bytes_read;
             k.bytes_written += o.bytes_written;
             k.blocks += o.blocks;
+            k.launches = std::max(k.launches, o.launches);  // stage by stage
             drop.insert(ki);
         }
     }
@@ -288,7 +308,7 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
         if (!k.with.empty()) {
             k.name = "k" + std::to_string(i) + "_" + k.root + "_horizontal";
             k.est_us = double(k.bytes_read + k.bytes_written) / opt.device.bandwidth_bytes_per_s * 1e6 +
-                       opt.device.launch_us;
+                       opt.device.launch_us * k.launches;
         } else {
             k.name = "k" + std::to_string(i) + "_" + k.root;
         }
@@ -298,7 +318,7 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
         plan.explanations.push_back(
             {std::to_string(plan.kernels.size()) + " kernels", "",
              opt.horizontal ? "remaining kernels are separate launches: horizontal fusion merges independent 1-D "
-                              "pointwise kernels (at most " +
+                              "kernels, stage by stage (at most " +
                                   std::to_string(kMaxHorizontalRoots) +
                                   " per launch, for the kernel-parameter limit) and the split-K launches of "
                                   "reductions over the same points, not other kernels so far"

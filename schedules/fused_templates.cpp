@@ -435,14 +435,19 @@ void schedule_horizontal_1d(ScheduleWriter &w, const std::vector<Func> &roots, c
         Func f = roots[i];
         Var x(f.function().args()[0]);
         w.compute_root(f);
-        if (is_gpu_target(target)) {
-            w.gpu_tile({f}, x, bx, tx, 256, TailStrategy::GuardWithIf);
-        } else {
-            w.split({f}, x, bx, tx, 1024, TailStrategy::GuardWithIf);
-            w.parallel({f}, bx);
-            w.vectorize({f}, tx, 8, TailStrategy::Auto);
+        // Stage by stage (a reduction's init, then its update): each tiled over x alike, and fused
+        // with the first root's same stage.
+        for (int stage = -1; stage < int(f.function().updates().size()); stage++) {
+            StageRef s{f, stage};
+            if (is_gpu_target(target)) {
+                w.gpu_tile(s, x, bx, tx, 256, TailStrategy::GuardWithIf);
+            } else {
+                w.split(s, x, bx, tx, 1024, TailStrategy::GuardWithIf);
+                w.parallel(s, bx);
+                if (stage < 0) w.vectorize(s, tx, 8, TailStrategy::Auto);
+            }
+            if (i > 0) w.compute_with(s, {roots[0], stage}, bx);
         }
-        if (i > 0) w.compute_with({f}, {roots[0]}, bx);
     }
 }
 

@@ -63,8 +63,10 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Halide::Func root, int vector_
 // partials. Falls back to the unfused kernel where it does not apply (host, several RVars).
 void schedule_block_reduction(ScheduleWriter &w, Halide::Func f, const Halide::Target &target);
 
-// Horizontal template: independent 1-D pointwise roots in one launch. Each is split the same way
-// and fused into the first root's block loop (compute_with); blocks past a root's end skip it.
+// Horizontal template: independent 1-D roots in one launch per stage. Each stage (a reduction's
+// init and update, or the one pure definition) is split the same way and fused into the first
+// root's same stage at the block loop (compute_with); blocks past a root's end skip it. The roots
+// must have as many stages, each writing its pure var, named alike in all (the planner checks).
 void schedule_horizontal_1d(ScheduleWriter &w, const std::vector<Halide::Func> &roots, const Halide::Target &target);
 
 }  // namespace solder

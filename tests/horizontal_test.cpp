@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "apps/ref_util.h"
+#include "lang/lang.h"
 #include "tests/support/plan_and_run.h"
 
 using namespace solder;
@@ -31,5 +32,46 @@ TEST(Horizontal, RootsWhoseLoopsAreNamedDifferentlyStayApart) {
     for (int k = 0; k < N; k++) {
         EXPECT_EQ(data_as<float>(out[0])[k], px[k] * 2.0f);
         EXPECT_EQ(data_as<float>(out[1])[k], px[k] + 1.0f);
+    }
+}
+
+TEST(Horizontal, OneDimensionalReductionsLaunchTogetherStageByStage) {
+    // Two column sums over all rows, each the root of its kernel after their shared split-K: their
+    // inits run in one launch and their updates (adding the partials) in another.
+    const int64_t N0 = 3, N1 = 700, N2 = 40;
+    lang::Graph g;
+    lang::Tensor x = g.input("kz", DType::F32, {N0, N1, N2});
+    // All three share one split-K; the two 1-D ones also launch their roots together.
+    lang::Tensor per = lang::sum(x, {1});
+    lang::Tensor a = lang::sum(x, {0, 1}), b = lang::sum(x * 2.0, {0, 1});
+    lang::set_estimates(per.func, per.shape);
+    lang::set_estimates(a.func, a.shape);
+    lang::set_estimates(b.func, b.shape);
+    std::vector<Halide::Func> outs{a.func, b.func, per.func};
+    autosched::Plan plan = solder::testing::plan_for(outs, {}, true);
+    const autosched::KernelPlan *merged = nullptr;
+    for (auto &k : plan.kernels)
+        if (!k.with.empty()) merged = &k;
+    ASSERT_TRUE(merged) << plan.to_text();
+    // Init, update; plus zeroing and summing the partials where this kernel launches them.
+    EXPECT_EQ(merged->launches, merged->split_group.empty() ? 2 : 4) << plan.to_text();
+    std::vector<HostBuffer> in{make_host_buffer({"kz", DType::F32, {N0, N1, N2}})};
+    std::vector<HostBuffer> out{make_host_buffer({"a", DType::F32, {N2}}), make_host_buffer({"b", DType::F32, {N2}}),
+                                make_host_buffer({"per", DType::F32, {N0, N2}})};
+    float *px = data_as<float>(in[0]);
+    for (int64_t i = 0; i < N0 * N1 * N2; i++) px[i] = float((i * 37) % 23) / 11.0f - 1.0f;
+    std::string source;
+    ASSERT_EQ(solder::testing::apply_compile_and_call(plan, outs, {*x.param}, "opencl", in, out, &source), "");
+    EXPECT_NE(source.find(".update(0).compute_with("), std::string::npos) << source;
+    for (int64_t c = 0; c < N2; c++) {
+        double want = 0;
+        for (int64_t r = 0; r < N0 * N1; r++) want += px[r * N2 + c];
+        EXPECT_NEAR(data_as<float>(out[0])[c], want, 1e-2) << c;
+        EXPECT_NEAR(data_as<float>(out[1])[c], 2 * want, 2e-2) << c;
+        for (int64_t n = 0; n < N0; n++) {
+            double p = 0;
+            for (int64_t r = 0; r < N1; r++) p += px[(n * N1 + r) * N2 + c];
+            EXPECT_NEAR(data_as<float>(out[2])[n * N2 + c], p, 1e-2) << n << "," << c;
+        }
     }
 }
