@@ -444,7 +444,9 @@ void schedule_horizontal_1d(ScheduleWriter &w, const std::vector<Func> &roots, c
             } else {
                 w.split(s, x, bx, tx, 1024, TailStrategy::GuardWithIf);
                 w.parallel(s, bx);
-                if (stage < 0) w.vectorize(s, tx, 8, TailStrategy::Auto);
+                // Pure roots only, as before stage-by-stage fusion: a reduction root vectorized here
+                // wrote past its output on the host (random seed 451's batch crashed).
+                if (f.function().updates().empty()) w.vectorize(s, tx, 8, TailStrategy::Auto);
             }
             if (i > 0) w.compute_with(s, {roots[0], stage}, bx);
         }
