@@ -90,7 +90,7 @@ LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int m
     };
     auto thread_stage = [&](const StageRef &st, const std::vector<VarOrRVar> &pure) {
         if (has_row_dim(pure)) w.gpu_threads(st, Var(row_dim));
-        else if (pure.empty()) w.gpu_single_thread(st);
+        else if (pure.empty()) w.one_thread_of_block(st);
         else w.gpu_threads(st, pure[0]);
     };
     auto lane_threads = [&](const StageRef &st, const Var &lane) {
@@ -208,7 +208,7 @@ void stage_in_block(ScheduleWriter &w, Func staged, Func root, const Var &at, in
     pad_block_allocation(w, staged, mixed);
     std::vector<Var> v = pure_vars(staged);
     if (v.empty()) {
-        w.gpu_single_thread({staged});
+        w.one_thread_of_block({staged});
         return;
     }
     const std::string tag = staged.name();
@@ -324,7 +324,7 @@ constexpr int kTileProducerUnroll = 8;
 void deal_producer_to_threads(ScheduleWriter &w, Func f) {
     std::vector<Var> fv = pure_vars(f);
     if (fv.empty()) {
-        w.gpu_single_thread({f});
+        w.one_thread_of_block({f});
         return;
     }
     const std::string tag = f.name();

@@ -120,6 +120,13 @@ void ScheduleWriter::gpu_single_thread(const StageRef &s) {
     emit(stage_expr(s) + ".gpu_single_thread();");
 }
 
+void ScheduleWriter::one_thread_of_block(const StageRef &s) {
+    Var t(s.func.name() + (s.update < 0 ? std::string("_s0") : "_s" + std::to_string(s.update + 1)) + "_thread");
+    s.stage().split(Var::outermost(), Var::outermost(), t, 1).gpu_threads(t);
+    emit(stage_expr(s) + ".split(Var::outermost(), Var::outermost(), " + var_id(t) + ", 1).gpu_threads(" + var_id(t) +
+         ");");
+}
+
 void ScheduleWriter::gpu_tile(const StageRef &s, const VarOrRVar &x, const Var &bx, const Var &tx, int factor,
                               TailStrategy tail) {
     s.stage().gpu_tile(x, bx, tx, factor, tail);

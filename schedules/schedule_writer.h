@@ -35,6 +35,10 @@ public:
     void gpu_threads(const StageRef &s, const Halide::VarOrRVar &v);
     void gpu_threads(const StageRef &s, const Halide::VarOrRVar &x, const Halide::VarOrRVar &y);
     void gpu_single_thread(const StageRef &s);
+    // A stage with no pure dims of a Func computed inside a GPU block: one thread of that block.
+    // (gpu_single_thread would open a block loop of its own inside the block, which Halide rejects
+    // once anything is stored between the two block loops.)
+    void one_thread_of_block(const StageRef &s);
     void gpu_tile(const StageRef &s, const Halide::VarOrRVar &x, const Halide::Var &bx, const Halide::Var &tx,
                   int factor, Halide::TailStrategy tail);
     void gpu_tile(const StageRef &s, const Halide::VarOrRVar &x, const Halide::VarOrRVar &y, const Halide::Var &xo,
