@@ -197,6 +197,9 @@ RandomGraph make_random_graph(Graph &g, uint64_t seed) {
         rg.expected.push_back(pool[c].a);
     }
     rg.ops = ops.str();
+    for (auto &p : pool)
+        for (double v : p.a.v)
+            if (std::isfinite(v)) rg.scale = std::max(rg.scale, std::fabs(v));
     return rg;
 }
 
@@ -310,7 +313,9 @@ BatchResult run_random_batch(const std::vector<uint64_t> &seeds, const std::stri
         double ss = 0;
         for (double x : e.v) ss += x * x;
         double rms = std::sqrt(ss / double(std::max<size_t>(1, e.v.size())));
-        auto close = [&](double a, double b) { return std::fabs(a - b) <= 1e-4 * std::fabs(b) + 1e-4 * rms + 1e-6; };
+        auto close = [&](double a, double b) {
+            return std::fabs(a - b) <= 1e-4 * std::fabs(b) + 1e-4 * rms + 1e-6 + 1e-5 * rg.scale;
+        };
         for (int64_t i = 0; i < numel(planned.out[k]); i++) {
             double o = load_as_double(planned.out[k], rg.outputs[oi].dtype, i), x = e.v[size_t(i)];
             double u = against_unfused ? load_as_double(unfused.out[k], rg.outputs[oi].dtype, i) : o;
