@@ -109,19 +109,40 @@ void share_split_k(const FuncGraph &g, const PlannerOptions &opt, const std::map
         auto c = candidate(g, plan, kernel_root, i);
         if (!c) continue;
         bool placed = false;
+        std::string why;  // why a group over the same points did not take it
         for (auto &grp : groups) {
-            bool ok = same_points(grp[0], *c);
-            for (auto &m : grp) ok = ok && !deps[size_t(m.root)].count(c->root) && !deps[size_t(c->root)].count(m.root);
-            if (ok) {
-                auto with = grp;
-                with.push_back(*c);
-                ok = walk_of(with) > 0 && loop_names(with, walk_of(with));
+            if (!same_points(grp[0], *c)) continue;
+            bool independent = true;
+            for (auto &m : grp)
+                independent = independent && !deps[size_t(m.root)].count(c->root) && !deps[size_t(c->root)].count(m.root);
+            if (!independent) {
+                if (why.empty()) why = "one kernel depends on the other, so their partials cannot launch together";
+                continue;
             }
-            if (ok) {
-                grp.push_back(*c);
-                placed = true;
-                break;
+            auto with = grp;
+            with.push_back(*c);
+            if (walk_of(with) <= 0) {
+                if (why.empty()) why = "they reduce no common dim to cut into slices";
+                continue;
             }
+            if (!loop_names(with, walk_of(with))) {
+                if (why.empty())
+                    why = "their loops cannot share names (compute_with fuses loops by name: the rows' RVars or the "
+                          "kept dims are named differently)";
+                continue;
+            }
+            grp.push_back(*c);
+            placed = true;
+            break;
+        }
+        if (!placed && !why.empty()) {
+            // Same points as an earlier split reduction, but launched apart: say why.
+            for (auto &grp : groups)
+                if (same_points(grp[0], *c)) {
+                    plan.explanations.push_back({g.nodes[size_t(grp[0].func)].name, g.nodes[size_t(c->func)].name,
+                                                 "split-K partials not shared: " + why});
+                    break;
+                }
         }
         if (!placed) groups.push_back({*c});
     }

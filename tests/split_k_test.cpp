@@ -242,6 +242,8 @@ TEST(SplitK, SumsWhoseLoopsCannotShareNamesKeepTheirOwnLaunches) {
         EXPECT_TRUE(k.split_group.empty() && k.split_launched_with.empty()) << plan.to_text();
     }
     EXPECT_EQ(split, 2) << plan.to_text();
+    EXPECT_NE(plan.to_text().find("split-K partials not shared: their loops cannot share names"), std::string::npos)
+        << plan.to_text();
     std::vector<HostBuffer> bufs{make_host_buffer({"kn", DType::F32, {N, C}})};
     std::vector<HostBuffer> out{make_host_buffer({"a", DType::F32, {C}}), make_host_buffer({"b", DType::F32, {C}})};
     float *px = data_as<float>(bufs[0]);
