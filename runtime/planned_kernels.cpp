@@ -18,10 +18,14 @@ std::vector<std::string> split(const std::string &s, char sep) {
 }
 
 // How Halide's C-like backends print a Func name inside a kernel name.
-std::string as_kernel_name_part(const std::string &func) {
-    std::string s = func;
-    for (char &c : s)
-        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+// How a Func name appears in its kernels' names: every other character becomes '_' (PTX), or '$'
+// (Halide's suffix for a name made unique, "cast_23$1") becomes "__" (the OpenCL C backend).
+std::string as_kernel_name_part(const std::string &func, const char *dollar = "_") {
+    std::string s;
+    for (char c : func) {
+        if (c == '$') s += dollar;
+        else s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    }
     return s;
 }
 
@@ -73,14 +77,15 @@ const PlannedKernel *planned_kernel_of_launch(const std::vector<PlannedKernel> &
     const PlannedKernel *best = nullptr;
     size_t best_len = 0;
     for (auto &k : ks)
-        for (auto &r : k.roots) {
-            std::string key = "_kernel_" + as_kernel_name_part(r) + "_s";
-            size_t at = kernel_name.find(key);
-            if (at == std::string::npos) continue;
-            size_t after = at + key.size();
-            if (after >= kernel_name.size() || !std::isdigit(static_cast<unsigned char>(kernel_name[after]))) continue;
-            if (r.size() > best_len) best = &k, best_len = r.size();
-        }
+        for (auto &r : k.roots)
+            for (const char *dollar : {"_", "__"}) {
+                std::string key = "_kernel_" + as_kernel_name_part(r, dollar) + "_s";
+                size_t at = kernel_name.find(key);
+                if (at == std::string::npos) continue;
+                size_t after = at + key.size();
+                if (after >= kernel_name.size() || !std::isdigit(static_cast<unsigned char>(kernel_name[after]))) continue;
+                if (r.size() > best_len) best = &k, best_len = r.size();
+            }
     return best;
 }
 

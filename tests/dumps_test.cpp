@@ -185,6 +185,7 @@ TEST(PlannedKernels, SurviveTheInfoRecordAndClaimTheirLaunches) {
     EXPECT_EQ(claim("_kernel_a_s1_x_block_id_x"), "k0_a");  // an update stage is the same planned kernel
     EXPECT_EQ(claim("_kernel_a_s2_s0_x_block_id_x"), "k1_a_s2");
     EXPECT_EQ(claim("_kernel_h_1_s0_x_block_id_x"), "k2_h");  // Halide prints '$' as '_'
+    EXPECT_EQ(claim("_kernel_h__1_s0_x_block_id_x"), "k2_h");  // and OpenCL's C backend as "__"
     EXPECT_EQ(claim("_kernel_g_s0_x_block_id_x"), "k2_h");
     EXPECT_EQ(claim("_kernel_ab_s0_x_block_id_x"), "none");
     EXPECT_THROW(decode_planned_kernels("k0 a 1"), std::invalid_argument);
