@@ -8,7 +8,9 @@
 #include <fstream>
 #include <iterator>
 
+#include "apps/app_pipeline.h"
 #include "apps/ref_util.h"
+#include "runtime/output_check.h"
 #include "lang/lang.h"
 #include "autosched/apply_plan.h"
 #include "autosched/reduction_domain.h"
@@ -254,5 +256,51 @@ TEST(SplitK, SumsWhoseLoopsCannotShareNamesKeepTheirOwnLaunches) {
         for (int r = 0; r < N; r++) want += px[r * C + x];
         EXPECT_NEAR(data_as<float>(out[0])[x], want, 1e-3);
         EXPECT_NEAR(data_as<float>(out[1])[x], 2 * want, 2e-3);
+    }
+}
+
+TEST(SplitK, Nvfuser2146AtAMiddleSizeSharesItsColumnSumsAndMatchesItsReference) {
+    // The app's own graph at a size where its column sums are split (the test size is too small
+    // for that): the four share one pair of launches, and every output matches the app's plain C++
+    // reference on OpenCL.
+    const AppSpec *spec = find_app_spec("nvfuser_2146");
+    const PipelineBuilder *build = find_pipeline_builder("nvfuser_2146");
+    ASSERT_TRUE(spec && build);
+    const int64_t N0 = 2, N1 = 512, N2 = 256;
+    AppIO io{{{"T0", DType::BF16, {N2}},
+              {"T1", DType::BF16, {N2}},
+              {"T2", DType::BF16, {N0, 1, N2}},
+              {"T3", DType::BF16, {N0, N1, N2}},
+              {"T4", DType::F32, {N0, N1}},
+              {"T5", DType::F32, {N0, N1, 1}},
+              {"T6", DType::BF16, {N0, N1, N2}}},
+             {{"T49", DType::BF16, {N0, N2}},
+              {"T61", DType::BF16, {N0, N2}},
+              {"T63", DType::BF16, {N2}},
+              {"T67", DType::BF16, {N2}},
+              {"T130", DType::BF16, {N0, N1, N2}}}};
+    BuiltPipeline p = (*build)(io);
+    autosched::Plan plan = solder::testing::plan_for(p.outputs, {}, true);
+    const autosched::KernelPlan *lead = nullptr;
+    int launched_with = 0;
+    for (auto &k : plan.kernels) {
+        if (k.split_group.size() == 4) lead = &k;
+        launched_with += !k.split_launched_with.empty();
+    }
+    ASSERT_TRUE(lead) << plan.to_text();
+    EXPECT_GE(launched_with, 1) << plan.to_text();
+
+    std::vector<HostBuffer> in, out, ref;
+    for (auto &t : io.inputs) in.push_back(make_host_buffer(t));
+    for (auto &t : io.outputs) out.push_back(make_host_buffer(t)), ref.push_back(make_host_buffer(t));
+    spec->make_inputs(in, 7);
+    spec->reference(in, ref);
+    for (auto &o : out) poison(o);
+    std::vector<Halide::Argument> args(p.inputs.begin(), p.inputs.end());
+    ASSERT_EQ(solder::testing::apply_compile_and_call(plan, p.outputs, args, "opencl", in, out), "") << plan.to_text();
+    for (size_t i = 0; i < io.outputs.size(); i++) {
+        auto it = spec->tolerance.find(io.outputs[i].name);
+        OutputCheck c = check_output(io.outputs[i], out[i], ref[i], it == spec->tolerance.end() ? spec->default_tolerance : it->second);
+        EXPECT_TRUE(c.pass) << io.outputs[i].name << ": worst " << c.worst_ratio << " of tolerance at " << c.worst_index;
     }
 }
