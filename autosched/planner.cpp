@@ -96,8 +96,9 @@ bool stages_over_pure_var(const FuncNode &n) {
 // bounds, so a horizontal group stays under this many roots.
 constexpr size_t kMaxHorizontalRoots = 100;
 
-// Merges independent 1-D pointwise kernels into one launch (Halide compute_with). A kernel may
-// join a group only if no kernel of the group depends on it, or it on them, through any chain.
+// Merges independent 1-D kernels into one launch per stage (Halide compute_with): pointwise
+// roots, or reductions stage by stage. A kernel may join a group only if no kernel of the group
+// depends on it, or it on them, through any chain, and if its loops are named as the group's.
 void merge_horizontal(const FuncGraph &g, const std::vector<bool> &root, const std::vector<std::set<int>> &deps,
                       const std::map<int, KernelChoice> &choice, Plan &plan, std::vector<int> &kernel_root) {
     const int N = int(g.nodes.size());
@@ -301,7 +302,7 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
     const auto deps = kernel_dependencies(g, root, groups);
     share_split_k(g, opt, choice, deps, kernel_root, plan);
     if (opt.horizontal) merge_horizontal(g, root, deps, choice, plan, kernel_root);
-    // Recost merged kernels (one launch each) and number them in order.
+    // Recost merged kernels (one launch per stage) and number them in order.
     plan.est_us = 0;
     for (size_t i = 0; i < plan.kernels.size(); i++) {
         KernelPlan &k = plan.kernels[i];

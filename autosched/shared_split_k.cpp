@@ -1,7 +1,6 @@
 #include "autosched/shared_split_k.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <optional>
 
 #include "autosched/reduction_domain.h"
@@ -121,11 +120,12 @@ void share_split_k(const FuncGraph &g, const PlannerOptions &opt, const std::map
             }
             auto with = grp;
             with.push_back(*c);
-            if (walk_of(with) <= 0) {
+            const int walk = walk_of(with);
+            if (walk <= 0) {
                 if (why.empty()) why = "they reduce no common dim to cut into slices";
                 continue;
             }
-            if (!loop_names(with, walk_of(with))) {
+            if (!loop_names(with, walk)) {
                 if (why.empty())
                     why = "their loops cannot share names (compute_with fuses loops by name: the rows' RVars or the "
                           "kept dims are named differently)";

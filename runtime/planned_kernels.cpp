@@ -17,7 +17,6 @@ std::vector<std::string> split(const std::string &s, char sep) {
     return out;
 }
 
-// How Halide's C-like backends print a Func name inside a kernel name.
 // How a Func name appears in its kernels' names: every other character becomes '_' (PTX), or '$'
 // (Halide's suffix for a name made unique, "cast_23$1") becomes "__" (the OpenCL C backend).
 std::string as_kernel_name_part(const std::string &func, const char *dollar = "_") {

@@ -6,6 +6,38 @@
 namespace solder {
 using namespace Halide;
 
+namespace {
+
+// One stage of split-K partials on the GPU (zeroing, or summing with `step` the walk): threads
+// across `x`, `vector_width` neighbours each (coalesced), blocks over its strips and `outer`
+// (folded into three grid dims), the walk serial inside each thread. New loops are named
+// `prefix` + xo / xi / tx / xv, so members that use one prefix can be fused.
+void lay_out_partials(ScheduleWriter &w, const StageRef &s, const Var &x, const std::vector<VarOrRVar> &outer,
+                      const RVar *step, int vector_width, const std::string &prefix, const std::string &fold_tag) {
+    Var xo(prefix + "xo"), xi(prefix + "xi"), tx(prefix + "tx"), xv(prefix + "xv");
+    if (vector_width > 1) {
+        w.split(s, x, xo, xi, 256 * vector_width, TailStrategy::GuardWithIf);
+        w.split(s, xi, tx, xv, vector_width, TailStrategy::GuardWithIf);
+    } else {
+        w.split(s, x, xo, tx, 256, TailStrategy::GuardWithIf);
+    }
+    std::vector<VarOrRVar> blocks{xo};
+    blocks.insert(blocks.end(), outer.begin(), outer.end());
+    // rfactor leaves the slice dim where the rows were, inside the others: the walk innermost
+    // (after the vector lanes), then the threads, then every block dim.
+    std::vector<VarOrRVar> order;
+    if (vector_width > 1) order.push_back(xv);
+    if (step) order.push_back(*step);
+    order.push_back(tx);
+    order.insert(order.end(), blocks.begin(), blocks.end());
+    w.reorder(s, order);
+    for (auto &b : fold_into_three(w, s, blocks, fold_tag)) w.gpu_blocks(s, b);
+    w.gpu_threads(s, tx);
+    if (vector_width > 1) w.vectorize(s, xv, vector_width, TailStrategy::GuardWithIf);
+}
+
+}  // namespace
+
 Func schedule_split_k_partials(ScheduleWriter &w, Func f, int64_t slices, const Target &target) {
     auto fn = f.function();
     const auto rvars = fn.update(0).schedule().rvars();  // innermost first
@@ -29,22 +61,10 @@ Func schedule_split_k_partials(ScheduleWriter &w, Func f, int64_t slices, const 
     // the other pure dims and the slices; each thread walks its slice's rows serially.
     std::vector<Var> pv;
     for (auto &a : partials.function().args()) pv.emplace_back(a);
-    Var xo(tag + "_pxo"), tx(tag + "_ptx");
-    for (int stage = -1; stage <= 0; stage++) {
-        w.split({partials, stage}, pv[0], xo, tx, 256, TailStrategy::GuardWithIf);
-        std::vector<VarOrRVar> blocks{xo};
-        for (size_t d = 1; d < pv.size(); d++) blocks.push_back(pv[d]);
-        // rfactor leaves the slice dim where the rows were, inside the others: the rows innermost
-        // (serial in each thread), then the threads, then every block dim.
-        std::vector<VarOrRVar> order;
-        if (stage == 0) order.push_back(ri);
-        order.push_back(tx);
-        order.insert(order.end(), blocks.begin(), blocks.end());
-        w.reorder({partials, stage}, order);
-        for (auto &b : fold_into_three(w, {partials, stage}, blocks, tag + "_p" + std::to_string(stage + 1)))
-            w.gpu_blocks({partials, stage}, b);
-        w.gpu_threads({partials, stage}, tx);
-    }
+    std::vector<VarOrRVar> outer(pv.begin() + 1, pv.end());
+    for (int stage = -1; stage <= 0; stage++)
+        lay_out_partials(w, {partials, stage}, pv[0], outer, stage == 0 ? &ri : nullptr, 1, tag + "_p",
+                         tag + "_p" + std::to_string(stage + 1));
     unroll_walk(w, {partials, 0}, ri, Expr(int((total + slices - 1) / slices)));
     // (The zeroing stays a launch of its own: Halide will not compute an update with its own
     // pure stage.)
@@ -58,7 +78,7 @@ std::vector<Func> schedule_shared_split_k(ScheduleWriter &w, const std::vector<S
     if (members.empty()) return out;
     // New loops under names shared by every member: compute_with matches fused loops by name.
     const std::string tag = "sk_" + members[0].f.name();
-    Var slice(tag + "_slice"), xo(tag + "_xo"), xi(tag + "_xi"), tx(tag + "_tx"), xv(tag + "_xv");
+    Var slice(tag + "_slice"), tx(tag + "_tx");
     RVar slice_o(tag + "_slice_o"), step(tag + "_walk");
     const int n = int(names.size());
     // Guarded vector lanes (the partials' width need not be a multiple of the block's) become
@@ -77,31 +97,16 @@ std::vector<Func> schedule_shared_split_k(ScheduleWriter &w, const std::vector<S
         Func intm = w.rfactor({m.f, 0}, keep);
         w.compute_root(intm);
         if (is_gpu_target(target)) {
+            std::vector<VarOrRVar> outer;
+            for (int p = 1; p < n; p++)
+                if (p != walk) outer.push_back(Var(names[p]));
+            outer.push_back(slice);
             for (int stage = -1; stage <= 0; stage++) {
-                StageRef s{intm, stage};
-                if (vector_width > 1) {
-                    w.split(s, Var(names[0]), xo, xi, 256 * vector_width, TailStrategy::GuardWithIf);
-                    w.split(s, xi, tx, xv, vector_width, TailStrategy::GuardWithIf);
-                } else {
-                    w.split(s, Var(names[0]), xo, tx, 256, TailStrategy::GuardWithIf);
-                }
-                std::vector<VarOrRVar> blocks{xo};
-                for (int p = 1; p < n; p++)
-                    if (p != walk) blocks.push_back(Var(names[p]));
-                blocks.push_back(slice);
-                // The walk innermost (serial in each thread), then the threads, then the blocks.
-                std::vector<VarOrRVar> order;
-                if (vector_width > 1) order.push_back(xv);
-                if (stage == 0) order.push_back(step);
-                order.push_back(tx);
-                order.insert(order.end(), blocks.begin(), blocks.end());
-                w.reorder(s, order);
-                for (auto &b : fold_into_three(w, s, blocks, tag + "_p" + std::to_string(stage + 1))) w.gpu_blocks(s, b);
-                w.gpu_threads(s, tx);
-                if (vector_width > 1) w.vectorize(s, xv, vector_width, TailStrategy::GuardWithIf);
+                lay_out_partials(w, {intm, stage}, Var(names[0]), outer, stage == 0 ? &step : nullptr, vector_width,
+                                 tag + "_", tag + "_p" + std::to_string(stage + 1));
                 // Partitioned, the fused block loops of several members would nest an `if`
                 // between block loops (their bounds are not known to be equal): Halide rejects it.
-                w.never_partition_all(s);
+                w.never_partition_all({intm, stage});
             }
             unroll_walk(w, {intm, 0}, step, Expr(int(rows)));
             if (i > 0) {
