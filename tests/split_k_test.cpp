@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "apps/app_pipeline.h"
+#include "apps/nvfuser_2146/shapes.h"
 #include "apps/ref_util.h"
 #include "runtime/output_check.h"
 #include "lang/lang.h"
@@ -267,18 +268,7 @@ TEST(SplitK, Nvfuser2146AtAMiddleSizeSharesItsColumnSumsAndMatchesItsReference) 
     const PipelineBuilder *build = find_pipeline_builder("nvfuser_2146");
     ASSERT_TRUE(spec && build);
     const int64_t N0 = 2, N1 = 512, N2 = 256;
-    AppIO io{{{"T0", DType::BF16, {N2}},
-              {"T1", DType::BF16, {N2}},
-              {"T2", DType::BF16, {N0, 1, N2}},
-              {"T3", DType::BF16, {N0, N1, N2}},
-              {"T4", DType::F32, {N0, N1}},
-              {"T5", DType::F32, {N0, N1, 1}},
-              {"T6", DType::BF16, {N0, N1, N2}}},
-             {{"T49", DType::BF16, {N0, N2}},
-              {"T61", DType::BF16, {N0, N2}},
-              {"T63", DType::BF16, {N2}},
-              {"T67", DType::BF16, {N2}},
-              {"T130", DType::BF16, {N0, N1, N2}}}};
+    AppIO io = nvfuser_2146_io(N0, N1, N2);
     BuiltPipeline p = (*build)(io);
     autosched::Plan plan = solder::testing::plan_for(p.outputs, {}, true);
     const autosched::KernelPlan *lead = nullptr;

@@ -7,9 +7,25 @@
 #include <cmath>
 #include <vector>
 
+#include "apps/nvfuser_2146/shapes.h"
 #include "apps/ref_util.h"
 
 namespace solder {
+
+AppIO nvfuser_2146_io(int64_t N0, int64_t N1, int64_t N2) {
+    return AppIO{{{"T0", DType::BF16, {N2}},
+                  {"T1", DType::BF16, {N2}},
+                  {"T2", DType::BF16, {N0, 1, N2}},
+                  {"T3", DType::BF16, {N0, N1, N2}},
+                  {"T4", DType::F32, {N0, N1}},
+                  {"T5", DType::F32, {N0, N1, 1}},
+                  {"T6", DType::BF16, {N0, N1, N2}}},
+                 {{"T49", DType::BF16, {N0, N2}},
+                  {"T61", DType::BF16, {N0, N2}},
+                  {"T63", DType::BF16, {N2}},
+                  {"T67", DType::BF16, {N2}},
+                  {"T130", DType::BF16, {N0, N1, N2}}}};
+}
 
 AppSpec nvfuser_2146_spec() {
     AppSpec a;
@@ -19,18 +35,7 @@ AppSpec nvfuser_2146_spec() {
     a.io = [](AppSize s) {
         bool full = s == AppSize::Full;
         int64_t N0 = full ? 56 : 3, N1 = full ? 1024 : 40, N2 = full ? 1024 : 24;
-        return AppIO{{{"T0", DType::BF16, {N2}},
-                      {"T1", DType::BF16, {N2}},
-                      {"T2", DType::BF16, {N0, 1, N2}},
-                      {"T3", DType::BF16, {N0, N1, N2}},
-                      {"T4", DType::F32, {N0, N1}},
-                      {"T5", DType::F32, {N0, N1, 1}},
-                      {"T6", DType::BF16, {N0, N1, N2}}},
-                     {{"T49", DType::BF16, {N0, N2}},
-                      {"T61", DType::BF16, {N0, N2}},
-                      {"T63", DType::BF16, {N2}},
-                      {"T67", DType::BF16, {N2}},
-                      {"T130", DType::BF16, {N0, N1, N2}}}};
+        return nvfuser_2146_io(N0, N1, N2);
     };
     a.make_inputs = [](std::vector<HostBuffer> &in, uint64_t seed) {
         const DType types[7] = {DType::BF16, DType::BF16, DType::BF16, DType::BF16,
