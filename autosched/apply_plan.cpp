@@ -100,6 +100,8 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
             shape.vector_width = k.vector_width;
             shape.rows_per_block = k.rows_per_block;
             shape.row_threads = k.row_threads;
+            shape.warps = k.row_warps;
+            shape.row_extent = k.row_extent;
             shape.unrolled_dims = k.unrolled_dims;
             schedule_row_kernel(w, root, shape, at_block, at_block_points, at_block_row_dims, staged, target);
         } else if (k.template_name == "block_reduction") {

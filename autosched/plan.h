@@ -44,6 +44,11 @@ struct KernelPlan {
     int vector_width = 1;              // innermost elements per thread access (GPU pointwise and row roots)
     int rows_per_block = 1;            // GPU row kernels: rows one block owns (each by 256 / rows threads)
     int row_threads = 0;               // GPU row kernels: threads along a short row (0: 256 / rows_per_block)
+    // GPU row kernels: warps along each row, whose reductions are summed by each warp in registers
+    // with shuffles (CUDA; other GPU APIs keep the shared-memory tree over the same threads), then
+    // across the warps in shared memory (autosched/warp_rows.h). 0: the shared-memory tree.
+    int row_warps = 0;
+    int64_t row_extent = 0;            // with row_warps: the row's length (the template's walk follows it)
     // GPU stencil kernels: the root spans at least one tile in both tiled dims, so edge tiles shift
     // inwards (every tile, and so every producer's region per tile, has one constant shape).
     bool whole_tiles = false;

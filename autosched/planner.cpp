@@ -8,6 +8,7 @@
 #include "autosched/row_staging.h"
 #include "autosched/search.h"
 #include "autosched/shared_split_k.h"
+#include "autosched/warp_rows.h"
 #include "schedules/fused_templates.h"
 
 #include <algorithm>
@@ -253,6 +254,18 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
         }
         if (opt.gpu && opt.stage_rows && kc.template_name == "row")
             k.staged = choose_staged_inputs(g, r, kc, row_block_regions(g, r, kc), groups, k.rows_per_block);
+        if (opt.gpu && kc.template_name == "row") {
+            const WarpRowShape ws = warp_row_shape(g, plan, k, r);
+            if (ws.warps > 0) {
+                k.row_warps = ws.warps;
+                k.row_extent = O.region[0].extent();
+                k.vector_width = ws.vector_width;
+            } else if (!ws.why_not.empty()) {
+                bool reduces = false;
+                for (int m : kc.members) reduces |= g.nodes[size_t(m)].updates > 0;
+                if (reduces) plan.explanations.push_back({O.name, "", ws.why_not});
+            }
+        }
         k.blocks = kc.blocks;
 
         k.bytes_read = kc.bytes_read + kc.split_bytes;

@@ -6,6 +6,7 @@
 #include "schedules/reduction_walk.h"
 #include "schedules/schedule_writer.h"
 #include "schedules/unfused.h"
+#include "schedules/warp_reduction.h"
 
 namespace solder {
 using namespace Halide;
@@ -76,8 +77,10 @@ const Var kLane("lane"), kLane2("lane2");
 // Every stage maps the same dims to the same thread dims: Halide sizes the block by the largest
 // extent of each, over all stages. At most `max_lanes` lanes: the root's threads along a row (a
 // short row's warp), so the reduction does not widen the block.
+// With `warps` > 0 (CUDA, the root's threads laid out as warps x lanes) the reduction is summed by
+// warp shuffles instead (warp_shuffle_reduction), `vector` neighbours per access.
 LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int max_lanes, const std::string &row_dim,
-                      Func root, const Var &at, const Target &t, bool mixed) {
+                      Func root, const Var &at, const Target &t, bool mixed, int warps = 0, int vector = 1) {
     LaneSplit split;
     w.compute_at(f, root, at);
     if (!is_gpu_target(t)) return split;
@@ -111,7 +114,9 @@ LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int m
         const auto &rvars = fn.update(u).schedule().rvars();
         // Only for a few results per block (a row's mean): the partials take 256 x points of shared
         // memory, and many results per block already keep the threads busy over their pure dims.
-        if (u == 0 && fn.updates().size() == 1 && rvars.size() == 1 && points <= kMaxPointsToSplit) {
+        if (warps > 0 && u == 0 && fn.updates().size() == 1 && rvars.size() == 1 && points == 1) {
+            pad_block_allocation(w, warp_shuffle_reduction(w, f, root, at, warps, vector), mixed);
+        } else if (u == 0 && fn.updates().size() == 1 && rvars.size() == 1 && points <= kMaxPointsToSplit) {
             RVar r(rvars[0].var), ro("lane_walk"), ri("lane_ri");
             const Expr extent = rvars[0].extent;  // `rvars` changes with the split below
             const int lanes = std::min(max_lanes, reduction_lanes(extent, rows));
@@ -231,6 +236,33 @@ void stage_in_block(ScheduleWriter &w, Func staged, Func root, const Var &at, in
 
 }  // namespace
 
+// The row template on CUDA with warps (RowShape::warps): one block per row of the root, its threads
+// `warps` (thread y) x 32 lanes (thread x), each lane walking the row in steps of the block's
+// width, `vector_width` neighbours per access, unrolled so the loads of a step are in flight
+// together. The Funcs computed per block reduce with warp shuffles.
+void schedule_warp_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, const std::vector<Func> &at_block,
+                              const std::vector<int64_t> &at_block_points, const Target &target) {
+    std::vector<Var> v = pure_vars(root);
+    const std::string tag = root.name();
+    const int vector = std::max(1, shape.vector_width);
+    Var xo(tag + "_xo"), xi(tag + "_xi"), t(tag + "_t"), xv(tag + "_xv"), warp(tag + "_warp"), lane(tag + "_lane");
+    w.split({root}, v[0], xo, xi, 32 * shape.warps * vector, TailStrategy::GuardWithIf);
+    w.split({root}, xi, t, xv, vector, TailStrategy::GuardWithIf);
+    w.split({root}, t, warp, lane, 32, TailStrategy::GuardWithIf);
+    w.reorder({root}, {xv, xo, lane, warp});
+    if (vector > 1) w.vectorize({root}, xv, vector, TailStrategy::GuardWithIf);
+    const int64_t steps = (shape.row_extent + 32 * shape.warps * vector - 1) / (32 * shape.warps * vector);
+    if (steps > 1) w.unroll({root}, xo, int(std::min<int64_t>(steps, kLoadsInFlight)), TailStrategy::GuardWithIf);
+    w.gpu_threads({root}, warp);
+    w.gpu_lanes({root}, lane);
+    std::vector<VarOrRVar> blocks(v.begin() + 1, v.end());
+    blocks_over(w, root, blocks, tag);
+    const bool mixed = mixed_element_sizes(at_block);
+    for (size_t i = 0; i < at_block.size(); i++)
+        block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, 1, 32 * shape.warps, "", root,
+                    v[1], target, mixed, shape.warps, vector);
+}
+
 void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, const std::vector<Func> &at_block,
                          const std::vector<int64_t> &at_block_points, const std::vector<std::string> &at_block_row_dims,
                          const std::vector<StagedRow> &staged, const Target &target) {
@@ -241,11 +273,14 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, co
     int rank = int(v.size());
     const int inner_dims = std::max(1, std::min(shape.inner_dims, rank));
     const int vector_width = shape.vector_width;
-    if (is_gpu_target(target)) {
+    if (shape.warps > 0 && target.has_feature(Target::CUDA) && rank > inner_dims) {
+        schedule_warp_row_kernel(w, root, shape, at_block, at_block_points, target);
+    } else if (is_gpu_target(target)) {
         // `rows` rows per block: 256 / rows threads along each (thread x), the rows as thread y.
         const int rows = rank > inner_dims ? std::max(1, shape.rows_per_block) : 1;
         // 256 threads per block, fewer where a row is short: one `vector_width` access each.
-        const int tx_extent = shape.row_threads > 0 ? shape.row_threads : 256 / rows;
+        // (Planned warps without CUDA's shuffles: the same 32 x warps threads, as one row of threads.)
+        const int tx_extent = shape.row_threads > 0 ? shape.row_threads : shape.warps > 0 ? 32 * shape.warps : 256 / rows;
         Var tx(tag + "_tx"), ro(tag + "_ro"), ri(tag + "_ri");
         if (vector_width > 1) {
             // Each thread writes `vector_width` neighbours with one wide access. The planner asks

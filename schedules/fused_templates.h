@@ -32,6 +32,12 @@ struct RowShape {
     int vector_width = 1;
     int rows_per_block = 1;
     int row_threads = 0;
+    // > 0 (one block per row, every Func computed per block one value): the row is walked by that
+    // many warps, one `vector_width` access per lane per step, and on CUDA each reduction is summed
+    // with warp shuffles (schedules/warp_reduction.h); elsewhere by the shared-memory tree over the
+    // same 32 x warps threads.
+    int warps = 0;
+    int64_t row_extent = 0;  // with warps: the root's innermost extent
     std::vector<std::pair<int, int64_t>> unrolled_dims;  // inner dims of the root unrolled in each thread, extents
 };
 // `at_block_row_dims`: with several rows per block, each at_block Func's pure var that follows the

@@ -110,6 +110,11 @@ void ScheduleWriter::gpu_threads(const StageRef &s, const VarOrRVar &v) {
     emit(stage_expr(s) + ".gpu_threads(" + var_id(v) + ");");
 }
 
+void ScheduleWriter::gpu_lanes(const StageRef &s, const VarOrRVar &v) {
+    s.stage().gpu_lanes(v);
+    emit(stage_expr(s) + ".gpu_lanes(" + var_id(v) + ");");
+}
+
 void ScheduleWriter::gpu_threads(const StageRef &s, const VarOrRVar &x, const VarOrRVar &y) {
     s.stage().gpu_threads(x, y);
     emit(stage_expr(s) + ".gpu_threads(" + var_id(x) + ", " + var_id(y) + ");");

@@ -34,6 +34,9 @@ public:
     void gpu_blocks(const StageRef &s, const Halide::VarOrRVar &v);
     void gpu_threads(const StageRef &s, const Halide::VarOrRVar &v);
     void gpu_threads(const StageRef &s, const Halide::VarOrRVar &x, const Halide::VarOrRVar &y);
+    // The lanes of a warp (thread x, at most 32): Halide (CUDA only) keeps a Func computed inside a
+    // thread loop, around a lanes loop, in registers, and turns reads across lanes into shuffles.
+    void gpu_lanes(const StageRef &s, const Halide::VarOrRVar &v);
     void gpu_single_thread(const StageRef &s);
     // A stage with no pure dims of a Func computed inside a GPU block: one thread of that block.
     // (gpu_single_thread would open a block loop of its own inside the block, which Halide rejects

@@ -1,0 +1,68 @@
+#include "autosched/warp_rows.h"
+
+#include <algorithm>
+
+namespace solder::autosched {
+
+namespace {
+
+// A Func computed per block that a warp-reduced row kernel can hold: one value per block, and if
+// it reduces, over one RVar whose constant extent `lanes_step` (32 x warps x vector) divides, into
+// one scalar of at most 32 bits. Empty when it can; else why not.
+std::string why_not_warp_member(const FuncNode &n, const FuncPlan &p, int64_t lanes_step) {
+    if (p.block_points != 1) return n.name + " has " + std::to_string(p.block_points) + " values per block, not one";
+    if (n.updates == 0) return "";
+    const auto &fn = n.function;
+    if (n.updates != 1 || fn.update(0).schedule().rvars().size() != 1)
+        return n.name + " reduces in more than one update or over more than one RVar";
+    if (fn.output_types().size() != 1 || fn.output_types()[0].bits() > 32)
+        return n.name + " reduces into " + n.type + " (a warp shuffle moves 32 bits)";
+    auto extent = Halide::Internal::as_const_int(fn.update(0).schedule().rvars()[0].extent);
+    if (!extent || *extent % lanes_step != 0)
+        return n.name + "'s reduction extent is not a multiple of " + std::to_string(lanes_step);
+    return "";
+}
+
+}  // namespace
+
+WarpRowShape warp_row_shape(const FuncGraph &g, const Plan &plan, const KernelPlan &k, int root) {
+    WarpRowShape s;
+    const FuncNode &O = g.nodes[size_t(root)];
+    if (k.template_name != "row") return s;
+    if (k.inner_dims != 1 || k.rows_per_block != 1 || k.row_threads != 0 || !k.split_func.empty() ||
+        !k.staged.empty() || O.updates != 0 || O.dims.empty()) {
+        s.why_not = "warp-shuffle reductions need one block per 1-D row, without split-K or staged inputs";
+        return s;
+    }
+    const int64_t extent = O.region[0].extent();
+    int warps = 1;
+    while (warps < 8 && int64_t(warps) * 2 * 32 * kWarpRowElementsPerLane <= extent) warps *= 2;
+    if (warps < 2) {
+        s.why_not = "a row of " + std::to_string(extent) + " is too short for warp-shuffle reductions (2048 or more)";
+        return s;
+    }
+    bool any_reduction = false;
+    for (int v = std::max(1, kWarpRowAccessBytes / std::max(1, O.elem_bytes)); v >= 1; v /= 2) {
+        const int64_t step = int64_t(32) * warps * v;
+        if (extent % step != 0) continue;
+        std::string why;
+        for (auto &p : plan.funcs) {
+            if (p.anchor != O.name || p.placement != Placement::ComputeAtBlock) continue;
+            const FuncNode &n = g.nodes[size_t(g.find(p.func))];
+            any_reduction |= n.updates > 0;
+            why = why_not_warp_member(n, p, step);
+            if (!why.empty()) break;
+        }
+        if (why.empty()) {
+            if (!any_reduction) return s;  // nothing to reduce: the plain row layout
+            s.warps = warps;
+            s.vector_width = v;
+            return s;
+        }
+        s.why_not = "no warp-shuffle reductions: " + why;
+    }
+    if (s.why_not.empty()) s.why_not = "the row's " + std::to_string(extent) + " elements do not split evenly over warps";
+    return s;
+}
+
+}  // namespace solder::autosched

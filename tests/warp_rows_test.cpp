@@ -1,0 +1,132 @@
+// Row kernels over long rows reduced by warps (autosched/warp_rows.h, schedules/warp_reduction.h):
+// the planner's choice and its reasons, the shuffle tree in the CUDA code (no GPU here: the
+// lowered code), and the same plan run on OpenCL, where the reductions keep the shared-memory tree
+// over the planned threads. The H100 runs check the CUDA results against the apps' references.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <regex>
+
+#include "apps/ref_util.h"
+#include "lang/lang.h"
+#include "runtime/targets.h"
+#include "tests/support/plan_and_run.h"
+
+using namespace solder;
+using namespace solder::lang;
+
+namespace {
+
+// softmax over rows of `cols` f32: two dependent row reductions (max, then sum of exps).
+struct Softmax {
+    Graph g;
+    Tensor x, y;
+    std::vector<Halide::Func> outs;
+    int64_t rows, cols;
+    Softmax(int64_t r, int64_t c, DType t = DType::F32) : rows(r), cols(c) {
+        x = g.input("wx", t, {r, c});
+        y = softmax(cast(x, DType::F32));
+        set_estimates(y.func, y.shape);
+        outs = {y.func};
+    }
+};
+
+std::string read_file(const std::string &path) {
+    std::ifstream f(path);
+    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+bool explained(const autosched::Plan &plan, const std::string &words) {
+    for (auto &e : plan.explanations)
+        if (e.reason.find(words) != std::string::npos) return true;
+    return false;
+}
+
+}  // namespace
+
+TEST(WarpRows, LongRowsAreReducedByWarpsShortOnesExplainWhyNot) {
+    Softmax s(6, 4096);
+    autosched::Plan plan = solder::testing::plan_for(s.outs, {}, true);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+    const auto &k = plan.kernels[0];
+    // 4096 elements: 128 threads of 32 each, 8-byte accesses (2 f32).
+    EXPECT_EQ(k.row_warps, 4) << plan.to_text();
+    EXPECT_EQ(k.vector_width, 2) << plan.to_text();
+    EXPECT_EQ(k.row_extent, 4096);
+    EXPECT_NE(plan.to_text().find("4 warps per row"), std::string::npos) << plan.to_text();
+    EXPECT_NE(plan.to_json().find("\"row_warps\": 4"), std::string::npos);
+    // 8192: 8 warps (256 threads) at most.
+    Softmax wide(2, 16384);
+    EXPECT_EQ(solder::testing::plan_for(wide.outs, {}, true).kernels[0].row_warps, 8);
+    // Short rows keep the shared-memory tree, and the plan says why.
+    Softmax narrow(6, 1024);
+    autosched::Plan np = solder::testing::plan_for(narrow.outs, {}, true);
+    EXPECT_EQ(np.kernels[0].row_warps, 0) << np.to_text();
+    EXPECT_TRUE(explained(np, "too short for warp-shuffle reductions")) << np.to_text();
+    // A row the block's lanes do not divide evenly (4100 = 4 x 1025): no warps either.
+    Softmax odd(6, 4100);
+    autosched::Plan op = solder::testing::plan_for(odd.outs, {}, true);
+    EXPECT_EQ(op.kernels[0].row_warps, 0) << op.to_text();
+    EXPECT_FALSE(op.explanations.empty());
+    // The host plan has no warps.
+    EXPECT_EQ(solder::testing::plan_for(s.outs, {}, false).kernels[0].row_warps, 0);
+}
+
+TEST(WarpRows, ReductionsWiderThan32BitsKeepTheTree) {
+    Graph g;
+    Tensor x = g.input("wi", DType::I64, {256, 4096});
+    Tensor y = x - sum(x, {-1}, true);
+    set_estimates(y.func, y.shape);
+    autosched::Plan plan = solder::testing::plan_for({y.func}, {}, true);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+    EXPECT_EQ(plan.kernels[0].row_warps, 0) << plan.to_text();
+    EXPECT_TRUE(explained(plan, "a warp shuffle moves 32 bits")) << plan.to_text();
+}
+
+TEST(WarpRows, CudaCodeSumsEachWarpWithAShuffleTree) {
+    Softmax s(6, 4096, DType::BF16);
+    autosched::Plan plan = solder::testing::plan_for(s.outs, {}, true);
+    ASSERT_EQ(plan.kernels[0].row_warps, 4) << plan.to_text();
+    std::string source = autosched::apply_plan(plan, s.outs, make_target("cuda"));
+    EXPECT_NE(source.find(".gpu_lanes("), std::string::npos) << source;
+    // Fixed sizes, as the apps' are: the walk needs no guards.
+    s.x.param->dim(0).set_bounds(0, 4096).dim(1).set_bounds(0, 6).dim(1).set_stride(4096);
+    s.y.func.output_buffer().dim(0).set_bounds(0, 4096).dim(1).set_bounds(0, 6).dim(1).set_stride(4096);
+    std::string stmt = ::testing::TempDir() + "/warp_rows.stmt";
+    Halide::Pipeline(s.outs).compile_to_lowered_stmt(stmt, {*s.x.param}, Halide::Text, make_target("cuda"));
+    std::string ptx = read_file(stmt);
+    // Both reductions (max, sum): lanes 16, 8, 4 and 2 apart, each level once per reduction.
+    for (int d : {16, 8, 4, 2}) {
+        std::regex down("shfl\\.sync\\.down\\.b32\\s+%r\\d+, %r\\d+, " + std::to_string(d) + ",");
+        EXPECT_EQ(std::distance(std::sregex_iterator(ptx.begin(), ptx.end(), down), std::sregex_iterator()), 2)
+            << "lanes " << d << " apart";
+    }
+    // The partials live in registers: nothing spilled to a local stack frame.
+    EXPECT_EQ(ptx.find(".local"), std::string::npos);
+    // Accesses of 8 bytes of the f32 output (2 elements), so 2 bf16 per load.
+    EXPECT_NE(ptx.find("ld.global.nc.v2.b16"), std::string::npos);
+}
+
+TEST(WarpRows, TheSamePlanRunsOnOpenCLWithTheTreeOverItsThreads) {
+    Softmax s(5, 4096);
+    autosched::Plan plan = solder::testing::plan_for(s.outs, {}, true);
+    ASSERT_EQ(plan.kernels[0].row_warps, 4) << plan.to_text();
+    std::vector<HostBuffer> in{make_host_buffer({"wx", DType::F32, {s.rows, s.cols}})};
+    std::vector<HostBuffer> out{make_host_buffer({"y", DType::F32, {s.rows, s.cols}})};
+    float *px = data_as<float>(in[0]);
+    for (int64_t i = 0; i < s.rows * s.cols; i++) px[i] = float((i * 7919) % 211) / 30.0f - 3.0f + float(i / s.cols);
+    std::string source;
+    ASSERT_EQ(solder::testing::apply_compile_and_call(plan, s.outs, {*s.x.param}, "opencl", in, out, &source), "");
+    EXPECT_EQ(source.find(".gpu_lanes("), std::string::npos) << source;
+    const float *py = data_as<float>(out[0]);
+    for (int64_t r = 0; r < s.rows; r++) {
+        double m = -1e30, z = 0;
+        for (int64_t c = 0; c < s.cols; c++) m = std::max(m, double(px[r * s.cols + c]));
+        for (int64_t c = 0; c < s.cols; c++) z += std::exp(double(px[r * s.cols + c]) - m);
+        for (int64_t c = 0; c < s.cols; c++)
+            ASSERT_NEAR(py[r * s.cols + c], std::exp(double(px[r * s.cols + c]) - m) / z, 1e-6)
+                << "row " << r << " col " << c;
+    }
+}
