@@ -18,6 +18,7 @@ std::string why_not_warp_member(const FuncNode &n, const FuncPlan &p, int64_t la
     if (fn.output_types().size() != 1 || fn.output_types()[0].bits() > 32)
         return n.name + " reduces into " + n.type + " (a warp shuffle moves 32 bits)";
     auto extent = Halide::Internal::as_const_int(fn.update(0).schedule().rvars()[0].extent);
+    if (extent && *extent == 1) return "";  // a sum over a dim of one: nothing to split
     if (!extent || *extent % lanes_step != 0)
         return n.name + "'s reduction extent is not a multiple of " + std::to_string(lanes_step);
     return "";
@@ -35,12 +36,13 @@ WarpRowShape warp_row_shape(const FuncGraph &g, const Plan &plan, const KernelPl
         return s;
     }
     const int64_t extent = O.region[0].extent();
-    int warps = 1;
-    while (warps < 8 && int64_t(warps) * 2 * 32 * kWarpRowElementsPerLane <= extent) warps *= 2;
-    if (warps < 2) {
-        s.why_not = "a row of " + std::to_string(extent) + " is too short for warp-shuffle reductions (2048 or more)";
+    if (extent < kMinWarpRow) {
+        s.why_not = "a row of " + std::to_string(extent) + " is too short for warp-shuffle reductions (" +
+                    std::to_string(kMinWarpRow) + " or more)";
         return s;
     }
+    int warps = 2;
+    while (warps < 8 && int64_t(warps) * 2 * 32 * kWarpRowElementsPerLane <= extent) warps *= 2;
     bool any_reduction = false;
     for (int v = std::max(1, kWarpRowAccessBytes / std::max(1, O.elem_bytes)); v >= 1; v /= 2) {
         const int64_t step = int64_t(32) * warps * v;

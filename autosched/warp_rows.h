@@ -6,10 +6,14 @@
 
 namespace solder::autosched {
 
-// Each lane of a warp-reduced row takes this many of its elements per pass: measured on the H100
-// (rmsnorm, bf16 8192 x 4096), 128 threads of 32 elements each (8-byte accesses) 50.4 us; 256 of
-// 16, 53.8 us; 64 of 64, 61.0 us; 512 of 8, 79 us; the shared-memory tree over 256 threads, 58.8 us.
+// Each lane of a warp-reduced row takes this many of its elements per pass, with 2 to 8 warps per
+// row. Measured on the H100: rmsnorm (bf16 8192 x 4096), 128 threads of 32 elements each (8-byte
+// accesses) 50.4 us; 256 of 16, 53.8 us; 64 of 64, 61.0 us; 512 of 8, 79 us; the shared-memory
+// tree over 256 threads, 58.8 us. nvfuser_2146's output kernel (rows of 1024, four row sums):
+// 32 threads of 32 elements 143 us (80 registers), 64 of 16, 115 us, 128 of 8, 125 us.
 constexpr int64_t kWarpRowElementsPerLane = 32;
+// Shorter rows keep the shared-memory tree (and several rows per block).
+constexpr int64_t kMinWarpRow = 1024;
 // The access width (bytes) of both passes over a warp-reduced row: 8-byte accesses (4 bf16) beat
 // 16-byte ones there, 50.4 against 51.9 us.
 constexpr int kWarpRowAccessBytes = 8;

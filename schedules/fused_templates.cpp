@@ -114,8 +114,12 @@ LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int m
         const auto &rvars = fn.update(u).schedule().rvars();
         // Only for a few results per block (a row's mean): the partials take 256 x points of shared
         // memory, and many results per block already keep the threads busy over their pure dims.
-        if (warps > 0 && u == 0 && fn.updates().size() == 1 && rvars.size() == 1 && points == 1) {
-            pad_block_allocation(w, warp_shuffle_reduction(w, f, root, at, warps, vector), mixed);
+        if (warps > 0) {
+            // (The planner checked the reductions: one RVar, one value per block, an extent of one
+            // or a multiple of the block's lanes.)
+            auto n = Internal::as_const_int(rvars.empty() ? Expr() : rvars[0].extent);
+            if (u == 0 && fn.updates().size() == 1 && rvars.size() == 1 && points == 1 && n && *n > 1)
+                pad_block_allocation(w, warp_shuffle_reduction(w, f, root, at, warps, vector), mixed);
         } else if (u == 0 && fn.updates().size() == 1 && rvars.size() == 1 && points <= kMaxPointsToSplit) {
             RVar r(rvars[0].var), ro("lane_walk"), ri("lane_ri");
             const Expr extent = rvars[0].extent;  // `rvars` changes with the split below

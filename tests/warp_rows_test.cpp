@@ -57,11 +57,14 @@ TEST(WarpRows, LongRowsAreReducedByWarpsShortOnesExplainWhyNot) {
     EXPECT_EQ(k.row_extent, 4096);
     EXPECT_NE(plan.to_text().find("4 warps per row"), std::string::npos) << plan.to_text();
     EXPECT_NE(plan.to_json().find("\"row_warps\": 4"), std::string::npos);
-    // 8192: 8 warps (256 threads) at most.
+    // 16384: 8 warps (256 threads) at most.
     Softmax wide(2, 16384);
     EXPECT_EQ(solder::testing::plan_for(wide.outs, {}, true).kernels[0].row_warps, 8);
+    // 1024: 2 warps (64 threads of 16), the fewest.
+    Softmax k1(6, 1024);
+    EXPECT_EQ(solder::testing::plan_for(k1.outs, {}, true).kernels[0].row_warps, 2);
     // Short rows keep the shared-memory tree, and the plan says why.
-    Softmax narrow(6, 1024);
+    Softmax narrow(6, 512);
     autosched::Plan np = solder::testing::plan_for(narrow.outs, {}, true);
     EXPECT_EQ(np.kernels[0].row_warps, 0) << np.to_text();
     EXPECT_TRUE(explained(np, "too short for warp-shuffle reductions")) << np.to_text();
