@@ -133,3 +133,38 @@ TEST(WarpRows, TheSamePlanRunsOnOpenCLWithTheTreeOverItsThreads) {
                 << "row " << r << " col " << c;
     }
 }
+
+TEST(WarpRows, RowGraphsOfSeveralShapesCompileForCuda) {
+    // No GPU here: each graph's plan is applied and lowered to PTX, which must hold the shuffles.
+    // (The H100 runs check the apps' results.)
+    auto lower = [](std::vector<Halide::Func> outs, const Halide::Argument &arg, const std::string &name) {
+        autosched::Plan plan = solder::testing::plan_for(outs, {}, true);
+        EXPECT_GT(plan.kernels.at(0).row_warps, 0) << name << "\n" << plan.to_text();
+        autosched::apply_plan(plan, outs, make_target("cuda"));
+        std::string stmt = ::testing::TempDir() + "/warp_rows_" + name + ".stmt";
+        Halide::Pipeline(outs).compile_to_lowered_stmt(stmt, {arg}, Halide::Text, make_target("cuda"));
+        EXPECT_NE(read_file(stmt).find("shfl.sync.down"), std::string::npos) << name;
+    };
+    for (bool keepdim : {true, false}) {
+        // Layer norm with 1-D means (their row is d0) or kept dims: two dependent reductions.
+        Graph g;
+        Tensor x = g.input("lx", DType::F32, {8, 4096});
+        auto row_mean = [&](const Tensor &t) { return keepdim ? mean(t, {-1}, true) : unsqueeze(mean(t, {-1}), 1); };
+        Tensor d = x - row_mean(x);
+        Tensor y = d * rsqrt(row_mean(d * d) + 1e-5);
+        set_estimates(y.func, y.shape);
+        lower({y.func}, *x.param, keepdim ? "layer_norm_keepdim" : "layer_norm_1d");
+    }
+    {
+        // Two independent sums of one row and its max, 1024 wide (2 warps).
+        Graph g;
+        Tensor x = g.input("sx", DType::F32, {16, 1024});
+        Tensor y = x * sum(x, {-1}, true) + sum(x * x, {-1}, true) + max(x, {-1}, true);
+        set_estimates(y.func, y.shape);
+        lower({y.func}, *x.param, "three_sums");
+    }
+    {
+        Softmax s(3, 2048, DType::BF16);
+        lower(s.outs, *s.x.param, "softmax_2048");
+    }
+}
