@@ -29,16 +29,14 @@ std::string why_not_warp_member(const FuncNode &n, const FuncPlan &p, int64_t la
 WarpRowShape warp_row_shape(const FuncGraph &g, const Plan &plan, const KernelPlan &k, int root) {
     WarpRowShape s;
     const FuncNode &O = g.nodes[size_t(root)];
-    if (k.template_name != "row") return s;
-    if (k.inner_dims != 1 || k.rows_per_block != 1 || k.row_threads != 0 || !k.split_func.empty() ||
-        !k.staged.empty() || O.updates != 0 || O.dims.empty()) {
-        s.why_not = "warp-shuffle reductions need one block per 1-D row, without split-K or staged inputs";
-        return s;
-    }
+    if (k.template_name != "row" || O.updates != 0 || O.dims.empty()) return s;
+    // Short rows keep the tree by design: no note (the plan would list one for every small row).
     const int64_t extent = O.region[0].extent();
-    if (extent < kMinWarpRow) {
-        s.why_not = "a row of " + std::to_string(extent) + " is too short for warp-shuffle reductions (" +
-                    std::to_string(kMinWarpRow) + " or more)";
+    if (extent < kMinWarpRow) return s;
+    if (k.inner_dims != 1 || k.rows_per_block != 1 || k.row_threads != 0 || !k.split_func.empty() ||
+        !k.staged.empty()) {
+        s.why_not = "no warp-shuffle reductions: they need one block per 1-D row, without split-K partials to add "
+                    "or staged inputs";
         return s;
     }
     int warps = 2;

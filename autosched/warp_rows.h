@@ -21,7 +21,7 @@ constexpr int kWarpRowAccessBytes = 8;
 struct WarpRowShape {
     int warps = 0;         // 0: the kernel keeps the shared-memory tree
     int vector_width = 1;  // elements per access, root and reductions alike
-    std::string why_not;   // when warps == 0: the reason, for the plan's explanations
+    std::string why_not;   // when warps == 0 for a row of kMinWarpRow or more: the reason, for the plan
 };
 
 // One block per row (`k.rows_per_block` 1, no short rows, nothing staged), every Func computed per
