@@ -299,7 +299,10 @@ TEST(Dumps, LoopsAndPlanNameEveryRootFunc) {
     ASSERT_TRUE(d.build.plan);
     std::string loops = section(d.out, "loops"), plan = section(d.out, "plan");
     for (auto &k : d.build.plan->kernels) {
-        EXPECT_NE(loops.find("produce " + k.root + ":"), std::string::npos) << k.root << " missing in\n" << loops;
+        // Halide's loop nest prints a Func made unique in the process (`cast_23$2`, when an
+        // earlier test in this process built the app) by its base name.
+        const std::string base = k.root.substr(0, k.root.find('$'));
+        EXPECT_NE(loops.find("produce " + base + ":"), std::string::npos) << k.root << " missing in\n" << loops;
         EXPECT_NE(plan.find("kernel " + k.name + ":"), std::string::npos) << plan;
     }
     // Every Func of every kernel is listed with its placement, none elided.
