@@ -139,9 +139,9 @@ void unroll_partials_sum(ScheduleWriter &w, Func f) {
             if (int(i) != longest) order.push_back(RVar(rvars[i].var));
         w.reorder({f, 0}, order);
     }
-    // A factor that divides the extent where one is near kLoadsInFlight: no guard in each step.
-    int factor = int(std::min<int64_t>(kLoadsInFlight, extent));
-    for (int d = factor; d >= kLoadsInFlight / 2; d--)
+    // A factor that divides the extent where one is near kPartialsInFlight: no guard in each step.
+    int factor = int(std::min<int64_t>(kPartialsInFlight, extent));
+    for (int d = factor; d >= kPartialsInFlight / 2; d--)
         if (extent % d == 0) {
             factor = d;
             break;
