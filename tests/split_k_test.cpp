@@ -131,6 +131,25 @@ TEST(SplitK, SumsOverTheSamePointsShareTheirPartialsLaunches) {
     EXPECT_NE(source.find(".compute_with("), std::string::npos) << source;
 }
 
+TEST(SplitK, PartialsThatHalideNamedUniqueAreAccepted) {
+    // A Func of another pipeline in this process already has the name the partials would take
+    // (the horizontal tests' graphs make one before this test in a single gtest process), so
+    // Halide names nvfuser's partials `sum_26_intm$1`. Applying the plan threw "the plan expects
+    // 'sum_26_intm'".
+    Halide::Func taken("sum_26_intm");
+    Halide::Var x("x");
+    taken(x) = 0.0f;
+    const PipelineBuilder *build = find_pipeline_builder("nvfuser_2146");
+    ASSERT_TRUE(build);
+    BuiltPipeline p = (*build)(nvfuser_2146_io(2, 512, 256));
+    autosched::Plan plan = solder::testing::plan_for(p.outputs, {}, true);
+    bool sum_26_split = false;
+    for (auto &k : plan.kernels)
+        for (auto &f : k.split_group) sum_26_split |= f == "sum_26";
+    ASSERT_TRUE(sum_26_split) << plan.to_text();
+    EXPECT_NO_THROW(autosched::apply_plan(plan, p.outputs, make_target("opencl")));
+}
+
 TEST(SplitK, AReductionHalideCannotReassociateIsLeftWhole) {
     // A running blend, f = f / 2 + x: the order of the rows matters, so no slices.
     Halide::ImageParam in(Halide::Float(32), 2, "kin");
