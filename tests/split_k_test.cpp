@@ -5,8 +5,6 @@
 // associative are left whole.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <iterator>
 
 #include "apps/app_pipeline.h"
 #include "apps/nvfuser_2146/shapes.h"
@@ -216,8 +214,7 @@ TEST(SplitK, SharedPartialsOfWideRowsTakeTwoNeighboursPerThread) {
     c.per.func.output_buffer().dim(0).set_bounds(0, int(c.N2)).dim(1).set_bounds(0, int(c.N0));
     std::string stmt = ::testing::TempDir() + "/split_k_vectors.stmt";
     Halide::Pipeline(c.outs).compile_to_lowered_stmt(stmt, {*c.x.param}, Halide::Text, make_target("cuda"));
-    std::ifstream f(stmt);
-    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::string text = solder::testing::read_file(stmt);
     EXPECT_NE(text.find("ld.global.nc.v2."), std::string::npos) << "no 2-wide loads in the CUDA kernels";
 }
 

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <iterator>
 #include <regex>
 
@@ -32,11 +31,6 @@ struct Softmax {
         outs = {y.func};
     }
 };
-
-std::string read_file(const std::string &path) {
-    std::ifstream f(path);
-    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
 
 bool explained(const autosched::Plan &plan, const std::string &words) {
     for (auto &e : plan.explanations)
@@ -99,7 +93,7 @@ TEST(WarpRows, CudaCodeSumsEachWarpWithAShuffleTree) {
     s.y.func.output_buffer().dim(0).set_bounds(0, 4096).dim(1).set_bounds(0, 6).dim(1).set_stride(4096);
     std::string stmt = ::testing::TempDir() + "/warp_rows.stmt";
     Halide::Pipeline(s.outs).compile_to_lowered_stmt(stmt, {*s.x.param}, Halide::Text, make_target("cuda"));
-    std::string ptx = read_file(stmt);
+    std::string ptx = solder::testing::read_file(stmt);
     // Both reductions (max, sum): lanes 16, 8, 4 and 2 apart, each level once per reduction.
     for (int d : {16, 8, 4, 2}) {
         std::regex down("shfl\\.sync\\.down\\.b32\\s+%r\\d+, %r\\d+, " + std::to_string(d) + ",");
@@ -143,7 +137,7 @@ TEST(WarpRows, RowGraphsOfSeveralShapesCompileForCuda) {
         autosched::apply_plan(plan, outs, make_target("cuda"));
         std::string stmt = ::testing::TempDir() + "/warp_rows_" + name + ".stmt";
         Halide::Pipeline(outs).compile_to_lowered_stmt(stmt, {arg}, Halide::Text, make_target("cuda"));
-        EXPECT_NE(read_file(stmt).find("shfl.sync.down"), std::string::npos) << name;
+        EXPECT_NE(solder::testing::read_file(stmt).find("shfl.sync.down"), std::string::npos) << name;
     };
     for (bool keepdim : {true, false}) {
         // Layer norm with 1-D means (their row is d0) or kept dims: two dependent reductions.
