@@ -238,19 +238,16 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
         // block: measured on the H100, nvfuser_2146's output kernel (57344 rows of 1024, four row
         // sums) took 194 us with 8 rows per block and the shared-memory tree, 115 us with 2 warps
         // per row.
+        // (`k.rows_per_block` is still 1 here: the shape is judged for one row per block.)
         WarpRowShape ws;
         if (opt.gpu && kc.template_name == "row") {
-            KernelPlan one_row = k;
-            one_row.rows_per_block = 1;
-            ws = warp_row_shape(g, plan, one_row, r);
+            ws = warp_row_shape(g, plan, k, r);
             if (ws.warps > 0) {
                 k.row_warps = ws.warps;
                 k.row_extent = O.region[0].extent();
                 k.vector_width = ws.vector_width;
             } else if (!ws.why_not.empty()) {
-                bool reduces = false;
-                for (int m : kc.members) reduces |= g.nodes[size_t(m)].updates > 0;
-                if (reduces) plan.explanations.push_back({O.name, "", ws.why_not});
+                plan.explanations.push_back({O.name, "", ws.why_not});
             }
         }
         k.rows_per_block = opt.gpu && ws.warps == 0 ? rows_per_block_for(g, O, kc, plan, opt.device, k) : 1;

@@ -1,6 +1,7 @@
 #include "autosched/warp_rows.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace solder::autosched {
 
@@ -31,8 +32,16 @@ WarpRowShape warp_row_shape(const FuncGraph &g, const Plan &plan, const KernelPl
     const FuncNode &O = g.nodes[size_t(root)];
     if (k.template_name != "row" || O.updates != 0 || O.dims.empty()) return s;
     // Short rows keep the tree by design: no note (the plan would list one for every small row).
+    // Nor for a kernel that computes no reduction per block: nothing to reduce, the plain layout.
     const int64_t extent = O.region[0].extent();
-    if (extent < kMinWarpRow) return s;
+    std::vector<const FuncPlan *> at_block;
+    bool any_reduction = false;
+    for (auto &p : plan.funcs)
+        if (p.anchor == O.name && p.placement == Placement::ComputeAtBlock) {
+            at_block.push_back(&p);
+            any_reduction |= g.nodes[size_t(g.find(p.func))].updates > 0;
+        }
+    if (extent < kMinWarpRow || !any_reduction) return s;
     if (k.inner_dims != 1 || k.rows_per_block != 1 || k.row_threads != 0 || !k.split_func.empty() ||
         !k.staged.empty()) {
         s.why_not = "no warp-shuffle reductions: they need one block per 1-D row, without split-K partials to add "
@@ -41,20 +50,15 @@ WarpRowShape warp_row_shape(const FuncGraph &g, const Plan &plan, const KernelPl
     }
     int warps = 2;
     while (warps < 8 && int64_t(warps) * 2 * 32 * kWarpRowElementsPerLane <= extent) warps *= 2;
-    bool any_reduction = false;
     for (int v = std::max(1, kWarpRowAccessBytes / std::max(1, O.elem_bytes)); v >= 1; v /= 2) {
         const int64_t step = int64_t(32) * warps * v;
         if (extent % step != 0) continue;
         std::string why;
-        for (auto &p : plan.funcs) {
-            if (p.anchor != O.name || p.placement != Placement::ComputeAtBlock) continue;
-            const FuncNode &n = g.nodes[size_t(g.find(p.func))];
-            any_reduction |= n.updates > 0;
-            why = why_not_warp_member(n, p, step);
+        for (const FuncPlan *p : at_block) {
+            why = why_not_warp_member(g.nodes[size_t(g.find(p->func))], *p, step);
             if (!why.empty()) break;
         }
         if (why.empty()) {
-            if (!any_reduction) return s;  // nothing to reduce: the plain row layout
             s.warps = warps;
             s.vector_width = v;
             return s;
