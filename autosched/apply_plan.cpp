@@ -34,13 +34,17 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
         return it->second;
     };
     // Split-K first: rfactor rewrites each split reduction, which its kernel's template then places.
-    // Halide makes a Func name unique in the process: building a pipeline a second time (same
-    // Func names) gives its partials `sum_18_intm$1`. The dumps match such names to the plan's.
+    // Halide makes a Func name unique in the process (Internal::unique_name): the name as asked,
+    // or, when another Func had it, with every '$' made '_' and "$<n>" appended (sum_18_intm$1,
+    // sum_1$1_intm -> sum_1_1_intm$2). The dumps match such names to the plan's.
     auto check_partials = [](const Func &partials, const std::string &func, const std::string &expected) {
         const std::string &n = partials.name();
-        const bool uniquified = n.size() > expected.size() + 1 && n.compare(0, expected.size(), expected) == 0 &&
-                                n[expected.size()] == '$' &&
-                                n.find_first_not_of("0123456789", expected.size() + 1) == std::string::npos;
+        std::string base = expected;
+        for (char &c : base)
+            if (c == '$') c = '_';
+        const bool uniquified = n.size() > base.size() + 1 && n.compare(0, base.size(), base) == 0 &&
+                                n[base.size()] == '$' &&
+                                n.find_first_not_of("0123456789", base.size() + 1) == std::string::npos;
         if (n != expected && !uniquified)
             throw std::runtime_error("split-K of " + func + " made '" + partials.name() + "', the plan expects '" +
                                      expected + "'");

@@ -130,22 +130,40 @@ TEST(SplitK, SumsOverTheSamePointsShareTheirPartialsLaunches) {
 }
 
 TEST(SplitK, PartialsThatHalideNamedUniqueAreAccepted) {
-    // A Func of another pipeline in this process already has the name the partials would take
-    // (the horizontal tests' graphs make one before this test in a single gtest process), so
-    // Halide names nvfuser's partials `sum_26_intm$1`. Applying the plan threw "the plan expects
-    // 'sum_26_intm'".
-    Halide::Func taken("sum_26_intm");
+    // When another Func of the process already has the partials' name `<f>_intm` (a pipeline built
+    // before with the same names), Halide names them `<f>_intm` with every '$' made '_' and "$<n>"
+    // appended. Applying the plan threw "the plan expects ...". Each case takes the names first.
     Halide::Var x("x");
-    taken(x) = 0.0f;
+    std::vector<Halide::Func> taken;
+    auto take_partials_names = [&](const autosched::Plan &plan) {
+        for (auto &k : plan.kernels) {
+            std::vector<std::string> split = k.split_group;
+            if (split.empty() && !k.split_func.empty()) split.push_back(k.split_func);
+            for (auto &f : split) {
+                taken.emplace_back(autosched::partials_name(f));
+                taken.back()(x) = 0.0f;
+            }
+        }
+    };
+    // 1. A split Func whose name lang made unique (a graph built a second time: sum_1$1), so its
+    //    partials become sum_1_1_intm$<n>: planned, applied, run on OpenCL and checked.
+    ColumnSums first;
+    ColumnSums t;
+    autosched::Plan plan = solder::testing::plan_for(t.outs, {}, true);
+    bool dollar = false;
+    for (auto &k : plan.kernels) dollar |= k.split_func.find('$') != std::string::npos;
+    ASSERT_TRUE(dollar) << plan.to_text();
+    take_partials_names(plan);
+    t.run_and_check(plan);
+    // 2. nvfuser_2146's shared split-K (its partials become sum_26_intm$<n> and so on).
     const PipelineBuilder *build = find_pipeline_builder("nvfuser_2146");
     ASSERT_TRUE(build);
     BuiltPipeline p = (*build)(nvfuser_2146_io(2, 512, 256));
-    autosched::Plan plan = solder::testing::plan_for(p.outputs, {}, true);
-    bool sum_26_split = false;
-    for (auto &k : plan.kernels)
-        for (auto &f : k.split_group) sum_26_split |= f == "sum_26";
-    ASSERT_TRUE(sum_26_split) << plan.to_text();
-    EXPECT_NO_THROW(autosched::apply_plan(plan, p.outputs, make_target("opencl")));
+    autosched::Plan nplan = solder::testing::plan_for(p.outputs, {}, true);
+    const size_t before = taken.size();
+    take_partials_names(nplan);
+    ASSERT_GT(taken.size(), before + 1) << nplan.to_text();
+    EXPECT_NO_THROW(autosched::apply_plan(nplan, p.outputs, make_target("opencl")));
 }
 
 TEST(SplitK, AReductionHalideCannotReassociateIsLeftWhole) {
