@@ -120,7 +120,7 @@ std::string Plan::to_text() const {
         std::string vec = k.vector_width > 1 ? ", x" + std::to_string(k.vector_width) + " vectors" : "";
         if (k.rows_per_block > 1) vec += ", " + std::to_string(k.rows_per_block) + " rows per block";
         if (k.row_threads > 0) vec += ", " + std::to_string(k.row_threads) + " threads per row";
-        if (k.row_warps > 0) vec += ", " + std::to_string(k.row_warps) + " warps per row (shuffle reductions on CUDA)";
+        if (k.row_warps > 0) vec += ", " + std::to_string(k.row_warps) + (k.row_warps == 1 ? " warp" : " warps") + " per row (shuffle reductions on CUDA)";
         for (auto d : k.unrolled_dims) vec += ", dim " + std::to_string(d.first) + " unrolled";
         if (k.whole_tiles) vec += ", edge tiles shifted inwards";
         o << "  " << k.name << " [" << k.template_name << vec << "] writes " << writes << ": reads " << mb(k.bytes_read)

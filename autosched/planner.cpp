@@ -244,6 +244,7 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
             ws = warp_row_shape(g, plan, k, r);
             if (ws.warps > 0) {
                 k.row_warps = ws.warps;
+                k.row_threads = 0;  // the warps' 32 x warps threads, not a short row's
                 k.row_extent = O.region[0].extent();
                 k.vector_width = ws.vector_width;
             } else if (!ws.why_not.empty()) {

@@ -33,7 +33,11 @@ WarpRowShape warp_row_shape(const FuncGraph &g, const Plan &plan, const KernelPl
     if (k.template_name != "row" || O.updates != 0 || O.dims.empty()) return s;
     // Short rows keep the tree by design: no note (the plan would list one for every small row).
     // Nor for a kernel that computes no reduction per block: nothing to reduce, the plain layout.
+    // The block's elements: the row (dim 0) times the inner dims unrolled in each thread (puzzler's
+    // 16 slices of 64: each reduction is over one slice's row, all 16 in one block).
     const int64_t extent = O.region[0].extent();
+    int64_t block_elements = extent;
+    for (auto &[d, e] : k.unrolled_dims) block_elements *= e;
     std::vector<const FuncPlan *> at_block;
     bool any_reduction = false;
     for (auto &p : plan.funcs)
@@ -41,15 +45,17 @@ WarpRowShape warp_row_shape(const FuncGraph &g, const Plan &plan, const KernelPl
             at_block.push_back(&p);
             any_reduction |= g.nodes[size_t(g.find(p.func))].updates > 0;
         }
-    if (extent < kMinWarpRow || !any_reduction) return s;
-    if (k.inner_dims != 1 || k.rows_per_block != 1 || k.row_threads != 0 || !k.split_func.empty() ||
-        !k.staged.empty()) {
-        s.why_not = "no warp-shuffle reductions: they need one block per 1-D row, without split-K partials to add "
+    if (block_elements < kMinWarpRow || !any_reduction) return s;
+    const bool middle_unrolled = int(k.unrolled_dims.size()) == k.inner_dims - 1;
+    if (!middle_unrolled || k.rows_per_block != 1 || !k.split_func.empty() || !k.staged.empty()) {
+        s.why_not = "no warp-shuffle reductions: they need one block per row, without split-K partials to add "
                     "or staged inputs";
         return s;
     }
-    int warps = 2;
-    while (warps < 8 && int64_t(warps) * 2 * 32 * kWarpRowElementsPerLane <= extent) warps *= 2;
+    // One long row: 2 to 8 warps. Short rows with unrolled inner dims: as many warps as give each
+    // lane kWarpRowElementsPerLane elements of the block, from one.
+    int warps = k.inner_dims == 1 ? 2 : 1;
+    while (warps < 8 && int64_t(warps) * 2 * 32 * kWarpRowElementsPerLane <= block_elements) warps *= 2;
     for (int v = std::max(1, kWarpRowAccessBytes / std::max(1, O.elem_bytes)); v >= 1; v /= 2) {
         const int64_t step = int64_t(32) * warps * v;
         if (extent % step != 0) continue;

@@ -24,7 +24,8 @@ struct WarpRowShape {
     std::string why_not;   // when warps == 0 for a row of kMinWarpRow or more: the reason, for the plan
 };
 
-// One block per row (`k.rows_per_block` 1, no short rows, nothing staged), every Func computed per
+// One block per row (`k.rows_per_block` 1, the inner dims between the row and the rows unrolled,
+// nothing staged), at least kMinWarpRow elements per block, every Func computed per
 // block one value per block, and each of those that reduces does so over one RVar whose constant
 // extent the block's lanes divide evenly, into one value of at most 32 bits (a warp shuffle moves 32).
 WarpRowShape warp_row_shape(const FuncGraph &g, const Plan &plan, const KernelPlan &k, int root);

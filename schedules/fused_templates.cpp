@@ -253,18 +253,26 @@ void schedule_warp_row_kernel(ScheduleWriter &w, Func root, const RowShape &shap
     w.split({root}, v[0], xo, xi, 32 * shape.warps * vector, TailStrategy::GuardWithIf);
     w.split({root}, xi, t, xv, vector, TailStrategy::GuardWithIf);
     w.split({root}, t, warp, lane, 32, TailStrategy::GuardWithIf);
-    w.reorder({root}, {xv, xo, lane, warp});
+    // Inner dims between the row and the rows (puzzler's slices) loop inside each thread, unrolled.
+    const int inner = std::max(1, std::min(shape.inner_dims, int(v.size()) - 1));
+    std::vector<VarOrRVar> order{xv, xo};
+    for (int d = 1; d < inner; d++) order.push_back(v[size_t(d)]);
+    order.push_back(lane);
+    order.push_back(warp);
+    w.reorder({root}, order);
     if (vector > 1) w.vectorize({root}, xv, vector, TailStrategy::GuardWithIf);
     const int64_t steps = (shape.row_extent + 32 * shape.warps * vector - 1) / (32 * shape.warps * vector);
     if (steps > 1) w.unroll({root}, xo, int(std::min<int64_t>(steps, kLoadsInFlight)), TailStrategy::GuardWithIf);
+    for (auto [d, extent] : shape.unrolled_dims)
+        if (d > 0 && d < inner && extent > 1) w.unroll({root}, v[size_t(d)], int(extent), TailStrategy::GuardWithIf);
     w.gpu_threads({root}, warp);
     w.gpu_lanes({root}, lane);
-    std::vector<VarOrRVar> blocks(v.begin() + 1, v.end());
+    std::vector<VarOrRVar> blocks(v.begin() + inner, v.end());
     blocks_over(w, root, blocks, tag);
     const bool mixed = mixed_element_sizes(at_block);
     for (size_t i = 0; i < at_block.size(); i++)
         block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, 1, 32 * shape.warps, "", root,
-                    v[1], target, mixed, shape.warps, vector);
+                    v[size_t(inner)], target, mixed, shape.warps, vector);
 }
 
 void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, const std::vector<Func> &at_block,

@@ -64,10 +64,11 @@ TEST(Planner, RowReductionsAreComputedPerBlock) {
     // The 16 slices: one block per row b owns all 16 slices, so x is read once.
     Plan z = plan_app("puzzler_slices");
     EXPECT_EQ(z.kernels[0].inner_dims, 2) << z.to_text();
-    // 64-wide rows: a warp each (2-wide accesses), 4 rows per block; the 16 slices unrolled, so
-    // the stack's select keeps one branch per slice.
-    EXPECT_EQ(z.kernels[0].row_threads, 32) << z.to_text();
-    EXPECT_EQ(z.kernels[0].rows_per_block, 4) << z.to_text();
+    // 16 slices of 64 per row (1024 elements): one warp per block (2-wide accesses) reducing each
+    // slice with shuffles; the 16 slices unrolled, so the stack's select keeps one branch per slice.
+    EXPECT_EQ(z.kernels[0].row_warps, 1) << z.to_text();
+    EXPECT_EQ(z.kernels[0].vector_width, 2) << z.to_text();
+    EXPECT_EQ(z.kernels[0].rows_per_block, 1) << z.to_text();
     EXPECT_EQ(z.kernels[0].unrolled_dims, (std::vector<std::pair<int, int64_t>>{{1, 16}})) << z.to_text();
 }
 

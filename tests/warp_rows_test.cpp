@@ -162,3 +162,89 @@ TEST(WarpRows, RowGraphsOfSeveralShapesCompileForCuda) {
         lower(s.outs, *s.x.param, "softmax_2048");
     }
 }
+
+namespace {
+
+// puzzler_slices' shape: each of `slices` slices of a row normalized over its 64 values, then tanh,
+// stacked back. 16 x 64 = 1024 elements per row: one warp per block, the slices unrolled.
+struct Slices {
+    Graph g;
+    Tensor x, y;
+    std::vector<Halide::Func> outs;
+    int64_t rows, slices;
+    Slices(int64_t r, int64_t s) : rows(r), slices(s) {
+        x = g.input("px", DType::F32, {r, s, 64});
+        std::vector<Tensor> ys;
+        for (int64_t i = 0; i < s; i++) ys.push_back(tanh(layer_norm(select_index(x, 1, i))));
+        y = stack(ys, 1);
+        set_estimates(y.func, y.shape);
+        outs = {y.func};
+    }
+    // Fixed sizes, as the apps' are. (PoCL 3.1 did not finish compiling the unguarded-size version's
+    // 32 block-level reductions under block-uniform conditions in 10 minutes: README.)
+    void fix_sizes() {
+        x.param->dim(0).set_bounds(0, 64).dim(1).set_bounds(0, int(slices)).dim(1).set_stride(64);
+        x.param->dim(2).set_bounds(0, int(rows)).dim(2).set_stride(int(64 * slices));
+        auto ob = y.func.output_buffer();
+        ob.dim(0).set_bounds(0, 64).dim(1).set_bounds(0, int(slices)).dim(1).set_stride(64);
+        ob.dim(2).set_bounds(0, int(rows)).dim(2).set_stride(int(64 * slices));
+    }
+};
+
+}  // namespace
+
+TEST(WarpRows, ShortRowsWithUnrolledSlicesTakeOneWarpPerBlock) {
+    Slices s(6, 16);
+    autosched::Plan plan = solder::testing::plan_for(s.outs, {}, true);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+    const auto &k = plan.kernels[0];
+    // 64 values per slice: one warp of 32 lanes, 2 values each, all 16 slices in the block.
+    EXPECT_EQ(k.row_warps, 1) << plan.to_text();
+    EXPECT_EQ(k.vector_width, 2) << plan.to_text();
+    EXPECT_EQ(k.row_threads, 0) << plan.to_text();
+    EXPECT_EQ(k.rows_per_block, 1) << plan.to_text();
+    EXPECT_NE(plan.to_text().find("1 warp per row"), std::string::npos) << plan.to_text();
+    // 4 slices (256 values per row) keep several rows per block and the tree, without a note.
+    Slices few(6, 4);
+    autosched::Plan fp = solder::testing::plan_for(few.outs, {}, true);
+    EXPECT_EQ(fp.kernels.at(0).row_warps, 0) << fp.to_text();
+    EXPECT_FALSE(explained(fp, "warp")) << fp.to_text();
+
+    // CUDA: the 32 reductions (a mean and a variance per slice) each a shuffle tree, in registers.
+    autosched::apply_plan(plan, s.outs, make_target("cuda"));
+    s.fix_sizes();
+    std::string stmt = ::testing::TempDir() + "/warp_rows_slices.stmt";
+    Halide::Pipeline(s.outs).compile_to_lowered_stmt(stmt, {*s.x.param}, Halide::Text, make_target("cuda"));
+    std::string ptx = solder::testing::read_file(stmt);
+    for (int d : {16, 8, 4, 2}) {
+        std::regex down("shfl\\.sync\\.down\\.b32\\s+%r\\d+, %r\\d+, " + std::to_string(d) + ",");
+        EXPECT_EQ(std::distance(std::sregex_iterator(ptx.begin(), ptx.end(), down), std::sregex_iterator()), 32)
+            << "lanes " << d << " apart";
+    }
+    EXPECT_EQ(ptx.find(".local"), std::string::npos);
+}
+
+TEST(WarpRows, SlicesRunOnOpenCLAgainstADoubleReference) {
+    Slices s(3, 16);
+    autosched::Plan plan = solder::testing::plan_for(s.outs, {}, true);
+    ASSERT_EQ(plan.kernels.at(0).row_warps, 1) << plan.to_text();
+    s.fix_sizes();
+    const int64_t n = s.rows * s.slices * 64;
+    std::vector<HostBuffer> in{make_host_buffer({"px", DType::F32, {s.rows, s.slices, 64}})};
+    std::vector<HostBuffer> out{make_host_buffer({"y", DType::F32, {s.rows, s.slices, 64}})};
+    float *px = data_as<float>(in[0]);
+    // Each slice its own offset and scale, so a slice mixed up with another shows.
+    for (int64_t i = 0; i < n; i++) px[i] = float((i * 7919) % 211) / 50.0f * float(1 + (i / 64) % 5) + float(i / 64);
+    ASSERT_EQ(solder::testing::apply_compile_and_call(plan, s.outs, {*s.x.param}, "opencl", in, out), "");
+    const float *py = data_as<float>(out[0]);
+    for (int64_t row = 0; row < n / 64; row++) {
+        const float *r = px + row * 64;
+        double mu = 0, var = 0;
+        for (int d = 0; d < 64; d++) mu += r[d];
+        mu /= 64;
+        for (int d = 0; d < 64; d++) var += (r[d] - mu) * (r[d] - mu);
+        const double inv = 1.0 / std::sqrt(var / 64 + 1e-5);
+        for (int d = 0; d < 64; d++)
+            ASSERT_NEAR(py[row * 64 + d], std::tanh((r[d] - mu) * inv), 2e-5) << "slice row " << row << " value " << d;
+    }
+}
