@@ -8,6 +8,7 @@
 #include "autosched/row_staging.h"
 #include "autosched/search.h"
 #include "autosched/shared_split_k.h"
+#include "autosched/stencil_staging.h"
 #include "autosched/warp_rows.h"
 #include "schedules/fused_templates.h"
 
@@ -178,6 +179,7 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
     plan.app = app;
     plan.search = found.summary;
     std::map<int, std::vector<Region>> row_regions;  // per row-kernel root: what one block computes
+    std::map<int, TileStaging> tile_staging;          // per stencil-tile root: what each tile stages
     for (int i = 0; i < N; i++) {
         const FuncNode &n = g.nodes[i];
         if (n.is_input) {
@@ -198,6 +200,18 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
             const std::string &tmpl = choice[anchor].template_name;
             bool at_block = groups[i].size() == 1 && ((n.is_reduction() && tmpl == "row") ||
                                                       (stencil_out && opt.compute_at && tmpl == "stencil_tile"));
+            if (groups[i].size() == 1 && opt.gpu && opt.compute_at && tmpl == "stencil_tile") {
+                auto it = tile_staging.find(anchor);
+                if (it == tile_staging.end()) {
+                    std::vector<int> members;
+                    for (int j = 0; j < N; j++)
+                        if (!root[j] && groups[j].size() == 1 && *groups[j].begin() == anchor) members.push_back(j);
+                    it = tile_staging.emplace(anchor, stencil_tile_staging(g, members)).first;
+                    if (!it->second.note.empty())
+                        plan.explanations.push_back({g.nodes[size_t(anchor)].name, "", it->second.note});
+                }
+                at_block = it->second.staged.count(i) > 0;
+            }
             fp.placement = at_block ? Placement::ComputeAtBlock : Placement::Inline;
             if (at_block && tmpl == "row") {
                 auto it = row_regions.find(anchor);

@@ -80,6 +80,10 @@ TEST(Planner, StencilProducersStayOnChip) {
     EXPECT_EQ(placement_of(unsharp, "blur_x"), Placement::ComputeAtBlock);
     Plan harris = plan_app("harris");
     EXPECT_EQ(placement_of(harris, "gray"), Placement::ComputeAtBlock);
+    // The gradients per tile, their products (Ixx = Ix * Ix ...) inlined into the box sums.
+    EXPECT_EQ(placement_of(harris, "Ix"), Placement::ComputeAtBlock) << harris.to_text();
+    EXPECT_EQ(placement_of(harris, "Iy"), Placement::ComputeAtBlock) << harris.to_text();
+    EXPECT_EQ(placement_of(harris, "Ixy"), Placement::Inline) << harris.to_text();
     for (auto *p : {&blur, &unsharp, &harris}) {
         EXPECT_EQ(p->kernels.size(), 1u) << p->to_text();
         EXPECT_EQ(p->kernels[0].template_name, "stencil_tile");

@@ -72,3 +72,96 @@ TEST(StencilTiles, ImagesSpanningATileShiftTheirEdgeTilesInwards) {
 TEST(StencilTiles, ImagesSmallerThanATileKeepGuardedEdges) {
     expect_blur(kStencilTileX - 3, kStencilTileY + 9, false);
 }
+
+namespace {
+
+// Harris's middle: gradients of a clamped image (gx, gy: 3-tap stencils of it), their products
+// (cheap pointwise Funcs of the gradients), and 3x3 box sums of the products.
+struct Products {
+    Halide::ImageParam in{Halide::Float(32), 2, "prod_in"};
+    Halide::Func out{"prod_out"};
+    Products(int64_t w, int64_t h, bool costly_square) {
+        Halide::Var x("x"), y("y");
+        Halide::Func c = Halide::BoundaryConditions::repeat_edge(in);
+        Halide::Func gx("prod_gx"), gy("prod_gy"), xx("prod_xx"), yy("prod_yy"), xy("prod_xy");
+        gx(x, y) = c(x + 1, y) - c(x - 1, y);
+        gy(x, y) = c(x, y + 1) - c(x, y - 1);
+        // costly_square: xx's own arithmetic is more than kMaxInlinedTileOps, so recomputing it at
+        // 9 taps would cost more than a tile of it in shared memory.
+        xx(x, y) = costly_square ? Halide::sqrt(gx(x, y) * gx(x, y) + 1.0f) * 0.5f + gx(x, y) * 0.25f - 1.0f
+                                 : gx(x, y) * gx(x, y);
+        yy(x, y) = gy(x, y) * gy(x, y);
+        xy(x, y) = gx(x, y) * gy(x, y);
+        auto box = [&](Halide::Func f) {
+            Halide::Expr s = 0.0f;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) s = s + f(x + dx, y + dy);
+            return s;
+        };
+        out(x, y) = box(xx) * box(yy) - box(xy);
+        in.dim(0).set_estimate(0, int(w));
+        in.dim(1).set_estimate(0, int(h));
+        lang::set_estimates(out, {h, w});
+    }
+};
+
+autosched::Placement placement(const autosched::Plan &p, const std::string &f) {
+    // Halide names a second Func of the same name `f$1` (another test in this process).
+    for (auto &fp : p.funcs)
+        if (fp.func == f || fp.func.rfind(f + "$", 0) == 0) return fp.placement;
+    ADD_FAILURE() << "no " << f << " in\n" << p.to_text();
+    return autosched::Placement::Root;
+}
+
+}  // namespace
+
+TEST(StencilTiles, CheapProductsOfFewerFuncsAreInlinedAndTheirFactorsStagedInstead) {
+    using autosched::Placement;
+    const int64_t w = kStencilTileX * 2 + 3, h = kStencilTileY + 6;
+    Products p(w, h, false);
+    autosched::Plan plan = solder::testing::plan_for({p.out}, {}, true);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+    ASSERT_EQ(plan.kernels[0].template_name, "stencil_tile") << plan.to_text();
+    // Three products read through the box sums, all of two gradients: the gradients per tile.
+    for (auto f : {"prod_gx", "prod_gy"}) EXPECT_EQ(placement(plan, f), Placement::ComputeAtBlock) << f;
+    for (auto f : {"prod_xx", "prod_yy", "prod_xy"}) EXPECT_EQ(placement(plan, f), Placement::Inline) << f;
+    EXPECT_NE(plan.to_text().find("prod_xx, prod_xy, prod_yy inlined into their stencil consumers, and prod_gx, "
+                                  "prod_gy computed per tile instead: 2 tiles in shared memory, not 3"),
+              std::string::npos)
+        << plan.to_text();
+    // The host plan keeps the products per tile (the swap was measured on the GPU only).
+    autosched::Plan host = solder::testing::plan_for({p.out}, {}, false);
+    EXPECT_EQ(placement(host, "prod_xx"), Placement::ComputeAtBlock) << host.to_text();
+
+    std::vector<HostBuffer> in{make_host_buffer({"prod_in", DType::F32, {h, w}})};
+    std::vector<HostBuffer> out{make_host_buffer({"prod_out", DType::F32, {h, w}})};
+    float *px = data_as<float>(in[0]);
+    for (int64_t i = 0; i < w * h; i++) px[i] = float((i * 7919) % 101) / 32.0f;
+    ASSERT_EQ(solder::testing::apply_compile_and_call(plan, {p.out}, {p.in}, "opencl", in, out), "");
+    const float *py = data_as<float>(out[0]);
+    auto at = [&](int64_t x, int64_t y) {
+        return double(px[std::clamp<int64_t>(y, 0, h - 1) * w + std::clamp<int64_t>(x, 0, w - 1)]);
+    };
+    for (int64_t y = 0; y < h; y++)
+        for (int64_t x = 0; x < w; x++) {
+            double sxx = 0, syy = 0, sxy = 0;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    const double gx = at(x + dx + 1, y + dy) - at(x + dx - 1, y + dy);
+                    const double gy = at(x + dx, y + dy + 1) - at(x + dx, y + dy - 1);
+                    sxx += gx * gx, syy += gy * gy, sxy += gx * gy;
+                }
+            const double ref = sxx * syy - sxy;
+            ASSERT_NEAR(py[y * w + x], ref, 1e-4 * std::max(1.0, std::abs(ref))) << "x " << x << " y " << y;
+        }
+}
+
+TEST(StencilTiles, CostlyProductsStayStaged) {
+    using autosched::Placement;
+    // xx too costly to recompute: only yy and xy could go, which would stage gx and gy for them
+    // (2 tiles for 2): no swap.
+    Products p(kStencilTileX * 2, kStencilTileY * 2, true);
+    autosched::Plan plan = solder::testing::plan_for({p.out}, {}, true);
+    for (auto f : {"prod_xx", "prod_yy", "prod_xy"}) EXPECT_EQ(placement(plan, f), Placement::ComputeAtBlock) << f;
+    EXPECT_EQ(plan.to_text().find("computed per tile instead"), std::string::npos) << plan.to_text();
+}
