@@ -159,7 +159,7 @@ std::string Plan::to_text() const {
         for (auto &m : materialized) o << "    " << m.func << " " << m.type << " " << mb(m.bytes) << "\n";
     }
     if (!explanations.empty()) {
-        o << "  not fused:\n";
+        o << "  reasons (edges not fused, kernels not merged, shapes chosen):\n";
         for (auto &e : explanations)
             o << "    " << e.producer << (e.consumer.empty() ? "" : " -> " + e.consumer) << ": " << e.reason << "\n";
     }
