@@ -9,6 +9,8 @@
 #include "runtime/app_runner.h"
 #include "runtime/compile_cache.h"
 #include "runtime/halide_error.h"
+#include "runtime/targets.h"
+#include "runtime/unknown_name_error.h"
 #include "schedules/schedule_registry.h"
 #include "tests/support/test_processes.h"
 
@@ -178,4 +180,24 @@ TEST(RuntimeErrors, CliFailureExitsWithOneAndTheMessage) {
     EXPECT_EQ(r.signal, 0);
     EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
     EXPECT_TRUE(contains(r.err, "schedule 'anderson2021' is not available for target 'host'")) << r.err;
+}
+
+// SOLDER_HALIDE_FEATURES adds Halide target features to every build (debug: the runtime's per-call
+// log); a name Halide does not know is an unknown-name error that names it.
+TEST(RuntimeErrors, HalideFeaturesKnobAddsFeaturesAndNamesUnknownOnes) {
+    ASSERT_EQ(setenv("SOLDER_HALIDE_FEATURES", "debug,profile", 1), 0);
+    Halide::Target t = make_target("cuda");
+    EXPECT_TRUE(t.has_feature(Halide::Target::CUDA));
+    EXPECT_TRUE(t.has_feature(Halide::Target::Debug));
+    EXPECT_TRUE(t.has_feature(Halide::Target::Profile));
+    ASSERT_EQ(setenv("SOLDER_HALIDE_FEATURES", "debug,no_such_feature", 1), 0);
+    std::string e;
+    try {
+        make_target("host");
+    } catch (const UnknownNameError &x) {
+        e = x.what();
+    }
+    EXPECT_TRUE(contains(e, "'no_such_feature' is not a Halide target feature")) << e;
+    ASSERT_EQ(unsetenv("SOLDER_HALIDE_FEATURES"), 0);
+    EXPECT_FALSE(make_target("cuda").has_feature(Halide::Target::Debug));
 }
