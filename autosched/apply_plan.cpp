@@ -77,12 +77,10 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
         if (!k.split_func.empty()) split.insert(k.split_func);
         split.insert(k.split_group.begin(), k.split_group.end());
     }
+    // (Horizontal kernels' roots: the horizontal template, which may spread the sum over lanes.)
     for (auto &k : plan.kernels) {
         if (!is_gpu_target(target)) break;
-        std::vector<std::string> roots{k.root};
-        roots.insert(roots.end(), k.with.begin(), k.with.end());
-        for (auto &r : roots)
-            if (split.count(r)) unroll_partials_sum(w, get(r));
+        if (k.with.empty() && split.count(k.root)) unroll_partials_sum(w, get(k.root));
     }
     for (auto &k : plan.kernels) {
         Func root = get(k.root);
@@ -120,8 +118,12 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
             schedule_stencil_kernel(w, root, k.inner_dims, k.whole_tiles, at_block, target);
         } else if (!k.with.empty()) {
             std::vector<Func> roots{root};
-            for (auto &w : k.with) roots.push_back(get(w));
-            schedule_horizontal_1d(w, roots, target);
+            std::vector<bool> adds_partials{split.count(k.root) > 0};
+            for (auto &name : k.with) {
+                roots.push_back(get(name));
+                adds_partials.push_back(split.count(name) > 0);
+            }
+            schedule_horizontal_1d(w, roots, target, adds_partials);
         } else {
             schedule_pointwise_kernel(w, root, k.vector_width, target);
         }

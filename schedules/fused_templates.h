@@ -73,6 +73,8 @@ void schedule_block_reduction(ScheduleWriter &w, Halide::Func f, const Halide::T
 // init and update, or the one pure definition) is split the same way and fused into the first
 // root's same stage at the block loop (compute_with); blocks past a root's end skip it. The roots
 // must have as many stages, each writing its pure var, named alike in all (the planner checks).
-void schedule_horizontal_1d(ScheduleWriter &w, const std::vector<Halide::Func> &roots, const Halide::Target &target);
+// `adds_partials[i]`: roots[i] is a split-K root that adds its partials (schedules/split_k.h).
+void schedule_horizontal_1d(ScheduleWriter &w, const std::vector<Halide::Func> &roots, const Halide::Target &target,
+                            const std::vector<bool> &adds_partials = {});
 
 }  // namespace solder

@@ -149,4 +149,22 @@ void unroll_partials_sum(ScheduleWriter &w, Func f) {
     w.unroll({f, 0}, r, factor, TailStrategy::GuardWithIf);
 }
 
+Func spread_partials_sum(ScheduleWriter &w, Func f) {
+    auto fn = f.function();
+    if (fn.updates().size() != 1 || fn.args().size() != 1) return Func();
+    const auto &rvars = fn.update(0).schedule().rvars();
+    int longest = -1;
+    int64_t extent = 0;
+    for (size_t i = 0; i < rvars.size(); i++) {
+        auto e = Internal::as_const_int(Internal::simplify(rvars[i].extent));
+        if (e && *e > extent) extent = *e, longest = int(i);
+    }
+    if (longest < 0 || extent % kPartialLanes != 0 || extent / kPartialLanes < 2) return Func();
+    const std::string tag = f.name();
+    RVar r(rvars[size_t(longest)].var), ro(tag + "_pl"), ri(tag + "_pi");
+    Var lane(tag + "_plane");
+    w.split({f, 0}, r, ro, ri, int(extent / kPartialLanes), TailStrategy::GuardWithIf);
+    return w.rfactor({f, 0}, {{ro, lane}});
+}
+
 }  // namespace solder

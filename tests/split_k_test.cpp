@@ -328,3 +328,38 @@ TEST(SplitK, Nvfuser2146AtAMiddleSizeSharesItsColumnSumsAndMatchesItsReference) 
         EXPECT_TRUE(c.pass) << io.outputs[i].name << ": worst " << c.worst_ratio << " of tolerance at " << c.worst_index;
     }
 }
+
+TEST(SplitK, RootsAddingManyPartialsSpreadThemOverLanes) {
+    // Two totals over the same 16 x 384 x 48 points (a sum and a sum of squares): their partials
+    // are summed in shared launches, and the two 1-D roots, launched together, each add 16 x k
+    // partials per result: kPartialLanes threads per result, each adding its share, then the root
+    // adds the lanes' sums. Checked on OpenCL against plain loops.
+    constexpr int64_t N0 = 16, N1 = 384, N2 = 48;
+    Graph g;
+    Tensor x = g.input("lx", DType::F32, {N0, N1, N2});
+    Tensor a = sum(x, {0, 1}), b = sum(x * x, {0, 1});
+    set_estimates(a.func, a.shape);
+    set_estimates(b.func, b.shape);
+    std::vector<Halide::Func> outs{a.func, b.func};
+    autosched::Plan plan = solder::testing::plan_for(outs, {}, true);
+    bool together = false;
+    for (auto &k : plan.kernels) together |= !k.with.empty();
+    ASSERT_TRUE(together) << plan.to_text();
+    std::vector<HostBuffer> in{make_host_buffer({"lx", DType::F32, {N0, N1, N2}})};
+    std::vector<HostBuffer> out{make_host_buffer({"a", DType::F32, {N2}}), make_host_buffer({"b", DType::F32, {N2}})};
+    float *px = data_as<float>(in[0]);
+    for (int64_t i = 0; i < N0 * N1 * N2; i++) px[i] = float((i * 7919) % 101) / 50.0f - 1.0f;
+    std::string source;
+    ASSERT_EQ(solder::testing::apply_compile_and_call(plan, outs, {*x.param}, "opencl", in, out, &source), "");
+    EXPECT_NE(source.find("_plane}})"), std::string::npos) << source;
+    const float *pa = data_as<float>(out[0]), *pb = data_as<float>(out[1]);
+    for (int64_t c = 0; c < N2; c++) {
+        double sa = 0, sb = 0;
+        for (int64_t r = 0; r < N0 * N1; r++) {
+            const double v = px[r * N2 + c];
+            sa += v, sb += v * v;
+        }
+        EXPECT_NEAR(pa[c], sa, 1e-2) << "sum, column " << c;
+        EXPECT_NEAR(pb[c], sb, 1e-2) << "sum of squares, column " << c;
+    }
+}
