@@ -525,9 +525,14 @@ void schedule_horizontal_1d(ScheduleWriter &w, const std::vector<Func> &roots, c
             order.push_back(pv[1]);
             w.reorder({spread, 0}, order);
             w.gpu_threads({spread, 0}, pv[0], pv[1]);
-            for (auto &rv : rvars)
-                if (auto e = Internal::as_const_int(Internal::simplify(rv.extent)); e && *e > 1 && *e <= kPartialsInFlight)
-                    w.unroll({spread, 0}, RVar(rv.var), int(*e), TailStrategy::GuardWithIf);
+            // Innermost first, while the loads in flight stay within kPartialsInFlight.
+            int64_t in_flight = 1;
+            for (auto &rv : rvars) {
+                auto e = Internal::as_const_int(Internal::simplify(rv.extent));
+                if (!e || *e <= 1 || in_flight * *e > kPartialsInFlight) break;
+                w.unroll({spread, 0}, RVar(rv.var), int(*e), TailStrategy::GuardWithIf);
+                in_flight *= *e;
+            }
         }
     }
 }
