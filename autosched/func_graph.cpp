@@ -139,6 +139,12 @@ const FuncEdge *FuncGraph::edge(int p, int c) const {
     return nullptr;
 }
 
+bool FuncGraph::read_through_stencil(int n) const {
+    for (int e : nodes[size_t(n)].out_edges)
+        if (edges[size_t(e)].access == Access::Stencil) return true;
+    return false;
+}
+
 std::vector<Region> FuncGraph::regions_for(int root, const Region &root_region, const std::vector<bool> &inside) const {
     std::vector<Region> reg(nodes.size());
     reg[root] = root_region;

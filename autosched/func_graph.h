@@ -71,6 +71,8 @@ public:
     std::vector<FuncEdge> edges;
     int find(const std::string &name) const;  // -1 if absent
     const FuncEdge *edge(int producer, int consumer) const;
+    // Whether some consumer reads node `n` through a stencil (at several points per point).
+    bool read_through_stencil(int n) const;
 
     // The region of each node needed to compute `root` over `root_region`, following only edges
     // whose producer `inside(producer)` says belongs to the same computation (others are leaves,

@@ -193,8 +193,7 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
             fp.placement = Placement::Root;
         } else {
             int anchor = *groups[i].begin();
-            bool stencil_out = false;
-            for (int e : n.out_edges) stencil_out |= g.edges[e].access == Access::Stencil;
+            const bool stencil_out = g.read_through_stencil(i);
             // Computed once per block where the anchor's template has blocks to hold it: reductions
             // in row kernels, stencil producers in tiled kernels. Anything else is recomputed.
             const std::string &tmpl = choice[anchor].template_name;

@@ -6,12 +6,6 @@ namespace solder::autosched {
 
 namespace {
 
-bool read_through_stencil(const FuncGraph &g, int n) {
-    for (int e : g.nodes[size_t(n)].out_edges)
-        if (g.edges[size_t(e)].access == Access::Stencil) return true;
-    return false;
-}
-
 std::string names(const FuncGraph &g, const std::set<int> &ns) {
     std::string s;
     for (int n : ns) s += (s.empty() ? "" : ", ") + g.nodes[size_t(n)].name;
@@ -24,7 +18,7 @@ TileStaging stencil_tile_staging(const FuncGraph &g, const std::vector<int> &mem
     TileStaging t;
     auto member = [&](int n) { return std::find(members.begin(), members.end(), n) != members.end(); };
     for (int m : members)
-        if (read_through_stencil(g, m)) t.staged.insert(m);
+        if (g.read_through_stencil(m)) t.staged.insert(m);
     // Staged members that are cheap and read only members (and pipeline inputs) at their own point.
     std::set<int> swapped, sources;
     for (int m : t.staged) {

@@ -239,6 +239,15 @@ void stage_in_block(ScheduleWriter &w, Func staged, Func root, const Var &at, in
     w.vectorize({staged}, xv, width, TailStrategy::GuardWithIf);
 }
 
+// The root's inner dims between the row and the rows (puzzler's 16 slices) unrolled in each
+// thread, as the plan lists them, so a `stack`'s select keeps one branch per iteration.
+void unroll_row_inner_dims(ScheduleWriter &w, Func root, const std::vector<Var> &v, const RowShape &shape,
+                           int inner_dims) {
+    for (auto [d, extent] : shape.unrolled_dims)
+        if (d > 0 && d < inner_dims && extent > 1)
+            w.unroll({root}, v[size_t(d)], int(extent), TailStrategy::GuardWithIf);
+}
+
 }  // namespace
 
 // The row template on CUDA with warps (RowShape::warps): one block per row of the root, its threads
@@ -264,8 +273,7 @@ void schedule_warp_row_kernel(ScheduleWriter &w, Func root, const RowShape &shap
     if (vector > 1) w.vectorize({root}, xv, vector, TailStrategy::GuardWithIf);
     const int64_t steps = (shape.row_extent + 32 * shape.warps * vector - 1) / (32 * shape.warps * vector);
     if (steps > 1) w.unroll({root}, xo, int(std::min<int64_t>(steps, kLoadsInFlight)), TailStrategy::GuardWithIf);
-    for (auto [d, extent] : shape.unrolled_dims)
-        if (d > 0 && d < inner && extent > 1) w.unroll({root}, v[size_t(d)], int(extent), TailStrategy::GuardWithIf);
+    unroll_row_inner_dims(w, root, v, shape, inner);
     w.gpu_threads({root}, warp);
     w.gpu_lanes({root}, lane);
     std::vector<VarOrRVar> blocks(v.begin() + inner, v.end());
@@ -324,9 +332,7 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, co
             at = v[inner_dims];
             blocks_over(w, root, blocks, tag);
         }
-        for (auto [d, extent] : shape.unrolled_dims)
-            if (d > 0 && d < inner_dims && extent > 1)
-                w.unroll({root}, v[d], int(extent), TailStrategy::GuardWithIf);
+        unroll_row_inner_dims(w, root, v, shape, inner_dims);
         std::vector<Func> on_chip = at_block;
         for (auto &s : staged) on_chip.push_back(s.func);
         const bool mixed = mixed_element_sizes(on_chip);

@@ -1,5 +1,7 @@
 #include "schedules/split_k.h"
 
+#include <utility>
+
 #include "schedules/pipeline_funcs.h"
 #include "schedules/reduction_walk.h"
 
@@ -121,16 +123,26 @@ std::vector<Func> schedule_shared_split_k(ScheduleWriter &w, const std::vector<S
     return out;
 }
 
-void unroll_partials_sum(ScheduleWriter &w, Func f) {
-    auto fn = f.function();
-    if (fn.updates().size() != 1) return;
-    const auto &rvars = fn.update(0).schedule().rvars();
+namespace {
+
+// The RVar of `rvars` with the largest constant extent, and that extent: (-1, 0) if none is constant.
+std::pair<int, int64_t> longest_constant_rvar(const std::vector<Internal::ReductionVariable> &rvars) {
     int longest = -1;
     int64_t extent = 0;
     for (size_t i = 0; i < rvars.size(); i++) {
         auto e = Internal::as_const_int(Internal::simplify(rvars[i].extent));
         if (e && *e > extent) extent = *e, longest = int(i);
     }
+    return {longest, extent};
+}
+
+}  // namespace
+
+void unroll_partials_sum(ScheduleWriter &w, Func f) {
+    auto fn = f.function();
+    if (fn.updates().size() != 1) return;
+    const auto &rvars = fn.update(0).schedule().rvars();
+    const auto [longest, extent] = longest_constant_rvar(rvars);
     if (longest < 0 || extent <= 1) return;
     RVar r(rvars[size_t(longest)].var);
     if (rvars.size() > 1) {
@@ -153,12 +165,7 @@ Func spread_partials_sum(ScheduleWriter &w, Func f) {
     auto fn = f.function();
     if (fn.updates().size() != 1 || fn.args().size() != 1) return Func();
     const auto &rvars = fn.update(0).schedule().rvars();
-    int longest = -1;
-    int64_t extent = 0;
-    for (size_t i = 0; i < rvars.size(); i++) {
-        auto e = Internal::as_const_int(Internal::simplify(rvars[i].extent));
-        if (e && *e > extent) extent = *e, longest = int(i);
-    }
+    const auto [longest, extent] = longest_constant_rvar(rvars);
     if (longest < 0 || extent % kPartialLanes != 0 || extent / kPartialLanes < 2) return Func();
     const std::string tag = f.name();
     RVar r(rvars[size_t(longest)].var), ro(tag + "_pl"), ri(tag + "_pi");

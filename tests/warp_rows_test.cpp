@@ -32,6 +32,12 @@ struct Softmax {
     }
 };
 
+// The PTX's shuffles that read the lane `lanes` further down (one per reduction per tree level).
+int64_t shuffles_down(const std::string &ptx, int lanes) {
+    std::regex down("shfl\\.sync\\.down\\.b32\\s+%r\\d+, %r\\d+, " + std::to_string(lanes) + ",");
+    return std::distance(std::sregex_iterator(ptx.begin(), ptx.end(), down), std::sregex_iterator());
+}
+
 bool explained(const autosched::Plan &plan, const std::string &words) {
     for (auto &e : plan.explanations)
         if (e.reason.find(words) != std::string::npos) return true;
@@ -95,11 +101,7 @@ TEST(WarpRows, CudaCodeSumsEachWarpWithAShuffleTree) {
     Halide::Pipeline(s.outs).compile_to_lowered_stmt(stmt, {*s.x.param}, Halide::Text, make_target("cuda"));
     std::string ptx = solder::testing::read_file(stmt);
     // Both reductions (max, sum): lanes 16, 8, 4 and 2 apart, each level once per reduction.
-    for (int d : {16, 8, 4, 2}) {
-        std::regex down("shfl\\.sync\\.down\\.b32\\s+%r\\d+, %r\\d+, " + std::to_string(d) + ",");
-        EXPECT_EQ(std::distance(std::sregex_iterator(ptx.begin(), ptx.end(), down), std::sregex_iterator()), 2)
-            << "lanes " << d << " apart";
-    }
+    for (int d : {16, 8, 4, 2}) EXPECT_EQ(shuffles_down(ptx, d), 2) << "lanes " << d << " apart";
     // The partials live in registers: nothing spilled to a local stack frame.
     EXPECT_EQ(ptx.find(".local"), std::string::npos);
     // Accesses of 8 bytes of the f32 output (2 elements), so 2 bf16 per load.
@@ -216,11 +218,7 @@ TEST(WarpRows, ShortRowsWithUnrolledSlicesTakeOneWarpPerBlock) {
     std::string stmt = ::testing::TempDir() + "/warp_rows_slices.stmt";
     Halide::Pipeline(s.outs).compile_to_lowered_stmt(stmt, {*s.x.param}, Halide::Text, make_target("cuda"));
     std::string ptx = solder::testing::read_file(stmt);
-    for (int d : {16, 8, 4, 2}) {
-        std::regex down("shfl\\.sync\\.down\\.b32\\s+%r\\d+, %r\\d+, " + std::to_string(d) + ",");
-        EXPECT_EQ(std::distance(std::sregex_iterator(ptx.begin(), ptx.end(), down), std::sregex_iterator()), 32)
-            << "lanes " << d << " apart";
-    }
+    for (int d : {16, 8, 4, 2}) EXPECT_EQ(shuffles_down(ptx, d), 32) << "lanes " << d << " apart";
     EXPECT_EQ(ptx.find(".local"), std::string::npos);
 }
 
