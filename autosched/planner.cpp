@@ -206,8 +206,8 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
                     for (int j = 0; j < N; j++)
                         if (!root[j] && groups[j].size() == 1 && *groups[j].begin() == anchor) members.push_back(j);
                     it = tile_staging.emplace(anchor, stencil_tile_staging(g, members)).first;
-                    if (!it->second.note.empty())
-                        plan.explanations.push_back({g.nodes[size_t(anchor)].name, "", it->second.note});
+                    for (auto &note : it->second.notes)
+                        plan.explanations.push_back({g.nodes[size_t(anchor)].name, "", note});
                 }
                 at_block = it->second.staged.count(i) > 0;
             }

@@ -12,6 +12,35 @@ std::string names(const FuncGraph &g, const std::set<int> &ns) {
     return s;
 }
 
+// The second step of stencil_tile_staging: cheap staged Funcs of staged Funcs, recomputed in
+// registers. Node ids are topological (producers first), so a member is decided after every
+// member it reads. Returns the note (empty: none recomputed).
+std::string recompute_second_level(const FuncGraph &g, TileStaging &t) {
+    std::set<int> recomputed, from;
+    for (int m : t.staged) {
+        const FuncNode &n = g.nodes[size_t(m)];
+        if (n.updates > 0 || n.ops_per_point > kMaxRecomputedTileOps) continue;
+        std::set<int> producers;
+        bool only_staged = true;
+        for (int e : n.in_edges) {
+            const int p = g.edges[size_t(e)].producer;
+            if (g.nodes[size_t(p)].is_input || !t.staged.count(p) || recomputed.count(p)) {
+                only_staged = false;
+                break;
+            }
+            producers.insert(p);
+        }
+        if (!only_staged || producers.empty()) continue;
+        recomputed.insert(m);
+        from.insert(producers.begin(), producers.end());
+    }
+    if (recomputed.empty()) return "";
+    for (int m : recomputed) t.staged.erase(m);
+    return names(g, recomputed) + " recomputed in each thread's registers from " + names(g, from) +
+           " (computed per tile) instead of computed per tile themselves: cheap stencils of staged Funcs, whose " +
+           "taps the thread's rows share";
+}
+
 }  // namespace
 
 TileStaging stencil_tile_staging(const FuncGraph &g, const std::vector<int> &members) {
@@ -43,13 +72,26 @@ TileStaging stencil_tile_staging(const FuncGraph &g, const std::vector<int> &mem
     std::set<int> added;
     for (int s : sources)
         if (!t.staged.count(s) || swapped.count(s)) added.insert(s);
-    if (swapped.empty() || added.size() >= swapped.size()) return t;
-    for (int m : swapped)
-        if (!added.count(m)) t.staged.erase(m);
-    t.staged.insert(added.begin(), added.end());
-    t.note = names(g, swapped) + " inlined into their stencil consumers, and " + names(g, added) +
-             " computed per tile instead: " + std::to_string(added.size()) + " tiles in shared memory, not " +
-             std::to_string(swapped.size());
+    const bool swap = !swapped.empty() && added.size() < swapped.size();
+    if (swap) {
+        for (int m : swapped)
+            if (!added.count(m)) t.staged.erase(m);
+        t.staged.insert(added.begin(), added.end());
+    }
+    const std::string recomputed = recompute_second_level(g, t);
+    if (swap) {
+        // (Written after the second step, which may recompute the Funcs the swap staged.)
+        std::set<int> still;
+        for (int a : added)
+            if (t.staged.count(a)) still.insert(a);
+        std::string note = names(g, swapped) + " inlined into their stencil consumers (cheap pointwise functions of " +
+                           names(g, sources) + ")";
+        if (!still.empty())
+            note += ", and " + names(g, still) + " computed per tile instead: " + std::to_string(added.size()) +
+                    " tiles in shared memory, not " + std::to_string(swapped.size());
+        t.notes.push_back(note);
+    }
+    if (!recomputed.empty()) t.notes.push_back(recomputed);
     return t;
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "apps/ref_util.h"
 #include "lang/lang.h"
@@ -75,14 +76,17 @@ TEST(StencilTiles, ImagesSmallerThanATileKeepGuardedEdges) {
 
 namespace {
 
-// Harris's middle: gradients of a clamped image (gx, gy: 3-tap stencils of it), their products
-// (cheap pointwise Funcs of the gradients), and 3x3 box sums of the products.
+// Harris's middle: gradients of an image (gx, gy: 3-tap stencils of it, clamped at the edges,
+// reading the input itself so that they are the tile's first level), their products (cheap
+// pointwise Funcs of the gradients), and 3x3 box sums of the products.
 struct Products {
     Halide::ImageParam in{Halide::Float(32), 2, "prod_in"};
     Halide::Func out{"prod_out"};
     Products(int64_t w, int64_t h, bool costly_square) {
         Halide::Var x("x"), y("y");
-        Halide::Func c = Halide::BoundaryConditions::repeat_edge(in);
+        auto c = [&](Halide::Expr xx, Halide::Expr yy) {
+            return in(Halide::clamp(xx, 0, int(w) - 1), Halide::clamp(yy, 0, int(h) - 1));
+        };
         Halide::Func gx("prod_gx"), gy("prod_gy"), xx("prod_xx"), yy("prod_yy"), xy("prod_xy");
         gx(x, y) = c(x + 1, y) - c(x - 1, y);
         gy(x, y) = c(x, y + 1) - c(x, y - 1);
@@ -125,8 +129,9 @@ TEST(StencilTiles, CheapProductsOfFewerFuncsAreInlinedAndTheirFactorsStagedInste
     // Three products read through the box sums, all of two gradients: the gradients per tile.
     for (auto f : {"prod_gx", "prod_gy"}) EXPECT_EQ(placement(plan, f), Placement::ComputeAtBlock) << f;
     for (auto f : {"prod_xx", "prod_yy", "prod_xy"}) EXPECT_EQ(placement(plan, f), Placement::Inline) << f;
-    EXPECT_NE(plan.to_text().find("prod_xx, prod_xy, prod_yy inlined into their stencil consumers, and prod_gx, "
-                                  "prod_gy computed per tile instead: 2 tiles in shared memory, not 3"),
+    EXPECT_NE(plan.to_text().find("prod_xx, prod_xy, prod_yy inlined into their stencil consumers (cheap pointwise "
+                                  "functions of prod_gx, prod_gy), and prod_gx, prod_gy computed per tile instead: 2 "
+                                  "tiles in shared memory, not 3"),
               std::string::npos)
         << plan.to_text();
     // The host plan keeps the products per tile (the swap was measured on the GPU only).
@@ -165,3 +170,83 @@ TEST(StencilTiles, CostlyProductsStayStaged) {
     for (auto f : {"prod_xx", "prod_yy", "prod_xy"}) EXPECT_EQ(placement(plan, f), Placement::ComputeAtBlock) << f;
     EXPECT_EQ(plan.to_text().find("computed per tile instead"), std::string::npos) << plan.to_text();
 }
+
+TEST(StencilTiles, CheapStencilsOfStagedFuncsAreRecomputedInRegisters) {
+    using autosched::Placement;
+    // The blur of the edge tests (which run this plan on OpenCL): its first pass reads only the
+    // clamped input, which is staged, and costs a few operations: each thread recomputes it for
+    // its column of rows instead of a second tile in shared memory.
+    Blur b(kStencilTileX * 2 + 7, kStencilTileY + 5);
+    autosched::Plan plan = solder::testing::plan_for({b.out}, {}, true);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+    EXPECT_EQ(placement(plan, "tile_blur_x"), Placement::Inline) << plan.to_text();
+    EXPECT_NE(plan.to_text().find("recomputed in each thread's registers from "),
+              std::string::npos)
+        << plan.to_text();
+    int staged = 0;
+    for (auto &fp : plan.funcs) staged += fp.placement == Placement::ComputeAtBlock;
+    EXPECT_EQ(staged, 1) << plan.to_text();
+    // Host plans keep both passes per tile (measured on the GPU only).
+    autosched::Plan host = solder::testing::plan_for({b.out}, {}, false);
+    EXPECT_EQ(placement(host, "tile_blur_x"), Placement::ComputeAtBlock) << host.to_text();
+}
+
+namespace {
+
+// Three 3-tap passes of a clamped image, each a stencil of the one before: the second and the
+// third are not both recomputed (the third would recompute the second at 3 x 3 taps). `costly`: the
+// second pass's arithmetic is more than kMaxRecomputedTileOps, and it stays per tile.
+struct Passes {
+    Halide::ImageParam in{Halide::Float(32), 2, "pass_in"};
+    Halide::Func out{"pass_out"};
+    Passes(int64_t w, int64_t h, bool costly) {
+        Halide::Var x("x"), y("y");
+        Halide::Func c = Halide::BoundaryConditions::repeat_edge(in);
+        Halide::Func p1("pass_1"), p2("pass_2");
+        Halide::Expr s1 = c(x - 1, y) + c(x, y) + c(x + 1, y);
+        p1(x, y) = costly ? Halide::sqrt(s1 * s1 + 1.0f) : s1;
+        p2(x, y) = p1(x, y - 1) - p1(x, y + 1);
+        out(x, y) = p2(x - 1, y) + 0.5f * p2(x + 1, y);
+        in.dim(0).set_estimate(0, int(w));
+        in.dim(1).set_estimate(0, int(h));
+        lang::set_estimates(out, {h, w});
+    }
+};
+
+void expect_passes(bool costly) {
+    using autosched::Placement;
+    const int64_t w = kStencilTileX * 2 + 5, h = kStencilTileY + 3;
+    Passes p(w, h, costly);
+    autosched::Plan plan = solder::testing::plan_for({p.out}, {}, true);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+    // Cheap: the second pass is recomputed, so the third stays per tile. Costly: the second stays
+    // per tile, and the third, cheap, is recomputed from it.
+    EXPECT_EQ(placement(plan, "pass_1"), costly ? Placement::ComputeAtBlock : Placement::Inline) << plan.to_text();
+    EXPECT_EQ(placement(plan, "pass_2"), costly ? Placement::Inline : Placement::ComputeAtBlock) << plan.to_text();
+
+    std::vector<HostBuffer> in{make_host_buffer({"pass_in", DType::F32, {h, w}})};
+    std::vector<HostBuffer> out{make_host_buffer({"pass_out", DType::F32, {h, w}})};
+    float *px = data_as<float>(in[0]);
+    for (int64_t i = 0; i < w * h; i++) px[i] = float((i * 7919) % 101) / 32.0f;
+    ASSERT_EQ(solder::testing::apply_compile_and_call(plan, {p.out}, {p.in}, "opencl", in, out), "");
+    const float *py = data_as<float>(out[0]);
+    auto at = [&](int64_t x, int64_t y) {
+        return double(px[std::clamp<int64_t>(y, 0, h - 1) * w + std::clamp<int64_t>(x, 0, w - 1)]);
+    };
+    auto p1 = [&](int64_t x, int64_t y) {
+        const double s = at(x - 1, y) + at(x, y) + at(x + 1, y);
+        return costly ? std::sqrt(s * s + 1.0) : s;
+    };
+    auto p2 = [&](int64_t x, int64_t y) { return p1(x, y - 1) - p1(x, y + 1); };
+    for (int64_t y = 0; y < h; y++)
+        for (int64_t x = 0; x < w; x++) {
+            const double ref = p2(x - 1, y) + 0.5 * p2(x + 1, y);
+            ASSERT_NEAR(py[y * w + x], ref, 1e-4 * std::max(1.0, std::abs(ref))) << "x " << x << " y " << y;
+        }
+}
+
+}  // namespace
+
+TEST(StencilTiles, OnlyOneLevelOfStencilsIsRecomputed) { expect_passes(false); }
+
+TEST(StencilTiles, CostlyStencilsOfStagedFuncsStayStaged) { expect_passes(true); }
