@@ -205,7 +205,7 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
                     std::vector<int> members;
                     for (int j = 0; j < N; j++)
                         if (!root[j] && groups[j].size() == 1 && *groups[j].begin() == anchor) members.push_back(j);
-                    it = tile_staging.emplace(anchor, stencil_tile_staging(g, members)).first;
+                    it = tile_staging.emplace(anchor, stencil_tile_staging(g, anchor, members)).first;
                     for (auto &note : it->second.notes)
                         plan.explanations.push_back({g.nodes[size_t(anchor)].name, "", note});
                 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "schedules/fused_templates.h"
+
 namespace solder::autosched {
 
 namespace {
@@ -15,11 +17,11 @@ std::string names(const FuncGraph &g, const std::set<int> &ns) {
 // The second step of stencil_tile_staging: cheap staged Funcs of staged Funcs, recomputed in
 // registers. Node ids are topological (producers first), so a member is decided after every
 // member it reads. Returns the note (empty: none recomputed).
-std::string recompute_second_level(const FuncGraph &g, TileStaging &t) {
+std::string recompute_second_level(const FuncGraph &g, int root, TileStaging &t) {
     std::set<int> recomputed, from;
     for (int m : t.staged) {
         const FuncNode &n = g.nodes[size_t(m)];
-        if (n.updates > 0 || n.ops_per_point > kMaxRecomputedTileOps) continue;
+        if (n.updates > 0 || tile_recompute_ops_per_output(g, m, root) > kMaxRecomputeOpsPerOutput) continue;
         std::set<int> producers;
         bool only_staged = true;
         for (int e : n.in_edges) {
@@ -43,7 +45,17 @@ std::string recompute_second_level(const FuncGraph &g, TileStaging &t) {
 
 }  // namespace
 
-TileStaging stencil_tile_staging(const FuncGraph &g, const std::vector<int> &members) {
+int64_t tile_recompute_ops_per_output(const FuncGraph &g, int m, int root) {
+    const Region &f = g.nodes[size_t(m)].region, &o = g.nodes[size_t(root)].region;
+    // Taps per tile dim: how far the member's needed region reaches past the root's.
+    auto taps = [&](size_t d) {
+        return d < f.size() && d < o.size() ? std::max<int64_t>(1, f[d].extent() - o[d].extent() + 1) : 1;
+    };
+    const int64_t rows = kStencilTileY / kStencilThreadsY;
+    return g.nodes[size_t(m)].ops_per_point * taps(0) * (rows + taps(1) - 1) / rows;
+}
+
+TileStaging stencil_tile_staging(const FuncGraph &g, int root, const std::vector<int> &members) {
     TileStaging t;
     auto member = [&](int n) { return std::find(members.begin(), members.end(), n) != members.end(); };
     for (int m : members)
@@ -78,7 +90,7 @@ TileStaging stencil_tile_staging(const FuncGraph &g, const std::vector<int> &mem
             if (!added.count(m)) t.staged.erase(m);
         t.staged.insert(added.begin(), added.end());
     }
-    const std::string recomputed = recompute_second_level(g, t);
+    const std::string recomputed = recompute_second_level(g, root, t);
     if (swap) {
         // (Written after the second step, which may recompute the Funcs the swap staged.)
         std::set<int> still;

@@ -14,10 +14,16 @@ namespace solder::autosched {
 constexpr int64_t kMaxInlinedTileOps = 4;
 
 // A staged Func computed only from other staged Funcs (a second-level stencil: Harris's Ix and Iy
-// of gray, the blur_x of blur and unsharp) at most this costly per point is recomputed in each
-// thread's registers instead (stencil_tile_staging). FuncNode::ops_per_point counts the taps'
-// index arithmetic too: Harris's Ix (6 value operations, 10 index ones) counts 16.
-constexpr int64_t kMaxRecomputedTileOps = 16;
+// of gray, the blur_x of blur and unsharp) is recomputed in each thread's registers instead
+// (stencil_tile_staging) when that costs at most this many operations per output point:
+// ops_per_point x the taps the tile's outputs read of it along x x (rows + taps along y - 1) /
+// rows, for the column of `rows` outputs each thread writes (neighbouring rows share their taps).
+// FuncNode::ops_per_point counts the taps' index arithmetic too: Harris's Ix (6 value operations,
+// 10 index ones: 16) read at 3 x 3 taps costs 16 x 3 x 6 / 4 = 72; unsharp's blur_x (11) at 1 x 5
+// taps 22; blur's (6) at 1 x 3 taps 9. A 16-operation Func under a 7 x 7 box would cost 280.
+constexpr int64_t kMaxRecomputeOpsPerOutput = 96;
+// Recompute cost as above, of member `m` of the stencil tile kernel whose root is `root`.
+int64_t tile_recompute_ops_per_output(const FuncGraph &g, int m, int root);
 
 struct TileStaging {
     std::set<int> staged;            // nodes computed per tile
@@ -33,7 +39,7 @@ struct TileStaging {
 // ({gray, Ix, Iy} per tile instead of {gray, Ixx, Iyy, Ixy}); the same swap is not made where the
 // staged Funcs are stencils of their inputs (blur, unsharp).
 // Then a staged member that reads no pipeline input, only staged members that stay staged, and costs
-// at most kMaxRecomputedTileOps per point is inlined: each thread computes a column of rows
+// at most kMaxRecomputeOpsPerOutput is inlined: each thread computes a column of rows
 // (schedules/fused_templates.h), whose taps overlap, so it computes such a Func at few more points
 // than it writes, from shared memory, and a tile written to shared memory, a barrier and the
 // reads back are saved. Only one level: a Func inlined into another inlined one would be computed
@@ -41,6 +47,6 @@ struct TileStaging {
 // also staging the second: Harris 61.4 us (gray) against 69.8 (gray, Ix, Iy); unsharp 81.6 (gray)
 // against 83.3 (gray, blur_x); blur 30.0 (the clamped input) against 30.3 (and blur_x). Staging
 // nothing was slower for all three (78.0, 110.9, 32.5 us).
-TileStaging stencil_tile_staging(const FuncGraph &g, const std::vector<int> &members);
+TileStaging stencil_tile_staging(const FuncGraph &g, int root, const std::vector<int> &members);
 
 }  // namespace solder::autosched

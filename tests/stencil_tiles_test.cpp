@@ -195,7 +195,7 @@ namespace {
 
 // Three 3-tap passes of a clamped image, each a stencil of the one before: the second and the
 // third are not both recomputed (the third would recompute the second at 3 x 3 taps). `costly`: the
-// second pass's arithmetic is more than kMaxRecomputedTileOps, and it stays per tile.
+// second pass's recompute would cost more than kMaxRecomputeOpsPerOutput, and it stays per tile.
 struct Passes {
     Halide::ImageParam in{Halide::Float(32), 2, "pass_in"};
     Halide::Func out{"pass_out"};
@@ -250,3 +250,27 @@ void expect_passes(bool costly) {
 TEST(StencilTiles, OnlyOneLevelOfStencilsIsRecomputed) { expect_passes(false); }
 
 TEST(StencilTiles, CostlyStencilsOfStagedFuncsStayStaged) { expect_passes(true); }
+
+TEST(StencilTiles, ProducersOfWideStencilsStayStaged) {
+    using autosched::Placement;
+    // A cheap pass under a 9 x 9 box: each thread would recompute it at 9 x (4 + 8) points for its
+    // 4 outputs, more than kMaxRecomputeOpsPerOutput; under a 3 x 3 box the same pass is recomputed.
+    for (int radius : {4, 1}) {
+        Halide::ImageParam in{Halide::Float(32), 2, "wide_in"};
+        Halide::Var x("x"), y("y");
+        Halide::Func c = Halide::BoundaryConditions::repeat_edge(in);
+        Halide::Func p("wide_pass"), out("wide_out");
+        p(x, y) = c(x - 1, y) + c(x, y) + c(x + 1, y);
+        Halide::Expr s = 0.0f;
+        for (int dy = -radius; dy <= radius; dy++)
+            for (int dx = -radius; dx <= radius; dx++) s = s + p(x + dx, y + dy);
+        out(x, y) = s;
+        in.dim(0).set_estimate(0, 300);
+        in.dim(1).set_estimate(0, 200);
+        lang::set_estimates(out, {200, 300});
+        autosched::Plan plan = solder::testing::plan_for({out}, {}, true);
+        ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+        EXPECT_EQ(placement(plan, "wide_pass"), radius > 1 ? Placement::ComputeAtBlock : Placement::Inline)
+            << "radius " << radius << "\n" << plan.to_text();
+    }
+}
