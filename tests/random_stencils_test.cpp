@@ -75,6 +75,13 @@ void build(const RandomStencilGraph &g, Built &b) {
     Halide::Func c = Halide::BoundaryConditions::repeat_edge(b.in);
     std::vector<Halide::Func> f;
     auto at = [&](int i, Halide::Expr xx, Halide::Expr yy) { return i < 0 ? c(xx, yy) : f[size_t(i)](xx, yy); };
+    // The 3x3 box sum of what `read` gives at a point.
+    auto box = [&](const std::function<Halide::Expr(Halide::Expr, Halide::Expr)> &read) {
+        Halide::Expr sum = 0.0f;
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) sum = sum + read(x + dx, y + dy);
+        return sum;
+    };
     for (size_t i = 0; i < g.stages.size(); i++) {
         const StageSpec &s = g.stages[i];
         Halide::Func fi("rs_" + std::to_string(i));
@@ -85,13 +92,9 @@ void build(const RandomStencilGraph &g, Built &b) {
         case StageKind::StencilY:
             fi(x, y) = float(s.w0) * at(s.a, x, y - 1) + float(s.w1) * at(s.a, x, y) + float(s.w2) * at(s.a, x, y + 1);
             break;
-        case StageKind::Box: {
-            Halide::Expr sum = 0.0f;
-            for (int dy = -1; dy <= 1; dy++)
-                for (int dx = -1; dx <= 1; dx++) sum = sum + at(s.a, x + dx, y + dy);
-            fi(x, y) = sum * float(s.w0);
+        case StageKind::Box:
+            fi(x, y) = box([&](Halide::Expr xx, Halide::Expr yy) { return at(s.a, xx, yy); }) * float(s.w0);
             break;
-        }
         case StageKind::Product: fi(x, y) = at(s.a, x, y) * at(s.b, x, y); break;
         case StageKind::Costly: fi(x, y) = Halide::sqrt(at(s.a, x, y) * at(s.a, x, y) + 1.0f); break;
         case StageKind::BoxedProducts: {
@@ -100,12 +103,6 @@ void build(const RandomStencilGraph &g, Built &b) {
             pa(x, y) = at(s.a, x, y) * at(s.a, x, y);
             pb(x, y) = at(s.b, x, y) * at(s.b, x, y);
             pab(x, y) = at(s.a, x, y) * at(s.b, x, y);
-            auto box = [&](Halide::Func p) {
-                Halide::Expr sum = 0.0f;
-                for (int dy = -1; dy <= 1; dy++)
-                    for (int dx = -1; dx <= 1; dx++) sum = sum + p(x + dx, y + dy);
-                return sum;
-            };
             fi(x, y) = float(s.w0) * box(pa) + float(s.w1) * box(pb) + float(s.w2) * box(pab);
             break;
         }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "apps/ref_util.h"
 #include "lang/lang.h"
@@ -117,6 +118,29 @@ autosched::Placement placement(const autosched::Plan &p, const std::string &f) {
     return autosched::Placement::Root;
 }
 
+// Runs `plan` on OpenCL over a w x h input named `in_name` (values (i * 7919 % 101) / 32) and checks
+// output `out_name` against `ref`, a double evaluation given the clamped input, within 1e-4 of
+// max(1, |ref|).
+using ClampedInput = std::function<double(int64_t, int64_t)>;
+void expect_opencl_matches(const autosched::Plan &plan, const Halide::Func &out, const Halide::ImageParam &in,
+                           const std::string &in_name, const std::string &out_name, int64_t w, int64_t h,
+                           const std::function<double(const ClampedInput &, int64_t, int64_t)> &ref) {
+    std::vector<HostBuffer> ins{make_host_buffer({in_name, DType::F32, {h, w}})};
+    std::vector<HostBuffer> outs{make_host_buffer({out_name, DType::F32, {h, w}})};
+    float *px = data_as<float>(ins[0]);
+    for (int64_t i = 0; i < w * h; i++) px[i] = float((i * 7919) % 101) / 32.0f;
+    ASSERT_EQ(solder::testing::apply_compile_and_call(plan, {out}, {in}, "opencl", ins, outs), "");
+    const float *py = data_as<float>(outs[0]);
+    const ClampedInput at = [&](int64_t x, int64_t y) {
+        return double(px[std::clamp<int64_t>(y, 0, h - 1) * w + std::clamp<int64_t>(x, 0, w - 1)]);
+    };
+    for (int64_t y = 0; y < h; y++)
+        for (int64_t x = 0; x < w; x++) {
+            const double r = ref(at, x, y);
+            ASSERT_NEAR(py[y * w + x], r, 1e-4 * std::max(1.0, std::abs(r))) << "x " << x << " y " << y;
+        }
+}
+
 }  // namespace
 
 TEST(StencilTiles, CheapProductsOfFewerFuncsAreInlinedAndTheirFactorsStagedInstead) {
@@ -138,27 +162,17 @@ TEST(StencilTiles, CheapProductsOfFewerFuncsAreInlinedAndTheirFactorsStagedInste
     autosched::Plan host = solder::testing::plan_for({p.out}, {}, false);
     EXPECT_EQ(placement(host, "prod_xx"), Placement::ComputeAtBlock) << host.to_text();
 
-    std::vector<HostBuffer> in{make_host_buffer({"prod_in", DType::F32, {h, w}})};
-    std::vector<HostBuffer> out{make_host_buffer({"prod_out", DType::F32, {h, w}})};
-    float *px = data_as<float>(in[0]);
-    for (int64_t i = 0; i < w * h; i++) px[i] = float((i * 7919) % 101) / 32.0f;
-    ASSERT_EQ(solder::testing::apply_compile_and_call(plan, {p.out}, {p.in}, "opencl", in, out), "");
-    const float *py = data_as<float>(out[0]);
-    auto at = [&](int64_t x, int64_t y) {
-        return double(px[std::clamp<int64_t>(y, 0, h - 1) * w + std::clamp<int64_t>(x, 0, w - 1)]);
-    };
-    for (int64_t y = 0; y < h; y++)
-        for (int64_t x = 0; x < w; x++) {
-            double sxx = 0, syy = 0, sxy = 0;
-            for (int dy = -1; dy <= 1; dy++)
-                for (int dx = -1; dx <= 1; dx++) {
-                    const double gx = at(x + dx + 1, y + dy) - at(x + dx - 1, y + dy);
-                    const double gy = at(x + dx, y + dy + 1) - at(x + dx, y + dy - 1);
-                    sxx += gx * gx, syy += gy * gy, sxy += gx * gy;
-                }
-            const double ref = sxx * syy - sxy;
-            ASSERT_NEAR(py[y * w + x], ref, 1e-4 * std::max(1.0, std::abs(ref))) << "x " << x << " y " << y;
-        }
+    expect_opencl_matches(plan, p.out, p.in, "prod_in", "prod_out", w, h,
+                          [](const ClampedInput &at, int64_t x, int64_t y) {
+                              double sxx = 0, syy = 0, sxy = 0;
+                              for (int dy = -1; dy <= 1; dy++)
+                                  for (int dx = -1; dx <= 1; dx++) {
+                                      const double gx = at(x + dx + 1, y + dy) - at(x + dx - 1, y + dy);
+                                      const double gy = at(x + dx, y + dy + 1) - at(x + dx, y + dy - 1);
+                                      sxx += gx * gx, syy += gy * gy, sxy += gx * gy;
+                                  }
+                              return sxx * syy - sxy;
+                          });
 }
 
 TEST(StencilTiles, CostlyProductsStayStaged) {
@@ -224,25 +238,15 @@ void expect_passes(bool costly) {
     EXPECT_EQ(placement(plan, "pass_1"), costly ? Placement::ComputeAtBlock : Placement::Inline) << plan.to_text();
     EXPECT_EQ(placement(plan, "pass_2"), costly ? Placement::Inline : Placement::ComputeAtBlock) << plan.to_text();
 
-    std::vector<HostBuffer> in{make_host_buffer({"pass_in", DType::F32, {h, w}})};
-    std::vector<HostBuffer> out{make_host_buffer({"pass_out", DType::F32, {h, w}})};
-    float *px = data_as<float>(in[0]);
-    for (int64_t i = 0; i < w * h; i++) px[i] = float((i * 7919) % 101) / 32.0f;
-    ASSERT_EQ(solder::testing::apply_compile_and_call(plan, {p.out}, {p.in}, "opencl", in, out), "");
-    const float *py = data_as<float>(out[0]);
-    auto at = [&](int64_t x, int64_t y) {
-        return double(px[std::clamp<int64_t>(y, 0, h - 1) * w + std::clamp<int64_t>(x, 0, w - 1)]);
-    };
-    auto p1 = [&](int64_t x, int64_t y) {
-        const double s = at(x - 1, y) + at(x, y) + at(x + 1, y);
-        return costly ? std::sqrt(s * s + 1.0) : s;
-    };
-    auto p2 = [&](int64_t x, int64_t y) { return p1(x, y - 1) - p1(x, y + 1); };
-    for (int64_t y = 0; y < h; y++)
-        for (int64_t x = 0; x < w; x++) {
-            const double ref = p2(x - 1, y) + 0.5 * p2(x + 1, y);
-            ASSERT_NEAR(py[y * w + x], ref, 1e-4 * std::max(1.0, std::abs(ref))) << "x " << x << " y " << y;
-        }
+    expect_opencl_matches(plan, p.out, p.in, "pass_in", "pass_out", w, h,
+                          [costly](const ClampedInput &at, int64_t x, int64_t y) {
+                              auto p1 = [&](int64_t xx, int64_t yy) {
+                                  const double s = at(xx - 1, yy) + at(xx, yy) + at(xx + 1, yy);
+                                  return costly ? std::sqrt(s * s + 1.0) : s;
+                              };
+                              auto p2 = [&](int64_t xx, int64_t yy) { return p1(xx, yy - 1) - p1(xx, yy + 1); };
+                              return p2(x - 1, y) + 0.5 * p2(x + 1, y);
+                          });
 }
 
 }  // namespace
