@@ -6,6 +6,7 @@
 
 #include "autosched/reduction_domain.h"
 #include "schedules/fused_templates.h"
+#include "schedules/inner_outer.h"
 #include "schedules/split_k.h"
 #include "schedules/pipeline_funcs.h"
 #include "schedules/schedule_writer.h"
@@ -49,13 +50,14 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
             throw std::runtime_error("split-K of " + func + " made '" + partials.name() + "', the plan expects '" +
                                      expected + "'");
     };
-    for (auto &k : plan.kernels) {
-        if (k.split_func.empty() || !k.split_launched_with.empty()) continue;
-        if (k.split_group.empty()) {
-            check_partials(schedule_split_k_partials(w, get(k.split_func), k.split_k, target), k.split_func, k.partials);
-            continue;
-        }
+    // Inner-outer kernels' column sums: rfactored here, laid out by the host kernel's template.
+    struct ColumnSums {
+        SharedSplitPartials sk;
         std::vector<SharedSplitMember> members;
+        std::vector<std::string> names;
+    };
+    std::map<std::string, ColumnSums> column_sums;
+    auto group_of = [&](const KernelPlan &k, std::vector<SharedSplitMember> &members) {
         std::vector<ReductionDomain> domains;
         for (auto &name : k.split_group) {
             Func f = get(name);
@@ -66,7 +68,27 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
         }
         auto names = shared_position_names(domains, k.split_dim);
         if (!names) throw std::runtime_error("shared split-K: the loops of " + k.split_group[0] + "'s group cannot share names");
-        auto partials = schedule_shared_split_k(w, members, *names, k.split_dim, k.split_rows, k.split_vector, target);
+        return *names;
+    };
+    for (auto &k : plan.kernels) {
+        if (k.template_name == "inner_outer") {
+            if (!is_gpu_target(target)) throw std::runtime_error("the inner-outer kernel " + k.name + " needs a GPU target");
+            std::vector<SharedSplitMember> members;
+            auto names = group_of(k, members);
+            auto sk = rfactor_shared_split_k(w, members, names, k.split_dim, k.split_rows);
+            for (size_t i = 0; i < sk.partials.size(); i++)
+                check_partials(sk.partials[i], k.split_group[i], partials_name(k.split_group[i]));
+            column_sums.emplace(k.name, ColumnSums{sk, members, names});
+            continue;
+        }
+        if (k.split_func.empty() || !k.split_launched_with.empty()) continue;
+        if (k.split_group.empty()) {
+            check_partials(schedule_split_k_partials(w, get(k.split_func), k.split_k, target), k.split_func, k.partials);
+            continue;
+        }
+        std::vector<SharedSplitMember> members;
+        auto names = group_of(k, members);
+        auto partials = schedule_shared_split_k(w, members, names, k.split_dim, k.split_rows, k.split_vector, target);
         for (size_t i = 0; i < partials.size(); i++)
             check_partials(partials[i], k.split_group[i], partials_name(k.split_group[i]));
     }
@@ -112,6 +134,28 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
             shape.row_extent = k.row_extent;
             shape.unrolled_dims = k.unrolled_dims;
             schedule_row_kernel(w, root, shape, at_block, at_block_points, at_block_row_dims, staged, target);
+        } else if (k.template_name == "inner_outer") {
+            // (The group as read before rfactor rewrote its reductions.)
+            const ColumnSums &cs = column_sums.at(k.name);
+            const SharedSplitPartials &sk = cs.sk;
+            const auto &names = cs.names;
+            InnerOuterShape shape;
+            shape.rows = k.rows_per_block;
+            shape.lanes = k.row_threads;
+            // (Vectors on CUDA only, as for the split-K partials: Halide 21's OpenCL C backend
+            // cannot emit the masked vectors a guarded tail can make.)
+            shape.vector = target.has_feature(Target::CUDA) ? k.vector_width : 1;
+            shape.row_extent = k.row_extent;
+            shape.column_name = names[0];
+            shape.kept_names.assign(names.size(), "");
+            for (size_t p = 2; p < names.size(); p++)
+                if (int(p) != k.split_dim) shape.kept_names[p] = names[p];
+            std::vector<Func> staged;
+            for (auto &s : k.staged) staged.push_back(get(s.func));
+            std::vector<BlockColumnSum> columns;
+            for (size_t i = 0; i < sk.partials.size(); i++) columns.push_back({sk.partials[i], cs.members[i].f});
+            schedule_inner_outer_kernel(w, root, shape, at_block, at_block_row_dims, staged, columns, sk.slice, sk.step,
+                                        target);
         } else if (k.template_name == "block_reduction") {
             schedule_block_reduction(w, root, target);
         } else if (k.template_name == "stencil_tile") {

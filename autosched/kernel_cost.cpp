@@ -233,6 +233,21 @@ std::vector<Region> row_block_regions(const FuncGraph &g, int root, const Kernel
     return g.regions_for(root, blk, inside);
 }
 
+void assign_row_dims(const FuncGraph &g, int root, const KernelChoice &kc, Plan &plan) {
+    const auto one = row_block_regions(g, root, kc), two = row_block_regions(g, root, kc, 2);
+    const std::string &name = g.nodes[size_t(root)].name;
+    for (auto &fp : plan.funcs) {
+        if (fp.anchor != name || fp.placement != Placement::ComputeAtBlock) continue;
+        const int m = g.find(fp.func);
+        const FuncNode &M = g.nodes[size_t(m)];
+        for (size_t d = 0; d < M.dims.size() && d < one[size_t(m)].size() && d < two[size_t(m)].size(); d++)
+            if (two[size_t(m)][d].extent() > one[size_t(m)][d].extent()) {
+                fp.row_dim = M.dims[d];
+                break;
+            }
+    }
+}
+
 double kernel_us(const DeviceProfile &d, int64_t bytes, double flops, int64_t blocks) {
     const int64_t full = int64_t(d.sms) * d.blocks_per_sm_to_fill;
     double fill = blocks > 0 && blocks < full ? double(full) / double(blocks) : 1.0;

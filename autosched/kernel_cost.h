@@ -43,6 +43,13 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
 // `rows` > 1: a block that owns that many rows of the root's dim after the inner ones.
 std::vector<Region> row_block_regions(const FuncGraph &g, int root, const KernelChoice &kc, int64_t rows = 1);
 
+// For a row kernel whose blocks own several rows: each Func the plan computes per block of root
+// `root` gets FuncPlan::row_dim, its dim that follows the root's rows (its region grows when a
+// block owns two rows instead of one): the templates lay their threads along that dim as they do
+// the root's rows. Found by bounds, not by names, which need not match between a reduction and
+// its consumer.
+void assign_row_dims(const FuncGraph &g, int root, const KernelChoice &kc, Plan &plan);
+
 // Roofline time of one kernel: max(bytes / bandwidth, flops / peak) + one launch. A kernel of fewer
 // blocks than the device needs to fill it (DeviceProfile::blocks_per_sm_to_fill) leaves bandwidth
 // unused: its time grows by that ratio (blocks 0: not known, full).

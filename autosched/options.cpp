@@ -25,8 +25,10 @@ void apply_enable_list(PlannerOptions &opt, const std::string &list) {
     for (const std::string &w : comma_words(list)) {
         if (w == "single_kernel_groups") opt.single_kernel_groups = true;
         else if (w == "staging") opt.stage_rows = true;
+        else if (w == "fewest_bytes") opt.fewest_bytes = true;
         else
-            throw UnknownNameError("unknown word '" + w + "' in SOLDER_ENABLE (valid: single_kernel_groups, staging)");
+            throw UnknownNameError("unknown word '" + w +
+                                   "' in SOLDER_ENABLE / --enable (valid: single_kernel_groups, staging, fewest_bytes)");
     }
 }
 

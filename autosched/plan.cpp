@@ -72,6 +72,11 @@ std::string Plan::to_json() const {
                                                           ? std::string()
                                                           : ", \"launched_with\": " + js(k.split_launched_with)) +
                                                      "}") +
+                         (k.template_name == "inner_outer"
+                              ? ", \"column_sums\": {\"funcs\": " + list(k.split_group, js) +
+                                    ", \"rows\": " + std::to_string(k.split_rows) +
+                                    ", \"slices\": " + std::to_string(k.split_k) + "}"
+                              : std::string()) +
                          ", \"staged\": " + list(k.staged, [](const StagedInput &s) {
                              return "{\"func\": " + js(s.func) + ", \"bytes_per_block\": " +
                                     std::to_string(s.bytes_per_block) + "}";
@@ -136,7 +141,13 @@ std::string Plan::to_text() const {
             for (size_t i = 0; i < v.size() && i < most; i++) s += (i ? ", " : "") + v[i];
             return v.size() > most ? s + ", ... (" + std::to_string(v.size()) + " in all)" : s;
         };
-        if (!k.split_func.empty() && !k.split_launched_with.empty())
+        bool by_rows = false;  // launched with an inner-outer kernel: summed by its blocks
+        for (auto &h : kernels) by_rows = by_rows || (h.template_name == "inner_outer" && h.root == k.split_launched_with);
+        if (!k.split_func.empty() && by_rows)
+            o << "      split-K: " << k.split_func << " summed in " << k.split_k << " slices into " << k.partials
+              << " by the blocks of " << k.split_launched_with << "'s kernel (inner-outer, one read of the points)"
+              << "; the root's " << k.blocks << (k.blocks == 1 ? " block adds" : " blocks add") << " the partials\n";
+        else if (!k.split_func.empty() && !k.split_launched_with.empty())
             o << "      split-K: " << k.split_func << " summed in " << k.split_k << " slices into " << k.partials
               << " by the launches of " << k.split_launched_with << "'s partials (shared, one read of the points)"
               << "; the root's " << k.blocks << (k.blocks == 1 ? " block adds" : " blocks add") << " the partials\n";
@@ -144,14 +155,17 @@ std::string Plan::to_text() const {
             o << "      split-K: " << k.split_func << " summed in " << k.split_k << " slices by " << k.split_blocks
               << " blocks into " << k.partials << " (2 launches: zero, sum)" << "; the root's " << k.blocks
               << (k.blocks == 1 ? " block adds" : " blocks add") << " the partials\n";
-        if (k.split_group.size() > 1)
+        if (k.template_name == "inner_outer")
+            o << "      column sums per block: " << names(k.split_group, 8) << " (" << k.split_rows
+              << " rows each: one partial per column, " << k.split_k << " slices)\n";
+        else if (k.split_group.size() > 1)
             o << "      shared split-K: the same launches sum " << names(std::vector<std::string>(k.split_group.begin() + 1, k.split_group.end()), 8)
               << " (same points, slices of " << k.split_rows << " along domain dim " << k.split_dim
               << (k.split_vector > 1 ? ", x" + std::to_string(k.split_vector) + " vectors" : std::string()) << ")\n";
         if (!at.empty()) o << "      computed per block: " << names(at, 8) << "\n";
         for (auto &s : k.staged)
             o << "      staged: " << s.func << " read once per block into shared memory (" << s.bytes_per_block
-              << " bytes), then by " << names(s.readers, 4) << "\n";
+              << " bytes)" << (s.readers.empty() ? std::string() : ", then by " + names(s.readers, 4)) << "\n";
         if (!inl.empty()) o << "      inlined: " << names(inl, 8) << "\n";
     }
     if (!materialized.empty()) {

@@ -4,6 +4,7 @@
 // horizontal merging of independent 1-D pointwise kernels into shared launches.
 #include "autosched/planner.h"
 
+#include "autosched/inner_outer.h"
 #include "autosched/kernel_cost.h"
 #include "autosched/row_staging.h"
 #include "autosched/search.h"
@@ -13,6 +14,7 @@
 #include "schedules/fused_templates.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <sstream>
 
@@ -265,23 +267,7 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
             }
         }
         k.rows_per_block = opt.gpu && ws.warps == 0 ? rows_per_block_for(g, O, kc, plan, opt.device, k) : 1;
-        if (k.rows_per_block > 1) {
-            // The dim of each Func computed per block that follows the root's rows (its region
-            // grows when a block owns two rows instead of one): the template lays its threads
-            // along that dim as it does the root's rows. Found by bounds, not by names, which
-            // need not match between a reduction and its consumer.
-            const auto one = row_block_regions(g, r, kc), two = row_block_regions(g, r, kc, 2);
-            for (auto &fp : plan.funcs) {
-                if (fp.anchor != O.name || fp.placement != Placement::ComputeAtBlock) continue;
-                const int m = g.find(fp.func);
-                const FuncNode &M = g.nodes[size_t(m)];
-                for (size_t d = 0; d < M.dims.size() && d < one[size_t(m)].size() && d < two[size_t(m)].size(); d++)
-                    if (two[size_t(m)][d].extent() > one[size_t(m)][d].extent()) {
-                        fp.row_dim = M.dims[d];
-                        break;
-                    }
-            }
-        }
+        if (k.rows_per_block > 1) assign_row_dims(g, r, kc, plan);
         if (opt.gpu && opt.stage_rows && kc.template_name == "row" && ws.warps == 0)
             k.staged = choose_staged_inputs(g, r, kc, row_block_regions(g, r, kc), groups, k.rows_per_block);
         k.blocks = kc.blocks;
@@ -332,19 +318,49 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
     }
     const auto deps = kernel_dependencies(g, root, groups);
     share_split_k(g, opt, choice, deps, kernel_root, plan);
-    if (opt.horizontal) merge_horizontal(g, root, deps, choice, plan, kernel_root);
-    // Recost merged kernels (one launch per stage) and number them in order.
-    plan.est_us = 0;
-    for (size_t i = 0; i < plan.kernels.size(); i++) {
-        KernelPlan &k = plan.kernels[i];
-        if (!k.with.empty()) {
-            k.name = "k" + std::to_string(i) + "_" + k.root + "_horizontal";
-            k.est_us = double(k.bytes_read + k.bytes_written) / opt.device.bandwidth_bytes_per_s * 1e6 +
-                       opt.device.launch_us * k.launches;
-        } else {
-            k.name = "k" + std::to_string(i) + "_" + k.root;
+    // The plan's last steps, on a copy each: horizontal merges, then numbering and costing.
+    auto finish = [&](Plan p, std::vector<int> kroot) {
+        if (opt.horizontal) merge_horizontal(g, root, deps, choice, p, kroot);
+        // Recost merged kernels (one launch per stage) and number them in order.
+        p.est_us = 0;
+        for (size_t i = 0; i < p.kernels.size(); i++) {
+            KernelPlan &k = p.kernels[i];
+            if (!k.with.empty()) {
+                k.name = "k" + std::to_string(i) + "_" + k.root + "_horizontal";
+                k.est_us = double(k.bytes_read + k.bytes_written) / opt.device.bandwidth_bytes_per_s * 1e6 +
+                           opt.device.launch_us * k.launches;
+            } else {
+                k.name = "k" + std::to_string(i) + "_" + k.root;
+            }
+            p.est_us += k.est_us;
         }
-        plan.est_us += k.est_us;
+        return p;
+    };
+    // Inner-outer fusion where it applies, kept when the whole plan costs less with it (or moves
+    // fewer bytes, with fewest_bytes).
+    Plan fused = plan;
+    const int host = host_column_sums_in_rows(g, opt, choice, deps, kernel_root, fused);
+    if (host < 0) plan = fused;  // unchanged but for the reasons it gave
+    plan = finish(plan, kernel_root);
+    if (host >= 0) {
+        fused = finish(fused, kernel_root);
+        char cost[160];
+        std::snprintf(cost, sizeof cost, "%.1f us against %.1f us (%.2f MB against %.2f MB)", fused.est_us, plan.est_us,
+                      double(fused.total_bytes) / 1e6, double(plan.total_bytes) / 1e6);
+        KernelPlan h;  // the host, found by its template: the merges renumbered the kernels
+        for (auto &k : fused.kernels)
+            if (k.template_name == "inner_outer") h = k;
+        const bool faster = fused.est_us < plan.est_us;
+        if (faster || (opt.fewest_bytes && fused.total_bytes < plan.total_bytes)) {
+            plan = fused;
+            plan.explanations.push_back({h.root, "", std::string("inner-outer kept: the plan costs ") + cost +
+                                                         (faster ? "" : " (taken for fewest_bytes)")});
+        } else {
+            plan.explanations.push_back(
+                {h.split_group[0], h.root,
+                 std::string("column sums not computed in this row kernel's blocks (inner-outer): the plan would cost ") +
+                     cost + "; --enable fewest_bytes takes it"});
+        }
     }
     if (plan.kernels.size() > 1)
         plan.explanations.push_back(

@@ -27,6 +27,11 @@ struct PlannerOptions {
     // reduction of the row template, its reduction split across the block's threads. Off by
     // default: alone, a reduction with many results per block is usually as fast per thread.
     bool single_kernel_groups = false;
+    // Take a fusion that moves fewer bytes even where the cost model expects it to be slower
+    // (SOLDER_ENABLE=fewest_bytes, `solder plan --enable fewest_bytes`): today only the inner-outer
+    // kernel (autosched/inner_outer.h), which read nvfuser_2146's inputs once but ran slower on
+    // the H100 than the two passes it replaces (bench/RESULTS.md).
+    bool fewest_bytes = false;
     std::set<std::string> keep_unfused;  // Funcs always materialized (a debugging knob)
     DeviceProfile device;
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "autosched/kernel_leaves.h"
 #include "autosched/reduction_domain.h"
 
 namespace solder::autosched {
@@ -23,21 +24,10 @@ std::optional<Candidate> candidate(const FuncGraph &g, const Plan &plan, const s
     c.kernel = i;
     c.root = kernel_root[size_t(i)];
     c.func = g.find(k.split_func);
-    if (c.func < 0) return std::nullopt;
-    const FuncNode &R = g.nodes[size_t(c.func)];
-    auto d = reduction_domain(R.function);
-    // Threads go across position 0, which must be a pure dim for the partials to have it.
-    if (!d || d->reduced.empty() || d->reduced[0]) return std::nullopt;
-    c.domain = *d;
-    for (size_t p = 0; p < d->vars.size(); p++) {
-        if (d->reduced[p]) {
-            c.ranges.push_back({d->rvar_mins[p], d->rvar_mins[p] + d->rvar_extents[p] - 1});
-            continue;
-        }
-        auto it = std::find(R.dims.begin(), R.dims.end(), d->vars[p]);
-        if (it == R.dims.end()) return std::nullopt;
-        c.ranges.push_back(R.region[size_t(it - R.dims.begin())]);
-    }
+    auto d = domain_points(g, c.func);
+    if (!d) return std::nullopt;
+    c.domain = d->domain;
+    c.ranges = d->ranges;
     return c;
 }
 
@@ -46,31 +36,6 @@ bool same_points(const Candidate &a, const Candidate &b) {
     for (size_t p = 0; p < a.ranges.size(); p++)
         if (a.ranges[p].min != b.ranges[p].min || a.ranges[p].max != b.ranges[p].max) return false;
     return true;
-}
-
-// Leaves (inputs and other kernels' roots) read to compute `from` over `region` with `inside`
-// computed on chip; `skip` counts as a leaf that is not read (its partials are costed apart).
-void add_leaves(const FuncGraph &g, int from, const Region &region, const std::vector<bool> &inside, int skip,
-                std::map<int, Region> &leaves) {
-    auto regions = g.regions_for(from, region, inside);
-    for (size_t p = 0; p < regions.size(); p++) {
-        if (regions[p].empty() || int(p) == from || int(p) == skip || inside[p]) continue;
-        auto it = leaves.find(int(p));
-        if (it == leaves.end()) {
-            leaves.emplace(int(p), regions[p]);
-            continue;
-        }
-        for (size_t d = 0; d < it->second.size() && d < regions[p].size(); d++) {
-            it->second[d].min = std::min(it->second[d].min, regions[p][d].min);
-            it->second[d].max = std::max(it->second[d].max, regions[p][d].max);
-        }
-    }
-}
-
-int64_t leaf_bytes(const FuncGraph &g, const std::map<int, Region> &leaves) {
-    int64_t b = 0;
-    for (auto &[p, r] : leaves) b += region_points(r) * g.nodes[size_t(p)].elem_bytes;
-    return b;
 }
 
 // The walk: the longest dim every member reduces (never position 0: the threads' dim); -1: none.

@@ -17,7 +17,7 @@
 namespace solder {
 
 int cmd_plan(int argc, char **argv) {
-    Args a = Args::parse(argc, argv, 2, {"target", "disable"}, {"small", "json", "graph", "source", "compare"});
+    Args a = Args::parse(argc, argv, 2, {"target", "disable", "enable"}, {"small", "json", "graph", "source", "compare"});
     if (a.positional.size() != 1) throw UsageError("plan takes exactly one APP");
     const AppSpec *app = find_app_spec(a.positional[0]);
     if (!app) throw UnknownNameError("unknown app '" + a.positional[0] + "' (apps: " + app_names_joined() + ")");
@@ -25,6 +25,7 @@ int cmd_plan(int argc, char **argv) {
     Halide::Target t = make_target(a.get("target", "cuda"));
     auto opt = autosched::options_from_env(is_gpu_target(t));
     autosched::apply_disable_list(opt, a.get("disable"));
+    autosched::apply_enable_list(opt, a.get("enable"));
     if (a.has("compare")) {  // builds its own copy of the pipeline per schedule
         auto rows = autosched::compare_schedules(*app, size, t, opt);
         std::fputs(autosched::comparison_table(app->name, rows).c_str(), stdout);

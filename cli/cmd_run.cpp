@@ -20,7 +20,7 @@ AppSize parse_size(const Args &a) { return a.has("small") ? AppSize::Small : App
 }  // namespace
 
 int cmd_run(int argc, char **argv) {
-    Args a = Args::parse(argc, argv, 2, {"target", "schedule", "iters", "seed", "out", "disable", "dump"},
+    Args a = Args::parse(argc, argv, 2, {"target", "schedule", "iters", "seed", "out", "disable", "enable", "dump"},
                          {"small", "machine"});
     if (a.positional.size() != 1) throw UsageError("run takes exactly one APP");
     DumpOptions dumps = dumps_from_cli(a);
@@ -29,6 +29,11 @@ int cmd_run(int argc, char **argv) {
         const char *old = std::getenv("SOLDER_DISABLE");
         std::string v = std::string(old ? old : "") + "," + a.get("disable");
         setenv("SOLDER_DISABLE", v.c_str(), 1);
+    }
+    if (!a.get("enable").empty()) {  // the same for SOLDER_ENABLE
+        const char *old = std::getenv("SOLDER_ENABLE");
+        std::string v = std::string(old ? old : "") + "," + a.get("enable");
+        setenv("SOLDER_ENABLE", v.c_str(), 1);
     }
     AppBuildRequest req;
     req.app = a.positional[0];

@@ -75,6 +75,13 @@ using cu_launch_t = int (*)(void *, unsigned, unsigned, unsigned, unsigned, unsi
 cu_launch_t real_cu_launch = nullptr;
 using cu_func_name_t = int (*)(const char **, void *);
 cu_func_name_t real_cu_func_name = nullptr;  // cuFuncGetName: CUDA 12.3 and later only
+using cu_func_set_attribute_t = int (*)(void *, int, int);
+cu_func_set_attribute_t real_cu_func_set_attribute = nullptr;
+// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: a kernel may use more than 48 KB of dynamic
+// shared memory only once this is raised. Halide's runtime never raises it; the planner's
+// inner-outer kernels need it (autosched/inner_outer.h), so every launch above 48 KB opts in.
+constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+constexpr unsigned kDefaultSharedBytes = 48 * 1024;
 constexpr int CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701;
 
 int hooked_cu_launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
@@ -82,6 +89,13 @@ int hooked_cu_launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx
     uint32_t g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
     const char *name = probes::cuda_kernel_name(f);
     int slot = record(SOLDER_API_CUDA, name, g, b, shmem);
+    if (shmem > kDefaultSharedBytes && real_cu_func_set_attribute) {
+        int rc = real_cu_func_set_attribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(shmem));
+        if (rc != 0) {
+            note_failed_launch(name);
+            return rc;
+        }
+    }
     int rc = g_inject_launch_fault
                  ? CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
                  : probes::timed_cu_launch(slot, stream, real_cu_launch, f, gx, gy, gz, bx, by, bz, shmem, stream, params,
@@ -146,6 +160,8 @@ void *halide_get_library_symbol(void *lib, const char *name) {
     if (std::strcmp(name, "cuLaunchKernel") == 0) {
         real_cu_launch = reinterpret_cast<cu_launch_t>(sym);
         real_cu_func_name = reinterpret_cast<cu_func_name_t>(dlsym(lib ? lib : RTLD_DEFAULT, "cuFuncGetName"));
+        real_cu_func_set_attribute =
+            reinterpret_cast<cu_func_set_attribute_t>(dlsym(lib ? lib : RTLD_DEFAULT, "cuFuncSetAttribute"));
         return reinterpret_cast<void *>(&hooked_cu_launch);
     }
     return sym;

@@ -14,12 +14,6 @@ using namespace Halide;
 
 namespace {
 
-std::vector<Var> pure_vars(const Func &f) {
-    std::vector<Var> v;
-    for (auto &a : f.function().args()) v.emplace_back(a);
-    return v;
-}
-
 // Marks dims as GPU blocks: up to three; extra outer dims are fused into the third.
 void blocks_over(ScheduleWriter &w, Func f, const std::vector<VarOrRVar> &dims, const std::string &tag) {
     for (auto &d : fold_into_three(w, {f}, dims, tag)) w.gpu_blocks({f}, d);
@@ -61,6 +55,9 @@ int reduction_lanes(const Expr &extent, int rows) {
 // What block_level did to a reduction it split across the block's lanes (f undefined: none).
 struct LaneSplit {
     Func f, partial, partial2;
+    // With exact lanes (the inner-outer template): `partial` is a shared-memory copy of `walked`,
+    // which each thread sums in its registers.
+    Func walked;
     int64_t extent = 0;  // the row length (0: not a constant)
     int lanes = 0;
 };
@@ -68,6 +65,16 @@ struct LaneSplit {
 // Lane vars (and the RVars of the split) share one name in every reduction of a kernel:
 // compute_with matches the fused loops by name.
 const Var kLane("lane"), kLane2("lane2");
+
+// rfactor appends the lane to a partial's dims, so in shared memory the lanes of one row lay a
+// row apart: with 32 rows per block, a warp's 32 lanes stored to one bank (ncu counted 18.7-way
+// conflicts on the inner-outer kernel's shared stores). Lanes innermost, they are neighbours.
+void lanes_innermost(ScheduleWriter &w, Func partial, const Var &lane) {
+    std::vector<Var> order{lane};
+    for (auto &a : partial.function().args())
+        if (a != lane.name()) order.emplace_back(a);
+    w.reorder_storage(partial, order);
+}
 
 // A Func computed once per block: its pure dims spread over threads when it has any. A reduction
 // with one RVar is split across the block's threads first (rfactor): up to 256 partial results,
@@ -81,7 +88,8 @@ const Var kLane("lane"), kLane2("lane2");
 // With `warps` > 0 (CUDA, the root's threads laid out as warps x lanes) the reduction is summed by
 // warp shuffles instead (warp_shuffle_reduction), `vector` neighbours per access.
 LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int max_lanes, const std::string &row_dim,
-                      Func root, const Var &at, const Target &t, bool mixed, int warps = 0, int vector = 1) {
+                      Func root, const Var &at, const Target &t, bool mixed, int warps = 0, int vector = 1,
+                      int exact_lanes = 0) {
     LaneSplit split;
     w.compute_at(f, root, at);
     if (!is_gpu_target(t)) return split;
@@ -124,18 +132,35 @@ LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int m
         } else if (u == 0 && fn.updates().size() == 1 && rvars.size() == 1 && points <= kMaxPointsToSplit) {
             RVar r(rvars[0].var), ro("lane_walk"), ri("lane_ri");
             const Expr extent = rvars[0].extent;  // `rvars` changes with the split below
-            const int lanes = std::min(max_lanes, reduction_lanes(extent, rows));
+            const int lanes = exact_lanes > 0 ? exact_lanes : std::min(max_lanes, reduction_lanes(extent, rows));
             w.split({f, 0}, r, ro, ri, lanes, TailStrategy::GuardWithIf);
             Func partial = w.rfactor({f, 0}, ri, kLane);
-            w.compute_at(partial, root, at);
-            pad_block_allocation(w, partial, mixed);
-            lane_threads({partial}, kLane);
-            lane_threads({partial, 0}, kLane);
-            // Each thread walks its share of the row inside its own thread loop (rfactor put the
-            // walk outside it: a serial loop around a thread loop, where unrolling made eight
-            // thread loops with a barrier between each), unrolled so its loads are in flight together.
-            w.reorder({partial, 0}, {ro, kLane});
-            unroll_walk(w, {partial, 0}, ro, (extent + lanes - 1) / lanes);
+            if (exact_lanes > 0) {
+                // The walk in each thread's registers, then one store of each lane's sum to a
+                // shared copy (a global wrapper: the second level, rfactored below, reads it too).
+                // Summed in shared memory, every step of the walk was a shared load and store.
+                Func walked = partial;
+                partial = w.in(walked, {});
+                w.compute_at(partial, root, at);
+                lanes_innermost(w, partial, kLane);
+                pad_block_allocation(w, partial, mixed);
+                lane_threads({partial}, kLane);
+                w.compute_at(walked, partial, kLane);
+                w.reorder({walked, 0}, {ro, kLane});
+                unroll_walk(w, {walked, 0}, ro, (extent + lanes - 1) / lanes);
+                split.walked = walked;
+            } else {
+                w.compute_at(partial, root, at);
+                pad_block_allocation(w, partial, mixed);
+                lane_threads({partial}, kLane);
+                lane_threads({partial, 0}, kLane);
+                // Each thread walks its share of the row inside its own thread loop (rfactor put
+                // the walk outside it: a serial loop around a thread loop, where unrolling made
+                // eight thread loops with a barrier between each), unrolled so its loads are in
+                // flight together.
+                w.reorder({partial, 0}, {ro, kLane});
+                unroll_walk(w, {partial, 0}, ro, (extent + lanes - 1) / lanes);
+            }
             split.f = f;
             split.partial = partial;
             split.lanes = lanes;
@@ -150,6 +175,7 @@ LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int m
                 w.split({f, 0}, r2, r2o, r2i, second, TailStrategy::GuardWithIf);
                 Func partial2 = w.rfactor({f, 0}, r2i, kLane2);
                 w.compute_at(partial2, root, at);
+                if (exact_lanes > 0) lanes_innermost(w, partial2, kLane2);
                 pad_block_allocation(w, partial2, mixed);
                 lane_threads({partial2}, kLane2);
                 lane_threads({partial2, 0}, kLane2);
@@ -192,8 +218,16 @@ void fuse_lane_splits(ScheduleWriter &w, const std::vector<LaneSplit> &splits) {
                 first_pure(b.f, 1) != first_pure(a.f, 1) || b.f.dimensions() != a.f.dimensions())
                 continue;
             placed[j] = true;
-            w.compute_with({b.partial}, {a.partial}, kLane);
-            w.compute_with({b.partial, 0}, {a.partial, 0}, kLane);
+            if (a.walked.defined() != b.walked.defined()) continue;
+            if (a.walked.defined()) {
+                // The copies in one loop nest; both walks in the first copy's threads, fused.
+                w.compute_with({b.partial}, {a.partial}, kLane);
+                w.compute_at(b.walked, a.partial, kLane);
+                w.compute_with({b.walked, 0}, {a.walked, 0}, RVar("lane_walk"));
+            } else {
+                w.compute_with({b.partial}, {a.partial}, kLane);
+                w.compute_with({b.partial, 0}, {a.partial, 0}, kLane);
+            }
             if (b.partial2.defined()) {
                 w.compute_with({b.partial2}, {a.partial2}, kLane2);
                 w.compute_with({b.partial2, 0}, {a.partial2, 0}, kLane2);
@@ -249,6 +283,22 @@ void unroll_row_inner_dims(ScheduleWriter &w, Func root, const std::vector<Var> 
 }
 
 }  // namespace
+
+void reduce_rows_in_block(ScheduleWriter &w, const std::vector<Func> &fs, const std::vector<std::string> &row_dims,
+                          int rows, int lanes, Func root, const Var &at, const Target &target) {
+    std::vector<LaneSplit> splits;
+    for (size_t i = 0; i < fs.size(); i++) {
+        // Split across the lanes only where there is a row to split (not a sum over one point).
+        const auto &upd = fs[i].function().updates();
+        auto n = upd.size() == 1 && upd[0].schedule().rvars().size() == 1
+                     ? Internal::as_const_int(Internal::simplify(upd[0].schedule().rvars()[0].extent))
+                     : std::optional<int64_t>();
+        const int64_t points = n && *n > 1 ? 1 : kMaxPointsToSplit + 1;
+        splits.push_back(block_level(w, fs[i], points, rows, lanes, i < row_dims.size() ? row_dims[i] : "", root, at,
+                                     target, true, 0, 1, lanes));
+    }
+    fuse_lane_splits(w, splits);
+}
 
 // The row template on CUDA with warps (RowShape::warps): one block per row of the root, its threads
 // `warps` (thread y) x 32 lanes (thread x), each lane walking the row in steps of the block's

@@ -46,6 +46,13 @@ void schedule_row_kernel(ScheduleWriter &w, Halide::Func root, const RowShape &s
                          const std::vector<Halide::Func> &at_block, const std::vector<int64_t> &at_block_points,
                          const std::vector<std::string> &at_block_row_dims, const std::vector<StagedRow> &staged,
                          const Halide::Target &target);
+// The row reductions of a block that owns `rows` rows (`row_dims[i]`: fs[i]'s pure var that
+// follows them), for templates that lay out their own root (schedules/inner_outer.h): each
+// reduction over a row split across exactly `lanes` threads (thread x) per row (thread y), summed
+// by the shared-memory tree; independent ones of one shape in one loop nest.
+void reduce_rows_in_block(ScheduleWriter &w, const std::vector<Halide::Func> &fs, const std::vector<std::string> &row_dims,
+                          int rows, int lanes, Halide::Func root, const Halide::Var &at, const Halide::Target &target);
+
 // Stencil template (blur, unsharp, Harris): on a GPU, kStencilTileX x kStencilTileY tiles of the two
 // innermost dims, one block of kStencilThreadsX x kStencilThreadsY threads each; `at_tile` Funcs
 // (stencil producers) are computed per tile with their halo, in shared memory. Dims from 2 up to

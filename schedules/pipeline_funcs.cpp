@@ -20,6 +20,12 @@ std::vector<Function> pipeline_functions(const std::vector<Func> &outputs) {
     return order;
 }
 
+std::vector<Var> pure_vars(const Func &f) {
+    std::vector<Var> v;
+    for (auto &a : f.function().args()) v.emplace_back(a);
+    return v;
+}
+
 std::vector<VarOrRVar> stage_pure_vars(const Function &f, int stage) {
     std::vector<VarOrRVar> vars;
     if (stage == 0) {

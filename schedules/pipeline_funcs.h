@@ -10,6 +10,8 @@ namespace solder {
 
 bool is_input_wrapper(const Halide::Internal::Function &f);
 std::vector<Halide::Internal::Function> pipeline_functions(const std::vector<Halide::Func> &outputs);
+// A Func's pure vars, innermost first.
+std::vector<Halide::Var> pure_vars(const Halide::Func &f);
 // Pure Vars of a stage: the pure definition's args, or the update's LHS args that are plain Vars.
 std::vector<Halide::VarOrRVar> stage_pure_vars(const Halide::Internal::Function &f, int stage);
 // Funcs computed at root (outputs included) after scheduling: each is one loop nest on the host,

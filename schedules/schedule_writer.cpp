@@ -88,6 +88,13 @@ void ScheduleWriter::align_storage(Func f, const Var &dim, int alignment) {
     emit(func_id(f) + ".align_storage(" + var_id(dim) + ", " + std::to_string(alignment) + ");");
 }
 
+void ScheduleWriter::reorder_storage(Func f, const std::vector<Var> &innermost_first) {
+    f.reorder_storage(innermost_first);
+    std::string args;
+    for (auto &v : innermost_first) args += (args.empty() ? "" : ", ") + var_id(v);
+    emit(func_id(f) + ".reorder_storage(" + args + ");");
+}
+
 void ScheduleWriter::split(const StageRef &s, const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
                            int factor, TailStrategy tail) {
     s.stage().split(old, outer, inner, factor, tail);
@@ -217,10 +224,11 @@ Func ScheduleWriter::in(Func f, const std::vector<Func> &readers) {
     std::string list;
     for (auto &r : readers) list += (list.empty() ? "" : ", ") + func_id(r);
     const std::string base = func_id(f);
-    Func wrapper = f.in(readers);
+    // No readers: a global wrapper (every caller, also Funcs rfactor makes later).
+    Func wrapper = readers.empty() ? f.in() : f.in(readers);
     std::string id = identifier(wrapper.name());
     func_ids_[wrapper.name()] = id;
-    emit("Func " + id + " = " + base + ".in({" + list + "});");
+    emit("Func " + id + " = " + base + (readers.empty() ? ".in();" : ".in({" + list + "});"));
     return wrapper;
 }
 

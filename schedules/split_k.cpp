@@ -1,5 +1,6 @@
 #include "schedules/split_k.h"
 
+#include <stdexcept>
 #include <utility>
 
 #include "schedules/pipeline_funcs.h"
@@ -73,54 +74,66 @@ Func schedule_split_k_partials(ScheduleWriter &w, Func f, int64_t slices, const 
     return partials;
 }
 
-std::vector<Func> schedule_shared_split_k(ScheduleWriter &w, const std::vector<SharedSplitMember> &members,
-                                          const std::vector<std::string> &names, int walk, int64_t rows,
-                                          int vector_width, const Target &target) {
-    std::vector<Func> out;
+SharedSplitPartials rfactor_shared_split_k(ScheduleWriter &w, const std::vector<SharedSplitMember> &members,
+                                           const std::vector<std::string> &names, int walk, int64_t rows) {
+    SharedSplitPartials out;
     if (members.empty()) return out;
     // New loops under names shared by every member: compute_with matches fused loops by name.
     const std::string tag = "sk_" + members[0].f.name();
-    Var slice(tag + "_slice"), tx(tag + "_tx");
-    RVar slice_o(tag + "_slice_o"), step(tag + "_walk");
+    out.slice = Var(tag + "_slice");
+    out.step = RVar(tag + "_walk");
+    RVar slice_o(tag + "_slice_o");
     const int n = int(names.size());
-    // Guarded vector lanes (the partials' width need not be a multiple of the block's) become
-    // masked vectors, which Halide 21's OpenCL (C) backend cannot emit: vectors on CUDA only.
-    if (!target.has_feature(Target::CUDA)) vector_width = 1;
-    for (size_t i = 0; i < members.size(); i++) {
-        const SharedSplitMember &m = members[i];
+    for (const SharedSplitMember &m : members) {
         if (int(m.domain.size()) != n || int(m.reduced.size()) != n || !m.reduced[walk] || m.reduced[0] ||
             m.domain[walk] != names[walk])
             throw std::runtime_error("shared split-K: " + m.f.name() + " does not reduce over the same domain as " +
                                      members[0].f.name());
-        w.split({m.f, 0}, RVar(names[walk]), slice_o, step, int(rows), TailStrategy::GuardWithIf);
-        std::vector<std::pair<RVar, Var>> keep{{slice_o, slice}};
+        w.split({m.f, 0}, RVar(names[walk]), slice_o, out.step, int(rows), TailStrategy::GuardWithIf);
+        std::vector<std::pair<RVar, Var>> keep{{slice_o, out.slice}};
         for (int p = 0; p < n; p++)
             if (p != walk && m.reduced[p]) keep.push_back({RVar(m.domain[p]), Var(names[p])});
-        Func intm = w.rfactor({m.f, 0}, keep);
+        out.partials.push_back(w.rfactor({m.f, 0}, keep));
+    }
+    return out;
+}
+
+std::vector<Func> schedule_shared_split_k(ScheduleWriter &w, const std::vector<SharedSplitMember> &members,
+                                          const std::vector<std::string> &names, int walk, int64_t rows,
+                                          int vector_width, const Target &target) {
+    SharedSplitPartials sk = rfactor_shared_split_k(w, members, names, walk, rows);
+    if (sk.partials.empty()) return {};
+    const std::string tag = "sk_" + members[0].f.name();
+    Var tx(tag + "_tx");
+    const int n = int(names.size());
+    // Guarded vector lanes (the partials' width need not be a multiple of the block's) become
+    // masked vectors, which Halide 21's OpenCL (C) backend cannot emit: vectors on CUDA only.
+    if (!target.has_feature(Target::CUDA)) vector_width = 1;
+    for (size_t i = 0; i < sk.partials.size(); i++) {
+        Func intm = sk.partials[i];
         w.compute_root(intm);
         if (is_gpu_target(target)) {
             std::vector<VarOrRVar> outer;
             for (int p = 1; p < n; p++)
                 if (p != walk) outer.push_back(Var(names[p]));
-            outer.push_back(slice);
+            outer.push_back(sk.slice);
             for (int stage = -1; stage <= 0; stage++) {
-                lay_out_partials(w, {intm, stage}, Var(names[0]), outer, stage == 0 ? &step : nullptr, vector_width,
+                lay_out_partials(w, {intm, stage}, Var(names[0]), outer, stage == 0 ? &sk.step : nullptr, vector_width,
                                  tag + "_", tag + "_p" + std::to_string(stage + 1));
                 // Partitioned, the fused block loops of several members would nest an `if`
                 // between block loops (their bounds are not known to be equal): Halide rejects it.
                 w.never_partition_all({intm, stage});
             }
-            unroll_walk(w, {intm, 0}, step, Expr(int(rows)));
+            unroll_walk(w, {intm, 0}, sk.step, Expr(int(rows)));
             if (i > 0) {
-                w.compute_with({intm}, {out[0]}, tx);
-                w.compute_with({intm, 0}, {out[0], 0}, step);
+                w.compute_with({intm}, {sk.partials[0]}, tx);
+                w.compute_with({intm, 0}, {sk.partials[0], 0}, sk.step);
             }
         } else {
-            w.parallel({intm, 0}, slice);
+            w.parallel({intm, 0}, sk.slice);
         }
-        out.push_back(intm);
     }
-    return out;
+    return sk.partials;
 }
 
 namespace {

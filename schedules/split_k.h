@@ -25,6 +25,18 @@ struct SharedSplitMember {
     std::vector<bool> reduced;
 };
 
+// The rfactor step of a shared split-K alone, before any template lays the partials out: each
+// member cut along domain position `walk` into slices of `rows` points, its other RVars kept as
+// pure dims under `names` (see schedule_shared_split_k). The partials' slice dim is `slice`; the
+// RVar each of them walks its slice with is `step`.
+struct SharedSplitPartials {
+    std::vector<Halide::Func> partials;  // one per member, in order
+    Halide::Var slice;
+    Halide::RVar step;
+};
+SharedSplitPartials rfactor_shared_split_k(ScheduleWriter &w, const std::vector<SharedSplitMember> &members,
+                                           const std::vector<std::string> &names, int walk, int64_t rows);
+
 // Split-K partials of several reductions over one iteration domain (nvfuser's four column sums of
 // the same rows), summed in one pair of launches (zeroing, sums) instead of a pair each. Each
 // member is cut along domain position `walk` (reduced in all) into slices of `rows` points; its

@@ -1,0 +1,255 @@
+#include "autosched/inner_outer.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "autosched/kernel_leaves.h"
+
+namespace solder::autosched {
+
+namespace {
+
+std::string kb(int64_t b) { return std::to_string((b + 1023) / 1024) + " KB"; }
+std::string us(double t) {
+    char s[32];
+    std::snprintf(s, sizeof s, "%.1f us", t);
+    return s;
+}
+std::string mb(int64_t b) {
+    char s[32];
+    std::snprintf(s, sizeof s, "%.2f MB", double(b) / 1e6);
+    return s;
+}
+
+std::vector<bool> inside_of(const FuncGraph &g, const KernelChoice &kc, int skip = -1) {
+    std::vector<bool> inside(g.nodes.size(), false);
+    for (int x : kc.members) inside[size_t(x)] = x != skip;
+    return inside;
+}
+
+// What kernel i reads apart from its split reduction's points (its root's leaves, the split
+// reduction counted as read from its partials).
+std::map<int, Region> root_leaves(const FuncGraph &g, const Plan &plan, const std::map<int, KernelChoice> &choice,
+                                  const std::vector<int> &kernel_root, size_t i) {
+    const int r = kernel_root[i];
+    const int split = g.find(plan.kernels[i].split_func);
+    std::map<int, Region> leaves;
+    if (r == split) return leaves;
+    add_leaves(g, r, g.nodes[size_t(r)].region, inside_of(g, choice.at(r), split), split, leaves);
+    return leaves;
+}
+
+// A shared split-K group (its launching kernel `owner`) and what it needs of a host.
+struct Group {
+    size_t owner = 0;
+    std::vector<size_t> kernels;  // each member's kernel, the owner's first
+    std::vector<int> funcs;       // each member's reduction
+    DomainPoints points;
+};
+
+bool same_points(const Region &region, const std::vector<Range64> &ranges) {
+    if (region.size() != ranges.size()) return false;
+    for (size_t p = 0; p < region.size(); p++)
+        if (region[p].min != ranges[p].min || region[p].max != ranges[p].max) return false;
+    return true;
+}
+
+// The inner-outer kernel's time. Its blocks are large (all 1024 threads, the staged rows), so an SM
+// holds few at once, and within a block loading the rows, reducing them and summing the columns
+// are phases apart, with barriers between: where one block fills an SM, nothing overlaps the
+// phases, and the time is the memory time plus the arithmetic time, not their maximum.
+// (nvfuser_2146 on the H100: 280 us for the fused kernel, the roofline's max 127 us.)
+double inner_outer_us(const DeviceProfile &d, int64_t bytes, double flops, int64_t blocks, int64_t shared_per_block) {
+    const int64_t resident = std::max<int64_t>(1, d.shared_memory_per_sm / std::max<int64_t>(1, shared_per_block));
+    if (resident > 1) return kernel_us(d, bytes, flops, blocks);
+    return kernel_us(d, bytes, 0, blocks) + kernel_us(d, 0, flops, blocks) - d.launch_us;
+}
+
+}  // namespace
+
+int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, const std::map<int, KernelChoice> &choice,
+                              const std::vector<std::set<int>> &deps, const std::vector<int> &kernel_root, Plan &plan) {
+    if (!opt.gpu || !opt.horizontal) return -1;
+    int hosted = -1;
+    for (size_t oi = 0; oi < plan.kernels.size(); oi++) {
+        const KernelPlan &owner = plan.kernels[oi];
+        if (owner.split_group.empty() || !owner.split_launched_with.empty() || owner.template_name == "inner_outer")
+            continue;
+        const std::vector<std::string> group_names = owner.split_group;  // (the owner's is cleared below)
+        Group grp;
+        grp.owner = oi;
+        for (auto &name : owner.split_group) {
+            for (size_t j = 0; j < plan.kernels.size(); j++)
+                if (plan.kernels[j].split_func == name) grp.kernels.push_back(j);
+            grp.funcs.push_back(g.find(name));
+        }
+        auto pts = domain_points(g, grp.funcs[0]);
+        if (!pts || grp.kernels.size() != grp.funcs.size() || owner.split_dim != 1) continue;
+        grp.points = *pts;
+        const size_t n = grp.points.ranges.size();
+        const int64_t width = grp.points.ranges[0].extent(), steps = grp.points.ranges[1].extent();
+        int64_t others = 1;
+        for (size_t p = 2; p < n; p++) others *= grp.points.ranges[p].extent();
+
+        for (size_t hi = 0; hi < plan.kernels.size() && hosted < 0; hi++) {
+            KernelPlan &host = plan.kernels[hi];
+            const int r = kernel_root[hi];
+            const FuncNode &O = g.nodes[size_t(r)];
+            // A row kernel over exactly the group's points: the same extents, position by position.
+            if (host.template_name != "row" || host.inner_dims != 1 || !host.split_func.empty() ||
+                !host.split_group.empty() || !host.with.empty() || !same_points(O.region, grp.points.ranges))
+                continue;
+            auto explain = [&](const std::string &why) {
+                plan.explanations.push_back({owner.split_group[0], O.name, "column sums not computed in this row kernel's blocks: " + why});
+            };
+            if (O.updates > 0) {
+                explain(O.name + " has update stages (the template computes a pure root)");
+                break;
+            }
+            if (n > 4 || width < kInnerOuterLanes) {
+                explain(n > 4 ? "more than 4 dims (the blocks take at most 3 grid dims)"
+                              : "rows shorter than the " + std::to_string(kInnerOuterLanes) + " lanes of a block's row");
+                break;
+            }
+            bool independent = true;
+            for (size_t k : grp.kernels) {
+                const int m = kernel_root[k];
+                independent = independent && !deps[size_t(m)].count(r) && !deps[size_t(r)].count(m);
+            }
+            if (!independent) {
+                explain("a column sum's kernel and this kernel depend on each other");
+                break;
+            }
+            // What the fused kernel reads: the row kernel's leaves and the column sums'.
+            std::map<int, Region> leaves;
+            add_leaves(g, r, O.region, inside_of(g, choice.at(r)), -1, leaves);
+            double flops = choice.at(r).flops;
+            for (size_t i = 0; i < grp.funcs.size(); i++) {
+                const KernelChoice &kc = choice.at(kernel_root[grp.kernels[i]]);
+                add_leaves(g, grp.funcs[i], g.nodes[size_t(grp.funcs[i])].region, inside_of(g, kc), -1, leaves);
+                flops += kc.flops;
+            }
+            // Staged: the pipeline inputs read over every point (the rows both kinds of sum walk),
+            // which no other kernel reads.
+            std::vector<int> staged;
+            int64_t row_bytes = 0;
+            for (auto &[p, reg] : leaves) {
+                const FuncNode &L = g.nodes[size_t(p)];
+                if (!L.is_input || !same_points(reg, grp.points.ranges)) continue;
+                bool elsewhere = false;
+                for (size_t k = 0; k < plan.kernels.size() && !elsewhere; k++) {
+                    if (k == hi) continue;
+                    elsewhere = root_leaves(g, plan, choice, kernel_root, k).count(p) > 0;
+                }
+                if (elsewhere) continue;
+                staged.push_back(p);
+                row_bytes += width * L.elem_bytes;
+            }
+            if (staged.empty()) {
+                explain("no full-size input that only these sums read, to load once per block");
+                break;
+            }
+            // Rows per block: the most that fit in shared memory and divide the rows, while the
+            // blocks still cover the SMs. More rows, fewer partials.
+            const int64_t rows_total = O.points() / width;
+            const int64_t shared_limit = std::max(opt.device.shared_memory_bytes, opt.device.shared_memory_optin_bytes);
+            int64_t R = 0;
+            for (int64_t c = kMaxInnerOuterRows; c >= 2; c /= 2) {
+                // (The column sums take one thread per column: lanes x rows must cover a row.)
+                if (steps % c != 0 || rows_total / c < opt.device.sms || c * kInnerOuterLanes < width) continue;
+                if (c * row_bytes + kInnerOuterReductionBytes > shared_limit) continue;
+                R = c;
+                break;
+            }
+            if (R == 0) {
+                explain("no number of rows per block (a power of two up to " + std::to_string(kMaxInnerOuterRows) +
+                        " that divides the " + std::to_string(steps) + " rows, whose " +
+                        std::to_string(kInnerOuterLanes) + " lanes each cover a row, with a block for every SM) fits " +
+                        kb(row_bytes) + " per row in " + kb(shared_limit) + " of shared memory" +
+                        (opt.device.shared_memory_optin_bytes == 0
+                             ? " (above " + kb(opt.device.shared_memory_bytes) +
+                                   " a launch must opt in: shared_memory_optin_kb)"
+                             : std::string()));
+                break;
+            }
+            const int64_t slices = steps / R, blocks = rows_total / R;
+            int64_t partials_written = 0;
+            std::vector<int64_t> own_partials;
+            for (int f : grp.funcs) {
+                own_partials.push_back(slices * width * others * g.nodes[size_t(f)].elem_bytes);
+                partials_written += own_partials.back();
+            }
+            const int64_t read = leaf_bytes(g, leaves), written = O.bytes() + partials_written;
+            const double host_us = inner_outer_us(opt.device, read + written, flops, blocks,
+                                                  R * row_bytes + kInnerOuterReductionBytes);
+            std::vector<int64_t> member_read(grp.kernels.size());
+            for (size_t i = 0; i < grp.kernels.size(); i++)
+                member_read[i] = own_partials[i] + leaf_bytes(g, root_leaves(g, plan, choice, kernel_root, grp.kernels[i]));
+            const int64_t old_bytes = host.bytes_read + host.bytes_written;
+            // The host takes the group's partials; the reductions' kernels only add them.
+            host.template_name = "inner_outer";
+            host.rows_per_block = int(R);
+            host.row_threads = kInnerOuterLanes;
+            host.row_warps = 0;
+            // Four neighbours per thread along a row and across the columns where that divides
+            // the row: wide loads of the staged rows and of the small inputs.
+            host.vector_width = width % (kInnerOuterLanes * 4) == 0 ? 4 : 1;
+            host.row_extent = width;
+            host.blocks = blocks;
+            host.split_group = owner.split_group;
+            host.split_dim = 1;
+            host.split_rows = R;
+            host.split_k = slices;
+            host.staged.clear();
+            for (int p : staged)
+                host.staged.push_back({g.nodes[size_t(p)].name, {}, R * width * g.nodes[size_t(p)].elem_bytes, width});
+            host.bytes_read = read;
+            host.bytes_written = written;
+            host.est_us = host_us;
+            assign_row_dims(g, r, choice.at(r), plan);
+            int64_t before = old_bytes;
+            for (size_t i = 0; i < grp.kernels.size(); i++) {
+                KernelPlan &mk = plan.kernels[grp.kernels[i]];
+                before += mk.bytes_read + mk.bytes_written;
+                const FuncNode &M = g.nodes[size_t(kernel_root[grp.kernels[i]])];
+                if (i == 0) mk.launches -= 2;  // no zeroing and summing launches of its own
+                mk.split_group.clear();
+                mk.split_launched_with = O.name;
+                mk.split_k = slices;
+                mk.split_rows = R;
+                mk.split_blocks = 0;
+                mk.bytes_read = member_read[i];
+                mk.bytes_written = M.bytes();
+                mk.est_us = kernel_us(opt.device, member_read[i] + M.bytes(), 0, mk.blocks);
+                for (auto &mt : plan.materialized) {
+                    if (mt.func != mk.partials) continue;
+                    mt.shape = {slices};
+                    for (size_t p = n; p-- > 2;) mt.shape.push_back(grp.points.ranges[p].extent());
+                    mt.shape.push_back(width);
+                    mt.bytes = own_partials[i];
+                }
+            }
+            int64_t after = host.bytes_read + host.bytes_written;
+            for (size_t k : grp.kernels) after += plan.kernels[k].bytes_read + plan.kernels[k].bytes_written;
+            std::string names, inputs;
+            for (size_t i = 0; i < group_names.size(); i++) names += (i ? ", " : "") + group_names[i];
+            for (size_t i = 0; i < staged.size(); i++) inputs += (i ? ", " : "") + g.nodes[size_t(staged[i])].name;
+            plan.explanations.push_back(
+                {O.name, "",
+                 "inner-outer: the column sums " + names + " are summed in this kernel's blocks, " + std::to_string(R) +
+                     " rows each: a block loads its rows of " + inputs + " once into shared memory (" +
+                     kb(R * row_bytes) + (R * row_bytes > opt.device.shared_memory_bytes ? ", above " +
+                     kb(opt.device.shared_memory_bytes) + ": the launch opts in" : std::string()) +
+                     ") and writes a partial per column and sum; with the sums' own kernels it moves " + mb(after) +
+                     " instead of " + mb(before)});
+            hosted = int(hi);
+            break;
+        }
+    }
+    if (hosted < 0) return -1;
+    plan.total_bytes = 0;
+    for (auto &k : plan.kernels) plan.total_bytes += k.bytes_read + k.bytes_written;
+    return hosted;
+}
+
+}  // namespace solder::autosched

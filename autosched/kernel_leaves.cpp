@@ -1,0 +1,50 @@
+#include "autosched/kernel_leaves.h"
+
+#include <algorithm>
+
+namespace solder::autosched {
+
+void add_leaves(const FuncGraph &g, int from, const Region &region, const std::vector<bool> &inside, int skip,
+                std::map<int, Region> &leaves) {
+    auto regions = g.regions_for(from, region, inside);
+    for (size_t p = 0; p < regions.size(); p++) {
+        if (regions[p].empty() || int(p) == from || int(p) == skip || inside[p]) continue;
+        auto it = leaves.find(int(p));
+        if (it == leaves.end()) {
+            leaves.emplace(int(p), regions[p]);
+            continue;
+        }
+        for (size_t d = 0; d < it->second.size() && d < regions[p].size(); d++) {
+            it->second[d].min = std::min(it->second[d].min, regions[p][d].min);
+            it->second[d].max = std::max(it->second[d].max, regions[p][d].max);
+        }
+    }
+}
+
+int64_t leaf_bytes(const FuncGraph &g, const std::map<int, Region> &leaves) {
+    int64_t b = 0;
+    for (auto &[p, r] : leaves) b += region_points(r) * g.nodes[size_t(p)].elem_bytes;
+    return b;
+}
+
+std::optional<DomainPoints> domain_points(const FuncGraph &g, int func) {
+    if (func < 0) return std::nullopt;
+    const FuncNode &R = g.nodes[size_t(func)];
+    auto d = reduction_domain(R.function);
+    // Threads go across position 0, which must be a pure dim for the partials to have it.
+    if (!d || d->reduced.empty() || d->reduced[0]) return std::nullopt;
+    DomainPoints out;
+    out.domain = *d;
+    for (size_t p = 0; p < d->vars.size(); p++) {
+        if (d->reduced[p]) {
+            out.ranges.push_back({d->rvar_mins[p], d->rvar_mins[p] + d->rvar_extents[p] - 1});
+            continue;
+        }
+        auto it = std::find(R.dims.begin(), R.dims.end(), d->vars[p]);
+        if (it == R.dims.end()) return std::nullopt;
+        out.ranges.push_back(R.region[size_t(it - R.dims.begin())]);
+    }
+    return out;
+}
+
+}  // namespace solder::autosched

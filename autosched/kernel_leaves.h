@@ -1,0 +1,29 @@
+// What a kernel reads from global memory, by region: the leaves (pipeline inputs and other
+// kernels' roots) that computing a Func over a region reaches when some Funcs are computed on chip.
+// Shared by the steps that rework kernels after the search (autosched/shared_split_k.h,
+// autosched/inner_outer.h), which recount bytes when they merge what kernels read.
+#pragma once
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "autosched/func_graph.h"
+#include "autosched/reduction_domain.h"
+
+namespace solder::autosched {
+
+// Adds to `leaves` (node -> region, merged as bounding boxes) what computing `from` over `region`
+// reads, with `inside` computed on chip; `skip` (-1: none) counts as a leaf that is not read.
+void add_leaves(const FuncGraph &g, int from, const Region &region, const std::vector<bool> &inside, int skip,
+                std::map<int, Region> &leaves);
+int64_t leaf_bytes(const FuncGraph &g, const std::map<int, Region> &leaves);
+
+// Reduction `func`'s iteration domain and the points it walks per position (RVars' bounds, and
+// the node's region for pure vars); nullopt when it has none or position 0 is reduced.
+struct DomainPoints {
+    ReductionDomain domain;
+    std::vector<Range64> ranges;
+};
+std::optional<DomainPoints> domain_points(const FuncGraph &g, int func);
+
+}  // namespace solder::autosched
