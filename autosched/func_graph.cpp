@@ -249,6 +249,10 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
             n.name = param_name;
             n.is_input = true;
             n.elem_bytes = p.type().bytes();
+            n.fixed_extents = true;
+            for (int d = 0; d < p.dimensions(); d++)
+                n.fixed_extents = n.fixed_extents && p.extent_constraint(d).defined() &&
+                                  is_const(p.extent_constraint(d));
             std::ostringstream t;
             t << p.type();
             n.type = t.str();
@@ -303,6 +307,13 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
         n.name = name;
         n.function = f;
         for (auto &o : outputs) n.is_output |= o.name() == name;
+        if (n.is_output) {
+            n.fixed_extents = true;
+            for (auto &ob : f.output_buffers())
+                for (int d = 0; d < ob.dimensions(); d++)
+                    n.fixed_extents = n.fixed_extents && ob.extent_constraint(d).defined() &&
+                                      is_const(ob.extent_constraint(d));
+        }
         n.dims = f.args();
         n.elem_bytes = 0;
         std::ostringstream t;

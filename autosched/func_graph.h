@@ -41,6 +41,9 @@ struct FuncNode {
     std::string name;
     Halide::Internal::Function function;  // undefined for pipeline inputs
     bool is_input = false, is_output = false;
+    // Inputs and outputs: every extent of the buffer is a constant (lang declares its buffers
+    // dense), not known only when the pipeline runs. The inner-outer template needs it.
+    bool fixed_extents = false;
     std::vector<std::string> dims;  // pure var names, innermost first
     Region region;                  // the region the pipeline needs
     int elem_bytes = 4;             // summed over Tuple elements

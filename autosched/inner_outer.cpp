@@ -70,6 +70,12 @@ double inner_outer_us(const DeviceProfile &d, int64_t bytes, double flops, int64
 int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, const std::map<int, KernelChoice> &choice,
                               const std::vector<std::set<int>> &deps, const std::vector<int> &kernel_root, Plan &plan) {
     if (!opt.gpu || !opt.horizontal) return -1;
+    // Every buffer's extents must be constants: with extents known only at run time, Halide 21
+    // bounded the fused group's staged rows by the whole batch (a block of 32 x 256 threads on
+    // OpenCL, random seed 1 of the inner-outer family).
+    bool fixed = true;
+    for (auto &n : g.nodes)
+        if (n.is_input || n.is_output) fixed = fixed && n.fixed_extents;
     int hosted = -1;
     for (size_t oi = 0; oi < plan.kernels.size(); oi++) {
         const KernelPlan &owner = plan.kernels[oi];
@@ -104,6 +110,11 @@ int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, cons
             };
             if (O.updates > 0) {
                 explain(O.name + " has update stages (the template computes a pure root)");
+                break;
+            }
+            if (!fixed) {
+                explain("some input or output buffer's extents are not constants (declare them, as lang's "
+                        "declare_dense does)");
                 break;
             }
             if (n > 4 || width < kInnerOuterLanes) {
@@ -150,26 +161,37 @@ int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, cons
                 break;
             }
             // Rows per block: the most that fit in shared memory and divide the rows, while the
-            // blocks still cover the SMs. More rows, fewer partials.
+            // blocks still cover the SMs. More rows, fewer partials. The column sums take one
+            // thread per column in the root's thread loops (lanes x rows): a row must be exactly
+            // that wide. (Narrower rows, whose column threads fused with the root's have shorter
+            // loops than the root's, made Halide 21 size a staged input by every row of the batch
+            // on OpenCL: 32 x 256 threads, random seed 1 of the inner-outer family.)
             const int64_t rows_total = O.points() / width;
             const int64_t shared_limit = std::max(opt.device.shared_memory_bytes, opt.device.shared_memory_optin_bytes);
             int64_t R = 0;
-            for (int64_t c = kMaxInnerOuterRows; c >= 2; c /= 2) {
-                // (The column sums take one thread per column: lanes x rows must cover a row.)
-                if (steps % c != 0 || rows_total / c < opt.device.sms || c * kInnerOuterLanes < width) continue;
-                if (c * row_bytes + kInnerOuterReductionBytes > shared_limit) continue;
-                R = c;
-                break;
+            std::string why;
+            for (int64_t c = kMaxInnerOuterRows; c >= 2 && R == 0; c /= 2) {
+                if (c * kInnerOuterLanes != width) {
+                    if (why.empty())
+                        why = "rows of " + std::to_string(width) + " are not " + std::to_string(kInnerOuterLanes) +
+                              " lanes times a power of two up to " + std::to_string(kMaxInnerOuterRows) +
+                              " rows (the block's threads, one per column)";
+                } else if (steps % c != 0 || rows_total / c < opt.device.sms) {
+                    why = "no power of two up to " + std::to_string(kMaxInnerOuterRows) + " rows per block divides the " +
+                          std::to_string(steps) + " rows and leaves a block for every SM";
+                } else if (c * row_bytes + kInnerOuterReductionBytes > shared_limit) {
+                    why = "no number of rows per block fits " + kb(row_bytes) + " per row in " + kb(shared_limit) +
+                          " of shared memory" +
+                          (opt.device.shared_memory_optin_bytes == 0
+                               ? " (above " + kb(opt.device.shared_memory_bytes) +
+                                     " a launch must opt in: shared_memory_optin_kb)"
+                               : std::string());
+                } else {
+                    R = c;
+                }
             }
             if (R == 0) {
-                explain("no number of rows per block (a power of two up to " + std::to_string(kMaxInnerOuterRows) +
-                        " that divides the " + std::to_string(steps) + " rows, whose " +
-                        std::to_string(kInnerOuterLanes) + " lanes each cover a row, with a block for every SM) fits " +
-                        kb(row_bytes) + " per row in " + kb(shared_limit) + " of shared memory" +
-                        (opt.device.shared_memory_optin_bytes == 0
-                             ? " (above " + kb(opt.device.shared_memory_bytes) +
-                                   " a launch must opt in: shared_memory_optin_kb)"
-                             : std::string()));
+                explain(why);
                 break;
             }
             const int64_t slices = steps / R, blocks = rows_total / R;

@@ -92,6 +92,11 @@ void schedule_inner_outer_kernel(ScheduleWriter &w, Func root, const InnerOuterS
         // add the partials), and the new Func must read the wrapper too.
         Func wrap = w.in(c.partials, {});
         w.compute_root(wrap);
+        // Its columns' extent known: the thread loop it shares with the root's rows is then as
+        // long as theirs. (Left to bounds inference, the extent of a pipeline whose buffers are
+        // not declared dense was an expression the host could not evaluate: "Symbol not found:
+        // ...fused...loop_extent" when compiling.)
+        if (shape.row_extent > 0) w.bound(wrap, Var(shape.column_name), 0, shape.row_extent);
         const std::string wt = wrap.name();
         Var cx(wt + "_cx"), cy(wt + "_cy");
         w.split({wrap}, col, cy, cx, shape.lanes, TailStrategy::GuardWithIf);

@@ -88,6 +88,11 @@ void ScheduleWriter::align_storage(Func f, const Var &dim, int alignment) {
     emit(func_id(f) + ".align_storage(" + var_id(dim) + ", " + std::to_string(alignment) + ");");
 }
 
+void ScheduleWriter::bound(Func f, const Var &v, int64_t min, int64_t extent) {
+    f.bound(v, Expr(int(min)), Expr(int(extent)));
+    emit(func_id(f) + ".bound(" + var_id(v) + ", " + std::to_string(min) + ", " + std::to_string(extent) + ");");
+}
+
 void ScheduleWriter::reorder_storage(Func f, const std::vector<Var> &innermost_first) {
     f.reorder_storage(innermost_first);
     std::string args;

@@ -29,6 +29,7 @@ public:
     void compute_at(Halide::Func f, Halide::Func at, const Halide::VarOrRVar &v);
     void align_storage(Halide::Func f, const Halide::Var &dim, int alignment);
     void reorder_storage(Halide::Func f, const std::vector<Halide::Var> &innermost_first);
+    void bound(Halide::Func f, const Halide::Var &v, int64_t min, int64_t extent);
     void split(const StageRef &s, const Halide::VarOrRVar &old, const Halide::VarOrRVar &outer,
                const Halide::VarOrRVar &inner, int factor, Halide::TailStrategy tail);
     void fuse(const StageRef &s, const Halide::VarOrRVar &a, const Halide::VarOrRVar &b, const Halide::VarOrRVar &fused);
