@@ -1,26 +1,39 @@
 #include "autosched/schedule_comparison.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
+#include <stdexcept>
 
 #include "apps/app_pipeline.h"
 #include "runtime/halide_error.h"
+#include "schedules/pipeline_funcs.h"
 #include "schedules/schedule_registry.h"
 
 namespace solder::autosched {
 
 std::vector<ComparedSchedule> compare_schedules(const AppSpec &app, AppSize size, const Halide::Target &target,
-                                                const PlannerOptions &opt) {
+                                                const PlannerOptions &opt, const std::vector<std::string> &only) {
     std::vector<ComparedSchedule> rows;
     for (const ScheduleChoice &sched : all_schedules()) {
         if (!sched.supports(target)) continue;
+        if (!only.empty() && std::find(only.begin(), only.end(), sched.name) == only.end()) continue;
         ComparedSchedule row;
         row.score.schedule = sched.name;
         try {
-            // A fresh pipeline per schedule: schedules are applied to the Funcs in place.
+            // Two fresh copies per schedule: schedules are applied to the Funcs in place, and
+            // some rewrite them (rfactor replaces a reduction's update by a sum of partials), so
+            // the graph that is scored comes from a copy no schedule touches. The copies' Funcs
+            // pair up by position (Halide makes their names unique in the process).
             BuiltPipeline p = with_halide_errors(app.name, [&] { return build_app_pipeline(app, size); });
+            BuiltPipeline q = with_halide_errors(app.name, [&] { return build_app_pipeline(app, size); });
             FuncGraph g = with_halide_errors(app.name, [&] { return FuncGraph::build(p.outputs); });
-            with_halide_errors("Halide", [&] { return sched.apply(p.outputs, target); });
-            row.score = score_applied_schedule(g, p.outputs, opt, sched.name);
+            std::map<std::string, std::string> original;  // q's name -> p's
+            auto pf = pipeline_functions(p.outputs), qf = pipeline_functions(q.outputs);
+            if (pf.size() != qf.size()) throw std::runtime_error(app.name + ": two builds of the pipeline differ");
+            for (size_t i = 0; i < pf.size(); i++) original[qf[i].name()] = pf[i].name();
+            with_halide_errors("Halide", [&] { return sched.apply(q.outputs, target); });
+            row.score = score_applied_schedule(g, q.outputs, opt, sched.name, original);
         } catch (const std::exception &e) {
             row.error = e.what();
         }

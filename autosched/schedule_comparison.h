@@ -15,8 +15,9 @@ struct ComparedSchedule {
     std::string error;  // the schedule failed on this pipeline (an auto-scheduler's error)
 };
 
+// `only`: these schedules (empty: every one the target supports).
 std::vector<ComparedSchedule> compare_schedules(const AppSpec &app, AppSize size, const Halide::Target &target,
-                                                const PlannerOptions &opt);
+                                                const PlannerOptions &opt, const std::vector<std::string> &only = {});
 std::string comparison_table(const std::string &app, const std::vector<ComparedSchedule> &rows);
 
 }  // namespace solder::autosched

@@ -8,9 +8,13 @@
 namespace solder::autosched {
 
 ScheduleScore score_applied_schedule(const FuncGraph &g, const std::vector<Halide::Func> &outputs,
-                                     const PlannerOptions &opt, const std::string &schedule) {
+                                     const PlannerOptions &opt, const std::string &schedule,
+                                     const std::map<std::string, std::string> &original) {
     std::map<std::string, Halide::Internal::Function> scheduled;
-    for (auto &f : pipeline_functions(outputs)) scheduled.emplace(f.name(), f);
+    for (auto &f : pipeline_functions(outputs)) {
+        auto it = original.find(f.name());
+        scheduled.emplace(it == original.end() ? f.name() : it->second, f);
+    }
     std::vector<bool> root(g.nodes.size(), false);
     ScheduleScore s;
     s.schedule = schedule;

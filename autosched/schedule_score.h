@@ -7,6 +7,7 @@
 // and tilings: every kernel is costed with the block shape Solder's model likes best for it, which
 // flatters the other schedule if anything.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,11 @@ struct ScheduleScore {
     std::vector<std::string> roots;  // the non-output Funcs it stores
 };
 
-// `g` must be built from `outputs` before they were scheduled; call after scheduling them.
+// `g` must be built from an unscheduled copy of the pipeline (a schedule may rewrite the Funcs it
+// is applied to: rfactor); `outputs` are the scheduled copy's, whose Func names map to g's through
+// `original` (names missing there are taken as they are).
 ScheduleScore score_applied_schedule(const FuncGraph &g, const std::vector<Halide::Func> &outputs,
-                                     const PlannerOptions &opt, const std::string &schedule);
+                                     const PlannerOptions &opt, const std::string &schedule,
+                                     const std::map<std::string, std::string> &original = {});
 
 }  // namespace solder::autosched
