@@ -23,6 +23,13 @@ const char *access_name(Access a) {
     return "?";
 }
 
+bool same_region(const Region &a, const Region &b) {
+    if (a.size() != b.size()) return false;
+    for (size_t d = 0; d < a.size(); d++)
+        if (a[d].min != b[d].min || a[d].max != b[d].max) return false;
+    return true;
+}
+
 int64_t region_points(const Region &r) {
     int64_t n = 1;
     for (auto &d : r) n *= std::max<int64_t>(0, d.extent());
@@ -234,6 +241,17 @@ int rank_of(Access a) { return int(a); }
 
 }  // namespace
 
+namespace {
+
+// Whether every extent of a buffer parameter (an input's, an output's) is declared a constant.
+bool constant_extents(const Parameter &p) {
+    for (int d = 0; d < p.dimensions(); d++)
+        if (!p.extent_constraint(d).defined() || !is_const(p.extent_constraint(d))) return false;
+    return true;
+}
+
+}  // namespace
+
 FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
     FuncGraph g;
     std::vector<Function> outs;
@@ -249,10 +267,7 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
             n.name = param_name;
             n.is_input = true;
             n.elem_bytes = p.type().bytes();
-            n.fixed_extents = true;
-            for (int d = 0; d < p.dimensions(); d++)
-                n.fixed_extents = n.fixed_extents && p.extent_constraint(d).defined() &&
-                                  is_const(p.extent_constraint(d));
+            n.fixed_extents = constant_extents(p);
             std::ostringstream t;
             t << p.type();
             n.type = t.str();
@@ -309,10 +324,7 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
         for (auto &o : outputs) n.is_output |= o.name() == name;
         if (n.is_output) {
             n.fixed_extents = true;
-            for (auto &ob : f.output_buffers())
-                for (int d = 0; d < ob.dimensions(); d++)
-                    n.fixed_extents = n.fixed_extents && ob.extent_constraint(d).defined() &&
-                                      is_const(ob.extent_constraint(d));
+            for (auto &ob : f.output_buffers()) n.fixed_extents = n.fixed_extents && constant_extents(ob);
         }
         n.dims = f.args();
         n.elem_bytes = 0;

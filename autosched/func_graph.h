@@ -36,6 +36,8 @@ struct Range64 {
 // that an empty Region always means "not needed".
 using Region = std::vector<Range64>;
 int64_t region_points(const Region &r);
+// The same ranges, dim by dim (an iteration domain's points are a Region too).
+bool same_region(const Region &a, const Region &b);
 
 struct FuncNode {
     std::string name;

@@ -1,25 +1,13 @@
 #include "autosched/inner_outer.h"
 
 #include <algorithm>
-#include <cstdio>
+#include <optional>
 
 #include "autosched/kernel_leaves.h"
 
 namespace solder::autosched {
 
 namespace {
-
-std::string kb(int64_t b) { return std::to_string((b + 1023) / 1024) + " KB"; }
-std::string us(double t) {
-    char s[32];
-    std::snprintf(s, sizeof s, "%.1f us", t);
-    return s;
-}
-std::string mb(int64_t b) {
-    char s[32];
-    std::snprintf(s, sizeof s, "%.2f MB", double(b) / 1e6);
-    return s;
-}
 
 std::vector<bool> inside_of(const FuncGraph &g, const KernelChoice &kc, int skip = -1) {
     std::vector<bool> inside(g.nodes.size(), false);
@@ -37,21 +25,6 @@ std::map<int, Region> root_leaves(const FuncGraph &g, const Plan &plan, const st
     if (r == split) return leaves;
     add_leaves(g, r, g.nodes[size_t(r)].region, inside_of(g, choice.at(r), split), split, leaves);
     return leaves;
-}
-
-// A shared split-K group (its launching kernel `owner`) and what it needs of a host.
-struct Group {
-    size_t owner = 0;
-    std::vector<size_t> kernels;  // each member's kernel, the owner's first
-    std::vector<int> funcs;       // each member's reduction
-    DomainPoints points;
-};
-
-bool same_points(const Region &region, const std::vector<Range64> &ranges) {
-    if (region.size() != ranges.size()) return false;
-    for (size_t p = 0; p < region.size(); p++)
-        if (region[p].min != ranges[p].min || region[p].max != ranges[p].max) return false;
-    return true;
 }
 
 // The inner-outer kernel's time. Its blocks are large (all 1024 threads, the staged rows), so an SM
@@ -76,26 +49,33 @@ int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, cons
     bool fixed = true;
     for (auto &n : g.nodes)
         if (n.is_input || n.is_output) fixed = fixed && n.fixed_extents;
+    // What each kernel reads apart from its split reduction, computed once when first asked
+    // (several questions below ask it of every kernel; no kernel changes until one is hosted).
+    std::vector<std::optional<std::map<int, Region>>> read_cache(plan.kernels.size());
+    auto reads = [&](size_t k) -> const std::map<int, Region> & {
+        if (!read_cache[k]) read_cache[k] = root_leaves(g, plan, choice, kernel_root, k);
+        return *read_cache[k];
+    };
     int hosted = -1;
-    for (size_t oi = 0; oi < plan.kernels.size(); oi++) {
+    for (size_t oi = 0; oi < plan.kernels.size() && hosted < 0; oi++) {
         const KernelPlan &owner = plan.kernels[oi];
         if (owner.split_group.empty() || !owner.split_launched_with.empty() || owner.template_name == "inner_outer")
             continue;
         const std::vector<std::string> group_names = owner.split_group;  // (the owner's is cleared below)
-        Group grp;
-        grp.owner = oi;
-        for (auto &name : owner.split_group) {
+        std::vector<size_t> group_kernels;  // each member's kernel, the owner's first
+        std::vector<int> group_funcs;       // each member's reduction
+        for (auto &name : group_names) {
             for (size_t j = 0; j < plan.kernels.size(); j++)
-                if (plan.kernels[j].split_func == name) grp.kernels.push_back(j);
-            grp.funcs.push_back(g.find(name));
+                if (plan.kernels[j].split_func == name) group_kernels.push_back(j);
+            group_funcs.push_back(g.find(name));
         }
-        auto pts = domain_points(g, grp.funcs[0]);
-        if (!pts || grp.kernels.size() != grp.funcs.size() || owner.split_dim != 1) continue;
-        grp.points = *pts;
-        const size_t n = grp.points.ranges.size();
-        const int64_t width = grp.points.ranges[0].extent(), steps = grp.points.ranges[1].extent();
+        auto pts = domain_points(g, group_funcs[0]);
+        if (!pts || group_kernels.size() != group_funcs.size() || owner.split_dim != 1) continue;
+        const Region &domain = pts->ranges;  // the points every member walks
+        const size_t n = domain.size();
+        const int64_t width = domain[0].extent(), steps = domain[1].extent();
         int64_t others = 1;
-        for (size_t p = 2; p < n; p++) others *= grp.points.ranges[p].extent();
+        for (size_t p = 2; p < n; p++) others *= domain[p].extent();
 
         for (size_t hi = 0; hi < plan.kernels.size() && hosted < 0; hi++) {
             KernelPlan &host = plan.kernels[hi];
@@ -103,10 +83,11 @@ int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, cons
             const FuncNode &O = g.nodes[size_t(r)];
             // A row kernel over exactly the group's points: the same extents, position by position.
             if (host.template_name != "row" || host.inner_dims != 1 || !host.split_func.empty() ||
-                !host.split_group.empty() || !host.with.empty() || !same_points(O.region, grp.points.ranges))
+                !host.split_group.empty() || !host.with.empty() || !same_region(O.region, domain))
                 continue;
             auto explain = [&](const std::string &why) {
-                plan.explanations.push_back({owner.split_group[0], O.name, "column sums not computed in this row kernel's blocks: " + why});
+                plan.explanations.push_back(
+                    {group_names[0], O.name, "column sums not computed in this row kernel's blocks: " + why});
             };
             if (O.updates > 0) {
                 explain(O.name + " has update stages (the template computes a pure root)");
@@ -123,7 +104,7 @@ int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, cons
                 break;
             }
             bool independent = true;
-            for (size_t k : grp.kernels) {
+            for (size_t k : group_kernels) {
                 const int m = kernel_root[k];
                 independent = independent && !deps[size_t(m)].count(r) && !deps[size_t(r)].count(m);
             }
@@ -135,9 +116,9 @@ int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, cons
             std::map<int, Region> leaves;
             add_leaves(g, r, O.region, inside_of(g, choice.at(r)), -1, leaves);
             double flops = choice.at(r).flops;
-            for (size_t i = 0; i < grp.funcs.size(); i++) {
-                const KernelChoice &kc = choice.at(kernel_root[grp.kernels[i]]);
-                add_leaves(g, grp.funcs[i], g.nodes[size_t(grp.funcs[i])].region, inside_of(g, kc), -1, leaves);
+            for (size_t i = 0; i < group_funcs.size(); i++) {
+                const KernelChoice &kc = choice.at(kernel_root[group_kernels[i]]);
+                add_leaves(g, group_funcs[i], g.nodes[size_t(group_funcs[i])].region, inside_of(g, kc), -1, leaves);
                 flops += kc.flops;
             }
             // Staged: the pipeline inputs read over every point (the rows both kinds of sum walk),
@@ -146,12 +127,9 @@ int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, cons
             int64_t row_bytes = 0;
             for (auto &[p, reg] : leaves) {
                 const FuncNode &L = g.nodes[size_t(p)];
-                if (!L.is_input || !same_points(reg, grp.points.ranges)) continue;
+                if (!L.is_input || !same_region(reg, domain)) continue;
                 bool elsewhere = false;
-                for (size_t k = 0; k < plan.kernels.size() && !elsewhere; k++) {
-                    if (k == hi) continue;
-                    elsewhere = root_leaves(g, plan, choice, kernel_root, k).count(p) > 0;
-                }
+                for (size_t k = 0; k < plan.kernels.size() && !elsewhere; k++) elsewhere = k != hi && reads(k).count(p);
                 if (elsewhere) continue;
                 staged.push_back(p);
                 row_bytes += width * L.elem_bytes;
@@ -180,10 +158,10 @@ int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, cons
                     why = "no power of two up to " + std::to_string(kMaxInnerOuterRows) + " rows per block divides the " +
                           std::to_string(steps) + " rows and leaves a block for every SM";
                 } else if (c * row_bytes + kInnerOuterReductionBytes > shared_limit) {
-                    why = "no number of rows per block fits " + kb(row_bytes) + " per row in " + kb(shared_limit) +
-                          " of shared memory" +
+                    why = "no number of rows per block fits " + kb_text(row_bytes) + " per row in " +
+                          kb_text(shared_limit) + " of shared memory" +
                           (opt.device.shared_memory_optin_bytes == 0
-                               ? " (above " + kb(opt.device.shared_memory_bytes) +
+                               ? " (above " + kb_text(opt.device.shared_memory_bytes) +
                                      " a launch must opt in: shared_memory_optin_kb)"
                                : std::string());
                 } else {
@@ -197,16 +175,16 @@ int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, cons
             const int64_t slices = steps / R, blocks = rows_total / R;
             int64_t partials_written = 0;
             std::vector<int64_t> own_partials;
-            for (int f : grp.funcs) {
+            for (int f : group_funcs) {
                 own_partials.push_back(slices * width * others * g.nodes[size_t(f)].elem_bytes);
                 partials_written += own_partials.back();
             }
             const int64_t read = leaf_bytes(g, leaves), written = O.bytes() + partials_written;
             const double host_us = inner_outer_us(opt.device, read + written, flops, blocks,
                                                   R * row_bytes + kInnerOuterReductionBytes);
-            std::vector<int64_t> member_read(grp.kernels.size());
-            for (size_t i = 0; i < grp.kernels.size(); i++)
-                member_read[i] = own_partials[i] + leaf_bytes(g, root_leaves(g, plan, choice, kernel_root, grp.kernels[i]));
+            std::vector<int64_t> member_read(group_kernels.size());
+            for (size_t i = 0; i < group_kernels.size(); i++)
+                member_read[i] = own_partials[i] + leaf_bytes(g, reads(group_kernels[i]));
             const int64_t old_bytes = host.bytes_read + host.bytes_written;
             // The host takes the group's partials; the reductions' kernels only add them.
             host.template_name = "inner_outer";
@@ -218,7 +196,7 @@ int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, cons
             host.vector_width = width % (kInnerOuterLanes * 4) == 0 ? 4 : 1;
             host.row_extent = width;
             host.blocks = blocks;
-            host.split_group = owner.split_group;
+            host.split_group = group_names;
             host.split_dim = 1;
             host.split_rows = R;
             host.split_k = slices;
@@ -230,10 +208,10 @@ int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, cons
             host.est_us = host_us;
             assign_row_dims(g, r, choice.at(r), plan);
             int64_t before = old_bytes;
-            for (size_t i = 0; i < grp.kernels.size(); i++) {
-                KernelPlan &mk = plan.kernels[grp.kernels[i]];
+            for (size_t i = 0; i < group_kernels.size(); i++) {
+                KernelPlan &mk = plan.kernels[group_kernels[i]];
                 before += mk.bytes_read + mk.bytes_written;
-                const FuncNode &M = g.nodes[size_t(kernel_root[grp.kernels[i]])];
+                const FuncNode &M = g.nodes[size_t(kernel_root[group_kernels[i]])];
                 if (i == 0) mk.launches -= 2;  // no zeroing and summing launches of its own
                 mk.split_group.clear();
                 mk.split_launched_with = O.name;
@@ -246,13 +224,13 @@ int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, cons
                 for (auto &mt : plan.materialized) {
                     if (mt.func != mk.partials) continue;
                     mt.shape = {slices};
-                    for (size_t p = n; p-- > 2;) mt.shape.push_back(grp.points.ranges[p].extent());
+                    for (size_t p = n; p-- > 2;) mt.shape.push_back(domain[p].extent());
                     mt.shape.push_back(width);
                     mt.bytes = own_partials[i];
                 }
             }
             int64_t after = host.bytes_read + host.bytes_written;
-            for (size_t k : grp.kernels) after += plan.kernels[k].bytes_read + plan.kernels[k].bytes_written;
+            for (size_t k : group_kernels) after += plan.kernels[k].bytes_read + plan.kernels[k].bytes_written;
             std::string names, inputs;
             for (size_t i = 0; i < group_names.size(); i++) names += (i ? ", " : "") + group_names[i];
             for (size_t i = 0; i < staged.size(); i++) inputs += (i ? ", " : "") + g.nodes[size_t(staged[i])].name;
@@ -260,10 +238,10 @@ int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, cons
                 {O.name, "",
                  "inner-outer: the column sums " + names + " are summed in this kernel's blocks, " + std::to_string(R) +
                      " rows each: a block loads its rows of " + inputs + " once into shared memory (" +
-                     kb(R * row_bytes) + (R * row_bytes > opt.device.shared_memory_bytes ? ", above " +
-                     kb(opt.device.shared_memory_bytes) + ": the launch opts in" : std::string()) +
-                     ") and writes a partial per column and sum; with the sums' own kernels it moves " + mb(after) +
-                     " instead of " + mb(before)});
+                     kb_text(R * row_bytes) + (R * row_bytes > opt.device.shared_memory_bytes ? ", above " +
+                     kb_text(opt.device.shared_memory_bytes) + ": the launch opts in" : std::string()) +
+                     ") and writes a partial per column and sum; with the sums' own kernels it moves " + mb_text(after) +
+                     " instead of " + mb_text(before)});
             hosted = int(hi);
             break;
         }

@@ -2,10 +2,6 @@
 
 namespace solder::autosched {
 
-namespace {
-std::string kb(int64_t b) { return std::to_string((b + 1023) / 1024) + " KB"; }
-}  // namespace
-
 std::vector<bool> forced_roots(const FuncGraph &g, const PlannerOptions &opt, std::map<int, std::string> &why) {
     std::vector<bool> root(g.nodes.size(), false);
     for (size_t i = 0; i < g.nodes.size(); i++) {
@@ -93,8 +89,8 @@ Partition evaluate(const FuncGraph &g, const PlannerOptions &opt, const std::vec
         if (!kc.ok && check_rules) {
             p.violation = kc.offender;
             p.violation_reason = "its per-block footprint in " + g.nodes[r].name + "'s kernel (" +
-                                 kb(kc.offender_bytes) + ") exceeds shared memory (" +
-                                 kb(opt.device.shared_memory_bytes) + ")";
+                                 kb_text(kc.offender_bytes) + ") exceeds shared memory (" +
+                                 kb_text(opt.device.shared_memory_bytes) + ")";
             p.choice.clear();
             return p;
         }

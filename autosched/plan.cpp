@@ -35,12 +35,15 @@ std::string list(const std::vector<T> &v, F f) {
     for (size_t i = 0; i < v.size(); i++) o += (i ? ", " : "") + f(v[i]);
     return o + "]";
 }
-std::string mb(int64_t b) {
+}  // namespace
+
+std::string mb_text(int64_t b) {
     char s[32];
     std::snprintf(s, sizeof s, "%.2f MB", double(b) / 1e6);
     return s;
 }
-}  // namespace
+
+std::string kb_text(int64_t b) { return std::to_string((b + 1023) / 1024) + " KB"; }
 
 std::string Plan::to_json() const {
     std::ostringstream o;
@@ -116,7 +119,7 @@ std::string Plan::to_json() const {
 std::string Plan::to_text() const {
     std::ostringstream o;
     o << "plan for " << app << ": " << kernels.size() << " kernel" << (kernels.size() == 1 ? "" : "s") << ", "
-      << mb(total_bytes) << " moved (minimum " << mb(min_bytes) << ", ratio "
+      << mb_text(total_bytes) << " moved (minimum " << mb_text(min_bytes) << ", ratio "
       << (min_bytes ? num(double(total_bytes) / double(min_bytes)) : "-") << "), est " << num(est_us) << " us\n";
     if (!search.empty()) o << "  search: " << search << "\n";
     for (auto &k : kernels) {
@@ -128,8 +131,8 @@ std::string Plan::to_text() const {
         if (k.row_warps > 0) vec += ", " + std::to_string(k.row_warps) + (k.row_warps == 1 ? " warp" : " warps") + " per row (shuffle reductions on CUDA)";
         for (auto d : k.unrolled_dims) vec += ", dim " + std::to_string(d.first) + " unrolled";
         if (k.whole_tiles) vec += ", edge tiles shifted inwards";
-        o << "  " << k.name << " [" << k.template_name << vec << "] writes " << writes << ": reads " << mb(k.bytes_read)
-          << ", writes " << mb(k.bytes_written) << ", est " << num(k.est_us) << " us\n";
+        o << "  " << k.name << " [" << k.template_name << vec << "] writes " << writes << ": reads "
+          << mb_text(k.bytes_read) << ", writes " << mb_text(k.bytes_written) << ", est " << num(k.est_us) << " us\n";
         std::vector<std::string> at, inl;
         for (auto &f : k.funcs) {
             if (f == k.root) continue;
@@ -170,7 +173,7 @@ std::string Plan::to_text() const {
     }
     if (!materialized.empty()) {
         o << "  materialized intermediates:\n";
-        for (auto &m : materialized) o << "    " << m.func << " " << m.type << " " << mb(m.bytes) << "\n";
+        for (auto &m : materialized) o << "    " << m.func << " " << m.type << " " << mb_text(m.bytes) << "\n";
     }
     if (!explanations.empty()) {
         o << "  reasons (edges not fused, kernels not merged, shapes chosen):\n";

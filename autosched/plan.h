@@ -14,6 +14,10 @@ const char *placement_name(Placement p);
 // The name Halide's rfactor gives the intermediate of reduction `f`: split-K's partials Func.
 inline std::string partials_name(const std::string &f) { return f + "_intm"; }
 
+// Byte counts as the plan's text prints them: "12.34 MB" (10^6 bytes), "48 KB" (KiB, rounded up).
+std::string mb_text(int64_t bytes);
+std::string kb_text(int64_t bytes);
+
 struct FuncPlan {
     std::string func;
     Placement placement = Placement::Inline;

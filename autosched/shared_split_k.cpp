@@ -31,12 +31,7 @@ std::optional<Candidate> candidate(const FuncGraph &g, const Plan &plan, const s
     return c;
 }
 
-bool same_points(const Candidate &a, const Candidate &b) {
-    if (a.ranges.size() != b.ranges.size()) return false;
-    for (size_t p = 0; p < a.ranges.size(); p++)
-        if (a.ranges[p].min != b.ranges[p].min || a.ranges[p].max != b.ranges[p].max) return false;
-    return true;
-}
+bool same_points(const Candidate &a, const Candidate &b) { return same_region(a.ranges, b.ranges); }
 
 // The walk: the longest dim every member reduces (never position 0: the threads' dim); -1: none.
 int walk_of(const std::vector<Candidate> &grp) {

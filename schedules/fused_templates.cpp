@@ -214,18 +214,17 @@ void fuse_lane_splits(ScheduleWriter &w, const std::vector<LaneSplit> &splits) {
         for (size_t j = i + 1; j < cand.size(); j++) {
             const LaneSplit &b = *cand[j];
             if (placed[j] || depth[j] != depth[i] || b.extent != a.extent || b.lanes != a.lanes ||
-                b.partial2.defined() != a.partial2.defined() || first_pure(b.f, 0) != first_pure(a.f, 0) ||
+                b.partial2.defined() != a.partial2.defined() || b.walked.defined() != a.walked.defined() ||
+                first_pure(b.f, 0) != first_pure(a.f, 0) ||
                 first_pure(b.f, 1) != first_pure(a.f, 1) || b.f.dimensions() != a.f.dimensions())
                 continue;
             placed[j] = true;
-            if (a.walked.defined() != b.walked.defined()) continue;
+            w.compute_with({b.partial}, {a.partial}, kLane);
             if (a.walked.defined()) {
-                // The copies in one loop nest; both walks in the first copy's threads, fused.
-                w.compute_with({b.partial}, {a.partial}, kLane);
+                // The shared copies in one loop nest; both walks in the first copy's threads, fused.
                 w.compute_at(b.walked, a.partial, kLane);
                 w.compute_with({b.walked, 0}, {a.walked, 0}, RVar("lane_walk"));
             } else {
-                w.compute_with({b.partial}, {a.partial}, kLane);
                 w.compute_with({b.partial, 0}, {a.partial, 0}, kLane);
             }
             if (b.partial2.defined()) {

@@ -87,6 +87,11 @@ void schedule_inner_outer_kernel(ScheduleWriter &w, Func root, const InnerOuterS
         throw std::runtime_error("inner-outer template: " + root.name() + " has no loop " + d.name());
     };
     const Var col(shape.column_name);
+    // The grid dims the sums keep: each one's name in the sums, and the root's dim it is.
+    std::vector<std::pair<Var, Var>> kept;
+    for (size_t d = 2; d < v.size(); d++)
+        if (d < shape.kept_names.size() && !shape.kept_names[d].empty())
+            kept.push_back({Var(shape.kept_names[d]), v[d]});
     for (const BlockColumnSum &c : columns) {
         // A global wrapper: the reduction's own template may rfactor it again (the lanes that
         // add the partials), and the new Func must read the wrapper too.
@@ -101,25 +106,22 @@ void schedule_inner_outer_kernel(ScheduleWriter &w, Func root, const InnerOuterS
         Var cx(wt + "_cx"), cy(wt + "_cy");
         w.split({wrap}, col, cy, cx, shape.lanes, TailStrategy::GuardWithIf);
         std::vector<VarOrRVar> worder{cx, cy, slice};
-        for (size_t d = 2; d < v.size(); d++)
-            if (d < shape.kept_names.size() && !shape.kept_names[d].empty()) worder.push_back(Var(shape.kept_names[d]));
+        for (auto &[own, root_var] : kept) worder.push_back(own);
         w.reorder({wrap}, worder);
         w.rename({wrap}, cx, root_dim(tx));
         w.rename({wrap}, cy, root_dim(ri));
         w.gpu_threads({wrap}, tx, ri);
         w.rename({wrap}, slice, root_dim(ro));
         w.gpu_blocks({wrap}, ro);
-        for (size_t d = 2; d < v.size(); d++) {
-            if (d >= shape.kept_names.size() || shape.kept_names[d].empty()) continue;
-            w.rename({wrap}, Var(shape.kept_names[d]), v[d]);
-            w.gpu_blocks({wrap}, v[d]);
+        for (auto &[own, root_var] : kept) {
+            w.rename({wrap}, own, root_var);
+            w.gpu_blocks({wrap}, root_var);
         }
         w.never_partition_all({wrap});
         w.compute_with({wrap}, {root}, tx);
     }
     std::vector<VarOrRVar> outer_dims;  // the sums' dims besides the column, in one order
-    for (size_t d = 2; d < v.size(); d++)
-        if (d < shape.kept_names.size() && !shape.kept_names[d].empty()) outer_dims.push_back(Var(shape.kept_names[d]));
+    for (auto &[own, root_var] : kept) outer_dims.push_back(own);
     outer_dims.push_back(slice);
     for (size_t i = 0; i < columns.size(); i++) {
         Func p = columns[i].partials;

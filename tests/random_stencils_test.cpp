@@ -110,9 +110,7 @@ void build(const RandomStencilGraph &g, Built &b) {
         f.push_back(fi);
     }
     b.out(x, y) = f.back()(x, y);
-    b.in.dim(0).set_estimate(0, int(g.w));
-    b.in.dim(1).set_estimate(0, int(g.h));
-    lang::set_estimates(b.out, {g.h, g.w});
+    solder::testing::estimate_image(b.in, b.out, g.w, g.h);
 }
 
 // Every stage in double over the output plus a margin that shrinks by one per stage.

@@ -28,9 +28,7 @@ struct Blur {
         Halide::Func bx("tile_blur_x");
         bx(x, y) = clamped(x - 1, y) + 2.0f * clamped(x, y) + clamped(x + 1, y);
         out(x, y) = bx(x, y - 1) + 2.0f * bx(x, y) + bx(x, y + 1);
-        in.dim(0).set_estimate(0, int(w));
-        in.dim(1).set_estimate(0, int(h));
-        lang::set_estimates(out, {h, w});
+        solder::testing::estimate_image(in, out, w, h);
     }
 };
 
@@ -104,9 +102,7 @@ struct Products {
             return s;
         };
         out(x, y) = box(xx) * box(yy) - box(xy);
-        in.dim(0).set_estimate(0, int(w));
-        in.dim(1).set_estimate(0, int(h));
-        lang::set_estimates(out, {h, w});
+        solder::testing::estimate_image(in, out, w, h);
     }
 };
 
@@ -221,9 +217,7 @@ struct Passes {
         p1(x, y) = costly ? Halide::sqrt(s1 * s1 + 1.0f) : s1;
         p2(x, y) = p1(x, y - 1) - p1(x, y + 1);
         out(x, y) = p2(x - 1, y) + 0.5f * p2(x + 1, y);
-        in.dim(0).set_estimate(0, int(w));
-        in.dim(1).set_estimate(0, int(h));
-        lang::set_estimates(out, {h, w});
+        solder::testing::estimate_image(in, out, w, h);
     }
 };
 
@@ -269,9 +263,7 @@ TEST(StencilTiles, ProducersOfWideStencilsStayStaged) {
         for (int dy = -radius; dy <= radius; dy++)
             for (int dx = -radius; dx <= radius; dx++) s = s + p(x + dx, y + dy);
         out(x, y) = s;
-        in.dim(0).set_estimate(0, 300);
-        in.dim(1).set_estimate(0, 200);
-        lang::set_estimates(out, {200, 300});
+        solder::testing::estimate_image(in, out, 300, 200);
         autosched::Plan plan = solder::testing::plan_for({out}, {}, true);
         ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
         EXPECT_EQ(placement(plan, "wide_pass"), radius > 1 ? Placement::ComputeAtBlock : Placement::Inline)

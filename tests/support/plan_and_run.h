@@ -8,6 +8,7 @@
 #include "apps/app_spec.h"
 #include "autosched/apply_plan.h"
 #include "autosched/planner.h"
+#include "lang/tensor.h"
 #include "runtime/aot_compiler.h"
 #include "runtime/halide_error.h"
 #include "runtime/pipeline_library.h"
@@ -19,6 +20,13 @@ namespace solder::testing {
 inline autosched::Plan plan_for(const std::vector<Halide::Func> &outs, autosched::PlannerOptions opt, bool gpu) {
     opt.gpu = gpu;
     return autosched::plan_pipeline(autosched::FuncGraph::build(outs), opt, "test");
+}
+
+// Estimates for a w x h image pipeline (the stencil tests'): its input and its output.
+inline void estimate_image(Halide::ImageParam &in, Halide::Func out, int64_t w, int64_t h) {
+    in.dim(0).set_estimate(0, int(w));
+    in.dim(1).set_estimate(0, int(h));
+    lang::set_estimates(out, {h, w});
 }
 
 // Returns "" on success, else what failed. Inputs must hold their values on the host.
