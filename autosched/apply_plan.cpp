@@ -1,11 +1,13 @@
 #include "autosched/apply_plan.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <stdexcept>
 
 #include "autosched/reduction_domain.h"
 #include "schedules/fused_templates.h"
+#include "schedules/generic.h"
 #include "schedules/inner_outer.h"
 #include "schedules/split_k.h"
 #include "schedules/pipeline_funcs.h"
@@ -17,6 +19,9 @@ using namespace Halide;
 
 std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const Target &target) {
     ScheduleWriter w(outputs);
+    // Vectors with guarded tails are masked: CUDA and the host emit them, Halide 21's OpenCL C
+    // backend does not (those loops stay serial in each thread).
+    if (!plan.fixed_sizes) w.guard_every_tail(!is_gpu_target(target) || target.has_feature(Target::CUDA));
     std::map<std::string, Func> funcs;
     for (auto &fn : pipeline_functions(outputs)) funcs.emplace(fn.name(), Func(fn));
     // Pipeline inputs by name (the plan's name for them): the Funcs ImageParams are called through.
@@ -156,10 +161,13 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
             for (size_t i = 0; i < sk.partials.size(); i++) columns.push_back({sk.partials[i], cs.members[i].f});
             schedule_inner_outer_kernel(w, root, shape, at_block, at_block_row_dims, staged, columns, sk.slice, sk.step,
                                         target);
+        } else if (k.template_name == "generic") {
+            schedule_generic_kernel(w, root, target);
         } else if (k.template_name == "block_reduction") {
             schedule_block_reduction(w, root, target);
         } else if (k.template_name == "stencil_tile") {
-            schedule_stencil_kernel(w, root, k.inner_dims, k.whole_tiles, at_block, target);
+            const bool is_output = std::find(k.outputs.begin(), k.outputs.end(), k.root) != k.outputs.end();
+            schedule_stencil_kernel(w, root, k.inner_dims, k.whole_tiles, is_output, at_block, target);
         } else if (!k.with.empty()) {
             std::vector<Func> roots{root};
             std::vector<bool> adds_partials{split.count(k.root) > 0};

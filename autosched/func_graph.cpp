@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "autosched/generic_reason.h"
 #include "schedules/pipeline_funcs.h"
 
 namespace solder::autosched {
@@ -119,11 +120,29 @@ std::vector<StageExprs> stages_of(const Function &f) {
     return out;
 }
 
-int64_t const_or_throw(const Expr &e, const std::string &what) {
-    Expr s = simplify(e);
-    auto c = as_const_int(s);
-    if (!c) throw AnalysisError(what + " is not a constant (" + (e.defined() ? expr_text(s) : "unbounded") + ")");
-    return *c;
+// The scalar parameters an expression still names (after the estimates were put in for the others).
+std::vector<std::string> scalar_params_in(const Expr &e) {
+    struct Finder : IRVisitor {
+        std::vector<std::string> found;
+        using IRVisitor::visit;
+        void visit(const Variable *v) override {
+            if (v->param.defined() && !v->param.is_buffer() &&
+                std::find(found.begin(), found.end(), v->name) == found.end())
+                found.push_back(v->name);
+        }
+    } f;
+    if (e.defined()) e.accept(&f);
+    return f.found;
+}
+
+// `e` at the estimates: a constant, or an error naming what it depends on.
+int64_t const_or_throw(const Expr &e, const std::string &what, const std::map<std::string, Expr> &estimates = {}) {
+    if (!e.defined()) throw AnalysisError(what + " is not a constant (unbounded)");
+    Expr s = simplify(substitute(estimates, e));
+    if (auto c = as_const_int(s)) return *c;
+    for (auto &p : scalar_params_in(s))
+        throw EstimateError(what + " depends on the parameter '" + p + "', which has no estimate: call set_estimate on it");
+    throw AnalysisError(what + " is not a constant (" + expr_text(s) + ")");
 }
 
 }  // namespace
@@ -146,10 +165,57 @@ const FuncEdge *FuncGraph::edge(int p, int c) const {
     return nullptr;
 }
 
+Expr FuncGraph::at_estimates(const Expr &e) const { return e.defined() ? simplify(substitute(estimates_, e)) : e; }
+
+bool FuncGraph::fixed_sizes() const {
+    for (auto &n : nodes)
+        if ((n.is_input || n.is_output) && !n.fixed_extents) return false;
+    return true;
+}
+
 bool FuncGraph::read_through_stencil(int n) const {
     for (int e : nodes[size_t(n)].out_edges)
         if (edges[size_t(e)].access == Access::Stencil) return true;
     return false;
+}
+
+Region FuncGraph::natural_region(int p) const {
+    const FuncNode &n = nodes[size_t(p)];
+    if (n.is_input) return {};
+    // set_estimates on the Func itself.
+    const auto &est = n.function.schedule().estimates();
+    if (!est.empty() && est.size() == n.dims.size()) {
+        Region r(est.size());
+        for (auto &b : est) {
+            size_t d = size_t(std::find(n.dims.begin(), n.dims.end(), b.var) - n.dims.begin());
+            if (d >= r.size()) return {};
+            std::string what = "the estimate of Func '" + n.name + "' (" + b.var + ")";
+            int64_t m = const_or_throw(b.min, what, estimates_), e = const_or_throw(b.extent, what, estimates_);
+            if (e < 1) throw EstimateError(what + " has extent " + std::to_string(e) + ": an extent estimate must be at least 1");
+            r[d] = {m, m + e - 1};
+        }
+        return r;
+    }
+    // The points its updates write, where every arg is bounded by the RDom (a table filled over
+    // a constant or estimated range: a histogram's bins, a cumulative sum).
+    Region r;
+    for (const auto &u : n.function.updates()) {
+        Scope<Interval> scope;
+        for (auto &rv : u.schedule().rvars())
+            scope.push(rv.var, Interval(at_estimates(rv.min), at_estimates(rv.min + rv.extent - 1)));
+        Region ur;
+        for (auto &a : u.args()) {
+            Interval i = bounds_of_expr_in_scope(a, scope);
+            if (!i.is_bounded()) return {};
+            auto lo = as_const_int(at_estimates(i.min)), hi = as_const_int(at_estimates(i.max));
+            if (!lo || !hi) return {};
+            ur.push_back({*lo, *hi});
+        }
+        if (r.empty()) r = ur;
+        else
+            for (size_t d = 0; d < r.size(); d++) r[d] = {std::min(r[d].min, ur[d].min), std::max(r[d].max, ur[d].max)};
+    }
+    return r;
 }
 
 std::vector<Region> FuncGraph::regions_for(int root, const Region &root_region, const std::vector<bool> &inside) const {
@@ -163,7 +229,8 @@ std::vector<Region> FuncGraph::regions_for(int root, const Region &root_region, 
             Scope<Interval> scope;
             for (size_t d = 0; d < st.pure.size() && d < reg[c].size(); d++)
                 scope.push(st.pure[d], Interval(Expr(int32_t(reg[c][d].min)), Expr(int32_t(reg[c][d].max))));
-            for (auto &rv : st.rvars) scope.push(rv.var, Interval(rv.min, simplify(rv.min + rv.extent - 1)));
+            for (auto &rv : st.rvars)
+                scope.push(rv.var, Interval(at_estimates(rv.min), at_estimates(rv.min + rv.extent - 1)));
             for (auto &e : st.exprs) {
                 for (auto &[name, box] : boxes_required(e, scope)) {
                     int p = lookup(name);
@@ -173,16 +240,17 @@ std::vector<Region> FuncGraph::regions_for(int root, const Region &root_region, 
                         std::string what = "the region of '" + nodes[p].name + "' needed by '" + n.name + "' (dim " +
                                            std::to_string(d) + ")";
                         if (!box[d].is_bounded()) {
-                            // Data-dependent: the whole producer (its own estimate or the pipeline's need).
-                            r = nodes[p].region;
-                            if (r.empty()) throw AnalysisError(what + " is data-dependent and '" + nodes[p].name +
+                            // Data-dependent: the whole producer (its own estimate, the points its
+                            // updates write, or the pipeline's need).
+                            r = nodes[p].region.empty() ? natural_region(p) : nodes[p].region;
+                            if (r.empty()) throw EstimateError(what + " is data-dependent and '" + nodes[p].name +
                                                                "' has no estimates: give it set_estimates");
                             break;
                         }
                         // Clamps to an input's bounds (boundary conditions) name its buffer's min and
                         // extent: those are the input's estimates.
-                        r.push_back({const_or_throw(substitute(input_bounds_, box[d].min), what),
-                                     const_or_throw(substitute(input_bounds_, box[d].max), what)});
+                        r.push_back({const_or_throw(box[d].min, what, estimates_),
+                                     const_or_throw(box[d].max, what, estimates_)});
                     }
                     if (r.empty()) r = {{0, 0}};  // rank 0: one point, and "needed" (non-empty)
                     if (reg[p].empty()) {
@@ -250,6 +318,41 @@ bool constant_extents(const Parameter &p) {
     return true;
 }
 
+// The estimates of every scalar parameter the pipeline names (set_estimate, or a generator
+// input's default), and of the outputs' buffers ("out.extent.0", from the outputs' estimates).
+void collect_parameter_estimates(const std::map<std::string, Function> &env, const std::vector<Func> &outputs,
+                                 std::map<std::string, Expr> &estimates) {
+    struct Finder : IRVisitor {
+        std::map<std::string, Expr> *out;
+        using IRVisitor::visit;
+        void visit(const Variable *v) override {
+            if (v->param.defined() && !v->param.is_buffer() && v->param.estimate().defined())
+                (*out)[v->name] = v->param.estimate();
+        }
+    } f;
+    f.out = &estimates;
+    for (auto &[name, fn] : env) {
+        for (auto &st : stages_of(fn))
+            for (auto &e : st.exprs) e.accept(&f);
+        for (const auto &u : fn.updates())
+            for (auto &rv : u.schedule().rvars()) {
+                rv.min.accept(&f);
+                rv.extent.accept(&f);
+            }
+    }
+    for (auto &o : outputs) {
+        const auto &est = o.function().schedule().estimates();
+        const auto args = o.function().args();
+        for (auto &ob : o.function().output_buffers())
+            for (auto &b : est) {
+                size_t d = size_t(std::find(args.begin(), args.end(), b.var) - args.begin());
+                if (d >= args.size() || !b.min.defined() || !b.extent.defined()) continue;
+                estimates[ob.name() + ".min." + std::to_string(d)] = b.min;
+                estimates[ob.name() + ".extent." + std::to_string(d)] = b.extent;
+            }
+    }
+}
+
 }  // namespace
 
 FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
@@ -258,6 +361,7 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
     for (auto &f : outputs) outs.push_back(f.function());
     std::map<std::string, Function> env = build_environment(outs);
     std::vector<std::string> order = topological_order(outs, env);
+    collect_parameter_estimates(env, outputs, g.estimates_);
 
     // Inputs first (from wrappers and direct image calls), then Funcs in topological order.
     auto add_input = [&](const std::string &param_name, const Parameter &p, const std::string &alias) {
@@ -275,13 +379,17 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
                 n.dims.push_back("dim" + std::to_string(d));
                 Expr mn = p.min_constraint_estimate(d), ex = p.extent_constraint_estimate(d);
                 if (!mn.defined() || !ex.defined())
-                    throw AnalysisError("input '" + param_name + "' has no estimate for dimension " + std::to_string(d) +
+                    throw EstimateError("input '" + param_name + "' has no estimate for dimension " + std::to_string(d) +
                                         ": set_estimates on it (or dim(" + std::to_string(d) + ").set_estimate)");
-                int64_t m = const_or_throw(mn, "the estimate of input '" + param_name + "'");
-                int64_t e = const_or_throw(ex, "the estimate of input '" + param_name + "'");
+                const std::string what = "the estimate of input '" + param_name + "' (dimension " + std::to_string(d) + ")";
+                int64_t m = const_or_throw(mn, what, g.estimates_);
+                int64_t e = const_or_throw(ex, what, g.estimates_);
+                if (e < 1)
+                    throw EstimateError(what + " has extent " + std::to_string(e) +
+                                        ": an extent estimate must be at least 1");
                 n.region.push_back({m, m + e - 1});
-                g.input_bounds_[param_name + ".min." + std::to_string(d)] = Expr(int32_t(m));
-                g.input_bounds_[param_name + ".extent." + std::to_string(d)] = Expr(int32_t(e));
+                g.estimates_[param_name + ".min." + std::to_string(d)] = Expr(int32_t(m));
+                g.estimates_[param_name + ".extent." + std::to_string(d)] = Expr(int32_t(e));
             }
             idx = int(g.nodes.size());
             g.nodes.push_back(n);
@@ -335,11 +443,13 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
         }
         n.type = t.str();
         n.updates = int(f.updates().size());
+        n.generic = generic_reason(f);
         for (auto &u : f.updates()) {
             int64_t pts = 1;
             bool any = false;
             for (auto &rv : u.schedule().rvars()) {
-                pts *= const_or_throw(rv.extent, "the extent of RVar '" + rv.var + "' of Func '" + name + "'");
+                pts *= std::max<int64_t>(
+                    0, const_or_throw(rv.extent, "the extent of RVar '" + rv.var + "' of Func '" + name + "'", g.estimates_));
                 any = true;
             }
             if (any) n.reduction_points += pts;
@@ -361,14 +471,16 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
         int i = g.find(o.name());
         const auto &est = o.function().schedule().estimates();
         if (est.size() != g.nodes[i].dims.size())
-            throw AnalysisError("output Func '" + o.name() + "' has no estimates for all its dimensions: call set_estimates");
+            throw EstimateError("output Func '" + o.name() + "' has no estimates for all its dimensions: call set_estimates");
         Region r(est.size());
         if (est.empty()) r = {{0, 0}};  // a scalar output: one point
         for (auto &b : est) {
             auto it = std::find(g.nodes[i].dims.begin(), g.nodes[i].dims.end(), b.var);
             size_t d = size_t(it - g.nodes[i].dims.begin());
-            int64_t m = const_or_throw(b.min, "the estimate of output '" + o.name() + "'");
-            r[d] = {m, m + const_or_throw(b.extent, "the estimate of output '" + o.name() + "'") - 1};
+            const std::string what = "the estimate of output '" + o.name() + "' (" + b.var + ")";
+            int64_t m = const_or_throw(b.min, what, g.estimates_), e = const_or_throw(b.extent, what, g.estimates_);
+            if (e < 1) throw EstimateError(what + " has extent " + std::to_string(e) + ": an extent estimate must be at least 1");
+            r[d] = {m, m + e - 1};
         }
         auto reg = g.regions_for(i, r, all);
         for (size_t k = 0; k < reg.size(); k++) {
@@ -390,12 +502,16 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
         if (g.nodes[c].is_input) continue;
         std::map<int, Access> acc;
         std::map<int, std::string> detail;
+        std::map<int, std::set<std::string>> sites;
         for (auto &st : stages_of(g.nodes[c].function)) {
             CallCollector cc;
             for (auto &e : st.exprs) e.accept(&cc);
             for (auto &s : cc.sites) {
                 int p = g.lookup(s.name);
                 if (p < 0 || p == int(c)) continue;
+                std::string args;
+                for (auto &a : s.args) args += expr_text(a) + ",";
+                sites[p].insert(args);
                 Access a = classify(s, st, int(g.nodes[p].dims.size()));
                 if (!acc.count(p) || rank_of(a) > rank_of(acc[p])) {
                     acc[p] = a;
@@ -416,6 +532,7 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
             e.access = a;
             e.footprint = reg[p];
             e.detail = detail[p];
+            e.sites = int(sites[p].size());
             g.nodes[p].out_edges.push_back(int(g.edges.size()));
             g.nodes[c].in_edges.push_back(int(g.edges.size()));
             g.edges.push_back(e);

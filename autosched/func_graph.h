@@ -16,6 +16,13 @@ namespace solder::autosched {
 struct AnalysisError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+// A missing, zero or negative estimate (of an input, an output, a scalar parameter or a Func read
+// at data-dependent points): the user's to fix, so it stays an error wherever the planner runs.
+// Other AnalysisErrors say the fused planner cannot take the pipeline; the generic path can
+// (autosched/autoschedule.h).
+struct EstimateError : AnalysisError {
+    using AnalysisError::AnalysisError;
+};
 
 // How a consumer reads a producer, from cheapest to fuse to hardest.
 enum class Access {
@@ -53,6 +60,9 @@ struct FuncNode {
     int updates = 0;
     int64_t reduction_points = 0;   // product of RVar extents over all updates (0: none)
     int64_t ops_per_point = 0;      // arithmetic in one point's definition (a recompute cost)
+    // Why the fused templates cannot take this Func (autosched/generic_reason.h); empty when they
+    // can. Such a Func is a kernel root of the generic template.
+    std::string generic;
     std::vector<int> in_edges, out_edges;
 
     int64_t points() const { return region_points(region); }
@@ -65,12 +75,20 @@ struct FuncEdge {
     Access access = Access::Pointwise;
     Region footprint;  // the region of the producer this consumer needs, over the consumer's region
     std::string detail;
+    int sites = 1;     // distinct calls (distinct args) of the producer in the consumer's definition
 };
 
 class FuncGraph {
 public:
-    // Throws AnalysisError (naming the Func) on missing estimates or unanalysable accesses.
+    // Throws EstimateError (naming the Func or parameter and the dimension) on missing or
+    // non-positive estimates, AnalysisError (naming the Func) on unanalysable accesses. Extents,
+    // RDom bounds and regions that depend on inputs' sizes or on scalar parameters are evaluated at
+    // their estimates: the graph describes the pipeline at its estimated size.
     static FuncGraph build(const std::vector<Halide::Func> &outputs);
+
+    // Whether every input and output extent is a constant: the pipeline runs at the size it was
+    // planned for. Otherwise a schedule must stay correct at any size (tails guarded).
+    bool fixed_sizes() const;
 
     std::vector<FuncNode> nodes;  // topological: every producer before its consumers
     std::vector<FuncEdge> edges;
@@ -89,7 +107,13 @@ public:
 private:
     std::vector<std::string> lookup_names_;  // call name -> node (input wrappers map to inputs)
     std::vector<int> lookup_nodes_;
-    std::map<std::string, Halide::Expr> input_bounds_;  // "x.min.0" -> estimate
+    // Estimates by the name of the variable that stands for them: "in.min.0", "in.extent.1"
+    // (inputs' and outputs' buffers), "patch_size" (scalar parameters).
+    std::map<std::string, Halide::Expr> estimates_;
+    Halide::Expr at_estimates(const Halide::Expr &e) const;
+    // A Func's region when it is read at data-dependent points: its own estimates, else the points
+    // its updates write (bounded by their RDoms). Empty when neither is known.
+    Region natural_region(int node) const;
     int lookup(const std::string &call_name) const;
 };
 

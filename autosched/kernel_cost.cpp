@@ -29,9 +29,24 @@ int64_t blocks_for(const Region &r, int k) {
 // read and counted once.
 void cost_reads(const FuncGraph &g, const PlannerOptions &opt, int root, const std::vector<bool> &inside,
                 const std::vector<Region> &whole, const std::vector<Region> &per_block, int64_t blocks,
-                KernelChoice &kc) {
+                KernelChoice &kc, bool inlined = false) {
     kc.bytes_read = 0;
     kc.flops = 0;
+    // Members recomputed wherever they are read (`inlined`): a Func read at several points per
+    // point of its consumer through a stencil or a resampling (a pyramid's 2x2 average) is
+    // evaluated that many times per point, and so on down a chain of them.
+    std::vector<double> recompute(g.nodes.size(), 1.0);
+    for (int p = root - 1; inlined && p >= 0; p--) {
+        if (!inside[size_t(p)]) continue;
+        double m = 1;
+        for (int e : g.nodes[size_t(p)].out_edges) {
+            const FuncEdge &E = g.edges[size_t(e)];
+            if (E.consumer != root && !inside[size_t(E.consumer)]) continue;
+            const bool spread = E.access == Access::Stencil || E.access == Access::Remap;
+            m = std::max(m, recompute[size_t(E.consumer)] * (spread ? E.sites : 1));
+        }
+        recompute[size_t(p)] = m;
+    }
     for (size_t p = 0; p < g.nodes.size(); p++) {
         if (per_block[p].empty()) continue;
         const FuncNode &n = g.nodes[p];
@@ -41,7 +56,7 @@ void cost_reads(const FuncGraph &g, const PlannerOptions &opt, int root, const s
             int64_t again = region_points(per_block[p]) * n.elem_bytes * blocks;
             kc.bytes_read += once <= opt.device.l2_bytes / 2 ? once : std::max(once, again);
         } else {
-            kc.flops += double(n.ops_per_point) * double(region_points(per_block[p])) * double(blocks) +
+            kc.flops += double(n.ops_per_point) * double(region_points(per_block[p])) * double(blocks) * recompute[p] +
                         double(n.reduction_points) * 2.0 * double(region_points(per_block[p])) * double(blocks) /
                             std::max<int64_t>(1, n.points());
         }
@@ -125,6 +140,14 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
 
     KernelChoice best;
     best.members = members;
+    if (!O.generic.empty()) {
+        // The generic template (schedules/generic.h): tiles over the root's dims, members inlined.
+        best.template_name = "generic";
+        best.blocks = std::max<int64_t>(1, O.points() / 256);
+        auto whole = g.regions_for(root, O.region, inside);
+        cost_reads(g, opt, root, inside, whole, whole, 1, best);
+        return best;
+    }
     if (rank == 0) {
         best.template_name = "single";
         auto whole = g.regions_for(root, O.region, inside);
@@ -150,7 +173,8 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
             Region blk = O.region;
             for (int d = 1; d < rank; d++) blk[d].max = blk[d].min;
             best.blocks = ((O.region[0].extent() + 255) / 256) * blocks_for(O.region, 1);
-            cost_reads(g, opt, root, inside, whole, g.regions_for(root, blk, inside), blocks_for(O.region, 1), best);
+            cost_reads(g, opt, root, inside, whole, g.regions_for(root, blk, inside), blocks_for(O.region, 1), best,
+                       true);
             consider_split_k(g, opt, root, best);
             return best;
         }

@@ -1,12 +1,31 @@
-// Planner options from the environment: SOLDER_DISABLE=horizontal,remat,compute_at,exact,
-// SOLDER_ENABLE=single_kernel_groups,staging,fewest_bytes and SOLDER_KEEP_UNFUSED=FuncA,FuncB. Unknown words are errors
-// that list the valid ones.
+// The planner's knobs, one table for every way in: the plugin's autoscheduler.KEY=VALUE
+// parameters, the words of SOLDER_DISABLE / --disable (flags turned off) and SOLDER_ENABLE /
+// --enable (flags turned on), and SOLDER_KEEP_UNFUSED. Every value is checked where it enters;
+// a bad one is an error naming the knob, the value and what is allowed, never a fallback.
 #pragma once
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "autosched/planner.h"
+#include "runtime/number_arg.h"
 
 namespace solder::autosched {
+
+struct Knob {
+    std::string name;
+    std::string kind;     // "flag" (0/1), "integer", "names" (comma-separated Func names)
+    std::string default_text;
+    std::string help;
+};
+// Every knob, in the order the README lists them.
+const std::vector<Knob> &planner_knobs();
+
+// Sets knob `key` from its text. Throws UnknownNameError for an unknown key (listing the valid
+// ones) and std::invalid_argument for a bad value; `where` is the name the user wrote
+// ("autoscheduler.parallelism", "SOLDER_KEEP_UNFUSED"), for the message.
+void set_planner_knob(PlannerOptions &opt, const std::string &key, const std::string &value,
+                      const std::string &where);
 
 PlannerOptions options_from_env(bool gpu);
 // Applies a comma-separated --disable list on top of `opt`; throws UnknownNameError

@@ -8,6 +8,7 @@ std::vector<bool> forced_roots(const FuncGraph &g, const PlannerOptions &opt, st
         const FuncNode &n = g.nodes[i];
         if (n.is_input) continue;
         if (n.is_output) root[i] = true;
+        if (!n.generic.empty()) root[i] = true, why[int(i)] = "takes the generic template: " + n.generic;
         // By name as written: Halide appends "$N" when a pipeline is built again in one process.
         if (opt.keep_unfused.count(n.name) || opt.keep_unfused.count(n.name.substr(0, n.name.find('$'))))
             root[i] = true, why[int(i)] = "kept out of fusion by the keep_unfused option";
@@ -50,6 +51,9 @@ std::string storage_rule(const FuncGraph &g, const PlannerOptions &opt, const st
         return "compute_at is disabled: a reduction cannot be fused into its consumer";
     if (!opt.remat && groups[i].size() > 1)
         return "used by several kernels (" + names + ") and recompute (remat) is disabled";
+    for (int k : groups[i])
+        if (!g.nodes[k].generic.empty() && (n.is_reduction() || n.updates > 0))
+            return "feeds " + g.nodes[k].name + ", whose generic kernel computes nothing inside it but inlined Funcs";
     if (n.is_reduction())
         for (int k : groups[i])
             if (g.nodes[k].is_reduction())

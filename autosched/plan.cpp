@@ -105,7 +105,7 @@ std::string Plan::to_json() const {
                          (f.row_dim.empty() ? "" : ", \"row_dim\": " + js(f.row_dim)) + "}";
               })
       << ",\n \"total_bytes\": " << total_bytes << ", \"min_bytes\": " << min_bytes << ", \"est_us\": " << num(est_us)
-      << ", \"search\": " << js(search)
+      << ", \"search\": " << js(search) << (fixed_sizes ? "" : ", \"fixed_sizes\": false")
       << ",\n \"explanations\": "
       << list(explanations,
               [](const Explanation &e) {
@@ -122,6 +122,7 @@ std::string Plan::to_text() const {
       << mb_text(total_bytes) << " moved (minimum " << mb_text(min_bytes) << ", ratio "
       << (min_bytes ? num(double(total_bytes) / double(min_bytes)) : "-") << "), est " << num(est_us) << " us\n";
     if (!search.empty()) o << "  search: " << search << "\n";
+    if (!fixed_sizes) o << "  sizes: planned at the estimates, correct at any size (every tail guarded)\n";
     for (auto &k : kernels) {
         std::string writes = k.root;
         if (!k.with.empty()) writes += " and " + std::to_string(k.with.size()) + " more (horizontal)";
@@ -130,7 +131,9 @@ std::string Plan::to_text() const {
         if (k.row_threads > 0) vec += ", " + std::to_string(k.row_threads) + " threads per row";
         if (k.row_warps > 0) vec += ", " + std::to_string(k.row_warps) + (k.row_warps == 1 ? " warp" : " warps") + " per row (shuffle reductions on CUDA)";
         for (auto d : k.unrolled_dims) vec += ", dim " + std::to_string(d.first) + " unrolled";
-        if (k.whole_tiles) vec += ", edge tiles shifted inwards";
+        if (k.whole_tiles)
+            vec += fixed_sizes ? ", edge tiles shifted inwards"
+                               : ", edge tiles shifted inwards where the output spans a tile, guarded elsewhere";
         o << "  " << k.name << " [" << k.template_name << vec << "] writes " << writes << ": reads "
           << mb_text(k.bytes_read) << ", writes " << mb_text(k.bytes_written) << ", est " << num(k.est_us) << " us\n";
         std::vector<std::string> at, inl;

@@ -43,7 +43,7 @@ struct KernelPlan {
     std::vector<std::string> with;     // further roots launched in the same kernel (horizontal fusion)
     std::vector<std::string> funcs;    // every Func computed in it, root first
     std::vector<std::string> outputs;  // pipeline outputs among them
-    std::string template_name;         // pointwise, row, stencil_tile
+    std::string template_name;         // pointwise, row, stencil_tile, generic, ...
     int inner_dims = 1;                // dims of the root kept inside one block (row template)
     int vector_width = 1;              // innermost elements per thread access (GPU pointwise and row roots)
     int rows_per_block = 1;            // GPU row kernels: rows one block owns (each by 256 / rows threads)
@@ -100,6 +100,9 @@ struct Plan {
     double est_us = 0;
     std::vector<Explanation> explanations;
     std::string search;  // how the roots were chosen (greedy, exact, budget)
+    // Every input and output extent was a constant when planned. Otherwise the pipeline may run at
+    // any size, and every split of the schedule guards its tail (schedules/schedule_writer.h).
+    bool fixed_sizes = true;
 
     const FuncPlan *find(const std::string &func) const;
     std::string to_text() const;

@@ -4,6 +4,8 @@
 // horizontal merging of independent 1-D pointwise kernels into shared launches.
 #include "autosched/planner.h"
 
+#include <stdexcept>
+
 #include "autosched/inner_outer.h"
 #include "autosched/kernel_cost.h"
 #include "autosched/row_staging.h"
@@ -170,6 +172,17 @@ void merge_horizontal(const FuncGraph &g, const std::vector<bool> &root, const s
 
 Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::string &app) {
     const int N = int(g.nodes.size());
+    for (auto &name : opt.keep_unfused) {
+        bool found = false;
+        for (auto &n : g.nodes) found |= !n.is_input && (n.name == name || n.name.substr(0, n.name.find('$')) == name);
+        if (!found) {
+            std::string funcs;
+            for (auto &n : g.nodes)
+                if (!n.is_input && funcs.size() < 300) funcs += (funcs.empty() ? "" : ", ") + n.name;
+            throw std::invalid_argument("keep_unfused names '" + name + "', which is no Func of the pipeline (its Funcs: " +
+                                        funcs + ")");
+        }
+    }
     SearchResult found = search_roots(g, opt);
     const std::vector<bool> &root = found.best.root;
     const std::vector<std::set<int>> &groups = found.best.groups;
@@ -180,6 +193,7 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
     Plan plan;
     plan.app = app;
     plan.search = found.summary;
+    plan.fixed_sizes = g.fixed_sizes();
     std::map<int, std::vector<Region>> row_regions;  // per row-kernel root: what one block computes
     std::map<int, TileStaging> tile_staging;          // per stencil-tile root: what each tile stages
     for (int i = 0; i < N; i++) {
@@ -306,6 +320,9 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
             plan.materialized.push_back(m);
         }
     }
+    for (int r = 0; r < N; r++)
+        if (root[r] && !g.nodes[r].generic.empty())
+            plan.explanations.push_back({g.nodes[r].name, "", "generic template: " + g.nodes[r].generic});
     // Every edge that crosses kernels, with the reason its producer is stored.
     for (auto &e : g.edges) {
         int p = e.producer;

@@ -15,8 +15,8 @@ using namespace Halide;
 namespace {
 
 // Marks dims as GPU blocks: up to three; extra outer dims are fused into the third.
-void blocks_over(ScheduleWriter &w, Func f, const std::vector<VarOrRVar> &dims, const std::string &tag) {
-    for (auto &d : fold_into_three(w, {f}, dims, tag)) w.gpu_blocks({f}, d);
+void blocks_over(ScheduleWriter &w, const StageRef &s, const std::vector<VarOrRVar> &dims, const std::string &tag) {
+    for (auto &d : fold_into_three(w, s, dims, tag)) w.gpu_blocks(s, d);
 }
 
 // Works around Halide issue 6803 (still in 21): Funcs computed per block share one shared-memory
@@ -326,7 +326,7 @@ void schedule_warp_row_kernel(ScheduleWriter &w, Func root, const RowShape &shap
     w.gpu_threads({root}, warp);
     w.gpu_lanes({root}, lane);
     std::vector<VarOrRVar> blocks(v.begin() + inner, v.end());
-    blocks_over(w, root, blocks, tag);
+    blocks_over(w, {root}, blocks, tag);
     const bool mixed = mixed_element_sizes(at_block);
     for (size_t i = 0; i < at_block.size(); i++)
         block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, 1, 32 * shape.warps, "", root,
@@ -372,14 +372,14 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, co
             w.gpu_threads({root}, tx, ri);
             blocks[0] = ro;
             at = ro;
-            blocks_over(w, root, blocks, tag);
+            blocks_over(w, {root}, blocks, tag);
         } else if (blocks.empty()) {
             w.gpu_threads({root}, tx);
             w.gpu_blocks({root}, xo);  // a small root owned by one block per 256-wide strip
         } else {
             w.gpu_threads({root}, tx);
             at = v[inner_dims];
-            blocks_over(w, root, blocks, tag);
+            blocks_over(w, {root}, blocks, tag);
         }
         unroll_row_inner_dims(w, root, v, shape, inner_dims);
         std::vector<Func> on_chip = at_block;
@@ -405,13 +405,13 @@ namespace {
 // The stencil root's dims 2 .. inner_dims-1 loop inside each tile, serially within each thread and
 // below the tile's producers (computed at xo), which all of them share. `inner` are the tile's
 // loops inside those dims (innermost first).
-void keep_inside_tile(ScheduleWriter &w, Func root, const std::vector<Var> &v, int inner_dims,
+void keep_inside_tile(ScheduleWriter &w, const StageRef &root, const std::vector<Var> &v, int inner_dims,
                       std::vector<VarOrRVar> inner, const Var &xo, const Var &yo) {
     if (inner_dims <= 2) return;
     for (int d = 2; d < inner_dims && d < int(v.size()); d++) inner.push_back(v[d]);
     inner.push_back(xo);
     inner.push_back(yo);
-    w.reorder({root}, inner);
+    w.reorder(root, inner);
 }
 
 // A producer computed per tile, dealt out to the block's 32 x 8 threads: each warp takes 32
@@ -452,7 +452,7 @@ void deal_producer_to_threads(ScheduleWriter &w, Func f) {
 
 }  // namespace
 
-void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, bool whole_tiles,
+void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, bool whole_tiles, bool root_is_output,
                              const std::vector<Func> &at_tile, const Target &target) {
     w.compute_root(root);
     std::vector<Var> v = pure_vars(root);
@@ -462,19 +462,32 @@ void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, bool 
         // A kStencilTileX x kStencilTileY tile per block of 32 x 8 threads: each thread writes a
         // column of 4 neighbouring rows (unrolled: the loads of its rows are in flight together,
         // and rows share the shared-memory loads of their overlapping taps). Producers per tile.
-        Var yt(tag + "_yt"), yr(tag + "_yr");
-        const TailStrategy edge = whole_tiles ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf;
-        w.tile({root}, v[0], v[1], xo, yo, xi, yi, kStencilTileX, kStencilTileY, edge);
-        w.split({root}, yi, yt, yr, kStencilTileY / kStencilThreadsY, TailStrategy::RoundUp);
-        w.reorder({root}, {yr, xi, yt, xo, yo});
-        keep_inside_tile(w, root, v, inner_dims, {yr, xi, yt}, xo, yo);
-        w.gpu_threads({root}, xi, yt);
-        w.gpu_blocks({root}, xo);
-        w.gpu_blocks({root}, yo);
-        w.unroll({root}, yr, kStencilTileY / kStencilThreadsY, TailStrategy::GuardWithIf);
-        std::vector<VarOrRVar> outer;
-        for (size_t d = std::max(2, inner_dims); d < v.size(); d++) outer.push_back(v[d]);
-        if (!outer.empty()) blocks_over(w, root, outer, tag + "_o");
+        auto tiles = [&](const StageRef &s, TailStrategy edge) {
+            Var yt(tag + "_yt"), yr(tag + "_yr");
+            w.tile(s, v[0], v[1], xo, yo, xi, yi, kStencilTileX, kStencilTileY, edge);
+            w.split(s, yi, yt, yr, kStencilTileY / kStencilThreadsY, TailStrategy::RoundUp);
+            w.reorder(s, {yr, xi, yt, xo, yo});
+            keep_inside_tile(w, s, v, inner_dims, {yr, xi, yt}, xo, yo);
+            w.gpu_threads(s, xi, yt);
+            w.gpu_blocks(s, xo);
+            w.gpu_blocks(s, yo);
+            w.unroll(s, yr, kStencilTileY / kStencilThreadsY, TailStrategy::GuardWithIf);
+            std::vector<VarOrRVar> outer;
+            for (size_t d = std::max(2, inner_dims); d < v.size(); d++) outer.push_back(v[d]);
+            if (!outer.empty()) blocks_over(w, s, outer, tag + "_o");
+        };
+        if (!whole_tiles) {
+            tiles({root}, TailStrategy::GuardWithIf);
+        } else if (!w.guards_every_tail()) {
+            tiles({root}, TailStrategy::ShiftInwards);
+        } else if (root_is_output && root.outputs() == 1 && root.function().updates().empty()) {
+            // Sizes known only at run time: edge tiles shift inwards where the output spans a tile
+            // (a specialization), and are guarded where it does not.
+            tiles({root, -1, kStencilTileX, kStencilTileY}, TailStrategy::ShiftInwards);
+            tiles({root}, TailStrategy::GuardWithIf);
+        } else {
+            tiles({root}, TailStrategy::GuardWithIf);
+        }
         const bool mixed = mixed_element_sizes(at_tile);
         for (Func f : at_tile) {
             w.compute_at(f, root, xo);
@@ -483,7 +496,7 @@ void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, bool 
         }
     } else {
         w.tile({root}, v[0], v[1], xo, yo, xi, yi, 64, 16, TailStrategy::GuardWithIf);
-        keep_inside_tile(w, root, v, inner_dims, {xi, yi}, xo, yo);
+        keep_inside_tile(w, {root}, v, inner_dims, {xi, yi}, xo, yo);
         w.parallel({root}, yo);
         w.vectorize({root}, xi, 8, TailStrategy::Auto);
         for (Func f : at_tile) {

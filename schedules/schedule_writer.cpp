@@ -8,6 +8,11 @@ using namespace Halide;
 
 Stage StageRef::stage() const {
     Func f = func;  // Func's stage accessors are non-const
+    if (specialized()) {
+        // Halide returns the existing specialization for a condition it already has.
+        const auto &b = f.output_buffer();
+        return f.specialize(b.dim(0).extent() >= spans_x && b.dim(1).extent() >= spans_y);
+    }
     return update < 0 ? Stage(f) : f.update(update);
 }
 
@@ -69,7 +74,15 @@ std::string ScheduleWriter::var_id(const VarOrRVar &v) {
 
 std::string ScheduleWriter::stage_expr(const StageRef &s) {
     std::string f = func_id(s.func);
+    if (s.specialized())
+        return f + ".specialize(" + f + ".output_buffer().dim(0).extent() >= " + std::to_string(s.spans_x) + " && " + f +
+               ".output_buffer().dim(1).extent() >= " + std::to_string(s.spans_y) + ")";
     return s.update < 0 ? f : f + ".update(" + std::to_string(s.update) + ")";
+}
+
+void ScheduleWriter::guard_every_tail(bool guarded_vectors) {
+    guard_tails_ = true;
+    guarded_vectors_ = guarded_vectors;
 }
 
 void ScheduleWriter::compute_root(Func f) {
@@ -102,6 +115,7 @@ void ScheduleWriter::reorder_storage(Func f, const std::vector<Var> &innermost_f
 
 void ScheduleWriter::split(const StageRef &s, const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
                            int factor, TailStrategy tail) {
+    tail = tail_for(tail, s);
     s.stage().split(old, outer, inner, factor, tail);
     emit(stage_expr(s) + ".split(" + var_id(old) + ", " + var_id(outer) + ", " + var_id(inner) + ", " +
          std::to_string(factor) + ", " + tail_strategy_source(tail) + ");");
@@ -137,6 +151,11 @@ void ScheduleWriter::gpu_single_thread(const StageRef &s) {
     emit(stage_expr(s) + ".gpu_single_thread();");
 }
 
+void ScheduleWriter::atomic(const StageRef &s) {
+    s.stage().atomic();
+    emit(stage_expr(s) + ".atomic();");
+}
+
 void ScheduleWriter::one_thread_of_block(const StageRef &s) {
     Var t(s.func.name() + (s.update < 0 ? std::string("_s0") : "_s" + std::to_string(s.update + 1)) + "_thread");
     s.stage().split(Var::outermost(), Var::outermost(), t, 1).gpu_threads(t);
@@ -146,6 +165,7 @@ void ScheduleWriter::one_thread_of_block(const StageRef &s) {
 
 void ScheduleWriter::gpu_tile(const StageRef &s, const VarOrRVar &x, const Var &bx, const Var &tx, int factor,
                               TailStrategy tail) {
+    tail = tail_for(tail, s);
     s.stage().gpu_tile(x, bx, tx, factor, tail);
     emit(stage_expr(s) + ".gpu_tile(" + var_id(x) + ", " + var_id(bx) + ", " + var_id(tx) + ", " +
          std::to_string(factor) + ", " + tail_strategy_source(tail) + ");");
@@ -153,6 +173,7 @@ void ScheduleWriter::gpu_tile(const StageRef &s, const VarOrRVar &x, const Var &
 
 void ScheduleWriter::gpu_tile(const StageRef &s, const VarOrRVar &x, const VarOrRVar &y, const Var &xo,
                               const Var &yo, const Var &xi, const Var &yi, int fx, int fy, TailStrategy tail) {
+    tail = tail_for(tail, s);
     s.stage().gpu_tile(x, y, xo, yo, xi, yi, fx, fy, tail);
     emit(stage_expr(s) + ".gpu_tile(" + var_id(x) + ", " + var_id(y) + ", " + var_id(xo) + ", " + var_id(yo) + ", " +
          var_id(xi) + ", " + var_id(yi) + ", " + std::to_string(fx) + ", " + std::to_string(fy) + ", " +
@@ -161,6 +182,7 @@ void ScheduleWriter::gpu_tile(const StageRef &s, const VarOrRVar &x, const VarOr
 
 void ScheduleWriter::tile(const StageRef &s, const VarOrRVar &x, const VarOrRVar &y, const Var &xo, const Var &yo,
                           const Var &xi, const Var &yi, int fx, int fy, TailStrategy tail) {
+    tail = tail_for(tail, s);
     s.stage().tile(x, y, xo, yo, xi, yi, fx, fy, tail);
     emit(stage_expr(s) + ".tile(" + var_id(x) + ", " + var_id(y) + ", " + var_id(xo) + ", " + var_id(yo) + ", " +
          var_id(xi) + ", " + var_id(yi) + ", " + std::to_string(fx) + ", " + std::to_string(fy) + ", " +
@@ -180,12 +202,15 @@ void ScheduleWriter::reorder(const StageRef &s, const std::vector<VarOrRVar> &in
 }
 
 void ScheduleWriter::vectorize(const StageRef &s, const VarOrRVar &v, int width, TailStrategy tail) {
+    if (guard_tails_ && !guarded_vectors_ && !s.specialized()) return;
+    tail = tail_for(tail, s);
     s.stage().vectorize(v, width, tail);
     emit(stage_expr(s) + ".vectorize(" + var_id(v) + ", " + std::to_string(width) + ", " + tail_strategy_source(tail) +
          ");");
 }
 
 void ScheduleWriter::unroll(const StageRef &s, const VarOrRVar &v, int factor, TailStrategy tail) {
+    tail = tail_for(tail, s);
     s.stage().unroll(v, factor, tail);
     emit(stage_expr(s) + ".unroll(" + var_id(v) + ", " + std::to_string(factor) + ", " + tail_strategy_source(tail) +
          ");");

@@ -18,12 +18,24 @@ namespace solder {
 struct StageRef {
     Halide::Func func;
     int update = -1;
+    // > 0: the pure definition's specialization for an output at least spans_x x spans_y points
+    // (Func::specialize on its output buffer's extents): a branch whose splits may assume whole
+    // tiles, beside the general schedule of the same Func.
+    int spans_x = 0, spans_y = 0;
     Halide::Stage stage() const;
+    bool specialized() const { return spans_x > 0; }
 };
 
 class ScheduleWriter {
 public:
     explicit ScheduleWriter(const std::vector<Halide::Func> &outputs);
+
+    // From now on every split, tile and unroll guards its tail (TailStrategy::GuardWithIf whatever
+    // the template asked), so that the schedule is correct at any size, not only the planned one;
+    // vectorize too, or, without `guarded_vectors`, is left out (the loop stays serial). Stages of
+    // a specialization whose condition guarantees whole tiles (StageRef::spans_x) are left as asked.
+    void guard_every_tail(bool guarded_vectors);
+    bool guards_every_tail() const { return guard_tails_; }
 
     void compute_root(Halide::Func f);
     void compute_at(Halide::Func f, Halide::Func at, const Halide::VarOrRVar &v);
@@ -40,6 +52,9 @@ public:
     // thread loop, around a lanes loop, in registers, and turns reads across lanes into shuffles.
     void gpu_lanes(const StageRef &s, const Halide::VarOrRVar &v);
     void gpu_single_thread(const StageRef &s);
+    // Stage::atomic: the update's loops over its RDom may run in parallel, its read-modify-writes
+    // made atomic.
+    void atomic(const StageRef &s);
     // A stage with no pure dims of a Func computed inside a GPU block: one thread of that block.
     // (gpu_single_thread would open a block loop of its own inside the block, which Halide rejects
     // once anything is stored between the two block loops.)
@@ -80,6 +95,12 @@ private:
     std::string var_id(const Halide::VarOrRVar &v);
     std::string identifier(const std::string &name);
     void emit(const std::string &line) { lines_.push_back(line); }
+    // (A specialization for whole tiles keeps the tails it asks for: its condition makes them safe.)
+    Halide::TailStrategy tail_for(Halide::TailStrategy asked, const StageRef &s) const {
+        return guard_tails_ && !s.specialized() ? Halide::TailStrategy::GuardWithIf : asked;
+    }
+
+    bool guard_tails_ = false, guarded_vectors_ = true;
 
     std::map<std::string, size_t> topo_index_;     // Func name -> pipeline.get_func index
     std::map<std::string, std::string> func_ids_;  // Func name -> C++ identifier

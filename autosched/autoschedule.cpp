@@ -1,0 +1,130 @@
+#include "autosched/autoschedule.h"
+
+#include <map>
+#include <set>
+
+#include "autosched/apply_plan.h"
+#include "autosched/func_graph.h"
+#include "autosched/generic_reason.h"
+#include "schedules/pipeline_funcs.h"
+
+namespace solder::autosched {
+using namespace Halide;
+using namespace Halide::Internal;
+
+namespace {
+
+// How each Func is read: whether every call to it is at its consumer's own point, and whether an
+// extern stage reads it.
+struct Reads {
+    std::set<std::string> elsewhere;  // read at other points than the consumer's own somewhere
+    std::set<std::string> by_extern;  // an input of an extern stage
+};
+
+Reads reads_of(const std::map<std::string, Function> &env) {
+    Reads r;
+    for (auto &[name, f] : env) {
+        if (f.has_extern_definition()) {
+            for (auto &a : f.extern_arguments())
+                if (a.is_func()) r.by_extern.insert(Function(a.func).name());
+            continue;
+        }
+        struct Visit : IRVisitor {
+            const std::vector<std::string> *pure = nullptr;
+            bool update = false;
+            std::set<std::string> *elsewhere = nullptr;
+            using IRVisitor::visit;
+            void visit(const Call *c) override {
+                if (c->call_type == Call::Halide) {
+                    bool own_point = !update && c->args.size() == pure->size();
+                    for (size_t i = 0; own_point && i < c->args.size(); i++) {
+                        const auto *v = c->args[i].as<Variable>();
+                        own_point = v && v->name == (*pure)[i];
+                    }
+                    if (!own_point) elsewhere->insert(c->name);
+                }
+                IRVisitor::visit(c);
+            }
+        } v;
+        std::vector<std::string> pure = f.args();
+        v.pure = &pure;
+        v.elsewhere = &r.elsewhere;
+        for (auto &e : f.values()) e.accept(&v);
+        v.update = true;
+        for (auto &u : f.updates()) {
+            for (auto &e : u.values()) e.accept(&v);
+            for (auto &e : u.args()) e.accept(&v);
+        }
+    }
+    return r;
+}
+
+// A Func that only reads pipeline inputs (a boundary condition, a cast): recomputed wherever read.
+bool reads_only_inputs(const Function &f) {
+    struct Visit : IRVisitor {
+        bool other = false;
+        using IRVisitor::visit;
+        void visit(const Call *c) override {
+            if (c->call_type == Call::Halide && !c->func.defined()) other = true;
+            if (c->call_type == Call::Halide && c->func.defined() && !is_input_wrapper(Function(c->func))) other = true;
+            IRVisitor::visit(c);
+        }
+    } v;
+    for (auto &e : f.values()) e.accept(&v);
+    return !v.other;
+}
+
+}  // namespace
+
+Plan plan_generic_pipeline(const std::vector<Func> &outputs, const std::string &why, const std::string &app) {
+    std::vector<Function> outs;
+    for (auto &o : outputs) outs.push_back(o.function());
+    auto env = build_environment(outs);
+    const Reads reads = reads_of(env);
+    std::set<std::string> out_names;
+    for (auto &o : outputs) out_names.insert(o.name());
+
+    Plan plan;
+    plan.app = app;
+    plan.search = "none: every Func through the generic template";
+    plan.fixed_sizes = false;
+    plan.explanations.push_back({"pipeline", "", "the fused planner cannot analyse it: " + why});
+    for (auto &name : topological_order(outs, env)) {
+        const Function &f = env.at(name);
+        if (is_input_wrapper(f)) continue;
+        FuncPlan fp;
+        fp.func = name;
+        const bool root = out_names.count(name) || f.has_extern_definition() || !f.updates().empty() ||
+                          reads.by_extern.count(name) || (reads.elsewhere.count(name) && !reads_only_inputs(f));
+        fp.placement = root ? Placement::Root : Placement::Inline;
+        plan.funcs.push_back(fp);
+        if (!root) continue;
+        KernelPlan k;
+        k.name = "k" + std::to_string(plan.kernels.size()) + "_" + name;
+        k.root = name;
+        k.funcs = {name};
+        if (out_names.count(name)) k.outputs = {name};
+        k.template_name = "generic";
+        k.launches = f.has_extern_definition() ? 0 : 1 + int(f.updates().size());
+        plan.kernels.push_back(k);
+        const std::string r = generic_reason(f);
+        if (!r.empty()) plan.explanations.push_back({name, "", "generic template: " + r});
+    }
+    return plan;
+}
+
+Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &target, const PlannerOptions &opt,
+                           const std::string &app) {
+    Autoscheduled a;
+    try {
+        a.plan = plan_pipeline(FuncGraph::build(outputs), opt, app);
+    } catch (const EstimateError &) {
+        throw;
+    } catch (const AnalysisError &e) {
+        a.plan = plan_generic_pipeline(outputs, e.what(), app);
+    }
+    a.source = apply_plan(a.plan, outputs, target);
+    return a;
+}
+
+}  // namespace solder::autosched

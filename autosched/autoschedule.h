@@ -1,0 +1,31 @@
+// One entry for scheduling a user's pipeline (the plugin's, and any caller's with Funcs of its
+// own): the fused planner where the pipeline can be analysed, with the generic template for each
+// Func the fused templates cannot take; where the analysis itself cannot follow the pipeline (an
+// extern stage, a region it cannot bound), every Func through the generic template, the plan
+// saying why. Missing or non-positive estimates stay errors (EstimateError) that name the Func or
+// parameter and the dimension.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "Halide.h"
+#include "autosched/plan.h"
+#include "autosched/planner.h"
+
+namespace solder::autosched {
+
+struct Autoscheduled {
+    Plan plan;
+    std::string source;  // the C++ schedule (schedules/schedule_writer.h)
+};
+
+Autoscheduled autoschedule(const std::vector<Halide::Func> &outputs, const Halide::Target &target,
+                           const PlannerOptions &opt, const std::string &app);
+
+// The plan that gives every non-inlined Func the generic template: outputs, Funcs with updates,
+// extern stages and their inputs, and Funcs read at other points than their consumer's own (a
+// stencil, a resampling, a lookup) are roots; the rest are inlined. `why` says why the fused
+// planner was not used.
+Plan plan_generic_pipeline(const std::vector<Halide::Func> &outputs, const std::string &why, const std::string &app);
+
+}  // namespace solder::autosched

@@ -1,0 +1,68 @@
+#include "autosched/generic_reason.h"
+
+#include <sstream>
+
+namespace solder::autosched {
+using namespace Halide;
+using namespace Halide::Internal;
+
+namespace {
+
+std::string text(const Expr &e) {
+    std::ostringstream o;
+    o << e;
+    return o.str();
+}
+
+std::string call_text(const std::string &f, const std::vector<Expr> &args) {
+    std::string s = f + "(";
+    for (size_t i = 0; i < args.size(); i++) s += (i ? ", " : "") + text(args[i]);
+    return s + ")";
+}
+
+}  // namespace
+
+std::string generic_reason(const Function &f) {
+    if (f.has_extern_definition()) return "an extern stage (define_extern): computed by its own code, at root";
+    const auto &updates = f.updates();
+    if (updates.empty()) return "";
+    if (updates.size() > 1)
+        return std::to_string(updates.size()) + " update definitions: the fused templates take at most one";
+    const Definition &u = updates[0];
+    const auto &pure = f.args();
+    const auto &args = u.args();
+    bool in_order = args.size() == pure.size();
+    for (size_t d = 0; in_order && d < args.size(); d++) {
+        const auto *v = args[d].as<Variable>();
+        in_order = v && v->name == pure[d];
+    }
+    if (!in_order)
+        return "its update writes " + call_text(f.name(), args) +
+               ", not its pure vars in order: a scan or a scatter (data-dependent or shifted stores)";
+    if (u.predicate().defined() && !is_const_one(u.predicate()))
+        return "its update's RDom has a predicate (RDom::where): " + text(u.predicate());
+    const auto &rvars = u.schedule().rvars();
+    if (rvars.empty()) return "an update without an RDom: it rewrites the Func point by point";
+    if (!prove_associativity(f.name(), args, u.values()).associative())
+        return "Halide cannot prove its update associative (" + call_text(f.name(), args) + " = " +
+               text(u.values()[0]) + "): it cannot be split across threads";
+    for (auto &rv : rvars)
+        if (!is_const(simplify(rv.min)) || !is_const(simplify(rv.extent)))
+            return "RVar '" + rv.var + "' runs over [" + text(rv.min) + ", " + text(simplify(rv.min + rv.extent)) +
+                   "): bounds known only when the pipeline runs";
+    return "";
+}
+
+bool atomic_update(const Function &f, int u, const Target &target) {
+    const Definition &d = f.update(u);
+    if (d.values().size() != 1 || d.schedule().rvars().empty()) return false;
+    if (d.predicate().defined() && !is_const_one(d.predicate())) return false;
+    auto op = prove_associativity(f.name(), d.args(), d.values());
+    if (!op.associative() || !op.commutative()) return false;
+    const Type t = d.values()[0].type();
+    if (target.has_feature(Target::CUDA)) return t.bits() == 32 || (t.bits() == 64 && !t.is_float());
+    if (target.has_feature(Target::OpenCL)) return t.bits() == 32 && !t.is_float();
+    return false;  // the host: serial updates
+}
+
+}  // namespace solder::autosched

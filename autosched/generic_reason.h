@@ -1,0 +1,22 @@
+// Which Funcs the fused templates cannot take, and why. Such a Func takes the generic template
+// (schedules/generic.h): a kernel of its own, correct for any definition Halide accepts. The
+// reason is data: the plan prints it beside the Func.
+#pragma once
+#include <string>
+
+#include "Halide.h"
+
+namespace solder::autosched {
+
+// Empty when the fused templates can take `f`, else one sentence on why not. The fused templates
+// take Funcs with a pure definition and at most one update that writes the pure vars in order,
+// reduces with an operator Halide proves associative, over an RDom without a predicate whose
+// bounds are constants.
+std::string generic_reason(const Halide::Internal::Function &f);
+
+// Whether Halide can run update `u` of `f` on all its RDom's points at once with atomic
+// read-modify-writes (Stage::atomic): an associative and commutative single-valued update whose
+// type the target's atomics cover.
+bool atomic_update(const Halide::Internal::Function &f, int u, const Halide::Target &target);
+
+}  // namespace solder::autosched

@@ -1,0 +1,19 @@
+// The generic template: one Func in a kernel (a loop nest on the host) of its own, correct for any
+// definition Halide accepts and any size the pipeline runs at. Every split guards its tail.
+//  - The pure definition, on a GPU: 2-D tiles of 32 x 8 threads over the two innermost dims (256
+//    threads along a 1-D Func), outer dims as grid dims. On the host: the outermost dim in
+//    parallel, the innermost vectorized.
+//  - Each update: the same over the pure vars it writes as they are (scans keep their RVars serial
+//    inside each thread). An update without such vars runs on all its RDom's points at once with
+//    atomic read-modify-writes where Halide proves that legal (histograms, scatters of sums), else
+//    on one GPU thread (or serially on the host).
+//  - An extern stage: computed at root by its own code.
+#pragma once
+#include "Halide.h"
+#include "schedules/schedule_writer.h"
+
+namespace solder {
+
+void schedule_generic_kernel(ScheduleWriter &w, Halide::Func f, const Halide::Target &target);
+
+}  // namespace solder

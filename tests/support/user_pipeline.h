@@ -1,0 +1,70 @@
+// For tests of pipelines written the way Halide users write them (ImageParams, scalar Params,
+// RDoms over inputs' extents, updates, boundary conditions): schedule them with Solder as the
+// plugin does, JIT-compile for a target, and run them at sizes other than the estimates.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "Halide.h"
+#include "autosched/autoschedule.h"
+#include "runtime/targets.h"
+#include "schedules/pipeline_funcs.h"
+
+namespace solder::testing {
+
+// The targets every user-pipeline test runs on: the host, and OpenCL on the CPU (PoCL), the GPU
+// path of Solder's templates.
+inline std::vector<std::string> user_targets() { return {"host", "opencl"}; }
+
+// Schedules `outputs` with Solder for `target` ("host", "opencl", "cuda"), as the plugin does
+// with its default parameters. Returns the plan's text and the schedule's source, for failure messages.
+inline std::string schedule_with_solder(const std::vector<Halide::Func> &outputs, const std::string &target,
+                                        autosched::PlannerOptions opt = {}) {
+    Halide::Target t = make_target(target);
+    opt.gpu = is_gpu_target(t);
+    opt.device.shared_memory_optin_bytes = 0;  // as the plugin: Halide's runtime does not opt in
+    auto a = autosched::autoschedule(outputs, t, opt, "test");
+    return a.plan.to_text() + a.source;
+}
+
+// The run sizes every test tries besides its estimate: smaller and odd, larger and not a multiple
+// of any tile, and one point.
+inline std::vector<std::pair<int, int>> other_sizes() { return {{37, 29}, {517, 263}, {1, 1}}; }
+
+template<typename T>
+Halide::Buffer<T> random_buffer(std::vector<int> shape, uint32_t seed, double lo = 0, double hi = 1) {
+    Halide::Buffer<T> b(shape);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(lo, hi);
+    b.for_each_value([&](T &v) { v = T(u(rng)); });
+    b.set_host_dirty();  // else a GPU run may take the device copy as current
+    return b;
+}
+
+// Every value of `got` within `tol` (absolute, plus relative to the reference's magnitude) of
+// `want`, read through `ref(coords)`. Reports the first mismatch.
+template<typename T, typename Ref>
+::testing::AssertionResult matches(const Halide::Buffer<T> &got, Ref ref, double tol) {
+    std::string bad;
+    int count = 0;
+    got.for_each_element([&](const int *pos) {
+        std::vector<int> p(pos, pos + got.dimensions());
+        double want = double(ref(p)), have = double(got(pos));
+        if (!(std::abs(have - want) <= tol * (1 + std::abs(want)))) {
+            if (count++ == 0) {
+                bad = "at (";
+                for (size_t i = 0; i < p.size(); i++) bad += (i ? "," : "") + std::to_string(p[i]);
+                bad += "): got " + std::to_string(have) + ", want " + std::to_string(want);
+            }
+        }
+    });
+    if (count == 0) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << count << " values differ; first " << bad;
+}
+
+}  // namespace solder::testing

@@ -1,0 +1,525 @@
+// Pipelines written the way Halide users write them, each scheduled by Solder at its estimates
+// and run at other sizes (smaller, larger and not a multiple of any tile, one point) on the host
+// and on OpenCL, against a plain C++ reference: reductions over an input's extent or a scalar
+// parameter, scans, histograms, a cumulative table read at data-dependent points, Tuples and
+// several outputs of different shapes, a scalar output, an update Halide cannot prove
+// associative, boundary conditions and a lookup table, an 8-level pyramid, an extern stage.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "tests/support/user_pipeline.h"
+
+using namespace Halide;
+using namespace solder::testing;
+
+namespace {
+
+Target jit_target(const std::string &t) { return solder::make_target(t); }
+
+// Runs `body(target)` for each test target, naming the target in failures.
+template<typename F>
+void for_each_target(F body) {
+    for (auto &t : user_targets()) {
+        SCOPED_TRACE("target " + t);
+        body(t);
+    }
+}
+
+std::vector<std::pair<int, int>> sizes_with(int w, int h) {
+    auto s = other_sizes();
+    s.insert(s.begin(), {w, h});
+    return s;
+}
+
+}  // namespace
+
+// Layer normalization over rows whose length is the input's extent (RDom over in.dim(0)).
+TEST(UserPipelines, RowNormalizationOverInputExtent) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 2, "in");
+        Var x("x"), y("y");
+        RDom r(0, in.dim(0).extent(), "r");
+        Func mean("mean"), var("var"), out("out");
+        mean(y) = sum(in(r, y)) / cast<float>(in.dim(0).extent());
+        var(y) = sum(pow(in(r, y) - mean(y), 2)) / cast<float>(in.dim(0).extent());
+        out(x, y) = (in(x, y) - mean(y)) / sqrt(var(y) + 1e-5f);
+        in.set_estimates({{0, 1024}, {0, 512}});
+        out.set_estimates({{0, 1024}, {0, 512}});
+        std::string plan = schedule_with_solder({out}, target);
+        Pipeline p(out);
+        p.compile_jit(jit_target(target));
+        for (auto [w, h] : sizes_with(1024, 512)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto a = random_buffer<float>({w, h}, 1, -2, 2);
+            in.set(a);
+            Buffer<float> o = p.realize({w, h}, jit_target(target));
+            o.copy_to_host();
+            std::vector<double> m(h), v(h);
+            for (int j = 0; j < h; j++) {
+                for (int i = 0; i < w; i++) m[j] += a(i, j);
+                m[j] /= w;
+                for (int i = 0; i < w; i++) v[j] += (a(i, j) - m[j]) * (a(i, j) - m[j]);
+                v[j] /= w;
+            }
+            EXPECT_TRUE(matches(o, [&](auto &q) { return (a(q[0], q[1]) - m[q[1]]) / std::sqrt(v[q[1]] + 1e-5); },
+                                2e-3))
+                << plan;
+        }
+    });
+}
+
+// A box filter whose radius is a scalar parameter, over a clamped border.
+TEST(UserPipelines, BoxFilterWithParameterRadius) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 2, "in");
+        Param<int> radius("radius");
+        radius.set_estimate(3);
+        Var x("x"), y("y");
+        Func clamped = BoundaryConditions::repeat_edge(in);
+        RDom r(-radius, 2 * radius + 1, "r");
+        Func bx("bx"), by("by");
+        bx(x, y) = sum(clamped(x + r, y)) / cast<float>(2 * radius + 1);
+        by(x, y) = sum(bx(x, y + r)) / cast<float>(2 * radius + 1);
+        in.set_estimates({{0, 1536}, {0, 1024}});
+        by.set_estimates({{0, 1536}, {0, 1024}});
+        std::string plan = schedule_with_solder({by}, target);
+        Pipeline p(by);
+        p.compile_jit(jit_target(target));
+        for (int rad : {3, 1}) {
+            radius.set(rad);
+            for (auto [w, h] : sizes_with(1536, 1024)) {
+                SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " radius " + std::to_string(rad));
+                auto a = random_buffer<float>({w, h}, 2);
+                in.set(a);
+                Buffer<float> o = p.realize({w, h}, jit_target(target));
+                o.copy_to_host();
+                auto at = [&](int i, int j) { return double(a(std::clamp(i, 0, w - 1), std::clamp(j, 0, h - 1))); };
+                EXPECT_TRUE(matches(o,
+                                    [&](auto &q) {
+                                        double s = 0;
+                                        for (int dy = -rad; dy <= rad; dy++) {
+                                            double row = 0;
+                                            for (int dx = -rad; dx <= rad; dx++) row += at(q[0] + dx, q[1] + dy);
+                                            s += row / (2 * rad + 1);
+                                        }
+                                        return s / (2 * rad + 1);
+                                    },
+                                    1e-4))
+                    << plan;
+            }
+        }
+    });
+}
+
+// A first-order IIR filter: a scan down the columns, then along the rows (the innermost dim).
+TEST(UserPipelines, IirScansBothDirections) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 2, "in");
+        Var x("x"), y("y");
+        const float a = 0.25f;
+        Func down("down"), across("across");
+        down(x, y) = in(x, y);
+        RDom ry(1, in.dim(1).extent() - 1, "ry");
+        down(x, ry) = a * down(x, ry - 1) + (1 - a) * down(x, ry);
+        across(x, y) = down(x, y);
+        RDom rx(1, in.dim(0).extent() - 1, "rx");
+        across(rx, y) = a * across(rx - 1, y) + (1 - a) * across(rx, y);
+        in.set_estimates({{0, 1024}, {0, 768}});
+        across.set_estimates({{0, 1024}, {0, 768}});
+        std::string plan = schedule_with_solder({across}, target);
+        Pipeline p(across);
+        p.compile_jit(jit_target(target));
+        for (auto [w, h] : sizes_with(1024, 768)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto img = random_buffer<float>({w, h}, 3);
+            in.set(img);
+            Buffer<float> o = p.realize({w, h}, jit_target(target));
+            o.copy_to_host();
+            std::vector<float> d(size_t(w) * h);
+            for (int i = 0; i < w; i++) {
+                d[i] = img(i, 0);
+                for (int j = 1; j < h; j++) d[size_t(j) * w + i] = a * d[size_t(j - 1) * w + i] + (1 - a) * img(i, j);
+            }
+            for (int j = 0; j < h; j++)
+                for (int i = 1; i < w; i++)
+                    d[size_t(j) * w + i] = a * d[size_t(j) * w + i - 1] + (1 - a) * d[size_t(j) * w + i];
+            EXPECT_TRUE(matches(o, [&](auto &q) { return d[size_t(q[1]) * w + q[0]]; }, 1e-5)) << plan;
+        }
+    });
+}
+
+// A histogram of an 8-bit image (a scatter of increments), its cumulative sum (a scan over the
+// bins), and the image equalized through it (the table read at data-dependent points).
+TEST(UserPipelines, HistogramEqualization) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(UInt(8), 2, "in");
+        Var x("x"), y("y"), i("i");
+        Func hist("hist"), cdf("cdf"), out("out");
+        RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
+        hist(i) = 0;
+        hist(cast<int>(in(r.x, r.y))) += 1;
+        cdf(i) = 0;
+        RDom b(0, 256, "b");
+        cdf(b) = select(b.x == 0, 0, cdf(b - 1)) + hist(b);
+        Expr total = in.dim(0).extent() * in.dim(1).extent();
+        out(x, y) = cast<uint8_t>(clamp(cdf(cast<int>(in(x, y))) * 255.0f / cast<float>(total), 0.0f, 255.0f));
+        in.set_estimates({{0, 1920}, {0, 1080}});
+        out.set_estimates({{0, 1920}, {0, 1080}});
+        std::string plan = schedule_with_solder({out}, target);
+        Pipeline p(out);
+        p.compile_jit(jit_target(target));
+        for (auto [w, h] : sizes_with(1920, 1080)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto img = random_buffer<uint8_t>({w, h}, 4, 0, 200);  // bins 200-255 stay empty
+            in.set(img);
+            Buffer<uint8_t> o = p.realize({w, h}, jit_target(target));
+            o.copy_to_host();
+            std::vector<int64_t> hh(256), c(256);
+            img.for_each_value([&](uint8_t v) { hh[v]++; });
+            for (int k = 0; k < 256; k++) c[k] = (k ? c[k - 1] : 0) + hh[k];
+            EXPECT_TRUE(matches(o,
+                                [&](auto &q) {
+                                    float v = float(c[img(q[0], q[1])]) * 255.0f / float(int64_t(w) * h);
+                                    return double(uint8_t(std::clamp(v, 0.0f, 255.0f)));
+                                },
+                                0))
+                << plan;
+        }
+    });
+}
+
+// A plain histogram as the output: 256 bins written by every pixel.
+TEST(UserPipelines, HistogramOutput) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(UInt(8), 2, "in");
+        Var i("i");
+        Func hist("hist");
+        RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
+        hist(i) = cast<uint32_t>(0);
+        hist(cast<int>(in(r.x, r.y))) += cast<uint32_t>(1);
+        in.set_estimates({{0, 1920}, {0, 1080}});
+        hist.set_estimates({{0, 256}});
+        std::string plan = schedule_with_solder({hist}, target);
+        Pipeline p(hist);
+        p.compile_jit(jit_target(target));
+        for (auto [w, h] : sizes_with(1920, 1080)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto img = random_buffer<uint8_t>({w, h}, 5, 0, 256);
+            in.set(img);
+            Buffer<uint32_t> o = p.realize({256}, jit_target(target));
+            o.copy_to_host();
+            std::vector<uint32_t> hh(256);
+            img.for_each_value([&](uint8_t v) { hh[v]++; });
+            EXPECT_TRUE(matches(o, [&](auto &q) { return hh[q[0]]; }, 0)) << plan;
+        }
+    });
+}
+
+// Several outputs of different shapes from one pipeline: a Tuple reduction (argmax per row,
+// split into its index and value), and a scalar (0-d) total.
+TEST(UserPipelines, TupleArgmaxAndScalarTotal) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 2, "in");
+        Var y("y");
+        RDom r(0, in.dim(0).extent(), "r");
+        RDom all(0, in.dim(0).extent(), 0, in.dim(1).extent(), "all");
+        Func am("am"), idx("idx"), best("best"), total("total");
+        am(y) = argmax(in(r, y));
+        idx(y) = am(y)[0];
+        best(y) = am(y)[1];
+        total() = sum(in(all.x, all.y));
+        in.set_estimates({{0, 1000}, {0, 700}});
+        idx.set_estimates({{0, 700}});
+        best.set_estimates({{0, 700}});
+        std::string plan = schedule_with_solder({idx, best, total}, target);
+        Pipeline p({idx, best, total});
+        p.compile_jit(jit_target(target));
+        for (auto [w, h] : sizes_with(1000, 700)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto a = random_buffer<float>({w, h}, 6, -1, 1);
+            in.set(a);
+            Buffer<int> oi(h);
+            Buffer<float> ob(h);
+            Buffer<float> ot = Buffer<float>::make_scalar();
+            p.realize({oi, ob, ot}, jit_target(target));
+            oi.copy_to_host(), ob.copy_to_host(), ot.copy_to_host();
+            std::vector<int> ri(h);
+            double t = 0;
+            for (int j = 0; j < h; j++) {
+                for (int i = 0; i < w; i++) {
+                    if (a(i, j) > a(ri[j], j)) ri[j] = i;
+                    t += a(i, j);
+                }
+            }
+            EXPECT_TRUE(matches(oi, [&](auto &q) { return ri[q[0]]; }, 0)) << plan;
+            EXPECT_TRUE(matches(ob, [&](auto &q) { return a(ri[q[0]], q[0]); }, 0)) << plan;
+            EXPECT_NEAR(ot(), t, 1e-3 * (1 + std::abs(t))) << plan;
+        }
+    });
+}
+
+// f = f * 0.5 + in over an RDom: Halide cannot prove the update associative, so it cannot be split.
+TEST(UserPipelines, NonAssociativeUpdate) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 2, "in");
+        Var x("x");
+        RDom r(0, in.dim(0).extent(), "r");
+        Func f("f");
+        f(x) = 0.0f;
+        f(x) = f(x) * 0.5f + in(r, x);
+        in.set_estimates({{0, 4096}, {0, 1024}});
+        f.set_estimates({{0, 1024}});
+        std::string plan = schedule_with_solder({f}, target);
+        EXPECT_NE(plan.find("cannot prove its update associative"), std::string::npos) << plan;
+        Pipeline p(f);
+        p.compile_jit(jit_target(target));
+        for (auto [w, h] : sizes_with(4096, 1024)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto a = random_buffer<float>({w, h}, 7);
+            in.set(a);
+            Buffer<float> o = p.realize({h}, jit_target(target));
+            o.copy_to_host();
+            EXPECT_TRUE(matches(o,
+                                [&](auto &q) {
+                                    float v = 0;
+                                    for (int i = 0; i < w; i++) v = v * 0.5f + a(i, q[0]);
+                                    return v;
+                                },
+                                1e-5))
+                << plan;
+        }
+    });
+}
+
+// A tone curve as a 256-entry lookup table read at each pixel's value, then a sharpening stencil
+// over a constant exterior, with a select on the result: 16-bit output.
+TEST(UserPipelines, ToneCurveLookupAndSharpen) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(UInt(8), 2, "in");
+        Var x("x"), y("y"), i("i");
+        Func lut("lut"), toned("toned"), out("out");
+        lut(i) = cast<uint16_t>(clamp(pow(cast<float>(i) / 255.0f, 1 / 2.2f) * 1023.0f + 0.5f, 0.0f, 1023.0f));
+        toned(x, y) = lut(cast<int>(in(x, y)));
+        Func ext = BoundaryConditions::constant_exterior(toned, cast<uint16_t>(0), {{0, in.dim(0).extent()},
+                                                                                    {0, in.dim(1).extent()}});
+        Expr s = 5 * cast<int>(ext(x, y)) - cast<int>(ext(x - 1, y)) - cast<int>(ext(x + 1, y)) -
+                 cast<int>(ext(x, y - 1)) - cast<int>(ext(x, y + 1));
+        out(x, y) = cast<uint16_t>(select(s < 0, 0, s > 4095, 4095, s));
+        in.set_estimates({{0, 1920}, {0, 1080}});
+        out.set_estimates({{0, 1920}, {0, 1080}});
+        std::string plan = schedule_with_solder({out}, target);
+        Pipeline p(out);
+        p.compile_jit(jit_target(target));
+        for (auto [w, h] : sizes_with(1920, 1080)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto img = random_buffer<uint8_t>({w, h}, 8, 0, 256);
+            in.set(img);
+            Buffer<uint16_t> o = p.realize({w, h}, jit_target(target));
+            o.copy_to_host();
+            auto tone = [&](int a, int b) -> int {
+                if (a < 0 || b < 0 || a >= w || b >= h) return 0;
+                float v = std::pow(float(img(a, b)) / 255.0f, 1 / 2.2f) * 1023.0f + 0.5f;
+                return int(uint16_t(std::clamp(v, 0.0f, 1023.0f)));
+            };
+            EXPECT_TRUE(matches(o,
+                                [&](auto &q) {
+                                    int a = q[0], b = q[1];
+                                    int v = 5 * tone(a, b) - tone(a - 1, b) - tone(a + 1, b) - tone(a, b - 1) -
+                                            tone(a, b + 1);
+                                    return std::clamp(v, 0, 4095);
+                                },
+                                0))
+                << plan;
+        }
+    });
+}
+
+// An 8-level pyramid: each level the 2x2 average of the one below (clamped to its size), then
+// collapsed back up, each level adding half the upsampled coarser one.
+TEST(UserPipelines, EightLevelPyramid) {
+    constexpr int L = 8;
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 2, "in");
+        Var x("x"), y("y");
+        std::vector<Func> down(L), up(L);
+        std::vector<Expr> W(L), H(L);
+        W[0] = in.dim(0).extent(), H[0] = in.dim(1).extent();
+        down[0] = BoundaryConditions::repeat_edge(in);
+        for (int l = 1; l < L; l++) {
+            W[l] = max(1, W[l - 1] / 2), H[l] = max(1, H[l - 1] / 2);
+            Func c("clamped_" + std::to_string(l - 1));
+            c(x, y) = down[l - 1](clamp(x, 0, W[l - 1] - 1), clamp(y, 0, H[l - 1] - 1));
+            down[l] = Func("down_" + std::to_string(l));
+            down[l](x, y) = (c(2 * x, 2 * y) + c(2 * x + 1, 2 * y) + c(2 * x, 2 * y + 1) + c(2 * x + 1, 2 * y + 1)) / 4;
+        }
+        up[L - 1] = down[L - 1];
+        for (int l = L - 2; l >= 0; l--) {
+            up[l] = Func("up_" + std::to_string(l));
+            up[l](x, y) = down[l](x, y) + 0.5f * up[l + 1](clamp(x / 2, 0, W[l + 1] - 1), clamp(y / 2, 0, H[l + 1] - 1));
+        }
+        Func out("out");
+        out(x, y) = up[0](x, y);
+        in.set_estimates({{0, 2048}, {0, 1536}});
+        out.set_estimates({{0, 2048}, {0, 1536}});
+        std::string plan = schedule_with_solder({out}, target);
+        Pipeline p(out);
+        p.compile_jit(jit_target(target));
+        for (auto [w, h] : sizes_with(2048, 1536)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto img = random_buffer<float>({w, h}, 9);
+            in.set(img);
+            Buffer<float> o = p.realize({w, h}, jit_target(target));
+            o.copy_to_host();
+            // The reference: levels as arrays of their sizes.
+            std::vector<std::vector<double>> d(L);
+            std::vector<int> ws(L), hs(L);
+            ws[0] = w, hs[0] = h;
+            d[0].resize(size_t(w) * h);
+            for (int j = 0; j < h; j++)
+                for (int i = 0; i < w; i++) d[0][size_t(j) * w + i] = img(i, j);
+            for (int l = 1; l < L; l++) {
+                ws[l] = std::max(1, ws[l - 1] / 2), hs[l] = std::max(1, hs[l - 1] / 2);
+                d[l].resize(size_t(ws[l]) * hs[l]);
+                auto c = [&](int i, int j) {
+                    return d[l - 1][size_t(std::clamp(j, 0, hs[l - 1] - 1)) * ws[l - 1] + std::clamp(i, 0, ws[l - 1] - 1)];
+                };
+                for (int j = 0; j < hs[l]; j++)
+                    for (int i = 0; i < ws[l]; i++)
+                        d[l][size_t(j) * ws[l] + i] =
+                            (c(2 * i, 2 * j) + c(2 * i + 1, 2 * j) + c(2 * i, 2 * j + 1) + c(2 * i + 1, 2 * j + 1)) / 4;
+            }
+            // up[l] at (i, j) for i, j inside level l; up[L-1] = down[L-1] (clamped at its edge).
+            std::function<double(int, int, int)> upv = [&](int l, int i, int j) -> double {
+                auto dv = [&](int ll, int a, int b) {
+                    return d[ll][size_t(std::clamp(b, 0, hs[ll] - 1)) * ws[ll] + std::clamp(a, 0, ws[ll] - 1)];
+                };
+                if (l == L - 1) return dv(l, i, j);
+                return dv(l, i, j) + 0.5 * upv(l + 1, std::clamp(i / 2, 0, ws[l + 1] - 1), std::clamp(j / 2, 0, hs[l + 1] - 1));
+            };
+            EXPECT_TRUE(matches(o, [&](auto &q) { return upv(0, q[0], q[1]); }, 1e-4)) << plan;
+        }
+    });
+}
+
+// An extern stage (define_extern) between two Halide stages: planned around, as a root.
+extern "C" int solder_test_extern_double(halide_buffer_t *in, halide_buffer_t *out) {
+    if (in->is_bounds_query()) {
+        for (int d = 0; d < 2; d++) in->dim[d] = out->dim[d];
+        return 0;
+    }
+    // On a GPU target the input may be on the device, and the output is read there next.
+    Halide::Runtime::Buffer<float> i(*in), o(*out);
+    if (i.copy_to_host() != 0) return -1;
+    o.for_each_element([&](int a, int b) { o(a, b) = 2 * i(a, b); });
+    o.set_host_dirty();
+    return 0;
+}
+
+TEST(UserPipelines, ExternStage) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 2, "in");
+        Var x("x"), y("y");
+        Func pre("pre"), ext("ext"), out("out");
+        pre(x, y) = in(x, y) + 1;
+        ext.define_extern("solder_test_extern_double", {pre}, Float(32), {x, y}, NameMangling::C);
+        out(x, y) = ext(x, y) * ext(x, y);
+        in.set_estimates({{0, 640}, {0, 480}});
+        out.set_estimates({{0, 640}, {0, 480}});
+        std::string plan = schedule_with_solder({out}, target);
+        EXPECT_NE(plan.find("extern"), std::string::npos) << plan;
+        Pipeline p(out);
+        p.set_jit_externs({{"solder_test_extern_double", JITExtern(solder_test_extern_double)}});
+        p.compile_jit(jit_target(target));
+        for (auto [w, h] : sizes_with(640, 480)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto img = random_buffer<float>({w, h}, 10);
+            in.set(img);
+            Buffer<float> o = p.realize({w, h}, jit_target(target));
+            o.copy_to_host();
+            EXPECT_TRUE(matches(o, [&](auto &q) { double v = 2 * (img(q[0], q[1]) + 1.0); return v * v; }, 1e-5))
+                << plan;
+        }
+    });
+}
+
+// Estimates stay the user's to give: a missing or zero one is an error naming what lacks it.
+TEST(UserPipelines, MissingOrZeroEstimatesAreClearErrors) {
+    auto error_of = [](auto build) {
+        try {
+            build();
+        } catch (const std::exception &e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    std::string e1 = error_of([] {
+        ImageParam in(Float(32), 2, "in");
+        Param<int> n("n");
+        Var x("x");
+        RDom r(0, n, "r");
+        Func f("f");
+        f(x) = sum(in(x, r));
+        in.set_estimates({{0, 64}, {0, 64}});
+        f.set_estimates({{0, 64}});
+        schedule_with_solder({f}, "host");
+    });
+    EXPECT_NE(e1.find("parameter 'n'"), std::string::npos) << e1;
+    EXPECT_NE(e1.find("set_estimate"), std::string::npos) << e1;
+    std::string e2 = error_of([] {
+        ImageParam in(Float(32), 2, "in");
+        Var x("x"), y("y");
+        Func f("f");
+        f(x, y) = in(x, y) * 2;
+        in.set_estimates({{0, 64}, {0, 0}});
+        f.set_estimates({{0, 64}, {0, 64}});
+        schedule_with_solder({f}, "host");
+    });
+    EXPECT_NE(e2.find("input 'in'"), std::string::npos) << e2;
+    EXPECT_NE(e2.find("dimension 1"), std::string::npos) << e2;
+    EXPECT_NE(e2.find("at least 1"), std::string::npos) << e2;
+    std::string e3 = error_of([] {
+        ImageParam in(Float(32), 2, "in");
+        Var x("x"), y("y");
+        Func f("f");
+        f(x, y) = in(x, y) * 2;
+        in.set_estimates({{0, 64}, {0, 64}});
+        schedule_with_solder({f}, "host");
+    });
+    EXPECT_NE(e3.find("output Func 'f"), std::string::npos) << e3;
+    EXPECT_NE(e3.find("set_estimates"), std::string::npos) << e3;
+}
+
+// A stencil tile planned for 256 x 64 and run at sizes that are no whole number of tiles, and
+// smaller than one tile in either dim: shifted edge tiles only where the output spans a tile.
+TEST(UserPipelines, StencilTilesAtAnySize) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 2, "in");
+        Var x("x"), y("y");
+        Func clamped = BoundaryConditions::repeat_edge(in);
+        Func bx("bx"), out("out");
+        bx(x, y) = clamped(x - 1, y) + 2.0f * clamped(x, y) + clamped(x + 1, y);
+        out(x, y) = bx(x, y - 1) + 2.0f * bx(x, y) + bx(x, y + 1);
+        in.set_estimates({{0, 256}, {0, 64}});
+        out.set_estimates({{0, 256}, {0, 64}});
+        std::string plan = schedule_with_solder({out}, target);
+        if (target != "host") EXPECT_NE(plan.find("stencil_tile"), std::string::npos) << plan;
+        Pipeline p(out);
+        p.compile_jit(jit_target(target));
+        for (auto [w, h] : std::vector<std::pair<int, int>>{{256, 64}, {31, 64}, {1000, 7}, {3, 3}, {1, 1}, {97, 45}}) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto img = random_buffer<float>({w, h}, 11);
+            in.set(img);
+            Buffer<float> o = p.realize({w, h}, jit_target(target));
+            o.copy_to_host();
+            auto at = [&](int i, int j) { return double(img(std::clamp(i, 0, w - 1), std::clamp(j, 0, h - 1))); };
+            EXPECT_TRUE(matches(o,
+                                [&](auto &q) {
+                                    auto row = [&](int yy) { return at(q[0] - 1, yy) + 2 * at(q[0], yy) + at(q[0] + 1, yy); };
+                                    return row(q[1] - 1) + 2 * row(q[1]) + row(q[1] + 1);
+                                },
+                                1e-5))
+                << plan;
+        }
+    });
+}
