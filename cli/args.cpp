@@ -7,7 +7,9 @@ Args Args::parse(int argc, char **argv, int first, const std::set<std::string> &
     Args a;
     for (int i = first; i < argc; i++) {
         std::string s = argv[i];
-        if (s.rfind("--", 0) == 0) {
+        if (s == "--help" || s == "-h") {
+            a.flags.insert("help");
+        } else if (s.rfind("--", 0) == 0) {
             std::string k = s.substr(2), v;
             size_t eq = k.find('=');
             bool has_inline = eq != std::string::npos;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/number_arg.h"
+
 namespace solder {
 
 struct Args {
@@ -14,6 +16,7 @@ struct Args {
     std::set<std::string> flags;                 // --flag
 
     // `valued` lists the options that take a value; any other --word is a flag from `known_flags`.
+    // --help and -h are always flags ("help"): every tool answers them with its usage.
     static Args parse(int argc, char **argv, int first, const std::set<std::string> &valued,
                       const std::set<std::string> &known_flags);
     std::string get(const std::string &k, const std::string &def = "") const {
@@ -21,6 +24,12 @@ struct Args {
         return it == options.end() ? def : it->second;
     }
     bool has(const std::string &f) const { return flags.count(f) > 0; }
+    // Option `k` as a whole number in [lo, hi] (`def` when absent); a bad value is an error
+    // naming the option (runtime/number_arg.h).
+    int64_t integer(const std::string &k, int64_t def, int64_t lo, int64_t hi) const {
+        auto it = options.find(k);
+        return it == options.end() ? def : parse_integer("--" + k, it->second, lo, hi);
+    }
 };
 
 struct UsageError : std::runtime_error {

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "autosched/options.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/dump_flag.h"
@@ -24,6 +25,13 @@ int cmd_run(int argc, char **argv) {
                          {"small", "machine"});
     if (a.positional.size() != 1) throw UsageError("run takes exactly one APP");
     DumpOptions dumps = dumps_from_cli(a);
+    // Checked here, before anything runs: a bad word is an error, never a fallback schedule.
+    {
+        autosched::PlannerOptions check;
+        autosched::apply_disable_list(check, a.get("disable"));
+        autosched::apply_enable_list(check, a.get("enable"));
+        (void)a.integer("iters", 10, 1, 1000000), (void)a.integer("seed", 1, 0, INT64_MAX);
+    }
     // The planner reads its knobs from SOLDER_DISABLE; --disable adds to it.
     if (!a.get("disable").empty()) {
         const char *old = std::getenv("SOLDER_DISABLE");
@@ -55,8 +63,8 @@ int cmd_run(int argc, char **argv) {
         BuildDumps build_dumps(dump_writer, req);
         RunOptions opt;
         opt.size = req.size;
-        opt.iters = std::stoi(a.get("iters", "10"));
-        opt.seed = std::stoull(a.get("seed", "1"));
+        opt.iters = int(a.integer("iters", 10, 1, 1000000));
+        opt.seed = uint64_t(a.integer("seed", 1, 0, INT64_MAX));
         opt.time_kernels = dumps.on("bandwidth");
         // Through the compile cache, with the fallback to the unfused schedule (runtime/fallback_run.h).
         AppRun run = build_and_run_app(req, opt);

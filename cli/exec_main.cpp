@@ -16,11 +16,19 @@ int main(int argc, char **argv) {
     using namespace solder;
     try {
         Args a = Args::parse(argc, argv, 1, {"iters", "seed", "warmup", "device", "dump"}, {"machine", "no-check"});
+        const char *usage =
+            "usage: solder-exec LIB.so... [--iters N (default 20)] [--warmup N (default 3)] [--seed N (default 1)]\n"
+            "                   [--device N] [--no-check] [--machine] [--dump launch,bandwidth]\n"
+            "runs pipeline libraries built by `solder build`, checks each against its app's reference, and times it\n";
+        if (a.has("help")) {
+            std::fputs(usage, stdout);
+            return 0;
+        }
         if (a.positional.empty()) {
-            std::fprintf(stderr, "usage: solder-exec LIB.so... [--iters N] [--warmup N] [--seed N] [--no-check] [--machine]"
-                                 " [--dump launch,bandwidth]\n");
+            std::fputs(usage, stderr);
             return 2;
         }
+        (void)a.integer("iters", 20, 1, 1000000), (void)a.integer("warmup", 3, 0, 1000000);
         DumpOptions dumps = dumps_from_cli(a);
         note_dumps_made_elsewhere(dumps, false, true, "solder-exec");
         int failed = 0;
@@ -40,9 +48,9 @@ int main(int argc, char **argv) {
             }
             RunOptions opt;
             opt.size = lib->info("size") == "small" ? AppSize::Small : AppSize::Full;
-            opt.iters = std::stoi(a.get("iters", "20"));
-            opt.warmup = std::stoi(a.get("warmup", "3"));
-            opt.seed = std::stoull(a.get("seed", "1"));
+            opt.iters = int(a.integer("iters", 20, 1, 1000000));
+            opt.warmup = int(a.integer("warmup", 3, 0, 1000000));
+            opt.seed = uint64_t(a.integer("seed", 1, 0, INT64_MAX));
             opt.check = !a.has("no-check");
             opt.flush_l2 = lib->info("target") == "cuda";
             RunContext ctx{app->name, lib->info("schedule"), lib->info("target"), lib->info("size"), a.get("device"),

@@ -12,12 +12,21 @@ int main(int argc, char **argv) {
     using namespace solder;
     try {
         Args a = Args::parse(argc, argv, 1, {"start", "target", "batch"}, {"unfused"});
+        const char *usage =
+            "usage: solder-soak N [--start S (default 1)] [--target host|opencl (default host)] [--batch B (default 50)]\n"
+            "                   [--unfused]\n"
+            "plans, compiles and runs N random pipelines against their eager reference; prints the seeds that failed\n";
+        if (a.has("help")) {
+            std::fputs(usage, stdout);
+            return 0;
+        }
         if (a.positional.size() != 1) {
-            std::fprintf(stderr, "usage: solder-soak N [--start S] [--target host|opencl] [--batch B] [--unfused]\n");
+            std::fputs(usage, stderr);
             return 2;
         }
-        uint64_t n = std::stoull(a.positional[0]), start = std::stoull(a.get("start", "1"));
-        uint64_t batch = std::stoull(a.get("batch", "50"));
+        uint64_t n = uint64_t(parse_integer("N", a.positional[0], 1, INT64_MAX));
+        uint64_t start = uint64_t(a.integer("start", 1, 0, INT64_MAX));
+        uint64_t batch = uint64_t(a.integer("batch", 50, 1, 100000));
         std::string target = a.get("target", "host");
         std::vector<uint64_t> failed;
         double max_ms = 0;
