@@ -74,6 +74,8 @@ int cmd_run(int argc, char **argv) {
         rep = run.report;
         std::fputs(format_report(ctx, rep).c_str(), stdout);
         if (run.library) write_run_dumps(dump_writer, rep, *run.library, opt.iters);
+    } catch (const std::invalid_argument &) {
+        throw;  // a bad knob value: exit 2 with its message (cli/solder_main.cpp)
     } catch (const std::exception &e) {
         rep.error = e.what();
         std::fputs(format_report(ctx, rep).c_str(), stdout);

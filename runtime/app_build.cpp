@@ -66,6 +66,8 @@ AppBuild schedule_and_compile(const AppBuildRequest &req, BuiltPipeline &p, cons
         });
         b.schedule_source = applied.source;
         b.plan = applied.plan;
+    } catch (const std::invalid_argument &e) {  // a bad knob value: the user's to fix, never a fallback
+        throw std::invalid_argument(req.app + ": " + e.what());
     } catch (const std::exception &e) {
         throw std::runtime_error(req.app + ": schedule '" + req.schedule + "' failed: " + e.what());
     }

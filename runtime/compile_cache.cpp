@@ -1,4 +1,5 @@
 #include "runtime/compile_cache.h"
+#include "runtime/library_check.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -79,6 +80,8 @@ std::string build_identity() {
 bool reuse_from_disk(const std::string &so, const std::string &disk_key, AppBuild *b) {
     std::error_code ec;
     if (!fs::is_regular_file(so, ec)) return false;
+    // Damaged since it was written (truncated, overwritten in place): compiled over, never mapped.
+    if (!checksum_problem(so).empty()) return false;
     std::string err;
     auto lib = PipelineLibrary::open(so, &err);
     if (!lib || lib->info("cache_key") != disk_key) return false;
@@ -263,6 +266,7 @@ AppBuild CompileCache::compile(const AppBuildRequest &req, BuiltPipeline &p, con
             b = schedule_and_compile(req, p, naming);
         }
         rename_stem(dir, naming.stem, stem);
+        if (std::string bad = write_checksum(so); !bad.empty()) throw std::runtime_error(bad);
     } catch (...) {
         remove_temporaries();
         throw;

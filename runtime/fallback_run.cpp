@@ -22,6 +22,8 @@ Attempt attempt(const AppSpec &app, const AppBuildRequest &req, const RunOptions
     Attempt a;
     try {
         a.build = build_app_library_cached(req);
+    } catch (const std::invalid_argument &) {
+        throw;  // a bad knob value is an error, not a schedule to fall back from
     } catch (const std::exception &e) {
         a.report.error = e.what();
         a.failed = "to compile";

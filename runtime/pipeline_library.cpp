@@ -1,4 +1,5 @@
 #include "runtime/pipeline_library.h"
+#include "runtime/library_check.h"
 
 #include <dlfcn.h>
 
@@ -11,6 +12,11 @@ namespace solder {
 std::unique_ptr<PipelineLibrary> PipelineLibrary::open(const std::string &path, std::string *error) {
     std::unique_ptr<PipelineLibrary> lib(new PipelineLibrary());
     lib->path_ = path;
+    // A truncated file would be mapped and then fault (SIGBUS) on first use: check it first.
+    if (std::string bad = elf_problem(path); !bad.empty()) {
+        *error = "cannot load pipeline library: " + bad;
+        return nullptr;
+    }
     // RTLD_LOCAL: each library keeps its own copy of Halide's runtime and hooks.
     lib->handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib->handle_) {

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "autosched/apply_plan.h"
+#include "autosched/autoschedule.h"
 #include "autosched/options.h"
 #include "autosched/planner.h"
 #include "schedules/halide_autoschedulers.h"
@@ -29,10 +29,9 @@ const std::vector<ScheduleChoice> &all_schedules() {
         }
         v.push_back({"solder", "Solder's fusion planner", [](const Target &) { return true; },
                      [](const std::vector<Func> &outs, const Target &t) {
-                         auto g = autosched::FuncGraph::build(outs);
-                         auto plan = std::make_shared<autosched::Plan>(
-                             autosched::plan_pipeline(g, autosched::options_from_env(is_gpu_target(t)), ""));
-                         return AppliedSchedule{autosched::apply_plan(*plan, outs, t), plan};
+                         auto a = autosched::autoschedule(outs, t, autosched::options_from_env(is_gpu_target(t)), "");
+                         auto plan = std::make_shared<autosched::Plan>(a.plan);
+                         return AppliedSchedule{a.source, plan};
                      }});
         return v;
     }();

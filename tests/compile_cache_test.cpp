@@ -294,11 +294,47 @@ TEST(CompileCache, DiskReuseOnlyWhenTheRecordedKeyMatches) {
         EXPECT_EQ(fourth.stats().compilations, 1);
         EXPECT_EQ(run_and_check(b, "add_relu"), "");
     }
+    // Truncated (a disk filled up, a copy cut short): compiled over, never mapped (a bus error).
+    fs::resize_file(path, 4096);
+    {
+        CompileCache fifth(disk);
+        AppBuild b = fifth.build(r);
+        EXPECT_EQ(fifth.stats().disk_hits, 0);
+        EXPECT_EQ(fifth.stats().compilations, 1);
+        EXPECT_EQ(run_and_check(b, "add_relu"), "");
+    }
+    // Damaged in place, its size kept: its checksum no longer matches.
+    {
+        std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(std::streamoff(fs::file_size(path) / 2));
+        f.put('\x5a').put('\x5a').put('\x5a');
+    }
+    {
+        CompileCache sixth(disk);
+        AppBuild b = sixth.build(r);
+        EXPECT_EQ(sixth.stats().disk_hits, 0);
+        EXPECT_EQ(run_and_check(b, "add_relu"), "");
+    }
     // Without the disk option a library on disk is never trusted.
     CompileCache memory_only;
     memory_only.build(r);
     EXPECT_EQ(memory_only.stats().compilations, 1);
     EXPECT_EQ(memory_only.stats().disk_hits, 0);
+}
+
+TEST(CompileCache, TruncatedLibrariesAreRefusedBeforeMapping) {
+    std::string dir = solder::testing::fresh_temp_dir("cache-trunc");
+    AppBuild b = CompileCache().build(request("add_relu", "unfused", dir));
+    const std::string cut = dir + "/cut.so";
+    for (uintmax_t size : {uintmax_t(0), uintmax_t(10), uintmax_t(4096), fs::file_size(b.library_path) - 1}) {
+        fs::copy_file(b.library_path, cut, fs::copy_options::overwrite_existing);
+        fs::resize_file(cut, size);
+        std::string err;
+        EXPECT_EQ(PipelineLibrary::open(cut, &err), nullptr) << size;
+        EXPECT_NE(err.find("cut.so"), std::string::npos) << err;
+    }
+    std::string err;
+    EXPECT_NE(PipelineLibrary::open(b.library_path, &err), nullptr) << err;
 }
 
 TEST(CompileCache, KeyHoldsTheKnobsButNotTheFallbackWord) {
