@@ -154,9 +154,8 @@ int FuncGraph::find(const std::string &name) const {
 }
 
 int FuncGraph::lookup(const std::string &call_name) const {
-    for (size_t i = 0; i < lookup_names_.size(); i++)
-        if (lookup_names_[i] == call_name) return lookup_nodes_[i];
-    return -1;
+    auto it = lookup_.find(call_name);
+    return it == lookup_.end() ? -1 : it->second;
 }
 
 const FuncEdge *FuncGraph::edge(int p, int c) const {
@@ -221,7 +220,7 @@ Region FuncGraph::natural_region(int p) const {
 std::vector<Region> FuncGraph::regions_for(int root, const Region &root_region, const std::vector<bool> &inside) const {
     std::vector<Region> reg(nodes.size());
     reg[root] = root_region;
-    for (int c = int(nodes.size()) - 1; c >= 0; c--) {
+    for (int c = root; c >= 0; c--) {  // producers come before their consumers
         if (reg[c].empty() || nodes[c].is_input) continue;
         if (c != root && !inside[c]) continue;
         const FuncNode &n = nodes[c];
@@ -393,12 +392,10 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
             }
             idx = int(g.nodes.size());
             g.nodes.push_back(n);
-            g.lookup_names_.push_back(param_name);
-            g.lookup_nodes_.push_back(idx);
+            g.lookup_.emplace(param_name, idx);
         }
         if (!alias.empty()) {
-            g.lookup_names_.push_back(alias);
-            g.lookup_nodes_.push_back(idx);
+            g.lookup_.emplace(alias, idx);
         }
     };
     for (auto &name : order) {
@@ -460,8 +457,7 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
         n.ops_per_point = cc.ops;
         int idx = int(g.nodes.size());
         g.nodes.push_back(n);
-        g.lookup_names_.push_back(name);
-        g.lookup_nodes_.push_back(idx);
+        g.lookup_.emplace(name, idx);
     }
 
     // Output regions from their estimates.

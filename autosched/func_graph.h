@@ -7,6 +7,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "Halide.h"
@@ -105,8 +106,7 @@ public:
     std::string describe() const;
 
 private:
-    std::vector<std::string> lookup_names_;  // call name -> node (input wrappers map to inputs)
-    std::vector<int> lookup_nodes_;
+    std::unordered_map<std::string, int> lookup_;  // call name -> node (input wrappers map to inputs)
     // Estimates by the name of the variable that stands for them: "in.min.0", "in.extent.1"
     // (inputs' and outputs' buffers), "patch_size" (scalar parameters).
     std::map<std::string, Halide::Expr> estimates_;

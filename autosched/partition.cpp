@@ -76,11 +76,14 @@ Partition evaluate(const FuncGraph &g, const PlannerOptions &opt, const std::vec
         if (!why.empty()) p.violation = i, p.violation_reason = why;
     }
     if (p.violation >= 0) return p;
+    // Each kernel's members, in node order, in one pass over the groups.
+    std::vector<std::vector<int>> members_of(static_cast<size_t>(N));
+    for (int i = 0; i < N; i++)
+        if (!root[i] && !g.nodes[i].is_input)
+            for (int r : p.groups[i]) members_of[size_t(r)].push_back(i);
     for (int r = 0; r < N; r++) {
         if (!root[r]) continue;
-        std::vector<int> members;
-        for (int i = 0; i < N; i++)
-            if (!root[i] && !g.nodes[i].is_input && p.groups[i].count(r)) members.push_back(i);
+        std::vector<int> &members = members_of[size_t(r)];
         KernelChoice kc;
         auto key = std::make_pair(r, members);
         auto hit = cache ? cache->find(key) : KernelCache::iterator();

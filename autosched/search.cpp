@@ -99,12 +99,18 @@ struct BranchAndBound {
 // flip breaks with the greedy rules, keep it if the estimate drops; repeat until no flip helps or
 // the evaluation budget is spent. Deterministic: candidates in a fixed order.
 Partition local_improvement(const FuncGraph &g, const PlannerOptions &opt, const std::vector<int> &order,
-                            Partition best, KernelCache &cache, int64_t &evaluated, bool &out_of_budget) {
-    for (bool improved = true; improved && !out_of_budget;) {
+                            Partition best, KernelCache &cache, int64_t &evaluated, bool &out_of_budget,
+                            bool &out_of_time) {
+    const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(opt.time_budget_ms);
+    for (bool improved = true; improved && !out_of_budget && !out_of_time;) {
         improved = false;
         for (int i : order) {
             if (evaluated >= opt.search_max_evaluations) {
                 out_of_budget = true;
+                break;
+            }
+            if ((evaluated & 15) == 0 && Clock::now() > deadline) {
+                out_of_time = true;
                 break;
             }
             std::vector<bool> root = best.root;
@@ -178,12 +184,14 @@ SearchResult search_roots(const FuncGraph &g, const PlannerOptions &opt) {
               : bb.out_of_time ? "exact search stopped at the time budget"
                                : "exact search stopped at its evaluation budget";
     } else {
-        bool out_of_budget = false;
-        bb.best = local_improvement(g, opt, bb.order, r.best, cache, r.evaluated, out_of_budget);
+        bool out_of_budget = false, out_of_time = false;
+        bb.best = local_improvement(g, opt, bb.order, r.best, cache, r.evaluated, out_of_budget, out_of_time);
         bb.best_us = bb.best.est_us;
         how = std::to_string(bb.order.size()) + " optional roots, more than the exact search takes (" +
               std::to_string(opt.exact_max_free) + "): greedy plus local improvement" +
-              (out_of_budget ? ", stopped at its evaluation budget" : "");
+              (out_of_budget ? ", stopped at its evaluation budget"
+               : out_of_time ? ", stopped at the time budget (" + std::to_string(opt.time_budget_ms) + " ms)"
+                             : "");
     }
     bool improved = bb.best_us < r.greedy_us * (1 - 1e-9);
     if (improved) {

@@ -1,0 +1,134 @@
+// `solder-plan-time`: how long planning takes as pipelines grow, Solder beside Halide's
+// auto-schedulers, on pipelines written as Halide users write them:
+//  - chainN: N Funcs in a chain of pointwise stages and 2-tap stencils with a row reduction over the
+//    input's extent every 50 stages (extents from the input, estimates on it);
+//  - pyramidL: an L-level image pyramid, down and back up (2L+1 Funcs and their clamps).
+// Each pipeline is built afresh for each scheduler, scheduled for a CUDA target (no code is
+// generated), and timed; the process's peak resident memory after each is printed too.
+//   solder-plan-time [--sizes 100,300,1000,2000] [--levels 10] [--schedulers solder,li2018,...]
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "Halide.h"
+#include "autosched/autoschedule.h"
+#include "cli/args.h"
+#include "runtime/comma_words.h"
+#include "runtime/targets.h"
+#include "schedules/halide_autoschedulers.h"
+
+using namespace Halide;
+
+namespace {
+
+struct Built {
+    std::vector<Func> outputs;
+    int funcs = 0;
+};
+
+Built chain(int n) {
+    ImageParam in(Float(32), 2, "in");
+    Var x("x"), y("y");
+    Func prev = BoundaryConditions::repeat_edge(in);
+    Built b;
+    for (int i = 0; i < n; i++) {
+        Func f("f" + std::to_string(i));
+        if (i % 50 == 49) {
+            RDom r(0, in.dim(0).extent(), "r" + std::to_string(i));
+            Func s("rowsum" + std::to_string(i));
+            s(y) = sum(prev(r, y));
+            f(x, y) = prev(x, y) - s(y) / cast<float>(in.dim(0).extent());
+            b.funcs++;
+        } else if (i % 3 == 1) {
+            f(x, y) = 0.5f * (prev(x, y) + prev(x + 1, y));
+        } else if (i % 3 == 2) {
+            f(x, y) = 0.5f * (prev(x, y) + prev(x, y + 1));
+        } else {
+            f(x, y) = prev(x, y) * 0.99f + 0.01f;
+        }
+        prev = f;
+        b.funcs++;
+    }
+    in.set_estimates({{0, 1920}, {0, 1080}});
+    prev.set_estimates({{0, 1920}, {0, 1080}});
+    b.outputs = {prev};
+    return b;
+}
+
+Built pyramid(int levels) {
+    ImageParam in(Float(32), 2, "in");
+    Var x("x"), y("y");
+    std::vector<Func> down(levels), up(levels);
+    down[0] = BoundaryConditions::repeat_edge(in);
+    Built b;
+    for (int l = 1; l < levels; l++) {
+        down[l] = Func("down" + std::to_string(l));
+        down[l](x, y) = (down[l - 1](2 * x, 2 * y) + down[l - 1](2 * x + 1, 2 * y) + down[l - 1](2 * x, 2 * y + 1) +
+                         down[l - 1](2 * x + 1, 2 * y + 1)) / 4;
+        b.funcs++;
+    }
+    up[levels - 1] = down[levels - 1];
+    for (int l = levels - 2; l >= 0; l--) {
+        up[l] = Func("up" + std::to_string(l));
+        up[l](x, y) = down[l](x, y) + 0.5f * up[l + 1](x / 2, y / 2);
+        b.funcs++;
+    }
+    in.set_estimates({{0, 4096}, {0, 4096}});
+    up[0].set_estimates({{0, 4096}, {0, 4096}});
+    b.outputs = {up[0]};
+    return b;
+}
+
+double peak_mb() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return double(u.ru_maxrss) / 1024.0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    using namespace solder;
+    Args a = Args::parse(argc, argv, 1, {"sizes", "levels", "schedulers"}, {});
+    if (a.has("help")) {
+        std::puts("usage: solder-plan-time [--sizes 100,300,1000,2000] [--levels 10] [--schedulers solder,li2018,mullapudi2016,anderson2021]");
+        return 0;
+    }
+    std::vector<std::string> pipelines;
+    for (auto &s : comma_words(a.get("sizes", "100,300,1000,2000"))) pipelines.push_back("chain" + s);
+    pipelines.push_back("pyramid" + a.get("levels", "10"));
+    const Target target = make_target("cuda");
+    std::printf("%-12s %6s %-14s %10s %10s  %s\n", "pipeline", "funcs", "scheduler", "seconds", "peak MB", "result");
+    for (auto &p : pipelines) {
+        for (auto &s : comma_words(a.get("schedulers", "solder,li2018,mullapudi2016,anderson2021"))) {
+            Built b = p.rfind("chain", 0) == 0 ? chain(int(parse_integer("--sizes", p.substr(5), 1, 100000)))
+                                               : pyramid(int(parse_integer("--levels", p.substr(7), 2, 30)));
+            auto t0 = std::chrono::steady_clock::now();
+            std::string result = "ok";
+            try {
+                if (s == "solder") {
+                    autosched::PlannerOptions opt;
+                    opt.device.shared_memory_optin_bytes = 0;
+                    auto r = autosched::autoschedule(b.outputs, target, opt, p);
+                    result = std::to_string(r.plan.kernels.size()) + " kernels; search: " + r.plan.search;
+                } else {
+                    const HalideAutoscheduler *h = nullptr;
+                    for (auto &c : halide_autoschedulers())
+                        if (c.name == s) h = &c;
+                    if (!h) throw std::runtime_error("unknown scheduler " + s);
+                    apply_halide_autoscheduler(*h, b.outputs, target);
+                }
+            } catch (const std::exception &e) {
+                result = std::string("failed: ") + std::string(e.what()).substr(0, 80);
+            }
+            double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            std::printf("%-12s %6d %-14s %10.3f %10.0f  %s\n", p.c_str(), b.funcs, s.c_str(), secs, peak_mb(),
+                        result.c_str());
+            std::fflush(stdout);
+        }
+    }
+    return 0;
+}
