@@ -46,10 +46,6 @@ std::string generic_reason(const Function &f) {
     if (!prove_associativity(f.name(), args, u.values()).associative())
         return "Halide cannot prove its update associative (" + call_text(f.name(), args) + " = " +
                text(u.values()[0]) + "): it cannot be split across threads";
-    for (auto &rv : rvars)
-        if (!is_const(simplify(rv.min)) || !is_const(simplify(rv.extent)))
-            return "RVar '" + rv.var + "' runs over [" + text(rv.min) + ", " + text(simplify(rv.min + rv.extent)) +
-                   "): bounds known only when the pipeline runs";
     return "";
 }
 

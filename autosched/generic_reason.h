@@ -9,9 +9,9 @@
 namespace solder::autosched {
 
 // Empty when the fused templates can take `f`, else one sentence on why not. The fused templates
-// take Funcs with a pure definition and at most one update that writes the pure vars in order,
-// reduces with an operator Halide proves associative, over an RDom without a predicate whose
-// bounds are constants.
+// take Funcs with a pure definition and at most one update that writes the pure vars in order and
+// reduces with an operator Halide proves associative, over an RDom without a predicate (its
+// bounds may be known only at run time: every split of such a pipeline guards its tail).
 std::string generic_reason(const Halide::Internal::Function &f);
 
 // Whether Halide can run update `u` of `f` on all its RDom's points at once with atomic

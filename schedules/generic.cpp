@@ -39,7 +39,10 @@ void pure_loops(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> pur
 // An update that writes no pure var as it is: its RDom's points at once, atomically, where legal.
 void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Function &fn, const Target &target,
                      const std::string &tag) {
-    if (!is_gpu_target(target)) return;  // serial on the host
+    if (!is_gpu_target(target)) {  // serial on the host
+        w.unscheduled(s);
+        return;
+    }
     if (!autosched::atomic_update(fn, s.update, target)) {
         w.gpu_single_thread(s);
         return;

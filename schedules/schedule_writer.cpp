@@ -151,6 +151,11 @@ void ScheduleWriter::gpu_single_thread(const StageRef &s) {
     emit(stage_expr(s) + ".gpu_single_thread();");
 }
 
+void ScheduleWriter::unscheduled(const StageRef &s) {
+    s.stage().unscheduled();
+    emit(stage_expr(s) + ".unscheduled();");
+}
+
 void ScheduleWriter::atomic(const StageRef &s) {
     s.stage().atomic();
     emit(stage_expr(s) + ".atomic();");

@@ -55,6 +55,8 @@ public:
     // Stage::atomic: the update's loops over its RDom may run in parallel, its read-modify-writes
     // made atomic.
     void atomic(const StageRef &s);
+    // Stage::unscheduled: the stage keeps Halide's default loops, on purpose (no warning).
+    void unscheduled(const StageRef &s);
     // A stage with no pure dims of a Func computed inside a GPU block: one thread of that block.
     // (gpu_single_thread would open a block loop of its own inside the block, which Halide rejects
     // once anything is stored between the two block loops.)

@@ -1,21 +1,27 @@
-// `solder-soak N [--start S] [--target host|opencl] [--batch B] [--unfused]`: runs N random planner tests
-// (tests/support/random_graphs.h) with a progress line, and prints the seeds that failed. --unfused also
-// compares each batch with the unfused schedule (use small batches: it compiles slowly).
+// `solder-soak N [--start S] [--target host|opencl] [--batch B] [--family graphs|user] [--unfused]`: runs N
+// random planner tests with a progress line, and prints the seeds that failed. Families: the tensor
+// layer's random graphs (tests/support/random_graphs.h; --unfused also compares each batch with the
+// unfused schedule, use small batches: it compiles slowly), or Halide pipelines written as users
+// write them (tests/support/random_user_pipelines.h).
 #include <cstdio>
 #include <string>
 
 #include "cli/args.h"
 #include "runtime/app_build.h"
 #include "tests/support/random_graphs.h"
+#include "tests/support/random_user_pipelines.h"
 
 int main(int argc, char **argv) {
     using namespace solder;
     try {
-        Args a = Args::parse(argc, argv, 1, {"start", "target", "batch"}, {"unfused"});
+        Args a = Args::parse(argc, argv, 1, {"start", "target", "batch", "family"}, {"unfused"});
         const char *usage =
             "usage: solder-soak N [--start S (default 1)] [--target host|opencl (default host)] [--batch B (default 50)]\n"
-            "                   [--unfused]\n"
-            "plans, compiles and runs N random pipelines against their eager reference; prints the seeds that failed\n";
+            "                   [--family graphs|user (default graphs)] [--unfused]\n"
+            "plans, compiles and runs N random pipelines against their reference; prints the seeds that failed.\n"
+            "  graphs: tensor-layer graphs against an eager reference (--unfused also compares the unfused schedule)\n"
+            "  user:   Halide pipelines written as users write them (scans, histograms, Tuples, parameter RDoms,\n"
+            "          boundary conditions, resampling) against every Func at root, at several sizes\n";
         if (a.has("help")) {
             std::fputs(usage, stdout);
             return 0;
@@ -33,10 +39,21 @@ int main(int argc, char **argv) {
         for (uint64_t s = start; s < start + n; s += batch) {
             std::vector<uint64_t> seeds;
             for (uint64_t k = s; k < std::min(start + n, s + batch); k++) seeds.push_back(k);
-            auto r = testing::run_random_batch(seeds, target, default_out_dir(), a.has("unfused"));
-            for (auto &m : r.messages) std::fprintf(stderr, "FAIL %s\n", m.c_str());
-            failed.insert(failed.end(), r.failed_seeds.begin(), r.failed_seeds.end());
-            max_ms = std::max(max_ms, r.max_plan_ms);
+            const std::string family = a.get("family", "graphs");
+            std::vector<uint64_t> bad;
+            std::vector<std::string> messages;
+            if (family == "user") {
+                auto r = testing::run_random_user_pipelines(seeds, target);
+                bad = r.failed_seeds, messages = r.messages;
+            } else if (family == "graphs") {
+                auto r = testing::run_random_batch(seeds, target, default_out_dir(), a.has("unfused"));
+                bad = r.failed_seeds, messages = r.messages;
+                max_ms = std::max(max_ms, r.max_plan_ms);
+            } else {
+                throw std::invalid_argument("--family must be graphs or user, got '" + family + "'");
+            }
+            for (auto &m : messages) std::fprintf(stderr, "FAIL %s\n", m.c_str());
+            failed.insert(failed.end(), bad.begin(), bad.end());
             std::fprintf(stderr, "\r[soak] %llu/%llu graphs, %zu failed, max plan %.1f ms   ",
                          (unsigned long long)(seeds.back() - start + 1), (unsigned long long)n, failed.size(), max_ms);
         }

@@ -5,7 +5,7 @@
 //  - pyramidL: an L-level image pyramid, down and back up (2L+1 Funcs and their clamps).
 // Each pipeline is built afresh for each scheduler, scheduled for a CUDA target (no code is
 // generated), and timed; the process's peak resident memory after each is printed too.
-//   solder-plan-time [--sizes 100,300,1000,2000] [--levels 10] [--schedulers solder,li2018,...]
+//   solder-plan-time [--sizes 100,300,1000,2000 (',': none)] [--levels 10 (0: none)] [--schedulers solder,li2018,...]
 #include <sys/resource.h>
 
 #include <chrono>
@@ -99,7 +99,7 @@ int main(int argc, char **argv) {
     }
     std::vector<std::string> pipelines;
     for (auto &s : comma_words(a.get("sizes", "100,300,1000,2000"))) pipelines.push_back("chain" + s);
-    pipelines.push_back("pyramid" + a.get("levels", "10"));
+    if (a.get("levels", "10") != "0") pipelines.push_back("pyramid" + a.get("levels", "10"));
     const Target target = make_target("cuda");
     std::printf("%-12s %6s %-14s %10s %10s  %s\n", "pipeline", "funcs", "scheduler", "seconds", "peak MB", "result");
     for (auto &p : pipelines) {

@@ -1,0 +1,41 @@
+// Random pipelines written the way Halide users write them (tests/support/random_user_pipelines.h),
+// scheduled by Solder and compared with every Func at root, on the host and on OpenCL, at the
+// estimated size and at others. SOLDER_USER_SEEDS=N runs N seeds instead of the CI set; the soak
+// command runs more (solder-soak N --family user).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <set>
+
+#include "tests/support/random_user_pipelines.h"
+
+using namespace solder::testing;
+
+namespace {
+
+std::vector<uint64_t> seeds() {
+    int n = 8;
+    if (const char *e = std::getenv("SOLDER_USER_SEEDS")) n = std::atoi(e);
+    std::vector<uint64_t> s;
+    for (int i = 1; i <= n; i++) s.push_back(uint64_t(i));
+    return s;
+}
+
+void expect_all_pass(const std::string &target) {
+    RandomUserResult r = run_random_user_pipelines(seeds(), target);
+    for (auto &m : r.messages) ADD_FAILURE() << m;
+    EXPECT_TRUE(r.failed_seeds.empty());
+    // The CI seeds reach every kind of stage the family has.
+    std::set<std::string> kinds(r.kinds.begin(), r.kinds.end());
+    if (std::getenv("SOLDER_USER_SEEDS") == nullptr)
+        for (auto k : {"pointwise", "stencil", "row_reduction", "histogram", "tuple", "updates", "resample",
+                       "parameter_taps", "argmax"})
+            EXPECT_TRUE(kinds.count(k)) << "no CI seed has a '" << k << "' stage";
+    EXPECT_TRUE(kinds.count("scan_x") || kinds.count("scan_y"));
+}
+
+}  // namespace
+
+TEST(RandomUserPipelines, MatchEveryFuncAtRootOnHost) { expect_all_pass("host"); }
+
+TEST(RandomUserPipelines, MatchEveryFuncAtRootOnOpenCL) { expect_all_pass("opencl"); }

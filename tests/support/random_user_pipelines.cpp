@@ -1,0 +1,195 @@
+#include "tests/support/random_user_pipelines.h"
+
+#include <cmath>
+#include <random>
+#include <sstream>
+
+#include "Halide.h"
+#include "tests/support/user_pipeline.h"
+
+namespace solder::testing {
+
+using namespace Halide;
+
+namespace {
+
+// One random pipeline, built the same way from the same seed every time.
+struct UserPipeline {
+    ImageParam in{Float(32), 2, "in"};
+    Param<float> gain{"gain"};
+    Param<int> taps{"taps"};
+    std::vector<Func> outputs;
+    std::vector<std::string> kinds;
+};
+
+constexpr int kEstimateW = 256, kEstimateH = 192;
+
+void build(uint64_t seed, UserPipeline &p) {
+    std::mt19937_64 rng(seed);
+    auto pick = [&](int n) { return int(rng() % uint64_t(n)); };
+    Var x("x"), y("y");
+    Expr W = p.in.dim(0).extent(), H = p.in.dim(1).extent();
+    const Region whole = {{0, W}, {0, H}};
+    std::vector<Func> fs;
+    Func base("base");
+    base(x, y) = BoundaryConditions::repeat_edge(p.in)(x, y);
+    fs.push_back(base);
+    // Every Func is defined everywhere (the input is read through a clamp), and its values stay in
+    // about [0, 2]: each stage averages or adds small terms.
+    const int stages = 3 + pick(6);
+    for (int s = 0; s < stages; s++) {
+        Func a = fs[fs.size() - 1 - size_t(pick(std::min<int>(3, int(fs.size()))))];
+        Func b = fs[size_t(pick(int(fs.size())))];
+        const std::string n = std::to_string(s);
+        Func f("f" + n);
+        switch (pick(10)) {
+        case 0:
+            p.kinds.push_back("pointwise");
+            f(x, y) = select(a(x, y) > b(x, y), 0.75f * a(x, y) + 0.25f * b(x, y), 0.5f * (a(x, y) + b(x, y)));
+            break;
+        case 1: {
+            p.kinds.push_back("stencil");
+            Func c = pick(2) ? BoundaryConditions::repeat_edge(a, whole) : BoundaryConditions::mirror_image(a, whole);
+            if (pick(2)) f(x, y) = (c(x - 1, y) + c(x, y) + c(x + 1, y) + c(x, y - 1) + c(x, y + 1)) / 5.0f;
+            else f(x, y) = (c(x - 1, y - 1) + 2 * c(x, y) + c(x + 1, y + 1)) / 4.0f;
+            break;
+        }
+        case 2: {
+            p.kinds.push_back("row_reduction");
+            RDom r(0, W, "r" + n);
+            Func m("mean" + n);
+            m(y) = sum(a(r, y)) / cast<float>(W);
+            f(x, y) = 0.5f * a(x, y) + 0.5f * m(y);
+            break;
+        }
+        case 3: {
+            p.kinds.push_back(pick(2) ? "scan_y" : "scan_x");
+            f(x, y) = a(x, y);
+            if (p.kinds.back() == "scan_y") {
+                RDom r(1, H - 1, "ry" + n);
+                f(x, r) = 0.5f * f(x, r - 1) + 0.5f * f(x, r);
+            } else {
+                RDom r(1, W - 1, "rx" + n);
+                f(r, y) = 0.5f * f(r - 1, y) + 0.5f * f(r, y);
+            }
+            break;
+        }
+        case 4: {
+            p.kinds.push_back("histogram");
+            Func h("hist" + n);
+            Var i("i");
+            RDom r(0, W, 0, H, "rh" + n);
+            h(i) = 0;
+            h(clamp(cast<int>(a(r.x, r.y) * 8.0f), 0, 15)) += 1;
+            f(x, y) = a(x, y) + cast<float>(h(clamp(cast<int>(a(x, y) * 8.0f), 0, 15))) / cast<float>(W * H);
+            break;
+        }
+        case 5: {
+            p.kinds.push_back("tuple");
+            Func t("pair" + n);
+            t(x, y) = Tuple(a(x, y), b(x, y) * 0.5f);
+            f(x, y) = t(x, y)[0] * 0.75f + t(x, y)[1] * 0.5f;
+            break;
+        }
+        case 6:
+            p.kinds.push_back("updates");
+            f(x, y) = a(x, y);
+            f(x, y) = f(x, y) * 0.5f;
+            f(x, y) += 0.25f;
+            break;
+        case 7: {
+            p.kinds.push_back("resample");
+            Func c = BoundaryConditions::repeat_edge(a, whole);
+            Func d("down" + n);
+            d(x, y) = (c(2 * x, 2 * y) + c(2 * x + 1, 2 * y) + c(2 * x, 2 * y + 1) + c(2 * x + 1, 2 * y + 1)) / 4.0f;
+            f(x, y) = 0.5f * a(x, y) + 0.5f * d(x / 2, y / 2);
+            break;
+        }
+        case 8: {
+            p.kinds.push_back("parameter_taps");
+            Func c = BoundaryConditions::repeat_edge(a, whole);
+            RDom r(0, p.taps, "rt" + n);
+            f(x, y) = 0.5f * (a(x, y) * p.gain + sum(c(x, y + r)) / cast<float>(p.taps));
+            break;
+        }
+        default: {
+            p.kinds.push_back("argmax");
+            RDom r(0, W, "ra" + n);
+            Func am("argmax" + n);
+            am(y) = argmax(a(r, y));
+            f(x, y) = a(x, y) + 0.25f * cast<float>(am(y)[0]) / cast<float>(W) + 0.25f * am(y)[1];
+            break;
+        }
+        }
+        fs.push_back(f);
+    }
+    p.outputs = {fs.back()};
+    if (fs.size() > 3 && pick(3) == 0) p.outputs.push_back(fs[fs.size() / 2]);
+    p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
+    p.gain.set_estimate(1.0f);
+    p.taps.set_estimate(3);
+    for (auto &o : p.outputs) o.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
+}
+
+std::vector<Buffer<float>> run(UserPipeline &p, const Target &t, const Buffer<float> &input, int w, int h,
+                               float gain, int taps) {
+    Pipeline pipe(p.outputs);
+    p.in.set(input);
+    p.gain.set(gain);
+    p.taps.set(taps);
+    Realization r = pipe.realize({w, h}, t);
+    std::vector<Buffer<float>> out;
+    for (size_t i = 0; i < r.size(); i++) {
+        Buffer<float> b = r[i];
+        b.copy_to_host();
+        out.push_back(b);
+    }
+    return out;
+}
+
+}  // namespace
+
+RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, const std::string &target) {
+    RandomUserResult res;
+    const Target host = get_host_target(), t = make_target(target);
+    for (uint64_t seed : seeds) {
+        std::string plan, failure;
+        UserPipeline ours, ref;
+        try {
+            build(seed, ours);
+            build(seed, ref);
+            res.kinds.insert(res.kinds.end(), ours.kinds.begin(), ours.kinds.end());
+            plan = schedule_with_solder(ours.outputs, target);
+            for (auto &fn : pipeline_functions(ref.outputs)) Func(fn).compute_root();
+            Pipeline(ours.outputs).compile_jit(t);
+            Pipeline(ref.outputs).compile_jit(host);
+            const std::vector<std::pair<int, int>> sizes = {{kEstimateW, kEstimateH}, {37, 29}, {300, 7}, {1, 1}};
+            for (auto [w, h] : sizes) {
+                Buffer<float> input = random_buffer<float>({w, h}, uint32_t(seed * 7 + uint64_t(w)), 0, 1);
+                const float gain = 0.75f;
+                const int taps = 1 + int(seed % 4);
+                auto got = run(ours, t, input, w, h, gain, taps);
+                auto want = run(ref, host, input, w, h, gain, taps);
+                for (size_t o = 0; o < got.size() && failure.empty(); o++) {
+                    auto m = matches(got[o], [&](auto &q) { return want[o](q[0], q[1]); }, 2e-4);
+                    if (!m)
+                        failure = "output " + std::to_string(o) + " at " + std::to_string(w) + "x" + std::to_string(h) +
+                                  ": " + m.message();
+                }
+                if (!failure.empty()) break;
+            }
+        } catch (const std::exception &e) {
+            failure = e.what();
+        }
+        if (!failure.empty()) {
+            std::string kinds;
+            for (auto &k : ours.kinds) kinds += (kinds.empty() ? "" : ",") + k;
+            res.failed_seeds.push_back(seed);
+            res.messages.push_back("seed " + std::to_string(seed) + " (" + kinds + ") on " + target + ": " + failure +
+                                   "\n" + plan);
+        }
+    }
+    return res;
+}
+
+}  // namespace solder::testing

@@ -1,0 +1,25 @@
+// Random pipelines written the way Halide users write them: a 2-D float image whose extents come
+// from the input, stages drawn from pointwise mixes, stencils over boundary conditions, row
+// reductions over the input's extent, scans, histograms read back at data-dependent points,
+// Tuples, several updates, resamplings (a pyramid level down and back up), and reductions over a
+// scalar parameter. Each pipeline is built twice from its seed: once scheduled by Solder, once with
+// every Func at root and nothing else (the reference, on the host), and the two are compared at
+// the estimated size and at others.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace solder::testing {
+
+struct RandomUserResult {
+    std::vector<uint64_t> failed_seeds;
+    std::vector<std::string> messages;  // one per failure: the seed, what failed, the plan
+    std::vector<std::string> kinds;     // the stage kinds the pipelines used, one entry each
+};
+
+// Plans each seed's pipeline with Solder for `target` ("host", "opencl"), runs it at its estimate
+// and at smaller, odd and one-point sizes, and compares with the reference.
+RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, const std::string &target);
+
+}  // namespace solder::testing
