@@ -16,7 +16,10 @@ namespace solder {
     X(many_small)      \
     X(blur)            \
     X(unsharp)         \
-    X(harris)
+    X(harris)          \
+    X(hist_equalize)   \
+    X(iir_blur)        \
+    X(row_norm)
 
 #define DECLARE_SPEC(n) AppSpec n##_spec();
 SOLDER_APPS(DECLARE_SPEC)

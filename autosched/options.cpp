@@ -22,7 +22,7 @@ struct KnobSetter {
 bool parse_flag(const std::string &what, const std::string &v) {
     if (v == "1" || v == "true") return true;
     if (v == "0" || v == "false") return false;
-    throw std::invalid_argument(what + " must be 0 or 1 (or true, false), got '" + v + "'");
+    throw std::invalid_argument(printable(what) + " must be 0 or 1 (or true, false), got '" + printable(v) + "'");
 }
 
 KnobSetter flag(const std::string &name, bool PlannerOptions::*field, const std::string &help) {
@@ -66,7 +66,8 @@ const std::vector<KnobSetter> &knob_table() {
         t.push_back({{"keep_unfused", "names", "", "Funcs always stored (a debugging knob): comma-separated names"},
                      [](PlannerOptions &o, const std::string &what, const std::string &v) {
                          for (const std::string &w : comma_words(v)) {
-                             if (w.empty()) throw std::invalid_argument(what + " has an empty Func name in '" + v + "'");
+                             if (w.empty())
+                                 throw std::invalid_argument(printable(what) + " has an empty Func name in '" + printable(v) + "'");
                              o.keep_unfused.insert(w);
                          }
                      }});
@@ -95,7 +96,7 @@ void apply_flag_list(PlannerOptions &opt, const std::string &list, bool on, cons
         if (!k) {
             std::string valid = knob_names("flag");
             for (auto &e : extra) valid += ", " + e;
-            throw UnknownNameError("unknown word '" + w + "' in " + where + " (valid: " + valid + ")");
+            throw UnknownNameError("unknown word '" + printable(w) + "' in " + where + " (valid: " + valid + ")");
         }
         k->set(opt, where + " " + w, on ? "1" : "0");
     }
@@ -115,7 +116,7 @@ const std::vector<Knob> &planner_knobs() {
 void set_planner_knob(PlannerOptions &opt, const std::string &key, const std::string &value, const std::string &where) {
     for (auto &s : knob_table())
         if (s.knob.name == key) return s.set(opt, "Solder: " + where, value);
-    throw UnknownNameError("Solder: unknown parameter '" + where + "' (valid: " + knob_names() + ")");
+    throw UnknownNameError("Solder: unknown parameter '" + printable(where) + "' (valid: " + knob_names() + ")");
 }
 
 void apply_disable_list(PlannerOptions &opt, const std::string &list) {

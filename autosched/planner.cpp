@@ -13,6 +13,7 @@
 #include "autosched/shared_split_k.h"
 #include "autosched/stencil_staging.h"
 #include "autosched/warp_rows.h"
+#include "runtime/number_arg.h"
 #include "schedules/fused_templates.h"
 
 #include <algorithm>
@@ -179,7 +180,7 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
             std::string funcs;
             for (auto &n : g.nodes)
                 if (!n.is_input && funcs.size() < 300) funcs += (funcs.empty() ? "" : ", ") + n.name;
-            throw std::invalid_argument("keep_unfused names '" + name + "', which is no Func of the pipeline (its Funcs: " +
+            throw std::invalid_argument("keep_unfused names '" + printable(name) + "', which is no Func of the pipeline (its Funcs: " +
                                         funcs + ")");
         }
     }
