@@ -162,7 +162,7 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
             schedule_inner_outer_kernel(w, root, shape, at_block, at_block_row_dims, staged, columns, sk.slice, sk.step,
                                         target);
         } else if (k.template_name == "generic") {
-            schedule_generic_kernel(w, root, target);
+            schedule_generic_kernel(w, root, target, k.stage_threads);
         } else if (k.template_name == "block_reduction") {
             schedule_block_reduction(w, root, target);
         } else if (k.template_name == "stencil_tile") {

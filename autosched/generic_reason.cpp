@@ -49,6 +49,20 @@ std::string generic_reason(const Function &f) {
     return "";
 }
 
+bool chunked_scatter(const Function &f, int u) {
+    const Definition &d = f.update(u);
+    if (d.values().size() != 1 || d.schedule().rvars().size() < 2) return false;
+    if (d.predicate().defined() && !is_const_one(d.predicate())) return false;
+    for (auto &a : d.args())
+        if (const auto *v = a.as<Variable>())
+            for (auto &p : f.args())
+                if (v->name == p) return false;
+    const Type t = d.values()[0].type();
+    if (!(t.is_int() || t.is_uint()) || t.bits() != 32) return false;
+    auto op = prove_associativity(f.name(), d.args(), d.values());
+    return op.associative() && op.commutative();
+}
+
 bool atomic_update(const Function &f, int u, const Target &target) {
     const Definition &d = f.update(u);
     if (d.values().size() != 1 || d.schedule().rvars().empty()) return false;

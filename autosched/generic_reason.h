@@ -19,4 +19,10 @@ std::string generic_reason(const Halide::Internal::Function &f);
 // type the target's atomics cover.
 bool atomic_update(const Halide::Internal::Function &f, int u, const Halide::Target &target);
 
+// Whether the generic template runs update `u` on a GPU as a scatter in chunks of rows
+// (schedules/generic.h): it writes no pure var as it is, over an RDom of at least two dims, adding
+// a 32-bit integer associatively and commutatively (a histogram), which every GPU API does
+// atomically. Two more launches: the chunks' bins, zeroed and filled.
+bool chunked_scatter(const Halide::Internal::Function &f, int u);
+
 }  // namespace solder::autosched

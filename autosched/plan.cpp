@@ -131,6 +131,9 @@ std::string Plan::to_text() const {
         if (k.row_threads > 0) vec += ", " + std::to_string(k.row_threads) + " threads per row";
         if (k.row_warps > 0) vec += ", " + std::to_string(k.row_warps) + (k.row_warps == 1 ? " warp" : " warps") + " per row (shuffle reductions on CUDA)";
         for (auto d : k.unrolled_dims) vec += ", dim " + std::to_string(d.first) + " unrolled";
+        for (size_t s = 0; s < k.stage_threads.size(); s++)
+            if (k.stage_threads[s] > 0 && k.stage_threads[s] != 256)
+                vec += ", stage " + std::to_string(s) + " in blocks of " + std::to_string(k.stage_threads[s]);
         if (k.whole_tiles)
             vec += fixed_sizes ? ", edge tiles shifted inwards"
                                : ", edge tiles shifted inwards where the output spans a tile, guarded elsewhere";

@@ -74,6 +74,10 @@ struct KernelPlan {
     int64_t split_rows = 0;
     int split_vector = 1;  // neighbours along the domain's position 0 each thread of those launches takes
     int launches = 1;                  // GPU launches this kernel takes (3 with split-K)
+    // Generic kernels on a GPU: threads per block of each stage whose loops over its pure vars are
+    // one-dimensional (0: the template's 256). Fewer where the stage has few parallel points (a
+    // scan over 2160 rows), so that its blocks spread over the SMs.
+    std::vector<int> stage_threads;
     std::vector<StagedInput> staged;   // GPU row kernels: inputs read once per block into shared memory
     int64_t bytes_read = 0, bytes_written = 0;
     double est_us = 0;

@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 
+#include "autosched/generic_reason.h"
 #include "autosched/inner_outer.h"
 #include "autosched/kernel_cost.h"
 #include "autosched/row_staging.h"
@@ -97,6 +98,31 @@ bool stages_over_pure_var(const FuncNode &n) {
         if (!v || v->name != n.dims[0]) return false;
     }
     return true;
+}
+
+// Threads per block for each stage of a generic root with exactly one pure var it writes as it is
+// (schedules/generic.h): halved from 256 down to a warp while the stage's points at the estimate
+// give fewer than four blocks per SM. A scan's RVar walks serially in each thread: with 2160 rows
+// in blocks of 256, 9 of the H100's 132 SMs would do all the work.
+std::vector<int> generic_stage_threads(const FuncNode &O, const DeviceProfile &d) {
+    std::vector<int> threads;
+    for (int s = 0; s <= O.updates; s++) {
+        std::vector<std::string> pure;
+        if (s == 0) pure = O.dims;
+        else
+            for (auto &a : O.function.update(s - 1).args())
+                if (const auto *v = a.as<Halide::Internal::Variable>())
+                    if (std::find(O.dims.begin(), O.dims.end(), v->name) != O.dims.end()) pure.push_back(v->name);
+        int t = 0;
+        if (pure.size() == 1) {
+            const size_t dim = size_t(std::find(O.dims.begin(), O.dims.end(), pure[0]) - O.dims.begin());
+            const int64_t points = dim < O.region.size() ? O.region[dim].extent() : 1;
+            t = 256;
+            while (t > 32 && (points + t - 1) / t < 4 * int64_t(d.sms)) t /= 2;
+        }
+        threads.push_back(t);
+    }
+    return threads;
 }
 
 // Kernel parameters are limited (4 KB for CUDA): each fused root passes two buffers and a few
@@ -286,6 +312,10 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
         if (opt.gpu && opt.stage_rows && kc.template_name == "row" && ws.warps == 0)
             k.staged = choose_staged_inputs(g, r, kc, row_block_regions(g, r, kc), groups, k.rows_per_block);
         k.blocks = kc.blocks;
+        if (opt.gpu && kc.template_name == "generic") k.stage_threads = generic_stage_threads(O, opt.device);
+        int chunked = 0;  // scatters in chunks of rows take two launches more (their chunks' bins)
+        for (int u = 0; opt.gpu && kc.template_name == "generic" && u < O.updates; u++)
+            chunked += chunked_scatter(O.function, u) ? 2 : 0;
 
         k.bytes_read = kc.bytes_read + kc.split_bytes;
         k.bytes_written = O.bytes() + 2 * kc.split_bytes;  // split-K's partials: zeroed, then summed
@@ -293,7 +323,7 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
         // Row and stencil templates compute the root's one stage in one loop nest; a root with
         // update stages in a kernel of its own launches each stage; split-K adds two launches.
         const bool one_nest = kc.template_name == "row" || kc.template_name == "stencil_tile";
-        k.launches = (one_nest ? 1 : 1 + O.updates) + (kc.launches() - 1);
+        k.launches = (one_nest ? 1 : 1 + O.updates) + (kc.launches() - 1) + chunked;
         if (kc.split_func >= 0) {
             const FuncNode &R = g.nodes[kc.split_func];
             k.split_func = R.name;

@@ -10,9 +10,10 @@ namespace {
 
 constexpr int kTileX = 32, kTileY = 8, kThreads1D = 256;
 constexpr int kHostChunk = 1024, kHostVector = 8;
+constexpr int kRowsPerChunk = 8;
 
 void pure_loops(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> pure, const Target &target,
-                const std::string &tag) {
+                const std::string &tag, int threads_1d) {
     pure = fold_into_three(w, s, pure, tag);
     if (is_gpu_target(target)) {
         if (pure.size() >= 2) {
@@ -21,7 +22,7 @@ void pure_loops(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> pur
             if (pure.size() == 3) w.gpu_blocks(s, pure[2]);
         } else {
             Var bx(tag + "_bx"), tx(tag + "_tx");
-            w.gpu_tile(s, pure[0], bx, tx, kThreads1D, TailStrategy::GuardWithIf);
+            w.gpu_tile(s, pure[0], bx, tx, threads_1d > 0 ? threads_1d : kThreads1D, TailStrategy::GuardWithIf);
         }
         return;
     }
@@ -47,14 +48,39 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
         w.gpu_single_thread(s);
         return;
     }
-    w.atomic(s);
-    const auto &rvars = fn.update(s.update).schedule().rvars();
-    VarOrRVar all = RVar(rvars[0].var);
-    for (size_t i = 1; i < rvars.size(); i++) {
-        RVar next(tag + "_r" + std::to_string(i));
-        w.fuse(s, all, RVar(rvars[i].var), next);
-        all = next;
+    const auto rvars = fn.update(s.update).schedule().rvars();
+    if (autosched::chunked_scatter(fn, s.update)) {
+        // A scatter over rows (a histogram of an image): each chunk of kRowsPerChunk rows
+        // accumulates into bins of its own (rfactor), one block per chunk, so its atomics meet
+        // only that block's; then each bin adds up its chunks. All of 8M pixels' increments on the
+        // same 256 bins took the H100 2.3 ms.
+        RVar rows(rvars.back().var), chunk(tag + "_chunk"), row(tag + "_row");
+        w.split(s, rows, chunk, row, kRowsPerChunk, TailStrategy::GuardWithIf);
+        Var u(tag + "_u");
+        Func intm = w.rfactor(s, chunk, u);
+        w.compute_root(intm);
+        const std::string itag = tag + "_part";
+        pure_loops(w, {intm}, stage_pure_vars(intm.function(), 0), target, itag, 0);
+        const StageRef is{intm, 0};
+        w.atomic(is);
+        const auto irvars = intm.function().update(0).schedule().rvars();
+        VarOrRVar all = RVar(irvars[0].var);
+        for (size_t i = 1; i < irvars.size(); i++) {
+            RVar next(itag + "_r" + std::to_string(i));
+            w.fuse(is, all, RVar(irvars[i].var), next);
+            all = next;
+        }
+        RVar walk(itag + "_walk"), lane(itag + "_lane");
+        w.split(is, all, walk, lane, kThreads1D, TailStrategy::GuardWithIf);
+        w.reorder(is, {lane, walk, u});
+        w.gpu_blocks(is, u);
+        w.gpu_threads(is, lane);
+        // The Func itself now adds its chunks' bins: over its pure vars, as any update.
+        pure_loops(w, s, stage_pure_vars(fn, s.update + 1), target, tag, 0);
+        return;
     }
+    w.atomic(s);
+    VarOrRVar all = RVar(rvars[0].var);
     RVar ro(tag + "_ro"), ri(tag + "_ri");
     w.split(s, all, ro, ri, kThreads1D, TailStrategy::GuardWithIf);
     w.gpu_blocks(s, ro);
@@ -63,7 +89,7 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
 
 }  // namespace
 
-void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target) {
+void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, const std::vector<int> &stage_threads) {
     w.compute_root(f);
     const Internal::Function fn = f.function();
     if (fn.has_extern_definition()) return;
@@ -72,7 +98,8 @@ void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target) {
         const StageRef s{f, stage - 1};
         const std::string tag = name + "_g" + std::to_string(stage);
         std::vector<VarOrRVar> pure = stage_pure_vars(fn, stage);
-        if (!pure.empty()) pure_loops(w, s, pure, target, tag);
+        const int threads = size_t(stage) < stage_threads.size() ? stage_threads[size_t(stage)] : 0;
+        if (!pure.empty()) pure_loops(w, s, pure, target, tag, threads);
         else if (stage > 0) reduction_loops(w, s, fn, target, tag);
         else if (is_gpu_target(target)) w.gpu_single_thread(s);  // a scalar Func's pure definition
     }

@@ -6,7 +6,8 @@
 //  - Each update: the same over the pure vars it writes as they are (scans keep their RVars serial
 //    inside each thread). An update without such vars runs on all its RDom's points at once with
 //    atomic read-modify-writes where Halide proves that legal (histograms, scatters of sums), else
-//    on one GPU thread (or serially on the host).
+//    on one GPU thread (or serially on the host). A 32-bit integer scatter over rows (a histogram)
+//    goes in chunks of rows, each into bins of its own (rfactor), then each bin adds its chunks.
 //  - An extern stage: computed at root by its own code.
 #pragma once
 #include "Halide.h"
@@ -14,6 +15,8 @@
 
 namespace solder {
 
-void schedule_generic_kernel(ScheduleWriter &w, Halide::Func f, const Halide::Target &target);
+// `stage_threads[s]` > 0: the threads per block of stage s where its loops are one-dimensional.
+void schedule_generic_kernel(ScheduleWriter &w, Halide::Func f, const Halide::Target &target,
+                             const std::vector<int> &stage_threads = {});
 
 }  // namespace solder
