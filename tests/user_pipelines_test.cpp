@@ -26,6 +26,21 @@ void for_each_target(F body) {
     }
 }
 
+// The pipeline of `outputs`, JIT-compiled for `target` (after it was scheduled).
+Pipeline compiled(const std::vector<Func> &outputs, const std::string &target) {
+    Pipeline p(outputs);
+    p.compile_jit(jit_target(target));
+    return p;
+}
+
+// One output of `p` realized at `sizes`, copied back to the host.
+template<typename T>
+Buffer<T> realized(Pipeline &p, const std::vector<int> &sizes, const std::string &target) {
+    Buffer<T> o = p.realize(sizes, jit_target(target));
+    o.copy_to_host();
+    return o;
+}
+
 std::vector<std::pair<int, int>> sizes_with(int w, int h) {
     auto s = other_sizes();
     s.insert(s.begin(), {w, h});
@@ -49,14 +64,12 @@ TEST(UserPipelines, RowNormalizationOverInputExtent) {
         std::string plan = schedule_with_solder({out}, target);
         // One row kernel: both sums per block, over the run-time row length.
         if (target == "opencl") EXPECT_NE(plan.find("1 kernel, "), std::string::npos) << plan;
-        Pipeline p(out);
-        p.compile_jit(jit_target(target));
+        Pipeline p = compiled({out}, target);
         for (auto [w, h] : sizes_with(1024, 512)) {
             SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
             auto a = random_buffer<float>({w, h}, 1, -2, 2);
             in.set(a);
-            Buffer<float> o = p.realize({w, h}, jit_target(target));
-            o.copy_to_host();
+            Buffer<float> o = realized<float>(p, {w, h}, target);
             std::vector<double> m(h), v(h);
             for (int j = 0; j < h; j++) {
                 for (int i = 0; i < w; i++) m[j] += a(i, j);
@@ -86,16 +99,14 @@ TEST(UserPipelines, BoxFilterWithParameterRadius) {
         in.set_estimates({{0, 1536}, {0, 1024}});
         by.set_estimates({{0, 1536}, {0, 1024}});
         std::string plan = schedule_with_solder({by}, target);
-        Pipeline p(by);
-        p.compile_jit(jit_target(target));
+        Pipeline p = compiled({by}, target);
         for (int rad : {3, 1}) {
             radius.set(rad);
             for (auto [w, h] : sizes_with(1536, 1024)) {
                 SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " radius " + std::to_string(rad));
                 auto a = random_buffer<float>({w, h}, 2);
                 in.set(a);
-                Buffer<float> o = p.realize({w, h}, jit_target(target));
-                o.copy_to_host();
+                Buffer<float> o = realized<float>(p, {w, h}, target);
                 auto at = [&](int i, int j) { return double(a(std::clamp(i, 0, w - 1), std::clamp(j, 0, h - 1))); };
                 EXPECT_TRUE(matches(o,
                                     [&](auto &q) {
@@ -130,14 +141,12 @@ TEST(UserPipelines, IirScansBothDirections) {
         in.set_estimates({{0, 1024}, {0, 768}});
         across.set_estimates({{0, 1024}, {0, 768}});
         std::string plan = schedule_with_solder({across}, target);
-        Pipeline p(across);
-        p.compile_jit(jit_target(target));
+        Pipeline p = compiled({across}, target);
         for (auto [w, h] : sizes_with(1024, 768)) {
             SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
             auto img = random_buffer<float>({w, h}, 3);
             in.set(img);
-            Buffer<float> o = p.realize({w, h}, jit_target(target));
-            o.copy_to_host();
+            Buffer<float> o = realized<float>(p, {w, h}, target);
             std::vector<float> d(size_t(w) * h);
             for (int i = 0; i < w; i++) {
                 d[i] = img(i, 0);
@@ -169,14 +178,12 @@ TEST(UserPipelines, HistogramEqualization) {
         in.set_estimates({{0, 1920}, {0, 1080}});
         out.set_estimates({{0, 1920}, {0, 1080}});
         std::string plan = schedule_with_solder({out}, target);
-        Pipeline p(out);
-        p.compile_jit(jit_target(target));
+        Pipeline p = compiled({out}, target);
         for (auto [w, h] : sizes_with(1920, 1080)) {
             SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
             auto img = random_buffer<uint8_t>({w, h}, 4, 0, 200);  // bins 200-255 stay empty
             in.set(img);
-            Buffer<uint8_t> o = p.realize({w, h}, jit_target(target));
-            o.copy_to_host();
+            Buffer<uint8_t> o = realized<uint8_t>(p, {w, h}, target);
             std::vector<int64_t> hh(256), c(256);
             img.for_each_value([&](uint8_t v) { hh[v]++; });
             for (int k = 0; k < 256; k++) c[k] = (k ? c[k - 1] : 0) + hh[k];
@@ -203,14 +210,12 @@ TEST(UserPipelines, HistogramOutput) {
         in.set_estimates({{0, 1920}, {0, 1080}});
         hist.set_estimates({{0, 256}});
         std::string plan = schedule_with_solder({hist}, target);
-        Pipeline p(hist);
-        p.compile_jit(jit_target(target));
+        Pipeline p = compiled({hist}, target);
         for (auto [w, h] : sizes_with(1920, 1080)) {
             SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
             auto img = random_buffer<uint8_t>({w, h}, 5, 0, 256);
             in.set(img);
-            Buffer<uint32_t> o = p.realize({256}, jit_target(target));
-            o.copy_to_host();
+            Buffer<uint32_t> o = realized<uint32_t>(p, {256}, target);
             std::vector<uint32_t> hh(256);
             img.for_each_value([&](uint8_t v) { hh[v]++; });
             EXPECT_TRUE(matches(o, [&](auto &q) { return hh[q[0]]; }, 0)) << plan;
@@ -274,14 +279,12 @@ TEST(UserPipelines, NonAssociativeUpdate) {
         f.set_estimates({{0, 1024}});
         std::string plan = schedule_with_solder({f}, target);
         EXPECT_NE(plan.find("cannot prove its update associative"), std::string::npos) << plan;
-        Pipeline p(f);
-        p.compile_jit(jit_target(target));
+        Pipeline p = compiled({f}, target);
         for (auto [w, h] : sizes_with(4096, 1024)) {
             SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
             auto a = random_buffer<float>({w, h}, 7);
             in.set(a);
-            Buffer<float> o = p.realize({h}, jit_target(target));
-            o.copy_to_host();
+            Buffer<float> o = realized<float>(p, {h}, target);
             EXPECT_TRUE(matches(o,
                                 [&](auto &q) {
                                     float v = 0;
@@ -311,14 +314,12 @@ TEST(UserPipelines, ToneCurveLookupAndSharpen) {
         in.set_estimates({{0, 1920}, {0, 1080}});
         out.set_estimates({{0, 1920}, {0, 1080}});
         std::string plan = schedule_with_solder({out}, target);
-        Pipeline p(out);
-        p.compile_jit(jit_target(target));
+        Pipeline p = compiled({out}, target);
         for (auto [w, h] : sizes_with(1920, 1080)) {
             SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
             auto img = random_buffer<uint8_t>({w, h}, 8, 0, 256);
             in.set(img);
-            Buffer<uint16_t> o = p.realize({w, h}, jit_target(target));
-            o.copy_to_host();
+            Buffer<uint16_t> o = realized<uint16_t>(p, {w, h}, target);
             auto tone = [&](int a, int b) -> int {
                 if (a < 0 || b < 0 || a >= w || b >= h) return 0;
                 float v = std::pow(float(img(a, b)) / 255.0f, 1 / 2.2f) * 1023.0f + 0.5f;
@@ -365,14 +366,12 @@ TEST(UserPipelines, EightLevelPyramid) {
         in.set_estimates({{0, 2048}, {0, 1536}});
         out.set_estimates({{0, 2048}, {0, 1536}});
         std::string plan = schedule_with_solder({out}, target);
-        Pipeline p(out);
-        p.compile_jit(jit_target(target));
+        Pipeline p = compiled({out}, target);
         for (auto [w, h] : sizes_with(2048, 1536)) {
             SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
             auto img = random_buffer<float>({w, h}, 9);
             in.set(img);
-            Buffer<float> o = p.realize({w, h}, jit_target(target));
-            o.copy_to_host();
+            Buffer<float> o = realized<float>(p, {w, h}, target);
             // The reference: levels as arrays of their sizes.
             std::vector<std::vector<double>> d(L);
             std::vector<int> ws(L), hs(L);
@@ -437,8 +436,7 @@ TEST(UserPipelines, ExternStage) {
             SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
             auto img = random_buffer<float>({w, h}, 10);
             in.set(img);
-            Buffer<float> o = p.realize({w, h}, jit_target(target));
-            o.copy_to_host();
+            Buffer<float> o = realized<float>(p, {w, h}, target);
             EXPECT_TRUE(matches(o, [&](auto &q) { double v = 2 * (img(q[0], q[1]) + 1.0); return v * v; }, 1e-5))
                 << plan;
         }
@@ -506,14 +504,12 @@ TEST(UserPipelines, StencilTilesAtAnySize) {
         out.set_estimates({{0, 256}, {0, 64}});
         std::string plan = schedule_with_solder({out}, target);
         if (target != "host") EXPECT_NE(plan.find("stencil_tile"), std::string::npos) << plan;
-        Pipeline p(out);
-        p.compile_jit(jit_target(target));
+        Pipeline p = compiled({out}, target);
         for (auto [w, h] : std::vector<std::pair<int, int>>{{256, 64}, {31, 64}, {1000, 7}, {3, 3}, {1, 1}, {97, 45}}) {
             SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
             auto img = random_buffer<float>({w, h}, 11);
             in.set(img);
-            Buffer<float> o = p.realize({w, h}, jit_target(target));
-            o.copy_to_host();
+            Buffer<float> o = realized<float>(p, {w, h}, target);
             auto at = [&](int i, int j) { return double(img(std::clamp(i, 0, w - 1), std::clamp(j, 0, h - 1))); };
             EXPECT_TRUE(matches(o,
                                 [&](auto &q) {
