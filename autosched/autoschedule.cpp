@@ -6,6 +6,7 @@
 #include "autosched/apply_plan.h"
 #include "autosched/func_graph.h"
 #include "autosched/generic_reason.h"
+#include "runtime/progress.h"
 #include "schedules/pipeline_funcs.h"
 
 namespace solder::autosched {
@@ -116,6 +117,8 @@ Plan plan_generic_pipeline(const std::vector<Func> &outputs, const std::string &
 Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &target, const PlannerOptions &opt,
                            const std::string &app) {
     Autoscheduled a;
+    SlowStepNotice notice("planning " + std::to_string(pipeline_functions(outputs).size()) + " Funcs" +
+                          (app.empty() ? std::string() : " of " + app));
     try {
         a.plan = plan_pipeline(FuncGraph::build(outputs), opt, app);
     } catch (const EstimateError &) {

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "runtime/pipeline_library.h"
+#include "runtime/progress.h"
 #include "runtime/quoted.h"
 
 #ifndef SOLDER_LAUNCH_HOOKS_OBJ
@@ -18,6 +19,17 @@
 
 namespace solder {
 namespace fs = std::filesystem;
+
+const std::string &launch_hooks_object() {
+    static const std::string path = [] {
+        std::error_code ec;
+        if (fs::exists(SOLDER_LAUNCH_HOOKS_OBJ, ec)) return std::string(SOLDER_LAUNCH_HOOKS_OBJ);
+        fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+        fs::path installed = exe.parent_path().parent_path() / "lib" / "solder" / "launch_hooks.o";
+        return fs::exists(installed, ec) ? installed.string() : std::string(SOLDER_LAUNCH_HOOKS_OBJ);
+    }();
+    return path;
+}
 
 namespace {
 
@@ -46,7 +58,10 @@ std::string compile_pipeline_library(const LibraryRequest &req) {
                                                            {Halide::OutputFileType::static_library, base + ".a"}};
     std::string device_source = device_source_path(base + ".so", req.target);
     if (!device_source.empty()) files[Halide::OutputFileType::device_code] = device_source;
-    p.compile_to(files, req.arguments, kPipelineEntry, req.target);
+    {
+        SlowStepNotice notice("compiling " + req.stem + " for " + req.target.to_string());
+        p.compile_to(files, req.arguments, kPipelineEntry, req.target);
+    }
 
     std::string info;
     for (auto &[k, v] : req.info) info += k + "=" + v + "\n";
@@ -56,7 +71,7 @@ std::string compile_pipeline_library(const LibraryRequest &req) {
     std::string so = base + ".so";
     std::string cmd = std::string(SOLDER_CXX) + " -shared -fPIC -O1 -o " + quote(so) + " " + quote(base + ".info.cpp") +
                       " -Wl,--whole-archive " + quote(base + ".a") + " -Wl,--no-whole-archive " +
-                      quote(SOLDER_LAUNCH_HOOKS_OBJ) + " -ldl -lpthread";
+                      quote(launch_hooks_object()) + " -ldl -lpthread";
     run_or_throw("linking the pipeline library", cmd, base + ".link.log");
     return so;
 }

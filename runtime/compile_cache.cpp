@@ -17,13 +17,11 @@
 #include "runtime/comma_words.h"
 #include "runtime/halide_error.h"
 #include "runtime/pipeline_fingerprint.h"
+#include "runtime/aot_compiler.h"
 #include "runtime/pipeline_library.h"
 #include "runtime/targets.h"
 #include "schedules/halide_autoschedulers.h"
 
-#ifndef SOLDER_LAUNCH_HOOKS_OBJ
-#error "SOLDER_LAUNCH_HOOKS_OBJ must name the compiled runtime/launch_hooks.cpp object"
-#endif
 
 namespace solder {
 namespace fs = std::filesystem;
@@ -70,7 +68,7 @@ std::string build_identity() {
         };
         return "halide " + std::to_string(HALIDE_VERSION_MAJOR) + "." + std::to_string(HALIDE_VERSION_MINOR) + "." +
                std::to_string(HALIDE_VERSION_PATCH) + "; exe " + stamp("/proc/self/exe") + "; hooks " +
-               stamp(SOLDER_LAUNCH_HOOKS_OBJ);
+               stamp(launch_hooks_object());
     }();
     return id;
 }
