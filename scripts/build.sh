@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
 # Configures (once) and builds Solder into build/ with the venv's CMake and ninja.
+#   scripts/build.sh             the normal build
+#   scripts/build.sh --sanitize  Solder's code with address and undefined-behaviour sanitizers, into
+#                                build-sanitize/ (what the test command's sanitizer step runs)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 halide_root="$(.venv/bin/python -c 'import halide; print(halide.install_dir())')"
-if [ ! -f build/build.ninja ]; then
-  .venv/bin/cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+dir=build extra=()
+if [ "${1:-}" = "--sanitize" ]; then
+  dir=build-sanitize extra=(-DSOLDER_SANITIZE=address,undefined)
+  # Generators run while building; Halide's own allocations outlive them on purpose.
+  export ASAN_OPTIONS=detect_leaks=0
+fi
+if [ ! -f "$dir/build.ninja" ]; then
+  .venv/bin/cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${extra[@]}" \
     -DCMAKE_MAKE_PROGRAM="$root/.venv/bin/ninja" -DHalide_DIR="$halide_root/lib64/cmake/Halide" >/dev/null
 fi
-.venv/bin/cmake --build build -- -j"$(nproc)" | grep -vE '^\[[0-9]+/[0-9]+\] (Building|Linking)' || true
+.venv/bin/cmake --build "$dir" -- -j"$(nproc)" | grep -vE '^\[[0-9]+/[0-9]+\] (Building|Linking)' || true
 test "${PIPESTATUS[0]}" = 0

@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
-# README command 2: set up, build, and run every test (GoogleTest through ctest).
+# README command 2: set up, build, and run every test (GoogleTest through ctest); then the fast tests
+# again in a build with address and undefined-behaviour sanitizers.
+#   scripts/test.sh               everything (CI)
+#   scripts/test.sh -L fast ...   only what the ctest arguments select, no sanitizer step
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh"
 "$root/scripts/build.sh"
 cd "$root/build"
-exec "$root/.venv/bin/ctest" --output-on-failure -j"$(nproc)" "$@"
+"$root/.venv/bin/ctest" --output-on-failure -j"$(nproc)" "$@"
+[ $# -eq 0 ] || exit 0
+echo "[test] the fast tests under address and undefined-behaviour sanitizers (build-sanitize/)"
+"$root/scripts/build.sh" --sanitize
+cd "$root/build-sanitize"
+ASAN_OPTIONS=detect_leaks=0 exec "$root/.venv/bin/ctest" --output-on-failure -j"$(nproc)" -L fast

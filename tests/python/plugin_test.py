@@ -1,6 +1,6 @@
 """Solder from Python, through the halide wheel's bindings alone: load the installed plugin, define a
 pipeline, apply_autoscheduler with Solder, compile and run it on the host and on OpenCL, and check
-it against numpy. Also: a misspelled parameter is one clear error.
+it against numpy. Also: a misspelled parameter and a missing estimate are each one clear error.
 
     python tests/python/plugin_test.py PREFIX/lib/libautoschedule_solder.so
 Prints 'N passed, M failed' last; exit 0 only when nothing failed."""
@@ -73,6 +73,16 @@ def main():
     except Exception as e:  # Halide's Python bindings raise its errors as exceptions
         msg = str(e)
         check("a misspelled parameter is an error naming it", "paralelism" in msg and "parallelism" in msg, msg[:200])
+    # A missing estimate: one error naming the Func and what to call.
+    image = hl.ImageParam(hl.Float(32), 2, "image3")
+    out = unsharp(image)
+    image.set_estimates([(0, 64), (0, 64)])
+    try:
+        hl.Pipeline(out).apply_autoscheduler(hl.get_host_target(), hl.AutoschedulerParams("Solder", {}))
+        check("a missing estimate is an error", False, "(accepted)")
+    except Exception as e:
+        msg = str(e)
+        check("a missing estimate is an error naming the Func", "sharp" in msg and "set_estimates" in msg, msg[:200])
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
