@@ -11,6 +11,7 @@ namespace {
 constexpr int kTileX = 32, kTileY = 8, kThreads1D = 256;
 constexpr int kHostChunk = 1024, kHostVector = 8;
 constexpr int kRowsPerChunk = 8;
+constexpr int kScanUnroll = 8;
 
 void pure_loops(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> pure, const Target &target,
                 const std::string &tag, int threads_1d) {
@@ -99,9 +100,18 @@ void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, co
         const std::string tag = name + "_g" + std::to_string(stage);
         std::vector<VarOrRVar> pure = stage_pure_vars(fn, stage);
         const int threads = size_t(stage) < stage_threads.size() ? stage_threads[size_t(stage)] : 0;
-        if (!pure.empty()) pure_loops(w, s, pure, target, tag, threads);
-        else if (stage > 0) reduction_loops(w, s, fn, target, tag);
-        else if (is_gpu_target(target)) w.gpu_single_thread(s);  // a scalar Func's pure definition
+        if (!pure.empty()) {
+            pure_loops(w, s, pure, target, tag, threads);
+            // A scan's RVars walk serially in each thread: unrolled, the loads of several steps
+            // issue ahead of the arithmetic that waits on the previous step.
+            if (stage > 0 && is_gpu_target(target))
+                for (auto &rv : fn.update(stage - 1).schedule().rvars())
+                    w.unroll(s, RVar(rv.var), kScanUnroll, TailStrategy::GuardWithIf);
+        } else if (stage > 0) {
+            reduction_loops(w, s, fn, target, tag);
+        } else if (is_gpu_target(target)) {
+            w.gpu_single_thread(s);  // a scalar Func's pure definition
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 //    threads along a 1-D Func), outer dims as grid dims. On the host: the outermost dim in
 //    parallel, the innermost vectorized.
 //  - Each update: the same over the pure vars it writes as they are (scans keep their RVars serial
-//    inside each thread). An update without such vars runs on all its RDom's points at once with
+//    inside each thread, unrolled by 8 on a GPU). An update without such vars runs on all its RDom's points at once with
 //    atomic read-modify-writes where Halide proves that legal (histograms, scatters of sums), else
 //    on one GPU thread (or serially on the host). A 32-bit integer scatter over rows (a histogram)
 //    goes in chunks of rows, each into bins of its own (rfactor), then each bin adds its chunks.
