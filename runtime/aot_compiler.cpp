@@ -22,8 +22,8 @@ namespace fs = std::filesystem;
 
 const std::string &launch_hooks_object() {
     static const std::string path = [] {
+        // An installed executable uses the installed object, never the build tree it came from.
         std::error_code ec;
-        if (fs::exists(SOLDER_LAUNCH_HOOKS_OBJ, ec)) return std::string(SOLDER_LAUNCH_HOOKS_OBJ);
         fs::path exe = fs::read_symlink("/proc/self/exe", ec);
         fs::path installed = exe.parent_path().parent_path() / "lib" / "solder" / "launch_hooks.o";
         return fs::exists(installed, ec) ? installed.string() : std::string(SOLDER_LAUNCH_HOOKS_OBJ);

@@ -21,8 +21,8 @@ struct LibraryRequest {
 
 // Returns the path of the .so. Throws std::runtime_error naming the step that failed.
 std::string compile_pipeline_library(const LibraryRequest &req);
-// The compiled runtime/launch_hooks.cpp linked into every library: the build tree's object, or,
-// in an installed Solder, lib/solder/launch_hooks.o beside the executable's bin/.
+// The compiled runtime/launch_hooks.cpp linked into every library: in an installed Solder,
+// lib/solder/launch_hooks.o beside the executable's bin/; in the build tree, the build's object.
 const std::string &launch_hooks_object();
 
 // Where compile_pipeline_library leaves, beside the library, the source of the device kernels it
