@@ -178,6 +178,10 @@ bool FuncGraph::read_through_stencil(int n) const {
     return false;
 }
 
+void FuncGraph::push_rvars_at_estimates(const std::vector<ReductionVariable> &rvars, Scope<Interval> &scope) const {
+    for (auto &rv : rvars) scope.push(rv.var, Interval(at_estimates(rv.min), at_estimates(rv.min + rv.extent - 1)));
+}
+
 Region FuncGraph::natural_region(int p) const {
     const FuncNode &n = nodes[size_t(p)];
     if (n.is_input) return {};
@@ -200,8 +204,7 @@ Region FuncGraph::natural_region(int p) const {
     Region r;
     for (const auto &u : n.function.updates()) {
         Scope<Interval> scope;
-        for (auto &rv : u.schedule().rvars())
-            scope.push(rv.var, Interval(at_estimates(rv.min), at_estimates(rv.min + rv.extent - 1)));
+        push_rvars_at_estimates(u.schedule().rvars(), scope);
         Region ur;
         for (auto &a : u.args()) {
             Interval i = bounds_of_expr_in_scope(a, scope);
@@ -228,8 +231,7 @@ std::vector<Region> FuncGraph::regions_for(int root, const Region &root_region, 
             Scope<Interval> scope;
             for (size_t d = 0; d < st.pure.size() && d < reg[c].size(); d++)
                 scope.push(st.pure[d], Interval(Expr(int32_t(reg[c][d].min)), Expr(int32_t(reg[c][d].max))));
-            for (auto &rv : st.rvars)
-                scope.push(rv.var, Interval(at_estimates(rv.min), at_estimates(rv.min + rv.extent - 1)));
+            push_rvars_at_estimates(st.rvars, scope);
             for (auto &e : st.exprs) {
                 for (auto &[name, box] : boxes_required(e, scope)) {
                     int p = lookup(name);

@@ -36,6 +36,10 @@ enum class Access {
 };
 const char *access_name(Access a);
 
+// A Func's name as its author wrote it: Halide appends "$N" when a pipeline is built again in one
+// process (the knobs that name Funcs, such as keep_unfused, match either).
+inline std::string name_as_written(const std::string &func) { return func.substr(0, func.find('$')); }
+
 struct Range64 {
     int64_t min = 0, max = -1;
     int64_t extent() const { return max - min + 1; }
@@ -111,6 +115,9 @@ private:
     // (inputs' and outputs' buffers), "patch_size" (scalar parameters).
     std::map<std::string, Halide::Expr> estimates_;
     Halide::Expr at_estimates(const Halide::Expr &e) const;
+    // Each RVar's range, at the estimates, into `scope` (for bounds inference over a stage).
+    void push_rvars_at_estimates(const std::vector<Halide::Internal::ReductionVariable> &rvars,
+                                 Halide::Internal::Scope<Halide::Internal::Interval> &scope) const;
     // A Func's region when it is read at data-dependent points: its own estimates, else the points
     // its updates write (bounded by their RDoms). Empty when neither is known.
     Region natural_region(int node) const;

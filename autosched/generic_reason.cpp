@@ -49,27 +49,34 @@ std::string generic_reason(const Function &f) {
     return "";
 }
 
+namespace {
+
+// Update `u` of `f` has one value, an RDom without a predicate, and an operator Halide proves
+// associative and commutative: its RDom's points may run in any order, all at once.
+bool any_order_update(const Function &f, int u) {
+    const Definition &d = f.update(u);
+    if (d.values().size() != 1 || d.schedule().rvars().empty()) return false;
+    if (d.predicate().defined() && !is_const_one(d.predicate())) return false;
+    auto op = prove_associativity(f.name(), d.args(), d.values());
+    return op.associative() && op.commutative();
+}
+
+}  // namespace
+
 bool chunked_scatter(const Function &f, int u) {
     const Definition &d = f.update(u);
-    if (d.values().size() != 1 || d.schedule().rvars().size() < 2) return false;
-    if (d.predicate().defined() && !is_const_one(d.predicate())) return false;
+    if (d.schedule().rvars().size() < 2 || !any_order_update(f, u)) return false;
     for (auto &a : d.args())
         if (const auto *v = a.as<Variable>())
             for (auto &p : f.args())
                 if (v->name == p) return false;
     const Type t = d.values()[0].type();
-    if (!(t.is_int() || t.is_uint()) || t.bits() != 32) return false;
-    auto op = prove_associativity(f.name(), d.args(), d.values());
-    return op.associative() && op.commutative();
+    return (t.is_int() || t.is_uint()) && t.bits() == 32;
 }
 
 bool atomic_update(const Function &f, int u, const Target &target) {
-    const Definition &d = f.update(u);
-    if (d.values().size() != 1 || d.schedule().rvars().empty()) return false;
-    if (d.predicate().defined() && !is_const_one(d.predicate())) return false;
-    auto op = prove_associativity(f.name(), d.args(), d.values());
-    if (!op.associative() || !op.commutative()) return false;
-    const Type t = d.values()[0].type();
+    if (!any_order_update(f, u)) return false;
+    const Type t = f.update(u).values()[0].type();
     if (target.has_feature(Target::CUDA)) return t.bits() == 32 || (t.bits() == 64 && !t.is_float());
     if (target.has_feature(Target::OpenCL)) return t.bits() == 32 && !t.is_float();
     return false;  // the host: serial updates

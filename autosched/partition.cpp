@@ -9,8 +9,7 @@ std::vector<bool> forced_roots(const FuncGraph &g, const PlannerOptions &opt, st
         if (n.is_input) continue;
         if (n.is_output) root[i] = true;
         if (!n.generic.empty()) root[i] = true, why[int(i)] = "takes the generic template: " + n.generic;
-        // By name as written: Halide appends "$N" when a pipeline is built again in one process.
-        if (opt.keep_unfused.count(n.name) || opt.keep_unfused.count(n.name.substr(0, n.name.find('$'))))
+        if (opt.keep_unfused.count(n.name) || opt.keep_unfused.count(name_as_written(n.name)))
             root[i] = true, why[int(i)] = "kept out of fusion by the keep_unfused option";
         for (int e : n.out_edges)
             if (g.edges[e].access == Access::DataDependent)

@@ -16,6 +16,7 @@
 #include "autosched/warp_rows.h"
 #include "runtime/number_arg.h"
 #include "schedules/fused_templates.h"
+#include "schedules/pipeline_funcs.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -107,15 +108,10 @@ bool stages_over_pure_var(const FuncNode &n) {
 std::vector<int> generic_stage_threads(const FuncNode &O, const DeviceProfile &d) {
     std::vector<int> threads;
     for (int s = 0; s <= O.updates; s++) {
-        std::vector<std::string> pure;
-        if (s == 0) pure = O.dims;
-        else
-            for (auto &a : O.function.update(s - 1).args())
-                if (const auto *v = a.as<Halide::Internal::Variable>())
-                    if (std::find(O.dims.begin(), O.dims.end(), v->name) != O.dims.end()) pure.push_back(v->name);
+        const auto pure = stage_pure_vars(O.function, s);
         int t = 0;
         if (pure.size() == 1) {
-            const size_t dim = size_t(std::find(O.dims.begin(), O.dims.end(), pure[0]) - O.dims.begin());
+            const size_t dim = size_t(std::find(O.dims.begin(), O.dims.end(), pure[0].name()) - O.dims.begin());
             const int64_t points = dim < O.region.size() ? O.region[dim].extent() : 1;
             t = 256;
             while (t > 32 && (points + t - 1) / t < 4 * int64_t(d.sms)) t /= 2;
@@ -201,7 +197,7 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
     const int N = int(g.nodes.size());
     for (auto &name : opt.keep_unfused) {
         bool found = false;
-        for (auto &n : g.nodes) found |= !n.is_input && (n.name == name || n.name.substr(0, n.name.find('$')) == name);
+        for (auto &n : g.nodes) found |= !n.is_input && (n.name == name || name_as_written(n.name) == name);
         if (!found) {
             std::string funcs;
             for (auto &n : g.nodes)
