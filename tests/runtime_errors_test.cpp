@@ -56,6 +56,26 @@ TensorSpec with_shape(TensorSpec t, Shape s) {
 
 }  // namespace
 
+namespace {
+
+struct CliErrorCase {
+    std::string args, env, message;
+};
+
+// Each command exits with 2 and `message` on stderr, before running anything (no PASS), and no
+// signal ends it.
+void expect_cli_errors(const std::vector<CliErrorCase> &cases) {
+    for (auto &c : cases) {
+        auto r = solder::testing::run_solder_cli(c.args, c.env);
+        EXPECT_EQ(r.signal, 0) << c.args;
+        EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.out << r.err;
+        EXPECT_TRUE(contains(r.err, c.message)) << c.args << ": " << r.err;
+        EXPECT_FALSE(contains(r.out, "PASS")) << c.args << ": " << r.out;
+    }
+}
+
+}  // namespace
+
 TEST(RuntimeErrors, RightBuffersRun) {
     Loaded l;
     EXPECT_EQ(l.call(), "");
@@ -179,10 +199,7 @@ TEST(RuntimeErrors, TruncatedCachedLibraryIsCompiledOverAndNamedBySolderExec) {
 // Knob words, plugin-style parameters and CLI numbers: each bad value is one error that names the
 // argument and the value, before anything runs; none is turned into a fallback.
 TEST(RuntimeErrors, BadKnobsAndNumbersAreErrorsNamingThem) {
-    struct Case {
-        std::string args, env, message;
-    };
-    const std::vector<Case> cases = {
+    expect_cli_errors({
         {"run rmsnorm --small --enable bogus", "", "unknown word 'bogus' in SOLDER_ENABLE"},
         {"run rmsnorm --small --iters abc", "", "--iters must be a whole number from 1 to 1000000, got 'abc'"},
         {"run rmsnorm --small --iters -1", "", "--iters must be a whole number"},
@@ -190,14 +207,7 @@ TEST(RuntimeErrors, BadKnobsAndNumbersAreErrorsNamingThem) {
         {"plan rmsnorm --enable bogus", "", "unknown word 'bogus'"},
         {"plan rmsnorm", "SOLDER_KEEP_UNFUSED=no_such_func", "keep_unfused names 'no_such_func'"},
         {"run rmsnorm --small", "SOLDER_KEEP_UNFUSED=no_such_func", "keep_unfused names 'no_such_func'"},
-    };
-    for (auto &c : cases) {
-        auto r = solder::testing::run_solder_cli(c.args, c.env);
-        EXPECT_EQ(r.signal, 0) << c.args;
-        EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.out << r.err;
-        EXPECT_TRUE(contains(r.err, c.message)) << c.args << ": " << r.err;
-        EXPECT_FALSE(contains(r.out, "PASS")) << c.args << ": " << r.out;
-    }
+    });
     autosched::PlannerOptions opt;
     auto knob_error = [&](const std::string &k, const std::string &v) {
         try {
@@ -237,11 +247,9 @@ TEST(RuntimeErrors, HelpOnEveryCommandAndTool) {
     }
 }
 
+
 TEST(RuntimeErrors, CliUnknownNamesExitWithTwoAndTheMessage) {
-    struct Case {
-        std::string args, env, message;
-    };
-    const std::vector<Case> cases = {
+    expect_cli_errors({
         {"run no_such_app --small", "", "unknown app 'no_such_app'"},
         {"run add_relu --small --schedule no_such_schedule", "", "unknown schedule 'no_such_schedule'"},
         {"run add_relu --small --target no_such_target", "", "unknown target 'no_such_target'"},
@@ -251,13 +259,7 @@ TEST(RuntimeErrors, CliUnknownNamesExitWithTwoAndTheMessage) {
         {"build no_such_app --small", "", "unknown app 'no_such_app'"},
         {"plan no_such_app", "", "unknown app 'no_such_app'"},
         {"plan add_relu --target no_such_target", "", "unknown target 'no_such_target'"},
-    };
-    for (auto &c : cases) {
-        auto r = solder::testing::run_solder_cli(c.args, c.env);
-        EXPECT_EQ(r.signal, 0) << c.args;
-        EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.out << r.err;
-        EXPECT_TRUE(contains(r.err, c.message)) << c.args << ": " << r.err;
-    }
+    });
 }
 
 TEST(RuntimeErrors, CliFailureExitsWithOneAndTheMessage) {
