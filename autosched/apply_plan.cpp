@@ -5,14 +5,14 @@
 #include <set>
 #include <stdexcept>
 
-#include "autosched/reduction_domain.h"
+#include "autosched/model/reduction_domain.h"
 #include "schedules/fused_templates.h"
 #include "schedules/generic.h"
 #include "schedules/inner_outer.h"
 #include "schedules/split_k.h"
-#include "schedules/pipeline_funcs.h"
-#include "schedules/schedule_writer.h"
-#include "schedules/unfused.h"
+#include "autosched/model/pipeline_funcs.h"
+#include "schedules/writer/schedule_writer.h"
+#include "schedules/unfused/unfused.h"
 
 namespace solder::autosched {
 using namespace Halide;

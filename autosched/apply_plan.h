@@ -3,12 +3,12 @@
 #include <string>
 
 #include "Halide.h"
-#include "autosched/plan.h"
+#include "autosched/model/plan.h"
 
 namespace solder::autosched {
 
 // Throws std::runtime_error naming the Func when the plan does not match the pipeline. Returns the
-// applied schedule as C++ source a generator can paste (schedules/schedule_writer.h).
+// applied schedule as C++ source a generator can paste (schedules/writer/schedule_writer.h).
 std::string apply_plan(const Plan &plan, const std::vector<Halide::Func> &outputs, const Halide::Target &target);
 
 }  // namespace solder::autosched

@@ -4,10 +4,10 @@
 #include <set>
 
 #include "autosched/apply_plan.h"
-#include "autosched/func_graph.h"
-#include "autosched/generic_reason.h"
+#include "autosched/model/func_graph.h"
+#include "autosched/model/generic_reason.h"
 #include "runtime/progress.h"
-#include "schedules/pipeline_funcs.h"
+#include "autosched/model/pipeline_funcs.h"
 
 namespace solder::autosched {
 using namespace Halide;

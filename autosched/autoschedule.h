@@ -9,14 +9,14 @@
 #include <vector>
 
 #include "Halide.h"
-#include "autosched/plan.h"
+#include "autosched/model/plan.h"
 #include "autosched/planner.h"
 
 namespace solder::autosched {
 
 struct Autoscheduled {
     Plan plan;
-    std::string source;  // the C++ schedule (schedules/schedule_writer.h)
+    std::string source;  // the C++ schedule (schedules/writer/schedule_writer.h)
 };
 
 Autoscheduled autoschedule(const std::vector<Halide::Func> &outputs, const Halide::Target &target,

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "autosched/kernel_leaves.h"
+#include "autosched/model/kernel_leaves.h"
 
 namespace solder::autosched {
 

@@ -12,9 +12,9 @@
 #include <set>
 #include <vector>
 
-#include "autosched/func_graph.h"
+#include "autosched/model/func_graph.h"
 #include "autosched/kernel_cost.h"
-#include "autosched/plan.h"
+#include "autosched/model/plan.h"
 #include "autosched/planner.h"
 
 namespace solder::autosched {

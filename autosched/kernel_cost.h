@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "autosched/device_profile.h"
-#include "autosched/func_graph.h"
+#include "autosched/model/device_profile.h"
+#include "autosched/model/func_graph.h"
 #include "autosched/planner.h"
 
 namespace solder::autosched {

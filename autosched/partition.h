@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "autosched/func_graph.h"
+#include "autosched/model/func_graph.h"
 #include "autosched/kernel_cost.h"
 #include "autosched/planner.h"
 

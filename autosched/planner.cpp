@@ -6,7 +6,7 @@
 
 #include <stdexcept>
 
-#include "autosched/generic_reason.h"
+#include "autosched/model/generic_reason.h"
 #include "autosched/inner_outer.h"
 #include "autosched/kernel_cost.h"
 #include "autosched/row_staging.h"
@@ -14,9 +14,9 @@
 #include "autosched/shared_split_k.h"
 #include "autosched/stencil_staging.h"
 #include "autosched/warp_rows.h"
-#include "runtime/number_arg.h"
+#include "core/number_arg.h"
 #include "schedules/fused_templates.h"
-#include "schedules/pipeline_funcs.h"
+#include "autosched/model/pipeline_funcs.h"
 
 #include <algorithm>
 #include <cstdio>

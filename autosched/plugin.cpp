@@ -2,13 +2,13 @@
 // "Solder". Load it with `-p libautoschedule_solder.so autoscheduler=Solder` in a generator, or
 // `add_halide_library(... AUTOSCHEDULER Solder PLUGINS autoschedule_solder)` in CMake.
 // Parameters (autoscheduler.KEY=VALUE): the planner's knobs, one table with the CLI's and the
-// environment's (autosched/options.h; `solder knobs` lists them with their defaults).
+// environment's (autosched/model/options.h; `solder knobs` lists them with their defaults).
 #include <stdexcept>
 
 #include "Halide.h"
 #include "autosched/autoschedule.h"
-#include "autosched/options.h"
-#include "schedules/pipeline_funcs.h"
+#include "autosched/model/options.h"
+#include "autosched/model/pipeline_funcs.h"
 
 namespace {
 

@@ -6,9 +6,9 @@
 #include <set>
 #include <vector>
 
-#include "autosched/func_graph.h"
+#include "autosched/model/func_graph.h"
 #include "autosched/kernel_cost.h"
-#include "autosched/plan.h"
+#include "autosched/model/plan.h"
 
 namespace solder::autosched {
 

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "autosched/partition.h"
-#include "schedules/pipeline_funcs.h"
+#include "autosched/model/pipeline_funcs.h"
 
 namespace solder::autosched {
 

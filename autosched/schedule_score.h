@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "Halide.h"
-#include "autosched/func_graph.h"
+#include "autosched/model/func_graph.h"
 #include "autosched/planner.h"
 
 namespace solder::autosched {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "autosched/func_graph.h"
+#include "autosched/model/func_graph.h"
 #include "autosched/partition.h"
 #include "autosched/planner.h"
 

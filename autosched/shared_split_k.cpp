@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <optional>
 
-#include "autosched/kernel_leaves.h"
-#include "autosched/reduction_domain.h"
+#include "autosched/model/kernel_leaves.h"
+#include "autosched/model/reduction_domain.h"
 
 namespace solder::autosched {
 

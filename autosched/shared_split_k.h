@@ -1,5 +1,5 @@
 // Horizontal fusion of split-K launches. Reductions over one iteration domain
-// (autosched/reduction_domain.h) that the planner split in different kernels (nvfuser_2146's four
+// (autosched/model/reduction_domain.h) that the planner split in different kernels (nvfuser_2146's four
 // column sums of the same 56 x 1024 rows, each in a kernel of its own) have their partials summed
 // in one pair of launches (zeroing, sums), so the points they share are read once instead of once
 // per reduction. Runs on the built plan, after the search (which costs each kernel alone): it
@@ -10,9 +10,9 @@
 #include <set>
 #include <vector>
 
-#include "autosched/func_graph.h"
+#include "autosched/model/func_graph.h"
 #include "autosched/kernel_cost.h"
-#include "autosched/plan.h"
+#include "autosched/model/plan.h"
 #include "autosched/planner.h"
 
 namespace solder::autosched {

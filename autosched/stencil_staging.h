@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "autosched/func_graph.h"
+#include "autosched/model/func_graph.h"
 
 namespace solder::autosched {
 

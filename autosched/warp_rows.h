@@ -1,8 +1,8 @@
-// Whether a GPU row kernel reduces its rows with warp shuffles (schedules/warp_reduction.h), and
+// Whether a GPU row kernel reduces its rows with warp shuffles (schedules/writer/warp_reduction.h), and
 // with how many warps per row: the planner's choice, recorded in KernelPlan::row_warps.
 #pragma once
-#include "autosched/func_graph.h"
-#include "autosched/plan.h"
+#include "autosched/model/func_graph.h"
+#include "autosched/model/plan.h"
 
 namespace solder::autosched {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/number_arg.h"
+#include "core/number_arg.h"
 
 namespace solder {
 
@@ -25,7 +25,7 @@ struct Args {
     }
     bool has(const std::string &f) const { return flags.count(f) > 0; }
     // Option `k` as a whole number in [lo, hi] (`def` when absent); a bad value is an error
-    // naming the option (runtime/number_arg.h).
+    // naming the option (core/number_arg.h).
     int64_t integer(const std::string &k, int64_t def, int64_t lo, int64_t hi) const {
         auto it = options.find(k);
         return it == options.end() ? def : parse_integer("--" + k, it->second, lo, hi);

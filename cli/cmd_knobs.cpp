@@ -1,8 +1,8 @@
-// `solder knobs`: the planner's knobs (autosched/options.h) with their kinds and defaults: the
+// `solder knobs`: the planner's knobs (autosched/model/options.h) with their kinds and defaults: the
 // words --disable/--enable and SOLDER_DISABLE/SOLDER_ENABLE take, and the plugin's parameters.
 #include <cstdio>
 
-#include "autosched/options.h"
+#include "autosched/model/options.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 

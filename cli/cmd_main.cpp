@@ -12,7 +12,7 @@
 #include "cli/commands.h"
 #include "runtime/device_probe.h"
 #include "runtime/targets.h"
-#include "schedules/schedule_registry.h"
+#include "runtime/schedule_registry.h"
 
 namespace solder {
 

@@ -4,15 +4,15 @@
 
 #include "apps/app_pipeline.h"
 #include "autosched/apply_plan.h"
-#include "autosched/options.h"
+#include "autosched/model/options.h"
 #include "autosched/planner.h"
-#include "autosched/schedule_comparison.h"
+#include "runtime/schedule_comparison.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "runtime/halide_error.h"
 #include "runtime/targets.h"
-#include "runtime/unknown_name_error.h"
-#include "schedules/pipeline_funcs.h"
+#include "core/unknown_name_error.h"
+#include "autosched/model/pipeline_funcs.h"
 
 namespace solder {
 

@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "autosched/options.h"
+#include "autosched/model/options.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/dump_flag.h"

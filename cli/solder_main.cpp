@@ -8,7 +8,7 @@
 #include "Halide.h"
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "runtime/unknown_name_error.h"
+#include "core/unknown_name_error.h"
 
 namespace {
 const char *kUsage =

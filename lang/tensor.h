@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "Halide.h"
-#include "apps/app_spec.h"
+#include "core/types.h"
 #include "lang/error.h"
 
 namespace solder::lang {

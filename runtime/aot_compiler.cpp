@@ -8,7 +8,7 @@
 
 #include "runtime/pipeline_library.h"
 #include "runtime/progress.h"
-#include "runtime/quoted.h"
+#include "core/quoted.h"
 
 #ifndef SOLDER_LAUNCH_HOOKS_OBJ
 #error "SOLDER_LAUNCH_HOOKS_OBJ must name the compiled runtime/launch_hooks.cpp object"

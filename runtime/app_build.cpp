@@ -13,8 +13,8 @@
 #include "runtime/halide_error.h"
 #include "runtime/planned_kernels.h"
 #include "runtime/targets.h"
-#include "schedules/pipeline_funcs.h"
-#include "schedules/schedule_registry.h"
+#include "autosched/model/pipeline_funcs.h"
+#include "runtime/schedule_registry.h"
 
 namespace solder {
 

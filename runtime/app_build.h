@@ -10,8 +10,8 @@
 #include "Halide.h"
 #include "apps/app_pipeline.h"
 #include "apps/app_spec.h"
-#include "autosched/plan.h"
-#include "runtime/unknown_name_error.h"
+#include "autosched/model/plan.h"
+#include "core/unknown_name_error.h"
 
 namespace solder {
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "Halide.h"
-#include "autosched/func_graph.h"
-#include "autosched/plan.h"
+#include "autosched/model/func_graph.h"
+#include "autosched/model/plan.h"
 #include "runtime/app_build.h"
 #include "runtime/dump_writer.h"
 

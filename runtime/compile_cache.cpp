@@ -14,13 +14,13 @@
 #include <stdexcept>
 #include <vector>
 
-#include "runtime/comma_words.h"
+#include "core/comma_words.h"
 #include "runtime/halide_error.h"
 #include "runtime/pipeline_fingerprint.h"
 #include "runtime/aot_compiler.h"
 #include "runtime/pipeline_library.h"
 #include "runtime/targets.h"
-#include "schedules/halide_autoschedulers.h"
+#include "runtime/halide_autoschedulers.h"
 
 
 namespace solder {
@@ -40,7 +40,7 @@ std::string env(const char *name) {
 
 // Halide is built to compile different pipelines on different threads at once (no IR is shared
 // between our keys; LLVM's one-time setup is guarded inside Halide). What is not safe is fork():
-// Solder runs Halide's auto-schedulers in a forked child first (schedules/halide_autoschedulers.cpp),
+// Solder runs Halide's auto-schedulers in a forked child first (runtime/halide_autoschedulers.cpp),
 // and a child forked while another thread holds a lock (in Halide, LLVM, stdio) inherits that lock
 // held forever and can hang. So builds with those schedules take this lock alone; all other builds
 // share it and run in parallel.

@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "runtime/run_dumps.h"
-#include "runtime/text_format.h"
+#include "core/text_format.h"
 
 namespace solder {
 
@@ -47,7 +47,7 @@ std::string format_bandwidth_dump(const RunReport &r, const std::vector<PlannedK
     o << "device time per kernel: median of " << runs << " runs, from "
       << (target == "cuda" ? "CUDA events around each cuLaunchKernel" : "OpenCL profiling events (start to end)")
       << "; bytes from Solder's plan; % of the " << fmt("%.0f", peak_gbps)
-      << " GB/s peak in autosched/device_profile.h (the H100)\n";
+      << " GB/s peak in autosched/model/device_profile.h (the H100)\n";
     if (plan.empty()) o << "no Solder plan in this library (schedule is not solder): times only\n";
     o << "  " << pad("kernel", name_w + 2) << pad("launches", 10) << pad("time (us)", 12) << pad("read", 12)
       << pad("written", 12) << pad("GB/s", 10) << "% of peak\n";

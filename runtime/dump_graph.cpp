@@ -2,7 +2,7 @@
 // fusion. Nodes are Funcs, drawn by what they cost: pipeline inputs and outputs, intermediates
 // materialized in global memory, Funcs computed per block (on chip) and inlined Funcs. With Solder's
 // plan each kernel is a cluster, and an edge that leaves a cluster is a tensor read back from
-// global memory. Edges carry the access kind the planner classified (autosched/func_graph.h).
+// global memory. Edges carry the access kind the planner classified (autosched/model/func_graph.h).
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "runtime/build_dumps.h"
-#include "schedules/pipeline_funcs.h"
+#include "autosched/model/pipeline_funcs.h"
 
 namespace solder {
 namespace fs = std::filesystem;

@@ -4,8 +4,8 @@
 #include <sstream>
 
 #include "runtime/build_dumps.h"
-#include "runtime/text_format.h"
-#include "schedules/pipeline_funcs.h"
+#include "core/text_format.h"
+#include "autosched/model/pipeline_funcs.h"
 
 namespace solder {
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "autosched/options.h"
+#include "autosched/model/options.h"
 #include "runtime/compile_cache.h"
 #include "runtime/fault_injection.h"
 

@@ -1,6 +1,6 @@
 #include "runtime/fast_device_math.h"
 
-#include "autosched/options.h"
+#include "autosched/model/options.h"
 
 namespace solder {
 using namespace Halide;

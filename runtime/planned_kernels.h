@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "autosched/plan.h"  // data only: no Halide
+#include "autosched/model/plan.h"  // data only: no Halide
 
 namespace solder {
 

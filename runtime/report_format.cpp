@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "runtime/quoted.h"
-#include "runtime/text_format.h"
+#include "core/quoted.h"
+#include "core/text_format.h"
 
 namespace solder {
 

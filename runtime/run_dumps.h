@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "autosched/device_profile.h"
+#include "autosched/model/device_profile.h"
 #include "runtime/app_runner.h"
 #include "runtime/dump_writer.h"
 #include "runtime/pipeline_library.h"

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "runtime/unknown_name_error.h"
+#include "core/unknown_name_error.h"
 
 namespace solder {
 using namespace Halide;

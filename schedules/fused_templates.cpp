@@ -2,12 +2,12 @@
 
 #include <set>
 
-#include "schedules/pipeline_funcs.h"
-#include "schedules/reduction_walk.h"
-#include "schedules/schedule_writer.h"
+#include "autosched/model/pipeline_funcs.h"
+#include "schedules/writer/reduction_walk.h"
+#include "schedules/writer/schedule_writer.h"
 #include "schedules/split_k.h"
-#include "schedules/unfused.h"
-#include "schedules/warp_reduction.h"
+#include "schedules/unfused/unfused.h"
+#include "schedules/writer/warp_reduction.h"
 
 namespace solder {
 using namespace Halide;

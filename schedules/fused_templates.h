@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "Halide.h"
-#include "schedules/schedule_writer.h"
+#include "schedules/writer/schedule_writer.h"
 
 namespace solder {
 
@@ -34,7 +34,7 @@ struct RowShape {
     int row_threads = 0;
     // > 0 (one block per row, every Func computed per block one value): the row is walked by that
     // many warps, one `vector_width` access per lane per step, and on CUDA each reduction is summed
-    // with warp shuffles (schedules/warp_reduction.h); elsewhere by the shared-memory tree over the
+    // with warp shuffles (schedules/writer/warp_reduction.h); elsewhere by the shared-memory tree over the
     // same 32 x warps threads.
     int warps = 0;
     int64_t row_extent = 0;  // with warps: the root's innermost extent

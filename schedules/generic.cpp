@@ -1,7 +1,7 @@
 #include "schedules/generic.h"
 
-#include "autosched/generic_reason.h"
-#include "schedules/pipeline_funcs.h"
+#include "autosched/model/generic_reason.h"
+#include "autosched/model/pipeline_funcs.h"
 
 namespace solder {
 using namespace Halide;

@@ -11,7 +11,7 @@
 //  - An extern stage: computed at root by its own code.
 #pragma once
 #include "Halide.h"
-#include "schedules/schedule_writer.h"
+#include "schedules/writer/schedule_writer.h"
 
 namespace solder {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "schedules/fused_templates.h"
-#include "schedules/pipeline_funcs.h"
+#include "autosched/model/pipeline_funcs.h"
 
 namespace solder {
 using namespace Halide;

@@ -3,8 +3,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "schedules/pipeline_funcs.h"
-#include "schedules/reduction_walk.h"
+#include "autosched/model/pipeline_funcs.h"
+#include "schedules/writer/reduction_walk.h"
 
 namespace solder {
 using namespace Halide;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "Halide.h"
-#include "schedules/schedule_writer.h"
+#include "schedules/writer/schedule_writer.h"
 
 namespace solder {
 
@@ -17,7 +17,7 @@ namespace solder {
 // partials per result. Returns the intermediate.
 Halide::Func schedule_split_k_partials(ScheduleWriter &w, Halide::Func f, int64_t slices, const Halide::Target &target);
 
-// One reduction of a shared split-K launch, with its iteration domain (autosched/reduction_domain.h):
+// One reduction of a shared split-K launch, with its iteration domain (autosched/model/reduction_domain.h):
 // per position, innermost first, its pure var or RVar.
 struct SharedSplitMember {
     Halide::Func f;

@@ -13,7 +13,7 @@
 #include "runtime/app_runner.h"
 #include "runtime/compile_cache.h"
 #include "runtime/targets.h"
-#include "schedules/schedule_registry.h"
+#include "runtime/schedule_registry.h"
 
 using namespace solder;
 

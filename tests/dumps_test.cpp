@@ -17,7 +17,7 @@
 #include "runtime/dump_options.h"
 #include "runtime/planned_kernels.h"
 #include "runtime/run_dumps.h"
-#include "schedules/pipeline_funcs.h"
+#include "autosched/model/pipeline_funcs.h"
 
 using namespace solder;
 namespace fs = std::filesystem;

@@ -9,11 +9,11 @@
 #include <random>
 
 #include "apps/app_pipeline.h"
-#include "autosched/options.h"
+#include "autosched/model/options.h"
 #include "cli/args.h"
 #include "runtime/compile_cache.h"
 #include "runtime/pipeline_library.h"
-#include "runtime/unknown_name_error.h"
+#include "core/unknown_name_error.h"
 #include "tests/support/test_processes.h"
 
 using namespace solder;

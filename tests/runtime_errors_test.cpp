@@ -4,14 +4,14 @@
 // (Planner.MissingEstimatesNameTheFunc).
 #include <gtest/gtest.h>
 
-#include "autosched/func_graph.h"
-#include "autosched/options.h"
+#include "autosched/model/func_graph.h"
+#include "autosched/model/options.h"
 #include "runtime/app_runner.h"
 #include "runtime/compile_cache.h"
 #include "runtime/halide_error.h"
 #include "runtime/targets.h"
-#include "runtime/unknown_name_error.h"
-#include "schedules/schedule_registry.h"
+#include "core/unknown_name_error.h"
+#include "runtime/schedule_registry.h"
 #include "tests/support/test_processes.h"
 
 using namespace solder;

@@ -7,7 +7,7 @@
 #include "apps/app_pipeline.h"
 #include "autosched/partition.h"
 #include "autosched/planner.h"
-#include "autosched/schedule_comparison.h"
+#include "runtime/schedule_comparison.h"
 #include "runtime/targets.h"
 
 using namespace solder;

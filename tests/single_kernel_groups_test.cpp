@@ -7,7 +7,7 @@
 #include <cstdlib>
 
 #include "apps/ref_util.h"
-#include "autosched/options.h"
+#include "autosched/model/options.h"
 #include "lang/lang.h"
 #include "tests/support/plan_and_run.h"
 

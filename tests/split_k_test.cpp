@@ -12,7 +12,7 @@
 #include "runtime/output_check.h"
 #include "lang/lang.h"
 #include "autosched/apply_plan.h"
-#include "autosched/reduction_domain.h"
+#include "autosched/model/reduction_domain.h"
 #include "runtime/targets.h"
 #include "tests/support/plan_and_run.h"
 

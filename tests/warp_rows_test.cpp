@@ -1,4 +1,4 @@
-// Row kernels over long rows reduced by warps (autosched/warp_rows.h, schedules/warp_reduction.h):
+// Row kernels over long rows reduced by warps (autosched/warp_rows.h, schedules/writer/warp_reduction.h):
 // the planner's choice and its reasons, the shuffle tree in the CUDA code (no GPU here: the
 // lowered code), and the same plan run on OpenCL, where the reductions keep the shared-memory tree
 // over the planned threads. The H100 runs check the CUDA results against the apps' references.

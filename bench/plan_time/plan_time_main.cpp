@@ -16,9 +16,9 @@
 #include "Halide.h"
 #include "autosched/autoschedule.h"
 #include "cli/args.h"
-#include "runtime/comma_words.h"
+#include "core/comma_words.h"
 #include "runtime/targets.h"
-#include "schedules/halide_autoschedulers.h"
+#include "runtime/halide_autoschedulers.h"
 
 using namespace Halide;
 

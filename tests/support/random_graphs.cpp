@@ -12,8 +12,8 @@
 #include "runtime/halide_error.h"
 #include "runtime/pipeline_library.h"
 #include "runtime/targets.h"
-#include "schedules/pipeline_funcs.h"
-#include "schedules/unfused.h"
+#include "autosched/model/pipeline_funcs.h"
+#include "schedules/unfused/unfused.h"
 
 namespace solder::testing {
 using namespace solder::lang;

@@ -13,7 +13,7 @@
 #include "Halide.h"
 #include "autosched/autoschedule.h"
 #include "runtime/targets.h"
-#include "schedules/pipeline_funcs.h"
+#include "autosched/model/pipeline_funcs.h"
 
 namespace solder::testing {
 

@@ -1,4 +1,4 @@
-#include "schedules/schedule_writer.h"
+#include "schedules/writer/schedule_writer.h"
 
 #include <algorithm>
 #include <cctype>
@@ -277,6 +277,17 @@ std::string ScheduleWriter::source(const std::string &header_comment) const {
     for (auto &l : vars) out += l + "\n";
     for (auto &l : lines_) out += l + "\n";
     return out;
+}
+
+std::vector<VarOrRVar> fold_into_three(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> dims,
+                                       const std::string &tag) {
+    for (size_t i = 3; i < dims.size(); i++) {
+        Var next(tag + "_f" + std::to_string(i));
+        w.fuse(s, dims[2], dims[i], next);
+        dims[2] = next;
+    }
+    while (dims.size() > 3) dims.pop_back();
+    return dims;
 }
 
 }  // namespace solder

@@ -7,8 +7,8 @@
 #include <optional>
 #include <vector>
 
-#include "autosched/func_graph.h"
-#include "autosched/reduction_domain.h"
+#include "autosched/model/func_graph.h"
+#include "autosched/model/reduction_domain.h"
 
 namespace solder::autosched {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "Halide.h"
-#include "autosched/plan.h"
+#include "autosched/model/plan.h"
 
 namespace solder {
 

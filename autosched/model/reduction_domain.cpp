@@ -1,4 +1,4 @@
-#include "autosched/reduction_domain.h"
+#include "autosched/model/reduction_domain.h"
 
 #include <map>
 #include <set>

@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "Halide.h"
-#include "schedules/schedule_writer.h"
 
 namespace solder {
 
@@ -19,9 +18,5 @@ std::vector<Halide::VarOrRVar> stage_pure_vars(const Halide::Internal::Function 
 bool is_computed_at_root(const Halide::Internal::Function &f);
 int count_root_stages(const std::vector<Halide::Func> &outputs);
 bool is_gpu_target(const Halide::Target &t);
-// Fuses dims[2], dims[3], ... into one dim (a CUDA grid has three dims), without a split: a guarded
-// split of a fused dim makes Halide lose the bounds of the dims inside it. Returns at most 3 dims.
-std::vector<Halide::VarOrRVar> fold_into_three(ScheduleWriter &w, const StageRef &s,
-                                               std::vector<Halide::VarOrRVar> dims, const std::string &tag);
 
 }  // namespace solder

@@ -1,4 +1,4 @@
-#include "autosched/schedule_comparison.h"
+#include "runtime/schedule_comparison.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,8 +7,8 @@
 
 #include "apps/app_pipeline.h"
 #include "runtime/halide_error.h"
-#include "schedules/pipeline_funcs.h"
-#include "schedules/schedule_registry.h"
+#include "autosched/model/pipeline_funcs.h"
+#include "runtime/schedule_registry.h"
 
 namespace solder::autosched {
 

@@ -113,4 +113,9 @@ private:
 
 std::string tail_strategy_source(Halide::TailStrategy t);
 
+// Fuses dims[2], dims[3], ... into one dim (a CUDA grid has three dims), without a split: a guarded
+// split of a fused dim makes Halide lose the bounds of the dims inside it. Returns at most 3 dims.
+std::vector<Halide::VarOrRVar> fold_into_three(ScheduleWriter &w, const StageRef &s,
+                                               std::vector<Halide::VarOrRVar> dims, const std::string &tag);
+
 }  // namespace solder

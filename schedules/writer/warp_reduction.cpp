@@ -1,9 +1,9 @@
-#include "schedules/warp_reduction.h"
+#include "schedules/writer/warp_reduction.h"
 
 #include <string>
 #include <vector>
 
-#include "schedules/reduction_walk.h"
+#include "schedules/writer/reduction_walk.h"
 
 namespace solder {
 using namespace Halide;

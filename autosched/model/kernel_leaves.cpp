@@ -1,4 +1,4 @@
-#include "autosched/kernel_leaves.h"
+#include "autosched/model/kernel_leaves.h"
 
 #include <algorithm>
 

@@ -1,11 +1,11 @@
-#include "autosched/options.h"
+#include "autosched/model/options.h"
 
 #include <cstdlib>
 #include <functional>
 #include <stdexcept>
 
-#include "runtime/comma_words.h"
-#include "runtime/unknown_name_error.h"
+#include "core/comma_words.h"
+#include "core/unknown_name_error.h"
 
 namespace solder::autosched {
 

@@ -1,4 +1,4 @@
-#include "schedules/pipeline_funcs.h"
+#include "autosched/model/pipeline_funcs.h"
 
 namespace solder {
 using namespace Halide;
@@ -60,15 +60,5 @@ int count_root_stages(const std::vector<Func> &outputs) {
 
 bool is_gpu_target(const Target &t) { return t.has_gpu_feature(); }
 
-std::vector<VarOrRVar> fold_into_three(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> dims,
-                                       const std::string &tag) {
-    for (size_t i = 3; i < dims.size(); i++) {
-        Var next(tag + "_f" + std::to_string(i));
-        w.fuse(s, dims[2], dims[i], next);
-        dims[2] = next;
-    }
-    while (dims.size() > 3) dims.pop_back();
-    return dims;
-}
 
 }  // namespace solder

@@ -105,7 +105,7 @@ struct Plan {
     std::vector<Explanation> explanations;
     std::string search;  // how the roots were chosen (greedy, exact, budget)
     // Every input and output extent was a constant when planned. Otherwise the pipeline may run at
-    // any size, and every split of the schedule guards its tail (schedules/schedule_writer.h).
+    // any size, and every split of the schedule guards its tail (schedules/writer/schedule_writer.h).
     bool fixed_sizes = true;
 
     const FuncPlan *find(const std::string &func) const;

@@ -1,13 +1,13 @@
-#include "schedules/schedule_registry.h"
+#include "runtime/schedule_registry.h"
 
 #include <stdexcept>
 
 #include "autosched/autoschedule.h"
-#include "autosched/options.h"
+#include "autosched/model/options.h"
 #include "autosched/planner.h"
-#include "schedules/halide_autoschedulers.h"
-#include "schedules/pipeline_funcs.h"
-#include "schedules/unfused.h"
+#include "runtime/halide_autoschedulers.h"
+#include "autosched/model/pipeline_funcs.h"
+#include "schedules/unfused/unfused.h"
 
 namespace solder {
 using namespace Halide;

@@ -1,4 +1,4 @@
-#include "schedules/reduction_walk.h"
+#include "schedules/writer/reduction_walk.h"
 
 #include <algorithm>
 

@@ -1,9 +1,9 @@
-#include "autosched/plan.h"
+#include "autosched/model/plan.h"
 
 #include <cstdio>
 #include <sstream>
 
-#include "runtime/quoted.h"
+#include "core/quoted.h"
 
 namespace solder::autosched {
 

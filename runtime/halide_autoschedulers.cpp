@@ -1,4 +1,4 @@
-#include "schedules/halide_autoschedulers.h"
+#include "runtime/halide_autoschedulers.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "schedules/pipeline_funcs.h"
+#include "autosched/model/pipeline_funcs.h"
 
 #ifndef SOLDER_HALIDE_LIB_DIR
 #error "SOLDER_HALIDE_LIB_DIR must name the folder with Halide's autoscheduler plugins"

@@ -4,11 +4,11 @@
 #include <string>
 
 #include "Halide.h"
-#include "schedules/schedule_writer.h"
+#include "schedules/writer/schedule_writer.h"
 
 namespace solder {
 
-// Returns the schedule as C++ source (schedules/schedule_writer.h).
+// Returns the schedule as C++ source (schedules/writer/schedule_writer.h).
 std::string apply_unfused(const std::vector<Halide::Func> &outputs, const Halide::Target &target);
 // Gives one Func (all its stages) its own simple kernel: the innermost pure dim split into blocks
 // of 256 threads, the outer pure dims as grid dims; reduction loops stay serial inside each thread.

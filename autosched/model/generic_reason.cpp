@@ -1,4 +1,4 @@
-#include "autosched/generic_reason.h"
+#include "autosched/model/generic_reason.h"
 
 #include <sstream>
 

@@ -1,12 +1,12 @@
-#include "autosched/func_graph.h"
+#include "autosched/model/func_graph.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
 
-#include "autosched/generic_reason.h"
-#include "schedules/pipeline_funcs.h"
+#include "autosched/model/generic_reason.h"
+#include "autosched/model/pipeline_funcs.h"
 
 namespace solder::autosched {
 using namespace Halide;

@@ -2,7 +2,7 @@
 // rows): unrolled, so that its loads are in flight together.
 #pragma once
 #include "Halide.h"
-#include "schedules/schedule_writer.h"
+#include "schedules/writer/schedule_writer.h"
 
 namespace solder {
 

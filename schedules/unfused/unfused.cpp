@@ -1,6 +1,6 @@
-#include "schedules/unfused.h"
+#include "schedules/unfused/unfused.h"
 
-#include "schedules/pipeline_funcs.h"
+#include "autosched/model/pipeline_funcs.h"
 
 namespace solder {
 using namespace Halide;

@@ -13,7 +13,7 @@
 // H100). OpenCL has no gpu_lanes; callers use the shared-memory tree there.
 #pragma once
 #include "Halide.h"
-#include "schedules/schedule_writer.h"
+#include "schedules/writer/schedule_writer.h"
 
 namespace solder {
 
