@@ -105,7 +105,7 @@ Plan plan_generic_pipeline(const std::vector<Func> &outputs, const std::string &
         k.root = name;
         k.funcs = {name};
         if (out_names.count(name)) k.outputs = {name};
-        k.template_name = "generic";
+        k.params = GenericParams{};
         k.launches = f.has_extern_definition() ? 0 : 1 + int(f.updates().size());
         plan.kernels.push_back(k);
         const std::string r = generic_reason(f);

@@ -1,5 +1,8 @@
 #include "autosched/partition.h"
 
+#include "autosched/model/cost_model.h"
+#include "schedules/registry.h"
+
 namespace solder::autosched {
 
 std::vector<bool> forced_roots(const FuncGraph &g, const PlannerOptions &opt, std::map<int, std::string> &why) {
@@ -101,7 +104,7 @@ Partition evaluate(const FuncGraph &g, const PlannerOptions &opt, const std::vec
             return p;
         }
         p.total_bytes += kc.bytes_read + 3 * kc.split_bytes + g.nodes[r].bytes();
-        p.est_us += choice_us(opt.device, kc, g.nodes[r].bytes());
+        p.est_us += CostModel(opt.device).choice_us(kc, g.nodes[r].bytes());
         p.choice[r] = kc;
     }
     return p;

@@ -9,7 +9,8 @@
 #include <vector>
 
 #include "autosched/model/func_graph.h"
-#include "autosched/kernel_cost.h"
+#include "autosched/model/kernel_choice.h"
+#include "autosched/model/options.h"
 #include "autosched/planner.h"
 
 namespace solder::autosched {

@@ -1,5 +1,7 @@
 #include "autosched/search.h"
 
+#include "autosched/model/cost_model.h"
+
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
@@ -31,12 +33,12 @@ struct Bound {
     double base_us = 0;
     explicit Bound(const FuncGraph &g, const PlannerOptions &o) : g(g), opt(o) {
         for (auto &n : g.nodes)
-            if (n.is_input) base_us += double(n.bytes()) / opt.device.bandwidth_bytes_per_s * 1e6;
+            if (n.is_input) base_us += CostModel(opt.device).stream_us(n.bytes(), 0);
     }
     double root_us(int r) const {
         const FuncNode &n = g.nodes[r];
         int64_t bytes = n.bytes() * (n.out_edges.empty() ? 1 : 2);
-        return double(bytes) / opt.device.bandwidth_bytes_per_s * 1e6 + opt.device.launch_us;
+        return CostModel(opt.device).stream_us(bytes, 1);
     }
 };
 

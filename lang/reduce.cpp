@@ -35,7 +35,7 @@ Tensor reduce(const std::string &op, const Tensor &a, std::vector<int> axes_in, 
     // RDom dimension 0 is the innermost loop: list the reduced axes innermost first. Each RVar is
     // named after the operand's Halide dim it walks ("r1": dim 1), so reductions over the same
     // tensor walk it under the same loop names (their split-K partials can then be fused,
-    // autosched/shared_split_k.h). Halide qualifies them by Func and stage when lowering.
+    // schedules/shared_split_k/shared_split_k.h). Halide qualifies them by Func and stage when lowering.
     std::vector<Internal::ReductionVariable> rvars;
     for (auto it = axes.rbegin(); it != axes.rend(); ++it)
         rvars.push_back({"r" + std::to_string(a.rank() - 1 - *it), 0, int(a.shape[*it])});

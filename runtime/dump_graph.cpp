@@ -123,7 +123,7 @@ std::string graph_dot(const FuncGraph &g, const Plan *plan, const std::string &t
             const autosched::KernelPlan &kp = plan->kernels[k];
             std::string prefix = "k" + std::to_string(k) + ":";
             o << "  subgraph " << q("cluster_" + kp.name) << " {\n    label="
-              << q(kp.name + " [" + kp.template_name + "]\nreads " + bytes_str(kp.bytes_read) + ", writes " + bytes_str(kp.bytes_written))
+              << q(kp.name + " [" + kp.template_name() + "]\nreads " + bytes_str(kp.bytes_read) + ", writes " + bytes_str(kp.bytes_written))
               << ";\n    class=\"kernel\"; style=rounded; color=\"#3d85c6\";\n";
             for (auto &f : kp.funcs) {
                 int i = g.find(f);
@@ -144,14 +144,14 @@ std::string graph_dot(const FuncGraph &g, const Plan *plan, const std::string &t
                           << q(autosched::access_name(g.edges[e].access)) << (crosses ? ", style=bold" : "") << "];\n";
                 }
             }
-            if (!kp.partials.empty()) {
+            if (kp.split) {
                 // Split-K's partials: written by the kernel's first launches, read by its root's blocks.
-                std::string id = prefix + kp.partials;
+                std::string id = prefix + kp.split->partials;
                 o << "    " << q(id) << " [label="
-                  << q(kp.partials + "\nsplit-K partials of " + kp.split_func + ", " + std::to_string(kp.split_k) +
+                  << q(kp.split->partials + "\nsplit-K partials of " + kp.split->func + ", " + std::to_string(kp.split->slices) +
                        " slices\n" + role_text("materialized"))
                   << ", class=\"materialized\", " << style_of("materialized") << "];\n";
-                edges << "  " << q(id) << " -> " << q(prefix + kp.split_func) << " [label=\"partials\", style=bold];\n";
+                edges << "  " << q(id) << " -> " << q(prefix + kp.split->func) << " [label=\"partials\", style=bold];\n";
             }
             o << "  }\n";
         }

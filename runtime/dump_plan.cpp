@@ -41,8 +41,9 @@ std::string format_plan_dump(const AppBuild &b, const std::string &schedule) {
       << (p.min_bytes ? fmt("%.3f", double(p.total_bytes) / double(p.min_bytes)) : "-") << "), estimated "
       << fmt("%.3f", p.est_us) << " us on the device profile\n";
     for (auto &k : p.kernels) {
-        o << "kernel " << k.name << ": template " << k.template_name;
-        if (k.template_name == "row") o << " (" << k.inner_dims << " inner dim" << (k.inner_dims == 1 ? "" : "s") << ")";
+        o << "kernel " << k.name << ": template " << k.template_name();
+        if (auto *row = k.get<autosched::RowParams>())
+            o << " (" << row->inner_dims << " inner dim" << (row->inner_dims == 1 ? "" : "s") << ")";
         o << ", " << k.blocks << " blocks; reads " << bytes_str(k.bytes_read) << ", writes " << bytes_str(k.bytes_written)
           << "; est " << fmt("%.3f", k.est_us) << " us\n";
         size_t w = 12;

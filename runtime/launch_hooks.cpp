@@ -79,7 +79,7 @@ using cu_func_set_attribute_t = int (*)(void *, int, int);
 cu_func_set_attribute_t real_cu_func_set_attribute = nullptr;
 // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: a kernel may use more than 48 KB of dynamic
 // shared memory only once this is raised. Halide's runtime never raises it; the planner's
-// inner-outer kernels need it (autosched/inner_outer.h), so every launch above 48 KB opts in.
+// inner-outer kernels need it (schedules/inner_outer/inner_outer_plan.h), so every launch above 48 KB opts in.
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 constexpr unsigned kDefaultSharedBytes = 48 * 1024;
 constexpr int CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701;

@@ -35,7 +35,7 @@ std::vector<PlannedKernel> planned_kernels_of(const autosched::Plan &plan) {
     for (auto &k : plan.kernels) {
         PlannedKernel p{k.name, {k.root}, k.bytes_read, k.bytes_written};
         p.roots.insert(p.roots.end(), k.with.begin(), k.with.end());
-        if (!k.partials.empty()) p.roots.push_back(k.partials);  // split-K's first launch
+        if (k.split) p.roots.push_back(k.split->partials);  // split-K's first launch
         ks.push_back(p);
     }
     return ks;

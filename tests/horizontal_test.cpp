@@ -5,6 +5,7 @@
 #include "apps/ref_util.h"
 #include "lang/lang.h"
 #include "tests/support/plan_and_run.h"
+#include "tests/support/plan_fields.h"
 
 using namespace solder;
 
@@ -54,7 +55,7 @@ TEST(Horizontal, OneDimensionalReductionsLaunchTogetherStageByStage) {
         if (!k.with.empty()) merged = &k;
     ASSERT_TRUE(merged) << plan.to_text();
     // Init, update; plus zeroing and summing the partials where this kernel launches them.
-    EXPECT_EQ(merged->launches, merged->split_group.empty() ? 2 : 4) << plan.to_text();
+    EXPECT_EQ(merged->launches, solder::testing::split_group(*merged).empty() ? 2 : 4) << plan.to_text();
     std::vector<HostBuffer> in{make_host_buffer({"kz", DType::F32, {N0, N1, N2}})};
     std::vector<HostBuffer> out{make_host_buffer({"a", DType::F32, {N2}}), make_host_buffer({"b", DType::F32, {N2}}),
                                 make_host_buffer({"per", DType::F32, {N0, N2}})};

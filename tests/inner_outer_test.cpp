@@ -1,4 +1,4 @@
-// The inner-outer kernel (autosched/inner_outer.h, schedules/inner_outer.h): nvfuser_2146's column
+// The inner-outer kernel (schedules/inner_outer/inner_outer_plan.h, schedules/inner_outer/inner_outer_schedule.h): nvfuser_2146's column
 // sums summed in the row kernel's blocks. Checked in the plan (when the planner takes it, what it
 // moves, why it does not by default) and on OpenCL against the app's reference at a size whose
 // blocks a small GPU profile accepts.
@@ -11,10 +11,11 @@
 
 #include "apps/app_pipeline.h"
 #include "apps/nvfuser_2146/shapes.h"
-#include "autosched/inner_outer.h"
+#include "schedules/inner_outer/inner_outer_plan.h"
 #include "lang/lang.h"
 #include "runtime/output_check.h"
 #include "tests/support/plan_and_run.h"
+#include "tests/support/plan_fields.h"
 
 using namespace solder;
 using namespace solder::autosched;
@@ -28,7 +29,7 @@ Plan plan_nvfuser(PlannerOptions opt) {
 
 const KernelPlan *inner_outer_kernel(const Plan &p) {
     for (auto &k : p.kernels)
-        if (k.template_name == "inner_outer") return &k;
+        if (k.template_name() == "inner_outer") return &k;
     return nullptr;
 }
 
@@ -47,11 +48,11 @@ TEST(InnerOuter, FewestBytesReadsTheInputsOnce) {
     const KernelPlan *k = inner_outer_kernel(p);
     ASSERT_NE(k, nullptr) << p.to_text();
     EXPECT_EQ(k->root.rfind("cast_63", 0), 0u);
-    EXPECT_EQ(k->split_group.size(), 4u);
-    EXPECT_EQ(k->rows_per_block, kMaxInnerOuterRows);
+    EXPECT_EQ(solder::testing::split_group(*k).size(), 4u);
+    EXPECT_EQ(k->rows_per_block(), kMaxInnerOuterRows);
     // Two 1024-wide bf16 inputs, 32 rows each: more than 48 KB, within the H100's opt-in.
     int64_t staged = 0;
-    for (auto &s : k->staged) staged += s.bytes_per_block;
+    for (auto &s : k->staged()) staged += s.bytes_per_block;
     EXPECT_EQ(staged, 32 * 1024 * 2 * 2);
     EXPECT_LE(double(p.total_bytes), 1.25 * double(p.min_bytes)) << p.to_text();
     for (auto &m : p.materialized) EXPECT_LT(m.bytes, 56ll * 1024 * 1024 * 4) << m.func;
@@ -119,7 +120,7 @@ TEST(InnerOuter, MatchesTheReferenceOnOpenCL) {
     Plan plan = solder::testing::plan_for(p.outputs, opt, true);
     const KernelPlan *k = inner_outer_kernel(plan);
     ASSERT_NE(k, nullptr) << plan.to_text();
-    EXPECT_EQ(k->rows_per_block, 16);  // 512 columns: 32 lanes x 16 rows, a thread per column
+    EXPECT_EQ(k->rows_per_block(), 16);  // 512 columns: 32 lanes x 16 rows, a thread per column
     EXPECT_EQ(k->blocks, 4 * 512 / 16);
     std::vector<HostBuffer> in, out, ref;
     for (auto &t : io.inputs) in.push_back(make_host_buffer(t));

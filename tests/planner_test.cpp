@@ -8,6 +8,7 @@
 #include "runtime/app_build.h"
 #include "runtime/app_runner.h"
 #include "runtime/compile_cache.h"
+#include "tests/support/plan_fields.h"
 
 using namespace solder;
 using namespace solder::autosched;
@@ -57,24 +58,24 @@ TEST(Planner, EveryKernelIsCostedAndNoPlanBeatsTheMinimum) {
 TEST(Planner, RowReductionsAreComputedPerBlock) {
     Plan p = plan_app("rmsnorm");
     ASSERT_EQ(p.kernels.size(), 1u);
-    EXPECT_EQ(p.kernels[0].template_name, "row");
+    EXPECT_EQ(p.kernels[0].template_name(), "row");
     int at_block = 0;
     for (auto &f : p.funcs) at_block += f.placement == Placement::ComputeAtBlock;
     EXPECT_EQ(at_block, 1) << p.to_text();  // the mean of squares
     // The 16 slices: one block per row b owns all 16 slices, so x is read once.
     Plan z = plan_app("puzzler_slices");
-    EXPECT_EQ(z.kernels[0].inner_dims, 2) << z.to_text();
+    EXPECT_EQ(solder::testing::row_of(z.kernels[0]).inner_dims, 2) << z.to_text();
     // 16 slices of 64 per row (1024 elements): one warp per block (2-wide accesses) reducing each
     // slice with shuffles; the 16 slices unrolled, so the stack's select keeps one branch per slice.
-    EXPECT_EQ(z.kernels[0].row_warps, 1) << z.to_text();
-    EXPECT_EQ(z.kernels[0].vector_width, 2) << z.to_text();
-    EXPECT_EQ(z.kernels[0].rows_per_block, 1) << z.to_text();
-    EXPECT_EQ(z.kernels[0].unrolled_dims, (std::vector<std::pair<int, int64_t>>{{1, 16}})) << z.to_text();
+    EXPECT_EQ(solder::testing::row_warps(z.kernels[0]), 1) << z.to_text();
+    EXPECT_EQ(z.kernels[0].vector_width(), 2) << z.to_text();
+    EXPECT_EQ(z.kernels[0].rows_per_block(), 1) << z.to_text();
+    EXPECT_EQ(solder::testing::row_of(z.kernels[0]).unrolled_dims, (std::vector<std::pair<int, int64_t>>{{1, 16}})) << z.to_text();
 }
 
 TEST(Planner, StencilProducersStayOnChip) {
     // The tile's first level (what reads the input) per tile in shared memory; the cheap stencils
-    // of it recomputed in each thread's registers (autosched/stencil_staging.h); none at root.
+    // of it recomputed in each thread's registers (schedules/stencil_tile/stencil_staging.h); none at root.
     Plan blur = plan_app("blur");
     EXPECT_EQ(placement_of(blur, "repeat_edge"), Placement::ComputeAtBlock) << blur.to_text();
     EXPECT_EQ(placement_of(blur, "blur_x"), Placement::Inline) << blur.to_text();
@@ -87,9 +88,9 @@ TEST(Planner, StencilProducersStayOnChip) {
     for (auto f : {"Ix", "Iy", "Ixx", "Ixy", "Iyy"}) EXPECT_EQ(placement_of(harris, f), Placement::Inline) << f;
     for (auto *p : {&blur, &unsharp, &harris}) {
         EXPECT_EQ(p->kernels.size(), 1u) << p->to_text();
-        EXPECT_EQ(p->kernels[0].template_name, "stencil_tile");
+        EXPECT_EQ(p->kernels[0].template_name(), "stencil_tile");
         // 4K images span many tiles: edge tiles shift inwards, every tile has one shape.
-        EXPECT_TRUE(p->kernels[0].whole_tiles) << p->to_text();
+        EXPECT_TRUE(solder::testing::tile_of(p->kernels[0]).whole_tiles) << p->to_text();
     }
 }
 

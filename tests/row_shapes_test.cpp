@@ -9,8 +9,9 @@
 
 #include "apps/ref_util.h"
 #include "lang/lang.h"
-#include "autosched/row_staging.h"
+#include "schedules/row/row_staging.h"
 #include "tests/support/plan_and_run.h"
+#include "tests/support/plan_fields.h"
 
 using namespace solder;
 using namespace solder::lang;
@@ -69,8 +70,8 @@ TEST(RowShapes, ManyShortWavesOfRowsGoEightToABlock) {
     Norm n;
     autosched::Plan plan = solder::testing::plan_for(n.outs, small_gpu(), true);
     ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
-    EXPECT_EQ(plan.kernels[0].template_name, "row");
-    EXPECT_EQ(plan.kernels[0].rows_per_block, 8) << plan.to_text();
+    EXPECT_EQ(plan.kernels[0].template_name(), "row");
+    EXPECT_EQ(plan.kernels[0].rows_per_block(), 8) << plan.to_text();
     EXPECT_NE(plan.to_text().find("8 rows per block"), std::string::npos);
     EXPECT_NE(plan.to_json().find("\"rows_per_block\": 8"), std::string::npos);
     std::string source;
@@ -97,7 +98,7 @@ TEST(RowShapes, EachReductionsRowsAreFoundByBoundsNotByName) {
     Norm n(false);
     autosched::Plan plan = solder::testing::plan_for(n.outs, small_gpu(), true);
     ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
-    ASSERT_EQ(plan.kernels[0].rows_per_block, 8) << plan.to_text();
+    ASSERT_EQ(plan.kernels[0].rows_per_block(), 8) << plan.to_text();
     int means = 0;
     for (auto &f : plan.funcs)
         if (f.placement == autosched::Placement::ComputeAtBlock) {
@@ -116,24 +117,24 @@ TEST(RowShapes, FewWavesKeepOneRowPerBlock) {
     // The H100 profile: 512 blocks of one row are under one wave; 64 of eight would idle SMs.
     autosched::Plan plan = solder::testing::plan_for(n.outs, {}, true);
     ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
-    EXPECT_EQ(plan.kernels[0].rows_per_block, 1) << plan.to_text();
+    EXPECT_EQ(plan.kernels[0].rows_per_block(), 1) << plan.to_text();
     autosched::Plan host = solder::testing::plan_for(n.outs, small_gpu(), false);
-    for (auto &k : host.kernels) EXPECT_EQ(k.rows_per_block, 1);
+    for (auto &k : host.kernels) EXPECT_EQ(k.rows_per_block(), 1);
 }
 
 TEST(RowShapes, StagedRowsAreReadOncePerBlock) {
     Norm n;
     // Off by default.
-    for (auto &k : solder::testing::plan_for(n.outs, small_gpu(), true).kernels) EXPECT_TRUE(k.staged.empty());
+    for (auto &k : solder::testing::plan_for(n.outs, small_gpu(), true).kernels) EXPECT_TRUE(k.staged().empty());
     autosched::PlannerOptions opt = small_gpu();
     opt.stage_rows = true;
     autosched::Plan plan = solder::testing::plan_for(n.outs, opt, true);
     ASSERT_EQ(plan.kernels.size(), 1u);
     const auto &k = plan.kernels[0];
     // x feeds both means and the output: staged, 8 rows of 512 floats.
-    ASSERT_EQ(k.staged.size(), 1u) << plan.to_text();
-    EXPECT_EQ(k.staged[0].func, "rx");
-    EXPECT_EQ(k.staged[0].bytes_per_block, 8 * C * 4);
+    ASSERT_EQ(k.staged().size(), 1u) << plan.to_text();
+    EXPECT_EQ(k.staged()[0].func, "rx");
+    EXPECT_EQ(k.staged()[0].bytes_per_block, 8 * C * 4);
     EXPECT_NE(plan.to_text().find("staged: rx"), std::string::npos) << plan.to_text();
     std::string source;
     expect_layer_norm(plan, n, &source);
@@ -149,7 +150,7 @@ TEST(RowShapes, StagedRowsAreReadOncePerBlock) {
     Tensor yb = bs - mean(bs, {-1}, true);
     set_estimates(yb.func, yb.shape);
     for (auto &kb : solder::testing::plan_for({yb.func}, one_row, true).kernels)
-        EXPECT_TRUE(kb.staged.empty()) << "32 KB rows exceed " << autosched::kMaxStagedBytesPerBlock;
+        EXPECT_TRUE(kb.staged().empty()) << "32 KB rows exceed " << autosched::kMaxStagedBytesPerBlock;
 }
 
 // Short rows (puzzler's shape, fewer rows): 8 slices of 64-wide rows, each slice layer-normed and
@@ -166,18 +167,18 @@ TEST(RowShapes, ShortRowsFillTheBlockWithRowsAndUnrollTheSlices) {
     autosched::Plan plan = solder::testing::plan_for({y.func}, small_gpu(), true);
     ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
     const auto &k = plan.kernels[0];
-    EXPECT_EQ(k.template_name, "row");
-    EXPECT_EQ(k.vector_width, 2) << plan.to_text();
-    EXPECT_EQ(k.row_threads, 32) << plan.to_text();
-    EXPECT_EQ(k.rows_per_block, 8) << plan.to_text();
-    ASSERT_EQ(k.unrolled_dims.size(), 1u) << plan.to_text();
-    EXPECT_EQ(k.unrolled_dims[0], (std::pair<int, int64_t>{1, T}));
+    EXPECT_EQ(k.template_name(), "row");
+    EXPECT_EQ(k.vector_width(), 2) << plan.to_text();
+    EXPECT_EQ(k.row_threads(), 32) << plan.to_text();
+    EXPECT_EQ(k.rows_per_block(), 8) << plan.to_text();
+    ASSERT_EQ(solder::testing::row_of(k).unrolled_dims.size(), 1u) << plan.to_text();
+    EXPECT_EQ(solder::testing::row_of(k).unrolled_dims[0], (std::pair<int, int64_t>{1, T}));
     EXPECT_NE(plan.to_text().find("8 rows per block, 32 threads per row, dim 1 unrolled"), std::string::npos)
         << plan.to_text();
     // On the H100 profile 64 blocks are under a wave: one row per block, the slices still unrolled.
     autosched::Plan h100 = solder::testing::plan_for({y.func}, {}, true);
-    EXPECT_EQ(h100.kernels[0].rows_per_block, 1) << h100.to_text();
-    EXPECT_EQ(h100.kernels[0].unrolled_dims.size(), 1u) << h100.to_text();
+    EXPECT_EQ(h100.kernels[0].rows_per_block(), 1) << h100.to_text();
+    EXPECT_EQ(solder::testing::row_of(h100.kernels[0]).unrolled_dims.size(), 1u) << h100.to_text();
 
     std::vector<HostBuffer> in{make_host_buffer({"sx", DType::F32, {B, T, D}})};
     std::vector<HostBuffer> out{make_host_buffer({"y", DType::F32, {B, T, D}})};

@@ -10,6 +10,7 @@
 #include "autosched/model/options.h"
 #include "lang/lang.h"
 #include "tests/support/plan_and_run.h"
+#include "tests/support/plan_fields.h"
 
 using namespace solder;
 using namespace solder::lang;
@@ -22,12 +23,12 @@ TEST(SingleKernelGroups, ALoneReductionTakesTheBlockReductionTemplate) {
     set_estimates(s.func, s.shape);
     std::vector<Halide::Func> outs{s.func};
 
-    EXPECT_EQ(solder::testing::plan_for(outs, {}, true).kernels.at(0).template_name, "pointwise");
+    EXPECT_EQ(solder::testing::plan_for(outs, {}, true).kernels.at(0).template_name(), "pointwise");
     autosched::PlannerOptions opt;
     autosched::apply_enable_list(opt, "single_kernel_groups");
     autosched::Plan plan = solder::testing::plan_for(outs, opt, true);
     ASSERT_EQ(plan.kernels.size(), 1u);
-    ASSERT_EQ(plan.kernels[0].template_name, "block_reduction") << plan.to_text();
+    ASSERT_EQ(plan.kernels[0].template_name(), "block_reduction") << plan.to_text();
 
     std::vector<HostBuffer> in{make_host_buffer({"sx", DType::F32, {R, C}})};
     std::vector<HostBuffer> out{make_host_buffer({"s", DType::F32, {R}})};

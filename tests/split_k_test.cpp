@@ -15,6 +15,7 @@
 #include "autosched/model/reduction_domain.h"
 #include "runtime/targets.h"
 #include "tests/support/plan_and_run.h"
+#include "tests/support/plan_fields.h"
 
 using namespace solder;
 using namespace solder::lang;
@@ -23,7 +24,7 @@ namespace {
 
 const autosched::KernelPlan *kernel_splitting(const autosched::Plan &p, const std::string &func) {
     for (auto &k : p.kernels)
-        if (k.split_func == func) return &k;
+        if (k.split_func() == func) return &k;
     return nullptr;
 }
 
@@ -76,20 +77,20 @@ TEST(SplitK, ColumnSumsWithFewResultsAreSummedInSlices) {
     const auto *ka = kernel_splitting(plan, t.all.func.name());
     const auto *kp = kernel_splitting(plan, t.per.func.name());
     ASSERT_TRUE(ka && kp) << plan.to_text();
-    EXPECT_TRUE(ka->split_group.empty() && kp->split_group.empty()) << plan.to_text();
+    EXPECT_TRUE(solder::testing::split_group(*ka).empty() && solder::testing::split_group(*kp).empty()) << plan.to_text();
     EXPECT_EQ(ka->launches, 4);  // zero and sum the partials; the reduction's own init and update
-    EXPECT_GE(ka->split_k, 2);
-    EXPECT_LE(ka->split_k, 2100 / 64);  // each slice keeps at least 64 rows
-    EXPECT_GE(ka->split_blocks, ka->split_k);
-    EXPECT_EQ(ka->partials, t.all.func.name() + "_intm");
+    EXPECT_GE(solder::testing::split_slices(*ka), 2);
+    EXPECT_LE(solder::testing::split_slices(*ka), 2100 / 64);  // each slice keeps at least 64 rows
+    EXPECT_GE(solder::testing::split_blocks(*ka), solder::testing::split_slices(*ka));
+    EXPECT_EQ(solder::testing::partials(*ka), t.all.func.name() + "_intm");
     bool listed = false;
-    for (auto &m : plan.materialized) listed |= m.func == ka->partials && m.bytes == ka->split_k * t.N2 * 4;
+    for (auto &m : plan.materialized) listed |= m.func == solder::testing::partials(*ka) && m.bytes == solder::testing::split_slices(*ka) * t.N2 * 4;
     EXPECT_TRUE(listed) << plan.to_text();
     EXPECT_NE(plan.to_text().find("split-K"), std::string::npos);
     EXPECT_NE(plan.to_json().find("\"split_k\""), std::string::npos);
     // The host has no blocks to fill: no split there.
     autosched::Plan host = solder::testing::plan_for(t.outs, {}, false);
-    for (auto &k : host.kernels) EXPECT_TRUE(k.split_func.empty()) << host.to_text();
+    for (auto &k : host.kernels) EXPECT_TRUE(k.split_func().empty()) << host.to_text();
 
     std::string source = t.run_and_check(plan);
     EXPECT_NE(source.find(".rfactor("), std::string::npos) << source;
@@ -104,13 +105,13 @@ TEST(SplitK, SumsOverTheSamePointsShareTheirPartialsLaunches) {
     const auto *ka = kernel_splitting(plan, t.all.func.name());
     const auto *kp = kernel_splitting(plan, t.per.func.name());
     ASSERT_TRUE(ka && kp) << plan.to_text();
-    const auto *lead = ka->split_group.empty() ? kp : ka, *other = lead == ka ? kp : ka;
-    ASSERT_EQ(lead->split_group.size(), 2u) << plan.to_text();
-    EXPECT_EQ(lead->split_group[0], lead->split_func);
-    EXPECT_EQ(other->split_launched_with, lead->split_func) << plan.to_text();
-    EXPECT_EQ(lead->split_dim, 1);
-    EXPECT_EQ(lead->split_k, other->split_k);
-    EXPECT_EQ(lead->split_rows * lead->split_k >= t.N1 && lead->split_rows * (lead->split_k - 1) < t.N1, true);
+    const auto *lead = solder::testing::split_group(*ka).empty() ? kp : ka, *other = lead == ka ? kp : ka;
+    ASSERT_EQ(solder::testing::split_group(*lead).size(), 2u) << plan.to_text();
+    EXPECT_EQ(solder::testing::split_group(*lead)[0], lead->split_func());
+    EXPECT_EQ(solder::testing::split_launched_with(*other), lead->split_func()) << plan.to_text();
+    EXPECT_EQ(lead->split->dim, 1);
+    EXPECT_EQ(solder::testing::split_slices(*lead), solder::testing::split_slices(*other));
+    EXPECT_EQ(solder::testing::split_rows(*lead) * solder::testing::split_slices(*lead) >= t.N1 && solder::testing::split_rows(*lead) * (solder::testing::split_slices(*lead) - 1) < t.N1, true);
     EXPECT_EQ(lead->launches, 4);
     EXPECT_EQ(other->launches, 2);  // only the root's init and update
     // x is read once, by the shared launches.
@@ -118,8 +119,8 @@ TEST(SplitK, SumsOverTheSamePointsShareTheirPartialsLaunches) {
     EXPECT_GE(lead->bytes_read, x_bytes);
     EXPECT_LT(other->bytes_read, x_bytes / 10) << plan.to_text();
     for (auto &m : plan.materialized)
-        if (m.func == ka->partials || m.func == kp->partials)
-            EXPECT_EQ(m.bytes, lead->split_k * t.N0 * t.N2 * 4) << m.func;
+        if (m.func == solder::testing::partials(*ka) || m.func == solder::testing::partials(*kp))
+            EXPECT_EQ(m.bytes, solder::testing::split_slices(*lead) * t.N0 * t.N2 * 4) << m.func;
     EXPECT_NE(plan.to_text().find("shared split-K"), std::string::npos) << plan.to_text();
     EXPECT_NE(plan.to_json().find("\"shared_with\""), std::string::npos);
     EXPECT_NE(plan.to_json().find("\"launched_with\""), std::string::npos);
@@ -137,8 +138,8 @@ TEST(SplitK, PartialsThatHalideNamedUniqueAreAccepted) {
     std::vector<Halide::Func> taken;
     auto take_partials_names = [&](const autosched::Plan &plan) {
         for (auto &k : plan.kernels) {
-            std::vector<std::string> split = k.split_group;
-            if (split.empty() && !k.split_func.empty()) split.push_back(k.split_func);
+            std::vector<std::string> split = solder::testing::split_group(k);
+            if (split.empty() && !k.split_func().empty()) split.push_back(k.split_func());
             for (auto &f : split) {
                 taken.emplace_back(autosched::partials_name(f));
                 taken.back()(x) = 0.0f;
@@ -151,7 +152,7 @@ TEST(SplitK, PartialsThatHalideNamedUniqueAreAccepted) {
     ColumnSums t;
     autosched::Plan plan = solder::testing::plan_for(t.outs, {}, true);
     bool dollar = false;
-    for (auto &k : plan.kernels) dollar |= k.split_func.find('$') != std::string::npos;
+    for (auto &k : plan.kernels) dollar |= k.split_func().find('$') != std::string::npos;
     ASSERT_TRUE(dollar) << plan.to_text();
     take_partials_names(plan);
     t.run_and_check(plan);
@@ -178,7 +179,7 @@ TEST(SplitK, AReductionHalideCannotReassociateIsLeftWhole) {
     in.dim(1).set_estimate(0, 4000);
     blend.set_estimate(c, 0, 8);
     autosched::Plan plan = solder::testing::plan_for({blend}, {}, true);
-    for (auto &k : plan.kernels) EXPECT_TRUE(k.split_func.empty()) << plan.to_text();
+    for (auto &k : plan.kernels) EXPECT_TRUE(k.split_func().empty()) << plan.to_text();
 }
 
 TEST(SplitK, AReductionFusedIntoARowKernelIsSplitToo) {
@@ -191,9 +192,9 @@ TEST(SplitK, AReductionFusedIntoARowKernelIsSplitToo) {
     std::vector<Halide::Func> outs{half.func};
     autosched::Plan plan = solder::testing::plan_for(outs, {}, true);
     ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
-    EXPECT_EQ(plan.kernels[0].template_name, "row") << plan.to_text();
-    ASSERT_FALSE(plan.kernels[0].split_func.empty()) << plan.to_text();
-    EXPECT_NE(plan.kernels[0].split_func, plan.kernels[0].root);
+    EXPECT_EQ(plan.kernels[0].template_name(), "row") << plan.to_text();
+    ASSERT_FALSE(plan.kernels[0].split_func().empty()) << plan.to_text();
+    EXPECT_NE(plan.kernels[0].split_func(), plan.kernels[0].root);
 
     std::vector<HostBuffer> in{make_host_buffer({"kr", DType::F32, {N0, N1, N2}})};
     std::vector<HostBuffer> out{make_host_buffer({"half", DType::F32, {N0, N2}})};
@@ -214,10 +215,10 @@ TEST(SplitK, SharedPartialsOfWideRowsTakeTwoNeighboursPerThread) {
     autosched::Plan plan = solder::testing::plan_for(t.outs, {}, true);
     const autosched::KernelPlan *lead = nullptr;
     for (auto &k : plan.kernels)
-        if (k.split_group.size() == 2) lead = &k;
+        if (solder::testing::split_group(k).size() == 2) lead = &k;
     ASSERT_TRUE(lead) << plan.to_text();
-    EXPECT_EQ(lead->split_vector, 2) << plan.to_text();
-    EXPECT_EQ(t.N1 % lead->split_k, 0) << plan.to_text();  // slices that divide the rows
+    EXPECT_EQ(lead->split->vector, 2) << plan.to_text();
+    EXPECT_EQ(t.N1 % solder::testing::split_slices(*lead), 0) << plan.to_text();  // slices that divide the rows
     // On OpenCL the lanes stay scalar (PoCL's C backend has no masked vectors): run and check.
     std::string source = t.run_and_check(plan);
     EXPECT_EQ(source.find(".vectorize("), std::string::npos) << source;
@@ -274,9 +275,9 @@ TEST(SplitK, SumsWhoseLoopsCannotShareNamesKeepTheirOwnLaunches) {
     autosched::Plan plan = solder::testing::plan_for(outs, {}, true);
     int split = 0;
     for (auto &k : plan.kernels) {
-        if (k.split_func.empty()) continue;
+        if (k.split_func().empty()) continue;
         split++;
-        EXPECT_TRUE(k.split_group.empty() && k.split_launched_with.empty()) << plan.to_text();
+        EXPECT_TRUE(solder::testing::split_group(k).empty() && solder::testing::split_launched_with(k).empty()) << plan.to_text();
     }
     EXPECT_EQ(split, 2) << plan.to_text();
     EXPECT_NE(plan.to_text().find("split-K partials not shared: their loops cannot share names"), std::string::npos)
@@ -308,8 +309,8 @@ TEST(SplitK, Nvfuser2146AtAMiddleSizeSharesItsColumnSumsAndMatchesItsReference) 
     const autosched::KernelPlan *lead = nullptr;
     int launched_with = 0;
     for (auto &k : plan.kernels) {
-        if (k.split_group.size() == 4) lead = &k;
-        launched_with += !k.split_launched_with.empty();
+        if (solder::testing::split_group(k).size() == 4) lead = &k;
+        launched_with += !solder::testing::split_launched_with(k).empty();
     }
     ASSERT_TRUE(lead) << plan.to_text();
     EXPECT_GE(launched_with, 1) << plan.to_text();

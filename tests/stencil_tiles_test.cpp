@@ -10,8 +10,9 @@
 
 #include "apps/ref_util.h"
 #include "lang/lang.h"
-#include "schedules/fused_templates.h"
+#include "schedules/stencil_tile/stencil_schedule.h"
 #include "tests/support/plan_and_run.h"
+#include "tests/support/plan_fields.h"
 
 using namespace solder;
 
@@ -36,8 +37,8 @@ void expect_blur(int64_t w, int64_t h, bool whole_tiles) {
     Blur b(w, h);
     autosched::Plan plan = solder::testing::plan_for({b.out}, {}, true);
     ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
-    ASSERT_EQ(plan.kernels[0].template_name, "stencil_tile") << plan.to_text();
-    EXPECT_EQ(plan.kernels[0].whole_tiles, whole_tiles) << plan.to_text();
+    ASSERT_EQ(plan.kernels[0].template_name(), "stencil_tile") << plan.to_text();
+    EXPECT_EQ(solder::testing::tile_of(plan.kernels[0]).whole_tiles, whole_tiles) << plan.to_text();
     EXPECT_EQ(plan.to_text().find("edge tiles shifted inwards") != std::string::npos, whole_tiles)
         << plan.to_text();
 
@@ -145,7 +146,7 @@ TEST(StencilTiles, CheapProductsOfFewerFuncsAreInlinedAndTheirFactorsStagedInste
     Products p(w, h, false);
     autosched::Plan plan = solder::testing::plan_for({p.out}, {}, true);
     ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
-    ASSERT_EQ(plan.kernels[0].template_name, "stencil_tile") << plan.to_text();
+    ASSERT_EQ(plan.kernels[0].template_name(), "stencil_tile") << plan.to_text();
     // Three products read through the box sums, all of two gradients: the gradients per tile.
     for (auto f : {"prod_gx", "prod_gy"}) EXPECT_EQ(placement(plan, f), Placement::ComputeAtBlock) << f;
     for (auto f : {"prod_xx", "prod_yy", "prod_xy"}) EXPECT_EQ(placement(plan, f), Placement::Inline) << f;

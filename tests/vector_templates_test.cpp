@@ -9,6 +9,7 @@
 #include "apps/ref_util.h"
 #include "lang/lang.h"
 #include "tests/support/plan_and_run.h"
+#include "tests/support/plan_fields.h"
 
 using namespace solder;
 using namespace solder::lang;
@@ -25,7 +26,7 @@ TEST(VectorTemplates, WideRowsAndPointwiseRunCorrectlyOnOpenCL) {
     std::vector<Halide::Func> outs{norm.func, act.func};
     autosched::Plan plan = solder::testing::plan_for(outs, {}, true);
     int vectorized = 0;
-    for (auto &k : plan.kernels) vectorized += k.vector_width > 1;
+    for (auto &k : plan.kernels) vectorized += k.vector_width() > 1;
     ASSERT_EQ(vectorized, 2) << plan.to_text();
 
     std::vector<HostBuffer> in{make_host_buffer({"vx", DType::F32, {R, C}}), make_host_buffer({"vy", DType::F32, {P, Q}})};

@@ -1,4 +1,4 @@
-// Row kernels over long rows reduced by warps (autosched/warp_rows.h, schedules/writer/warp_reduction.h):
+// Row kernels over long rows reduced by warps (schedules/row/warp_rows.h, schedules/writer/warp_reduction.h):
 // the planner's choice and its reasons, the shuffle tree in the CUDA code (no GPU here: the
 // lowered code), and the same plan run on OpenCL, where the reductions keep the shared-memory tree
 // over the planned threads. The H100 runs check the CUDA results against the apps' references.
@@ -12,6 +12,7 @@
 #include "lang/lang.h"
 #include "runtime/targets.h"
 #include "tests/support/plan_and_run.h"
+#include "tests/support/plan_fields.h"
 
 using namespace solder;
 using namespace solder::lang;
@@ -52,29 +53,29 @@ TEST(WarpRows, LongRowsAreReducedByWarpsAndOddOnesSayWhyNot) {
     ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
     const auto &k = plan.kernels[0];
     // 4096 elements: 128 threads of 32 each, 8-byte accesses (2 f32).
-    EXPECT_EQ(k.row_warps, 4) << plan.to_text();
-    EXPECT_EQ(k.vector_width, 2) << plan.to_text();
-    EXPECT_EQ(k.row_extent, 4096);
+    EXPECT_EQ(solder::testing::row_warps(k), 4) << plan.to_text();
+    EXPECT_EQ(k.vector_width(), 2) << plan.to_text();
+    EXPECT_EQ(solder::testing::row_of(k).row_extent, 4096);
     EXPECT_NE(plan.to_text().find("4 warps per row"), std::string::npos) << plan.to_text();
     EXPECT_NE(plan.to_json().find("\"row_warps\": 4"), std::string::npos);
     // 16384: 8 warps (256 threads) at most.
     Softmax wide(2, 16384);
-    EXPECT_EQ(solder::testing::plan_for(wide.outs, {}, true).kernels[0].row_warps, 8);
+    EXPECT_EQ(solder::testing::row_warps(solder::testing::plan_for(wide.outs, {}, true).kernels[0]), 8);
     // 1024: 2 warps (64 threads of 16), the fewest.
     Softmax k1(6, 1024);
-    EXPECT_EQ(solder::testing::plan_for(k1.outs, {}, true).kernels[0].row_warps, 2);
+    EXPECT_EQ(solder::testing::row_warps(solder::testing::plan_for(k1.outs, {}, true).kernels[0]), 2);
     // Short rows keep the shared-memory tree by design: no note about it.
     Softmax narrow(6, 512);
     autosched::Plan np = solder::testing::plan_for(narrow.outs, {}, true);
-    EXPECT_EQ(np.kernels[0].row_warps, 0) << np.to_text();
+    EXPECT_EQ(solder::testing::row_warps(np.kernels[0]), 0) << np.to_text();
     EXPECT_FALSE(explained(np, "warp")) << np.to_text();
     // A row the block's lanes do not divide evenly (4100 = 4 x 1025): no warps either.
     Softmax odd(6, 4100);
     autosched::Plan op = solder::testing::plan_for(odd.outs, {}, true);
-    EXPECT_EQ(op.kernels[0].row_warps, 0) << op.to_text();
+    EXPECT_EQ(solder::testing::row_warps(op.kernels[0]), 0) << op.to_text();
     EXPECT_TRUE(explained(op, "do not split evenly over warps")) << op.to_text();
     // The host plan has no warps.
-    EXPECT_EQ(solder::testing::plan_for(s.outs, {}, false).kernels[0].row_warps, 0);
+    EXPECT_EQ(solder::testing::row_warps(solder::testing::plan_for(s.outs, {}, false).kernels[0]), 0);
 }
 
 TEST(WarpRows, ReductionsWiderThan32BitsKeepTheTree) {
@@ -84,14 +85,14 @@ TEST(WarpRows, ReductionsWiderThan32BitsKeepTheTree) {
     set_estimates(y.func, y.shape);
     autosched::Plan plan = solder::testing::plan_for({y.func}, {}, true);
     ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
-    EXPECT_EQ(plan.kernels[0].row_warps, 0) << plan.to_text();
+    EXPECT_EQ(solder::testing::row_warps(plan.kernels[0]), 0) << plan.to_text();
     EXPECT_TRUE(explained(plan, "a warp shuffle moves 32 bits")) << plan.to_text();
 }
 
 TEST(WarpRows, CudaCodeSumsEachWarpWithAShuffleTree) {
     Softmax s(6, 4096, DType::BF16);
     autosched::Plan plan = solder::testing::plan_for(s.outs, {}, true);
-    ASSERT_EQ(plan.kernels[0].row_warps, 4) << plan.to_text();
+    ASSERT_EQ(solder::testing::row_warps(plan.kernels[0]), 4) << plan.to_text();
     std::string source = autosched::apply_plan(plan, s.outs, make_target("cuda"));
     EXPECT_NE(source.find(".gpu_lanes("), std::string::npos) << source;
     // Fixed sizes, as the apps' are: the walk needs no guards.
@@ -111,7 +112,7 @@ TEST(WarpRows, CudaCodeSumsEachWarpWithAShuffleTree) {
 TEST(WarpRows, TheSamePlanRunsOnOpenCLWithTheTreeOverItsThreads) {
     Softmax s(5, 4096);
     autosched::Plan plan = solder::testing::plan_for(s.outs, {}, true);
-    ASSERT_EQ(plan.kernels[0].row_warps, 4) << plan.to_text();
+    ASSERT_EQ(solder::testing::row_warps(plan.kernels[0]), 4) << plan.to_text();
     std::vector<HostBuffer> in{make_host_buffer({"wx", DType::F32, {s.rows, s.cols}})};
     std::vector<HostBuffer> out{make_host_buffer({"y", DType::F32, {s.rows, s.cols}})};
     float *px = data_as<float>(in[0]);
@@ -135,7 +136,7 @@ TEST(WarpRows, RowGraphsOfSeveralShapesCompileForCuda) {
     // (The H100 runs check the apps' results.)
     auto lower = [](std::vector<Halide::Func> outs, const Halide::Argument &arg, const std::string &name) {
         autosched::Plan plan = solder::testing::plan_for(outs, {}, true);
-        EXPECT_GT(plan.kernels.at(0).row_warps, 0) << name << "\n" << plan.to_text();
+        EXPECT_GT(solder::testing::row_warps(plan.kernels.at(0)), 0) << name << "\n" << plan.to_text();
         autosched::apply_plan(plan, outs, make_target("cuda"));
         std::string stmt = ::testing::TempDir() + "/warp_rows_" + name + ".stmt";
         Halide::Pipeline(outs).compile_to_lowered_stmt(stmt, {arg}, Halide::Text, make_target("cuda"));
@@ -201,15 +202,15 @@ TEST(WarpRows, ShortRowsWithUnrolledSlicesTakeOneWarpPerBlock) {
     ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
     const auto &k = plan.kernels[0];
     // 64 values per slice: one warp of 32 lanes, 2 values each, all 16 slices in the block.
-    EXPECT_EQ(k.row_warps, 1) << plan.to_text();
-    EXPECT_EQ(k.vector_width, 2) << plan.to_text();
-    EXPECT_EQ(k.row_threads, 0) << plan.to_text();
-    EXPECT_EQ(k.rows_per_block, 1) << plan.to_text();
+    EXPECT_EQ(solder::testing::row_warps(k), 1) << plan.to_text();
+    EXPECT_EQ(k.vector_width(), 2) << plan.to_text();
+    EXPECT_EQ(k.row_threads(), 0) << plan.to_text();
+    EXPECT_EQ(k.rows_per_block(), 1) << plan.to_text();
     EXPECT_NE(plan.to_text().find("1 warp per row"), std::string::npos) << plan.to_text();
     // 4 slices (256 values per row) keep several rows per block and the tree, without a note.
     Slices few(6, 4);
     autosched::Plan fp = solder::testing::plan_for(few.outs, {}, true);
-    EXPECT_EQ(fp.kernels.at(0).row_warps, 0) << fp.to_text();
+    EXPECT_EQ(solder::testing::row_warps(fp.kernels.at(0)), 0) << fp.to_text();
     EXPECT_FALSE(explained(fp, "warp")) << fp.to_text();
 
     // CUDA: the 32 reductions (a mean and a variance per slice) each a shuffle tree, in registers.
@@ -225,7 +226,7 @@ TEST(WarpRows, ShortRowsWithUnrolledSlicesTakeOneWarpPerBlock) {
 TEST(WarpRows, SlicesRunOnOpenCLAgainstADoubleReference) {
     Slices s(3, 16);
     autosched::Plan plan = solder::testing::plan_for(s.outs, {}, true);
-    ASSERT_EQ(plan.kernels.at(0).row_warps, 1) << plan.to_text();
+    ASSERT_EQ(solder::testing::row_warps(plan.kernels.at(0)), 1) << plan.to_text();
     s.fix_sizes();
     const int64_t n = s.rows * s.slices * 64;
     std::vector<HostBuffer> in{make_host_buffer({"px", DType::F32, {s.rows, s.slices, 64}})};

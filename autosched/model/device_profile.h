@@ -18,7 +18,7 @@ struct DeviceProfile {
     // Shared memory one block may use when its launch opts in (cuFuncSetAttribute): the H100's
     // 227 KB. Solder's pipeline libraries opt in for every launch above 48 KB
     // (runtime/launch_hooks.cpp); Halide's own runtime does not, so the plugin sets 0 (no opt-in)
-    // unless asked. Only the inner-outer kernels use it (autosched/inner_outer.h).
+    // unless asked. Only the inner-outer kernels use it (schedules/inner_outer/inner_outer_plan.h).
     int64_t shared_memory_optin_bytes = 227 * 1024;
     int64_t shared_memory_per_sm = 228 * 1024;  // what the blocks resident on one SM share
     int64_t l2_bytes = 50 * 1024 * 1024;

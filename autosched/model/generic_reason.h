@@ -1,5 +1,5 @@
 // Which Funcs the fused templates cannot take, and why. Such a Func takes the generic template
-// (schedules/generic.h): a kernel of its own, correct for any definition Halide accepts. The
+// (schedules/generic/generic_schedule.h): a kernel of its own, correct for any definition Halide accepts. The
 // reason is data: the plan prints it beside the Func.
 #pragma once
 #include <string>
@@ -20,7 +20,7 @@ std::string generic_reason(const Halide::Internal::Function &f);
 bool atomic_update(const Halide::Internal::Function &f, int u, const Halide::Target &target);
 
 // Whether the generic template runs update `u` on a GPU as a scatter in chunks of rows
-// (schedules/generic.h): it writes no pure var as it is, over an RDom of at least two dims, adding
+// (schedules/generic/generic_schedule.h): it writes no pure var as it is, over an RDom of at least two dims, adding
 // a 32-bit integer associatively and commutatively (a histogram), which every GPU API does
 // atomically. Two more launches: the chunks' bins, zeroed and filled.
 bool chunked_scatter(const Halide::Internal::Function &f, int u);

@@ -1,7 +1,7 @@
 // What a kernel reads from global memory, by region: the leaves (pipeline inputs and other
 // kernels' roots) that computing a Func over a region reaches when some Funcs are computed on chip.
-// Shared by the steps that rework kernels after the search (autosched/shared_split_k.h,
-// autosched/inner_outer.h), which recount bytes when they merge what kernels read.
+// Shared by the steps that rework kernels after the search (schedules/shared_split_k/shared_split_k.h,
+// schedules/inner_outer/inner_outer_plan.h), which recount bytes when they merge what kernels read.
 #pragma once
 #include <map>
 #include <optional>

@@ -22,7 +22,7 @@ struct PlannerOptions {
     bool gpu = true;          // plan for a GPU (blocks) or the host (parallel loops)
     bool exact_search = true; // branch and bound after the greedy pass (autosched/search.h)
     // Row kernels load inputs that several stages read once per block into shared memory
-    // (autosched/row_staging.h). Off by default: on the H100 the re-reads it saves hit in L1, and
+    // (schedules/row/row_staging.h). Off by default: on the H100 the re-reads it saves hit in L1, and
     // rmsnorm, layernorm and softmax ran 0-4% slower with it (bench/RESULTS.md).
     bool stage_rows = false;
     int exact_max_free = 30;                 // optional roots the exact search takes; beyond: local search
@@ -34,7 +34,7 @@ struct PlannerOptions {
     bool single_kernel_groups = false;
     // Take a fusion that moves fewer bytes even where the cost model expects it to be slower
     // (SOLDER_ENABLE=fewest_bytes, `solder plan --enable fewest_bytes`): today only the inner-outer
-    // kernel (autosched/inner_outer.h), which read nvfuser_2146's inputs once but ran slower on
+    // kernel (schedules/inner_outer/inner_outer_plan.h), which read nvfuser_2146's inputs once but ran slower on
     // the H100 than the two passes it replaces (bench/RESULTS.md).
     bool fewest_bytes = false;
     std::set<std::string> keep_unfused;  // Funcs always materialized (a debugging knob)

@@ -45,42 +45,89 @@ std::string mb_text(int64_t b) {
 
 std::string kb_text(int64_t b) { return std::to_string((b + 1023) / 1024) + " KB"; }
 
+const char *template_name(TemplateKind k) {
+    switch (k) {
+    case TemplateKind::Pointwise: return "pointwise";
+    case TemplateKind::Single: return "single";
+    case TemplateKind::BlockReduction: return "block_reduction";
+    case TemplateKind::StencilTile: return "stencil_tile";
+    case TemplateKind::Row: return "row";
+    case TemplateKind::InnerOuter: return "inner_outer";
+    case TemplateKind::Generic: return "generic";
+    }
+    return "?";
+}
+
+int KernelPlan::vector_width() const {
+    if (auto *p = get<PointwiseParams>()) return p->vector_width;
+    if (auto *r = get<RowParams>()) return r->vector_width;
+    if (auto *io = get<InnerOuterParams>()) return io->vector_width;
+    return 1;
+}
+
+int KernelPlan::rows_per_block() const {
+    if (auto *r = get<RowParams>()) return r->rows_per_block;
+    if (auto *io = get<InnerOuterParams>()) return io->rows;
+    return 1;
+}
+
+int KernelPlan::row_threads() const {
+    if (auto *r = get<RowParams>()) return r->row_threads;
+    if (auto *io = get<InnerOuterParams>()) return io->lanes;
+    return 0;
+}
+
+const std::vector<StagedInput> &KernelPlan::staged() const {
+    static const std::vector<StagedInput> none;
+    if (auto *r = get<RowParams>()) return r->staged;
+    if (auto *io = get<InnerOuterParams>()) return io->staged;
+    return none;
+}
+
+const std::string &KernelPlan::split_func() const {
+    static const std::string none;
+    return split ? split->func : none;
+}
+
 std::string Plan::to_json() const {
     std::ostringstream o;
     o << "{\"app\": " << js(app) << ",\n \"kernels\": "
       << list(kernels,
               [](const KernelPlan &k) {
-                  return "{\"name\": " + js(k.name) + ", \"template\": " + js(k.template_name) +
-                         ", \"vector_width\": " + std::to_string(k.vector_width) +
-                         ", \"rows_per_block\": " + std::to_string(k.rows_per_block) +
-                         (k.whole_tiles ? ", \"whole_tiles\": true" : std::string()) +
-                         (k.row_threads > 0 ? ", \"row_threads\": " + std::to_string(k.row_threads) : std::string()) +
-                         (k.row_warps > 0 ? ", \"row_warps\": " + std::to_string(k.row_warps) : std::string()) +
-                         (k.unrolled_dims.empty() ? std::string()
-                                                  : ", \"unrolled_dims\": " + list(k.unrolled_dims, [](auto d) {
+                  const RowParams *row = k.get<RowParams>();
+                  const StencilTileParams *tile = k.get<StencilTileParams>();
+                  const InnerOuterParams *io = k.get<InnerOuterParams>();
+                  const SplitK *sk = k.split ? &*k.split : nullptr;
+                  return "{\"name\": " + js(k.name) + ", \"template\": " + js(k.template_name()) +
+                         ", \"vector_width\": " + std::to_string(k.vector_width()) +
+                         ", \"rows_per_block\": " + std::to_string(k.rows_per_block()) +
+                         (tile && tile->whole_tiles ? ", \"whole_tiles\": true" : std::string()) +
+                         (k.row_threads() > 0 ? ", \"row_threads\": " + std::to_string(k.row_threads()) : std::string()) +
+                         (row && row->warps > 0 ? ", \"row_warps\": " + std::to_string(row->warps) : std::string()) +
+                         (!row || row->unrolled_dims.empty() ? std::string()
+                                                  : ", \"unrolled_dims\": " + list(row->unrolled_dims, [](auto d) {
                                                         return std::to_string(d.first);
                                                     })) +
                          ", \"launches\": " + std::to_string(k.launches) +
-                         (k.split_func.empty() ? std::string()
-                                               : ", \"split_k\": {\"func\": " + js(k.split_func) +
-                                                     ", \"partials\": " + js(k.partials) +
-                                                     ", \"slices\": " + std::to_string(k.split_k) +
-                                                     ", \"blocks\": " + std::to_string(k.split_blocks) +
-                                                     (k.split_group.empty() ? std::string()
-                                                                            : ", \"shared_with\": " + list(k.split_group, js) +
-                                                                                  ", \"dim\": " + std::to_string(k.split_dim) +
-                                                                                  ", \"rows\": " + std::to_string(k.split_rows) +
-                                                                                  ", \"vector\": " + std::to_string(k.split_vector)) +
-                                                     (k.split_launched_with.empty()
+                         (!sk ? std::string()
+                                               : ", \"split_k\": {\"func\": " + js(sk->func) +
+                                                     ", \"partials\": " + js(sk->partials) +
+                                                     ", \"slices\": " + std::to_string(sk->slices) +
+                                                     ", \"blocks\": " + std::to_string(sk->blocks) +
+                                                     (sk->group.empty() ? std::string()
+                                                                            : ", \"shared_with\": " + list(sk->group, js) +
+                                                                                  ", \"dim\": " + std::to_string(sk->dim) +
+                                                                                  ", \"rows\": " + std::to_string(sk->rows) +
+                                                                                  ", \"vector\": " + std::to_string(sk->vector)) +
+                                                     (sk->launched_with.empty()
                                                           ? std::string()
-                                                          : ", \"launched_with\": " + js(k.split_launched_with)) +
+                                                          : ", \"launched_with\": " + js(sk->launched_with)) +
                                                      "}") +
-                         (k.template_name == "inner_outer"
-                              ? ", \"column_sums\": {\"funcs\": " + list(k.split_group, js) +
-                                    ", \"rows\": " + std::to_string(k.split_rows) +
-                                    ", \"slices\": " + std::to_string(k.split_k) + "}"
+                         (io ? ", \"column_sums\": {\"funcs\": " + list(io->column_sums, js) +
+                                    ", \"rows\": " + std::to_string(io->rows) +
+                                    ", \"slices\": " + std::to_string(io->slices) + "}"
                               : std::string()) +
-                         ", \"staged\": " + list(k.staged, [](const StagedInput &s) {
+                         ", \"staged\": " + list(k.staged(), [](const StagedInput &s) {
                              return "{\"func\": " + js(s.func) + ", \"bytes_per_block\": " +
                                     std::to_string(s.bytes_per_block) + "}";
                          }) +
@@ -126,18 +173,24 @@ std::string Plan::to_text() const {
     for (auto &k : kernels) {
         std::string writes = k.root;
         if (!k.with.empty()) writes += " and " + std::to_string(k.with.size()) + " more (horizontal)";
-        std::string vec = k.vector_width > 1 ? ", x" + std::to_string(k.vector_width) + " vectors" : "";
-        if (k.rows_per_block > 1) vec += ", " + std::to_string(k.rows_per_block) + " rows per block";
-        if (k.row_threads > 0) vec += ", " + std::to_string(k.row_threads) + " threads per row";
-        if (k.row_warps > 0) vec += ", " + std::to_string(k.row_warps) + (k.row_warps == 1 ? " warp" : " warps") + " per row (shuffle reductions on CUDA)";
-        for (auto d : k.unrolled_dims) vec += ", dim " + std::to_string(d.first) + " unrolled";
-        for (size_t s = 0; s < k.stage_threads.size(); s++)
-            if (k.stage_threads[s] > 0 && k.stage_threads[s] != 256)
-                vec += ", stage " + std::to_string(s) + " in blocks of " + std::to_string(k.stage_threads[s]);
-        if (k.whole_tiles)
+        const RowParams *row = k.get<RowParams>();
+        const StencilTileParams *tile = k.get<StencilTileParams>();
+        const InnerOuterParams *io = k.get<InnerOuterParams>();
+        const SplitK *sk = k.split ? &*k.split : nullptr;
+        std::string vec = k.vector_width() > 1 ? ", x" + std::to_string(k.vector_width()) + " vectors" : "";
+        if (k.rows_per_block() > 1) vec += ", " + std::to_string(k.rows_per_block()) + " rows per block";
+        if (k.row_threads() > 0) vec += ", " + std::to_string(k.row_threads()) + " threads per row";
+        if (row && row->warps > 0) vec += ", " + std::to_string(row->warps) + (row->warps == 1 ? " warp" : " warps") + " per row (shuffle reductions on CUDA)";
+        if (row)
+            for (auto d : row->unrolled_dims) vec += ", dim " + std::to_string(d.first) + " unrolled";
+        if (const GenericParams *gp = k.get<GenericParams>())
+            for (size_t s = 0; s < gp->stage_threads.size(); s++)
+                if (gp->stage_threads[s] > 0 && gp->stage_threads[s] != 256)
+                    vec += ", stage " + std::to_string(s) + " in blocks of " + std::to_string(gp->stage_threads[s]);
+        if (tile && tile->whole_tiles)
             vec += fixed_sizes ? ", edge tiles shifted inwards"
                                : ", edge tiles shifted inwards where the output spans a tile, guarded elsewhere";
-        o << "  " << k.name << " [" << k.template_name << vec << "] writes " << writes << ": reads "
+        o << "  " << k.name << " [" << k.template_name() << vec << "] writes " << writes << ": reads "
           << mb_text(k.bytes_read) << ", writes " << mb_text(k.bytes_written) << ", est " << num(k.est_us) << " us\n";
         std::vector<std::string> at, inl;
         for (auto &f : k.funcs) {
@@ -151,28 +204,28 @@ std::string Plan::to_text() const {
             return v.size() > most ? s + ", ... (" + std::to_string(v.size()) + " in all)" : s;
         };
         bool by_rows = false;  // launched with an inner-outer kernel: summed by its blocks
-        for (auto &h : kernels) by_rows = by_rows || (h.template_name == "inner_outer" && h.root == k.split_launched_with);
-        if (!k.split_func.empty() && by_rows)
-            o << "      split-K: " << k.split_func << " summed in " << k.split_k << " slices into " << k.partials
-              << " by the blocks of " << k.split_launched_with << "'s kernel (inner-outer, one read of the points)"
+        for (auto &h : kernels) by_rows = by_rows || (sk && h.kind() == TemplateKind::InnerOuter && h.root == sk->launched_with);
+        if (sk && by_rows)
+            o << "      split-K: " << sk->func << " summed in " << sk->slices << " slices into " << sk->partials
+              << " by the blocks of " << sk->launched_with << "'s kernel (inner-outer, one read of the points)"
               << "; the root's " << k.blocks << (k.blocks == 1 ? " block adds" : " blocks add") << " the partials\n";
-        else if (!k.split_func.empty() && !k.split_launched_with.empty())
-            o << "      split-K: " << k.split_func << " summed in " << k.split_k << " slices into " << k.partials
-              << " by the launches of " << k.split_launched_with << "'s partials (shared, one read of the points)"
+        else if (sk && !sk->launched_with.empty())
+            o << "      split-K: " << sk->func << " summed in " << sk->slices << " slices into " << sk->partials
+              << " by the launches of " << sk->launched_with << "'s partials (shared, one read of the points)"
               << "; the root's " << k.blocks << (k.blocks == 1 ? " block adds" : " blocks add") << " the partials\n";
-        else if (!k.split_func.empty())
-            o << "      split-K: " << k.split_func << " summed in " << k.split_k << " slices by " << k.split_blocks
-              << " blocks into " << k.partials << " (2 launches: zero, sum)" << "; the root's " << k.blocks
+        else if (sk)
+            o << "      split-K: " << sk->func << " summed in " << sk->slices << " slices by " << sk->blocks
+              << " blocks into " << sk->partials << " (2 launches: zero, sum)" << "; the root's " << k.blocks
               << (k.blocks == 1 ? " block adds" : " blocks add") << " the partials\n";
-        if (k.template_name == "inner_outer")
-            o << "      column sums per block: " << names(k.split_group, 8) << " (" << k.split_rows
-              << " rows each: one partial per column, " << k.split_k << " slices)\n";
-        else if (k.split_group.size() > 1)
-            o << "      shared split-K: the same launches sum " << names(std::vector<std::string>(k.split_group.begin() + 1, k.split_group.end()), 8)
-              << " (same points, slices of " << k.split_rows << " along domain dim " << k.split_dim
-              << (k.split_vector > 1 ? ", x" + std::to_string(k.split_vector) + " vectors" : std::string()) << ")\n";
+        if (io)
+            o << "      column sums per block: " << names(io->column_sums, 8) << " (" << io->rows
+              << " rows each: one partial per column, " << io->slices << " slices)\n";
+        else if (sk && sk->group.size() > 1)
+            o << "      shared split-K: the same launches sum " << names(std::vector<std::string>(sk->group.begin() + 1, sk->group.end()), 8)
+              << " (same points, slices of " << sk->rows << " along domain dim " << sk->dim
+              << (sk->vector > 1 ? ", x" + std::to_string(sk->vector) + " vectors" : std::string()) << ")\n";
         if (!at.empty()) o << "      computed per block: " << names(at, 8) << "\n";
-        for (auto &s : k.staged)
+        for (auto &s : k.staged())
             o << "      staged: " << s.func << " read once per block into shared memory (" << s.bytes_per_block
               << " bytes)" << (s.readers.empty() ? std::string() : ", then by " + names(s.readers, 4)) << "\n";
         if (!inl.empty()) o << "      inlined: " << names(inl, 8) << "\n";

@@ -3,7 +3,7 @@
 // x(c, r.x, r.y)). Position p of that call is dim p of the domain, pure or reduced. Two
 // reductions over the same domain walk the same points in the same order, whatever they keep and
 // whatever they reduce, so their split-K partials can be summed in one launch
-// (autosched/shared_split_k.h).
+// (schedules/shared_split_k/shared_split_k.h).
 #pragma once
 #include <cstdint>
 #include <optional>

@@ -1,0 +1,99 @@
+// What a kernel of the plan is built with: which template (TemplateKind) and that template's own
+// parameters (one struct each, held in KernelPlan::params), plus the split-K launches some kernels
+// add for a heavy reduction. The templates themselves live in schedules/<template>/; this header
+// is the vocabulary the plan, the cost model and the dumps share.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace solder::autosched {
+
+// In the order of TemplateParams' alternatives.
+enum class TemplateKind { Pointwise, Single, BlockReduction, StencilTile, Row, InnerOuter, Generic };
+constexpr int kTemplateKinds = 7;
+// The name the plan prints (`"template": "row"`).
+const char *template_name(TemplateKind k);
+
+// A kernel input a row kernel loads once per block into shared memory (schedules/row/row_staging.h):
+// `readers` are the Funcs in the kernel that read it directly.
+struct StagedInput {
+    std::string func;
+    std::vector<std::string> readers;
+    int64_t bytes_per_block = 0;
+    int64_t row_extent = 0;  // its innermost extent one block needs
+};
+
+// Blocks of 256 along the innermost dim (schedules/pointwise).
+struct PointwiseParams {
+    int vector_width = 1;  // innermost elements per thread access
+};
+// A 0-d root: one point (schedules/single).
+struct SingleParams {};
+// A reduction alone in its kernel, one block per result (schedules/block_reduction).
+struct BlockReductionParams {};
+// 2-D tiles with producers computed per tile (schedules/stencil_tile).
+struct StencilTileParams {
+    int inner_dims = 2;  // dims of the root inside one tile (2, or all: channels loop in the tile)
+    // The root spans at least one tile in both tiled dims, so edge tiles shift inwards (every
+    // tile, and so every producer's region per tile, has one constant shape).
+    bool whole_tiles = false;
+};
+// A block owns rows; fused reductions live in shared memory or registers (schedules/row).
+struct RowParams {
+    int inner_dims = 1;      // dims of the root kept inside one block
+    int vector_width = 1;
+    int rows_per_block = 1;  // rows one block owns (each by 256 / rows threads)
+    int row_threads = 0;     // threads along a short row (0: 256 / rows_per_block)
+    // Warps along each row, whose reductions are summed by each warp in registers with shuffles
+    // (CUDA; other GPU APIs keep the shared-memory tree), then across the warps in shared memory
+    // (schedules/row/warp_rows.h). 0: the shared-memory tree.
+    int warps = 0;
+    int64_t row_extent = 0;  // with warps: the row's length (the template's walk follows it)
+    // Inner dims of the root each thread unrolls, with their extents.
+    std::vector<std::pair<int, int64_t>> unrolled_dims;
+    std::vector<StagedInput> staged;  // inputs read once per block into shared memory
+};
+// A row kernel whose blocks also sum other kernels' column sums over their rows
+// (schedules/inner_outer): `rows` rows of `lanes` threads, `vector` neighbours each.
+struct InnerOuterParams {
+    int rows = 1;
+    int lanes = 0;
+    int vector_width = 1;
+    int64_t row_extent = 0;
+    std::vector<std::string> column_sums;  // the reductions whose partials its blocks write
+    int dim = 1;                           // the domain position the rows are cut along
+    int64_t slices = 0;                    // partials per column (the row slices)
+    std::vector<StagedInput> staged;       // the rows each block loads into shared memory
+};
+// Whatever no fused template fits: each stage tiled on its own (schedules/generic).
+struct GenericParams {
+    // Threads per block of each stage whose loops over its pure vars are one-dimensional (0: the
+    // template's 256). Fewer where the stage has few parallel points (a scan over 2160 rows), so
+    // that its blocks spread over the SMs.
+    std::vector<int> stage_threads;
+};
+
+using TemplateParams = std::variant<PointwiseParams, SingleParams, BlockReductionParams, StencilTileParams, RowParams,
+                                    InnerOuterParams, GenericParams>;
+
+// Split-K (schedules/split_k): `func` is summed in `slices` slices into the partials Func `partials`
+// by launches of `blocks` blocks (zeroing, sums); the root's blocks add the partials. Shared
+// split-K (schedules/shared_split_k): reductions over one iteration domain, split in several
+// kernels, have their partials summed in one pair of launches, this kernel's: `group` lists them
+// all, this kernel's `func` first, each cut along domain position `dim` into slices of `rows`
+// points. Each other kernel of the group names this one's func in `launched_with` and launches
+// only its root.
+struct SplitK {
+    std::string func, partials;
+    int64_t slices = 0, blocks = 0;
+    std::vector<std::string> group;
+    std::string launched_with;
+    int dim = -1;
+    int64_t rows = 0;
+    int vector = 1;  // neighbours along the domain's position 0 each thread of those launches takes
+};
+
+}  // namespace solder::autosched

@@ -1,0 +1,43 @@
+#include "schedules/block_reduction/block_reduction.h"
+
+#include "schedules/block_reduction/block_reduction_schedule.h"
+
+namespace solder::autosched {
+
+namespace {
+
+// A reduction alone in its kernel, with the row template's block reduction: one block per result,
+// its reduction split across the block's threads (SOLDER_ENABLE=single_kernel_groups).
+class BlockReductionTemplate : public KernelTemplate {
+public:
+    TemplateKind kind() const override { return TemplateKind::BlockReduction; }
+
+    std::optional<KernelChoice> choose(const KernelContext &c) const override {
+        const FuncNode &O = c.root_node();
+        if (!c.members.empty() || !O.is_reduction() || !c.opt.single_kernel_groups || !c.opt.gpu ||
+            O.updates != 1 || O.dims.empty() || O.function.update(0).schedule().rvars().size() != 1)
+            return std::nullopt;
+        KernelChoice kc;
+        kc.members = c.members;
+        kc.kind = TemplateKind::BlockReduction;
+        kc.blocks = O.points();
+        const auto whole = c.g.regions_for(c.root, O.region, c.inside);
+        c.cost.kernel_reads(c.g, c.root, c.inside, whole, whole, 1, kc);
+        return kc;
+    }
+
+    void fill(const KernelPlanContext &, KernelPlan &k) const override { k.params = BlockReductionParams{}; }
+
+    void apply(ApplyContext &c, const KernelPlan &k) const override {
+        schedule_block_reduction(c.w, c.get(k.root), c.target);
+    }
+};
+
+}  // namespace
+
+const KernelTemplate &block_reduction_template() {
+    static const BlockReductionTemplate t;
+    return t;
+}
+
+}  // namespace solder::autosched

@@ -1,0 +1,16 @@
+// The block-reduction template's Halide half.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "Halide.h"
+#include "schedules/writer/schedule_writer.h"
+
+namespace solder {
+
+// Block-reduction template for a reduction alone in its kernel (SOLDER_ENABLE=single_kernel_groups):
+// one block per result, the reduction split across 256 threads (rfactor), then one thread adds the
+// partials. Falls back to the unfused kernel where it does not apply (host, several RVars).
+void schedule_block_reduction(ScheduleWriter &w, Halide::Func f, const Halide::Target &target);
+
+}  // namespace solder

@@ -1,0 +1,65 @@
+#include "schedules/pointwise/pointwise.h"
+
+#include <algorithm>
+
+#include "autosched/model/block_regions.h"
+#include "schedules/pointwise/pointwise_schedule.h"
+#include "schedules/split_k/split_k_plan.h"
+
+namespace solder::autosched {
+
+namespace {
+
+// 16-byte accesses for the root's stores (8 bf16, 4 f32), when the width divides the innermost
+// extent (one element per thread otherwise).
+int pointwise_vector_width(const FuncNode &O) {
+    if (O.updates > 0 || O.dims.empty() || O.elem_bytes > 8) return 1;
+    const int64_t extent = O.region[0].extent();
+    for (int v = std::max(1, std::min(8, 16 / O.elem_bytes)); v > 1; v /= 2)
+        if (extent % v == 0) return v;
+    return 1;
+}
+
+// Blocks of 256 along the innermost dim; any kernel that fuses no reduction into a root that is
+// not one (a reduction root's members are its inputs' producers, recomputed per point).
+class PointwiseTemplate : public KernelTemplate {
+public:
+    TemplateKind kind() const override { return TemplateKind::Pointwise; }
+
+    std::optional<KernelChoice> choose(const KernelContext &c) const override {
+        const FuncNode &O = c.root_node();
+        if (c.reduction_member && !O.is_reduction()) return std::nullopt;
+        const int rank = int(O.dims.size());
+        KernelChoice kc;
+        kc.members = c.members;
+        kc.kind = TemplateKind::Pointwise;
+        const auto whole = c.g.regions_for(c.root, O.region, c.inside);
+        // Reads are costed per row of the innermost dim, which its blocks tile exactly.
+        Region blk = O.region;
+        for (int d = 1; d < rank; d++) blk[d].max = blk[d].min;
+        kc.blocks = ((O.region[0].extent() + 255) / 256) * blocks_for(O.region, 1);
+        c.cost.kernel_reads(c.g, c.root, c.inside, whole, c.g.regions_for(c.root, blk, c.inside),
+                            blocks_for(O.region, 1), kc, true);
+        consider_split_k(c.g, c.opt, c.root, kc);
+        return kc;
+    }
+
+    void fill(const KernelPlanContext &c, KernelPlan &k) const override {
+        PointwiseParams p;
+        p.vector_width = c.opt.gpu ? pointwise_vector_width(c.g.nodes[size_t(c.root)]) : 1;
+        k.params = p;
+    }
+
+    void apply(ApplyContext &c, const KernelPlan &k) const override {
+        schedule_pointwise_kernel(c.w, c.get(k.root), k.get<PointwiseParams>()->vector_width, c.target);
+    }
+};
+
+}  // namespace
+
+const KernelTemplate &pointwise_template() {
+    static const PointwiseTemplate t;
+    return t;
+}
+
+}  // namespace solder::autosched

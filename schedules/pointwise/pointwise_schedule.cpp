@@ -1,0 +1,32 @@
+#include "schedules/pointwise/pointwise_schedule.h"
+
+#include <algorithm>
+#include <set>
+
+#include "autosched/model/pipeline_funcs.h"
+#include "schedules/writer/schedule_writer.h"
+#include "schedules/unfused/unfused.h"
+
+namespace solder {
+using namespace Halide;
+
+void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, const Target &target) {
+    auto fn = root.function();
+    if (!is_gpu_target(target) || vector_width <= 1 || !fn.updates().empty()) {
+        schedule_as_own_kernel(w, root, target);
+        return;
+    }
+    w.compute_root(root);
+    const std::string tag = root.name();
+    std::vector<VarOrRVar> pure = stage_pure_vars(fn, 0);
+    Var xo(tag + "_xo"), xv(tag + "_xv"), bx(tag + "_bx"), tx(tag + "_tx");
+    // The planner asks for a width only when it divides the innermost extent: RoundUp rounds nothing.
+    w.split({root}, pure[0], xo, xv, vector_width, TailStrategy::RoundUp);
+    pure[0] = xo;
+    pure = fold_into_three(w, {root}, pure, tag);
+    w.gpu_tile({root}, pure[0], bx, tx, 256, TailStrategy::GuardWithIf);
+    for (size_t i = 1; i < pure.size(); i++) w.gpu_blocks({root}, pure[i]);
+    w.vectorize({root}, xv, vector_width, TailStrategy::RoundUp);
+}
+
+}  // namespace solder

@@ -1,0 +1,16 @@
+// The pointwise template's Halide half.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "Halide.h"
+#include "schedules/writer/schedule_writer.h"
+
+namespace solder {
+
+// Pointwise template: 256-thread blocks along the innermost dim, outer dims as grid dims; with
+// `vector_width` > 1 (GPU, pure Funcs, width dividing the innermost extent) each thread handles
+// that many neighbours with wide loads and stores. Otherwise the unfused schedule's own kernel.
+void schedule_pointwise_kernel(ScheduleWriter &w, Halide::Func root, int vector_width, const Halide::Target &target);
+
+}  // namespace solder

@@ -1,0 +1,62 @@
+#include "schedules/registry.h"
+
+#include <stdexcept>
+
+#include "schedules/block_reduction/block_reduction.h"
+#include "schedules/generic/generic.h"
+#include "schedules/inner_outer/inner_outer.h"
+#include "schedules/pointwise/pointwise.h"
+#include "schedules/row/row.h"
+#include "schedules/single/single.h"
+#include "schedules/stencil_tile/stencil_tile.h"
+
+namespace solder::autosched {
+
+const std::vector<const KernelTemplate *> &kernel_templates() {
+    static const std::vector<const KernelTemplate *> all = {
+        &generic_template(),          // a root no fused template fits (autosched/model/generic_reason.h)
+        &single_template(),           // a 0-d root
+        &block_reduction_template(),  // a reduction alone, with single_kernel_groups
+        &stencil_tile_template(),     // stencil producers fused into 2-D tiles
+        &pointwise_template(),        // no reduction fused into a non-reduction root
+        &row_template(),              // reductions fused into their consumer's rows
+        &inner_outer_template(),      // made by its plan step from a row kernel, never chosen
+    };
+    return all;
+}
+
+const KernelTemplate &kernel_template(TemplateKind kind) {
+    for (auto *t : kernel_templates())
+        if (t->kind() == kind) return *t;
+    throw std::logic_error(std::string("no kernel template of kind ") + template_name(kind));
+}
+
+KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int root, const std::vector<int> &members) {
+    const KernelContext c(g, opt, root, members);
+    for (auto *t : kernel_templates())
+        if (auto kc = t->choose(c)) return *kc;
+    throw std::logic_error("no kernel template builds the kernel of " + g.nodes[size_t(root)].name);
+}
+
+KernelContext::KernelContext(const FuncGraph &g, const PlannerOptions &opt, int root, const std::vector<int> &members)
+    : g(g), opt(opt), cost(opt.device), root(root), members(members), inside(g.nodes.size(), false) {
+    for (int m : members) {
+        inside[size_t(m)] = true;
+        reduction_member |= g.nodes[size_t(m)].is_reduction();
+    }
+}
+
+ApplyContext::AtBlock ApplyContext::at_block(const KernelPlan &k) const {
+    AtBlock a;
+    for (auto &name : k.funcs) {
+        const FuncPlan *p = plan.find(name);
+        if (p && p->placement == Placement::ComputeAtBlock) {
+            a.funcs.push_back(get(name));
+            a.points.push_back(p->block_points);
+            a.row_dims.push_back(p->row_dim);
+        }
+    }
+    return a;
+}
+
+}  // namespace solder::autosched

@@ -1,0 +1,205 @@
+#include "schedules/row/row.h"
+
+#include <algorithm>
+
+#include "autosched/model/block_regions.h"
+#include "autosched/model/pipeline_funcs.h"
+#include "schedules/row/row_blocks.h"
+#include "schedules/row/row_schedule.h"
+#include "schedules/row/row_staging.h"
+#include "schedules/row/warp_rows.h"
+#include "schedules/split_k/split_k_plan.h"
+
+namespace solder::autosched {
+
+namespace {
+
+// A short row (puzzler's 64-wide slices) is covered by row / width threads, one `width`-wide access
+// each, when that is 32 or 64: then a block holds several rows (below) instead of leaving most of
+// 256 threads idle. Longer rows keep 256 / rows threads each. Not fewer than a warp: measured on
+// the H100, puzzler with 16 threads of 4-wide accesses per row took 41 us, with 32 of 2-wide 37 us
+// (its 16 slices unrolled per thread spilled registers at the 64-register cap).
+bool short_row_threads(int64_t extent, int width, int64_t *threads) {
+    if (width < 1 || extent % width != 0) return false;
+    int64_t t = extent / width;
+    if (t != 32 && t != 64) return false;
+    if (threads) *threads = t;
+    return true;
+}
+
+// 16-byte accesses for the root's stores (8 bf16, 4 f32), when the width divides what one block
+// covers of the innermost dim: 256 threads' worth (or a whole short row).
+int row_vector_width(const FuncNode &O) {
+    if (O.updates > 0 || O.dims.empty() || O.elem_bytes > 8) return 1;
+    const int64_t extent = O.region[0].extent();
+    for (int v = std::max(1, std::min(8, 16 / O.elem_bytes)); v > 1; v /= 2)
+        if (extent % (256 * int64_t(v)) == 0 || short_row_threads(extent, v, nullptr)) return v;
+    return 1;
+}
+
+// Rows one block of a row kernel owns. One row per block leaves a block's reductions to a few
+// threads for their last, serial steps (16 partials, then 16 more) while the rest wait at barriers:
+// on the H100 each reduction of a 4096-wide row cost rmsnorm, layernorm and softmax 25-35 us. With
+// 8 rows per block, each row reduced by one warp, those steps run for 8 rows at once. Only for
+// rows long enough to give each lane 16 elements, row counts the rows divide, with every
+// block-level Func one result per row, and while there are still many waves of blocks: measured on
+// the H100, nvfuser's output kernel (57344 rows of 1024) gained (690 -> 645 us for the app) while
+// 8192 rows of 4096 as 1024 blocks of 8 lost a third (rmsnorm 67 -> 89 us: under two waves).
+// Short rows (`k.row_threads`, see short_row_threads) fill the block's 256 threads with rows, down
+// to as many as keep one wave of blocks. Inner dims between the row and the rows must all be
+// unrolled in each thread (`k.unrolled_dims`).
+constexpr int64_t kMinWavesForRows = 8;
+
+int rows_per_block_for(const FuncGraph &g, const FuncNode &O, const KernelChoice &kc, const Plan &plan,
+                       const DeviceProfile &d, const RowParams &k) {
+    const int rank = int(O.dims.size());
+    if (rank <= kc.inner_dims || kc.split_func >= 0) return 1;
+    for (int m : kc.members) {
+        const FuncPlan *p = plan.find(g.nodes[m].name);
+        if (p && p->placement == Placement::ComputeAtBlock && p->block_points != 1) return 1;
+    }
+    if (int(k.unrolled_dims.size()) != kc.inner_dims - 1) return 1;
+    const int64_t extent = O.region[0].extent(), rows = O.region[kc.inner_dims].extent();
+    const int64_t full = int64_t(d.sms) * d.blocks_per_sm_to_fill;
+    if (k.row_threads > 0) {
+        int r = 256 / k.row_threads;
+        while (r > 1 && (rows % r != 0 || kc.blocks / r < full)) r /= 2;
+        return r;
+    }
+    if (kc.inner_dims != 1) return 1;
+    int r = 8;
+    while (r > 1 && (extent < 16 * (256 / r) || rows % r != 0 || kc.blocks / r < kMinWavesForRows * full)) r /= 2;
+    return r;
+}
+
+// A block owns the root's k innermost dims; fused reductions live in shared memory (normalizations,
+// softmax, the row reductions of layer-norm backward).
+class RowTemplate : public KernelTemplate {
+public:
+    TemplateKind kind() const override { return TemplateKind::Row; }
+
+    std::optional<KernelChoice> choose(const KernelContext &c) const override {
+        const FuncGraph &g = c.g;
+        const FuncNode &O = c.root_node();
+        const int root = c.root, rank = int(O.dims.size());
+        const std::vector<bool> &inside = c.inside;
+        KernelChoice best;
+        best.members = c.members;
+        const auto whole = g.regions_for(root, O.region, inside);
+        bool found = false;
+        for (int k = 1; k <= rank; k++) {
+            // A block owning every dim only for 1-D roots that are small (the template has no loop to
+            // keep outer dims inside one block).
+            if (k == rank && (rank > 1 || O.points() > 65536)) break;
+            KernelChoice kc;
+            kc.kind = TemplateKind::Row;
+            kc.inner_dims = k;
+            kc.members = c.members;
+            kc.blocks = blocks_for(O.region, k);
+            Region blk = block_region(O.region, k);
+            auto per_block = g.regions_for(root, blk, inside);
+            int64_t shared = 0;
+            for (int m : c.members)
+                if (g.nodes[m].is_reduction()) {
+                    int64_t b = region_points(per_block[m]) * g.nodes[m].elem_bytes;
+                    shared += b;
+                    if (b > kc.offender_bytes) kc.offender = m, kc.offender_bytes = b;
+                }
+            kc.ok = shared <= c.opt.device.shared_memory_bytes;
+            if (!kc.ok) {
+                // Keep the offender of the smallest block shape, costed all the same: scoring a
+                // schedule Solder would not build still needs its bytes.
+                if (!found && best.offender < 0)
+                    best = kc, c.cost.kernel_reads(g, root, inside, whole, per_block, kc.blocks, best);
+                continue;
+            }
+            c.cost.kernel_reads(g, root, inside, whole, per_block, kc.blocks, kc);
+            consider_split_k(g, c.opt, root, kc);
+            // Fewest bytes first; then least recompute (a block that owns more dims computes shared
+            // reductions once, not once per inner block); then least time (bandwidth left idle by
+            // too few blocks: nvfuser's row kernel as 56 blocks of 1024 rows, not 57344 of one).
+            // Recompute before time: Halide skips a select's other branches per block (puzzler's 16
+            // slices) where this model counts them, and PoCL stalls compiling the barriers that
+            // skipping puts under conditions.
+            const double t = c.cost.choice_us(kc, O.bytes()), tb = found ? c.cost.choice_us(best, O.bytes()) : 0;
+            auto less = [](double a, double b) { return a < b * (1 - 1e-9); };
+            bool better = !found || kc.bytes_read < best.bytes_read ||
+                          (kc.bytes_read == best.bytes_read &&
+                           (less(kc.flops, best.flops) || (!less(best.flops, kc.flops) && less(t, tb))));
+            if (better) best = kc, found = true;
+        }
+        // (A 1-D root too long for one block, with no shape found, keeps the default choice.)
+        return best;
+    }
+
+    void fill(const KernelPlanContext &c, KernelPlan &k) const override {
+        const FuncGraph &g = c.g;
+        const KernelChoice &kc = c.kc;
+        const FuncNode &O = g.nodes[size_t(c.root)];
+        const bool gpu = c.opt.gpu;
+        RowParams p;
+        p.inner_dims = kc.inner_dims;
+        p.vector_width = gpu ? row_vector_width(O) : 1;
+        if (gpu) {
+            int64_t threads = 0;
+            if (short_row_threads(O.region[0].extent(), p.vector_width, &threads)) p.row_threads = int(threads);
+            // Unrolled middle dims: a stack's select over one (puzzler's 16 slices) folds to one
+            // branch per iteration; rolled, each element computed all 16.
+            for (int dim = 1; dim < kc.inner_dims && dim < int(O.dims.size()); dim++)
+                if (O.region[dim].extent() <= kMaxUnrolledRowDim) p.unrolled_dims.push_back({dim, O.region[dim].extent()});
+        }
+        // Warps along one row per block where the row is long enough, before several rows per
+        // block: measured on the H100, nvfuser_2146's output kernel (57344 rows of 1024, four row
+        // sums) took 194 us with 8 rows per block and the shared-memory tree, 115 us with 2 warps
+        // per row. (rows_per_block is still 1 here: the shape is judged for one row per block.)
+        WarpRowShape ws;
+        if (gpu) {
+            ws = warp_row_shape(g, c.plan, p, c.root);
+            if (ws.warps > 0) {
+                p.warps = ws.warps;
+                p.row_threads = 0;  // the warps' 32 x warps threads, not a short row's
+                p.row_extent = O.region[0].extent();
+                p.vector_width = ws.vector_width;
+            } else if (!ws.why_not.empty()) {
+                c.plan.explanations.push_back({O.name, "", ws.why_not});
+            }
+        }
+        p.rows_per_block = gpu && ws.warps == 0 ? rows_per_block_for(g, O, kc, c.plan, c.opt.device, p) : 1;
+        if (p.rows_per_block > 1) assign_row_dims(g, c.root, kc, c.plan);
+        if (gpu && c.opt.stage_rows && ws.warps == 0)
+            p.staged = choose_staged_inputs(g, c.root, kc, row_block_regions(g, c.root, kc), c.groups, p.rows_per_block);
+        k.params = p;
+    }
+
+    bool one_loop_nest() const override { return true; }
+
+    void apply(ApplyContext &c, const KernelPlan &k) const override {
+        const RowParams &p = *k.get<RowParams>();
+        std::vector<StagedRow> staged;
+        if (is_gpu_target(c.target))
+            for (auto &s : p.staged) {
+                std::vector<Halide::Func> readers;
+                for (auto &r : s.readers) readers.push_back(c.get(r));
+                staged.push_back({c.w.in(c.get(s.func), readers), s.row_extent});
+            }
+        RowShape shape;
+        shape.inner_dims = p.inner_dims;
+        shape.vector_width = p.vector_width;
+        shape.rows_per_block = p.rows_per_block;
+        shape.row_threads = p.row_threads;
+        shape.warps = p.warps;
+        shape.row_extent = p.row_extent;
+        shape.unrolled_dims = p.unrolled_dims;
+        const auto at = c.at_block(k);
+        schedule_row_kernel(c.w, c.get(k.root), shape, at.funcs, at.points, at.row_dims, staged, c.target);
+    }
+};
+
+}  // namespace
+
+const KernelTemplate &row_template() {
+    static const RowTemplate t;
+    return t;
+}
+
+}  // namespace solder::autosched

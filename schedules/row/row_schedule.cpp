@@ -1,0 +1,156 @@
+#include "schedules/row/row_schedule.h"
+
+#include <algorithm>
+#include <set>
+
+#include "autosched/model/pipeline_funcs.h"
+#include "schedules/writer/schedule_writer.h"
+#include "schedules/writer/block_reduce.h"
+#include "schedules/writer/reduction_walk.h"
+#include "schedules/writer/warp_reduction.h"
+
+namespace solder {
+using namespace Halide;
+
+namespace {
+// A staged row: all threads of the block load it together, each `width` neighbours per access
+// (16 bytes where 256 x width divides the row), before the block's stages read it.
+void stage_in_block(ScheduleWriter &w, Func staged, Func root, const Var &at, int64_t row_extent, bool mixed) {
+    w.compute_at(staged, root, at);
+    pad_block_allocation(w, staged, mixed);
+    std::vector<Var> v = pure_vars(staged);
+    if (v.empty()) {
+        w.one_thread_of_block({staged});
+        return;
+    }
+    const std::string tag = staged.name();
+    int width = std::max(1, 16 / std::max(1, staged.type().bytes()));
+    while (width > 1 && (row_extent <= 0 || row_extent % (256 * width) != 0)) width /= 2;
+    if (width == 1) {
+        Var xo(tag + "_xo"), tx(tag + "_tx");
+        w.split({staged}, v[0], xo, tx, 256, TailStrategy::GuardWithIf);
+        w.reorder({staged}, {xo, tx});  // each thread's loads in one thread loop: no barrier between
+        w.gpu_threads({staged}, tx);
+        return;
+    }
+    Var xo(tag + "_xo"), xi(tag + "_xi"), tx(tag + "_tx"), xv(tag + "_xv");
+    w.split({staged}, v[0], xo, xi, 256 * width, TailStrategy::GuardWithIf);
+    w.split({staged}, xi, tx, xv, width, TailStrategy::GuardWithIf);
+    w.reorder({staged}, {xv, xo, tx});
+    w.gpu_threads({staged}, tx);
+    w.vectorize({staged}, xv, width, TailStrategy::GuardWithIf);
+}
+
+// The root's inner dims between the row and the rows (puzzler's 16 slices) unrolled in each
+// thread, as the plan lists them, so a `stack`'s select keeps one branch per iteration.
+void unroll_row_inner_dims(ScheduleWriter &w, Func root, const std::vector<Var> &v, const RowShape &shape,
+                           int inner_dims) {
+    for (auto [d, extent] : shape.unrolled_dims)
+        if (d > 0 && d < inner_dims && extent > 1)
+            w.unroll({root}, v[size_t(d)], int(extent), TailStrategy::GuardWithIf);
+}
+
+}  // namespace
+
+// The row template on CUDA with warps (RowShape::warps): one block per row of the root, its threads
+// `warps` (thread y) x 32 lanes (thread x), each lane walking the row in steps of the block's
+// width, `vector_width` neighbours per access, unrolled so the loads of a step are in flight
+// together. The Funcs computed per block reduce with warp shuffles.
+void schedule_warp_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, const std::vector<Func> &at_block,
+                              const std::vector<int64_t> &at_block_points, const Target &target) {
+    std::vector<Var> v = pure_vars(root);
+    const std::string tag = root.name();
+    const int vector = std::max(1, shape.vector_width);
+    Var xo(tag + "_xo"), xi(tag + "_xi"), t(tag + "_t"), xv(tag + "_xv"), warp(tag + "_warp"), lane(tag + "_lane");
+    w.split({root}, v[0], xo, xi, 32 * shape.warps * vector, TailStrategy::GuardWithIf);
+    w.split({root}, xi, t, xv, vector, TailStrategy::GuardWithIf);
+    w.split({root}, t, warp, lane, 32, TailStrategy::GuardWithIf);
+    // Inner dims between the row and the rows (puzzler's slices) loop inside each thread, unrolled.
+    const int inner = std::max(1, std::min(shape.inner_dims, int(v.size()) - 1));
+    std::vector<VarOrRVar> order{xv, xo};
+    for (int d = 1; d < inner; d++) order.push_back(v[size_t(d)]);
+    order.push_back(lane);
+    order.push_back(warp);
+    w.reorder({root}, order);
+    if (vector > 1) w.vectorize({root}, xv, vector, TailStrategy::GuardWithIf);
+    const int64_t steps = (shape.row_extent + 32 * shape.warps * vector - 1) / (32 * shape.warps * vector);
+    if (steps > 1) w.unroll({root}, xo, int(std::min<int64_t>(steps, kLoadsInFlight)), TailStrategy::GuardWithIf);
+    unroll_row_inner_dims(w, root, v, shape, inner);
+    w.gpu_threads({root}, warp);
+    w.gpu_lanes({root}, lane);
+    std::vector<VarOrRVar> blocks(v.begin() + inner, v.end());
+    blocks_over(w, {root}, blocks, tag);
+    const bool mixed = mixed_element_sizes(at_block);
+    for (size_t i = 0; i < at_block.size(); i++)
+        block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, 1, 32 * shape.warps, "", root,
+                    v[size_t(inner)], target, mixed, shape.warps, vector);
+}
+
+void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, const std::vector<Func> &at_block,
+                         const std::vector<int64_t> &at_block_points, const std::vector<std::string> &at_block_row_dims,
+                         const std::vector<StagedRow> &staged, const Target &target) {
+    w.compute_root(root);
+    std::vector<Var> v = pure_vars(root);
+    const std::string tag = root.name();
+    Var xo(tag + "_xo"), xi(tag + "_xi");
+    int rank = int(v.size());
+    const int inner_dims = std::max(1, std::min(shape.inner_dims, rank));
+    const int vector_width = shape.vector_width;
+    if (shape.warps > 0 && target.has_feature(Target::CUDA) && rank > inner_dims) {
+        schedule_warp_row_kernel(w, root, shape, at_block, at_block_points, target);
+    } else if (is_gpu_target(target)) {
+        // `rows` rows per block: 256 / rows threads along each (thread x), the rows as thread y.
+        const int rows = rank > inner_dims ? std::max(1, shape.rows_per_block) : 1;
+        // 256 threads per block, fewer where a row is short: one `vector_width` access each.
+        // (Planned warps without CUDA's shuffles: the same 32 x warps threads, as one row of threads.)
+        const int tx_extent = shape.row_threads > 0 ? shape.row_threads : shape.warps > 0 ? 32 * shape.warps : 256 / rows;
+        Var tx(tag + "_tx"), ro(tag + "_ro"), ri(tag + "_ri");
+        if (vector_width > 1) {
+            // Each thread writes `vector_width` neighbours with one wide access. The planner asks
+            // for it only when 256 x width divides the row, so nothing is rounded past its end.
+            Var xv(tag + "_xv");
+            w.split({root}, v[0], xo, xi, tx_extent * vector_width, TailStrategy::RoundUp);
+            w.split({root}, xi, tx, xv, vector_width, TailStrategy::RoundUp);
+            w.vectorize({root}, xv, vector_width, TailStrategy::RoundUp);
+        } else {
+            w.split({root}, v[0], xo, tx, tx_extent, TailStrategy::GuardWithIf);
+        }
+        std::vector<VarOrRVar> blocks;
+        for (int d = inner_dims; d < rank; d++) blocks.push_back(v[d]);
+        Var at = xo;
+        if (rows > 1) {
+            // The strips of each row loop around the threads: (tx, ri) one thread block.
+            w.split({root}, v[inner_dims], ro, ri, rows, TailStrategy::GuardWithIf);
+            w.reorder({root}, {tx, ri, xo, ro});
+            w.gpu_threads({root}, tx, ri);
+            blocks[0] = ro;
+            at = ro;
+            blocks_over(w, {root}, blocks, tag);
+        } else if (blocks.empty()) {
+            w.gpu_threads({root}, tx);
+            w.gpu_blocks({root}, xo);  // a small root owned by one block per 256-wide strip
+        } else {
+            w.gpu_threads({root}, tx);
+            at = v[inner_dims];
+            blocks_over(w, {root}, blocks, tag);
+        }
+        unroll_row_inner_dims(w, root, v, shape, inner_dims);
+        std::vector<Func> on_chip = at_block;
+        for (auto &s : staged) on_chip.push_back(s.func);
+        const bool mixed = mixed_element_sizes(on_chip);
+        for (auto &s : staged) stage_in_block(w, s.func, root, at, s.row_extent, mixed);
+        std::vector<LaneSplit> splits;
+        for (size_t i = 0; i < at_block.size(); i++)
+            splits.push_back(block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, rows,
+                                         tx_extent, rows > 1 && i < at_block_row_dims.size() ? at_block_row_dims[i] : "",
+                                         root, at, target, mixed));
+        fuse_lane_splits(w, splits);
+    } else {
+        if (rank > inner_dims) w.parallel({root}, v[rank - 1]);
+        w.vectorize({root}, v[0], 8, TailStrategy::GuardWithIf);
+        Var at = rank > inner_dims ? v[inner_dims] : Var::outermost();
+        for (Func f : at_block) w.compute_at(f, root, at);
+    }
+}
+
+}  // namespace solder

@@ -1,0 +1,39 @@
+#include "schedules/single/single.h"
+
+#include "schedules/pointwise/pointwise_schedule.h"
+
+namespace solder::autosched {
+
+namespace {
+
+// A 0-d root (a scalar sum): one point, computed as the pointwise template's own kernel.
+class SingleTemplate : public KernelTemplate {
+public:
+    TemplateKind kind() const override { return TemplateKind::Single; }
+
+    std::optional<KernelChoice> choose(const KernelContext &c) const override {
+        const FuncNode &O = c.root_node();
+        if (!O.dims.empty()) return std::nullopt;
+        KernelChoice kc;
+        kc.members = c.members;
+        kc.kind = TemplateKind::Single;
+        auto whole = c.g.regions_for(c.root, O.region, c.inside);
+        c.cost.kernel_reads(c.g, c.root, c.inside, whole, whole, 1, kc);
+        return kc;
+    }
+
+    void fill(const KernelPlanContext &, KernelPlan &k) const override { k.params = SingleParams{}; }
+
+    void apply(ApplyContext &c, const KernelPlan &k) const override {
+        schedule_pointwise_kernel(c.w, c.get(k.root), 1, c.target);
+    }
+};
+
+}  // namespace
+
+const KernelTemplate &single_template() {
+    static const SingleTemplate t;
+    return t;
+}
+
+}  // namespace solder::autosched

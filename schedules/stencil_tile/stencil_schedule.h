@@ -1,0 +1,27 @@
+// The stencil-tile template's Halide half (schedules/stencil_tile/stencil_tile.h is its planning half).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "Halide.h"
+#include "schedules/writer/schedule_writer.h"
+
+namespace solder {
+
+// Stencil template (blur, unsharp, Harris): on a GPU, kStencilTileX x kStencilTileY tiles of the two
+// innermost dims, one block of kStencilThreadsX x kStencilThreadsY threads each; `at_tile` Funcs
+// (stencil producers) are computed per tile with their halo, in shared memory. Dims from 2 up to
+// `inner_dims` loop inside each tile (few channels sharing the tile's producers); the rest are grid dims.
+constexpr int kStencilTileX = 32, kStencilTileY = 32;
+constexpr int kStencilThreadsX = 32, kStencilThreadsY = 8;
+// `whole_tiles` (the planner knows the root spans a tile in both dims): edge tiles shift inwards,
+// recomputing a few points, so that every tile has one constant shape. Guarded edge tiles have
+// smaller producer regions, and Halide then sizes shared memory by evaluating every block's
+// region on the host before each launch (50-80 us for a 4K image on the H100's host). Where the
+// writer guards every tail (sizes known only at run time), whole tiles are a specialization on the
+// output's extents (`root_is_output`), with guarded tiles beside it; a root that is no output
+// keeps guarded tiles.
+void schedule_stencil_kernel(ScheduleWriter &w, Halide::Func root, int inner_dims, bool whole_tiles, bool root_is_output,
+                             const std::vector<Halide::Func> &at_tile, const Halide::Target &target);
+
+}  // namespace solder

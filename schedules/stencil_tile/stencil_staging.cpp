@@ -1,0 +1,110 @@
+#include "schedules/stencil_tile/stencil_staging.h"
+
+#include <algorithm>
+
+#include "schedules/stencil_tile/stencil_schedule.h"
+
+namespace solder::autosched {
+
+namespace {
+
+std::string names(const FuncGraph &g, const std::set<int> &ns) {
+    std::string s;
+    for (int n : ns) s += (s.empty() ? "" : ", ") + g.nodes[size_t(n)].name;
+    return s;
+}
+
+// The second step of stencil_tile_staging: cheap staged Funcs of staged Funcs, recomputed in
+// registers. Node ids are topological (producers first), so a member is decided after every
+// member it reads. Returns the note (empty: none recomputed).
+std::string recompute_second_level(const FuncGraph &g, int root, TileStaging &t) {
+    std::set<int> recomputed, from;
+    for (int m : t.staged) {
+        const FuncNode &n = g.nodes[size_t(m)];
+        if (n.updates > 0 || tile_recompute_ops_per_output(g, m, root) > kMaxRecomputeOpsPerOutput) continue;
+        std::set<int> producers;
+        bool only_staged = true;
+        for (int e : n.in_edges) {
+            const int p = g.edges[size_t(e)].producer;
+            if (g.nodes[size_t(p)].is_input || !t.staged.count(p) || recomputed.count(p)) {
+                only_staged = false;
+                break;
+            }
+            producers.insert(p);
+        }
+        if (!only_staged || producers.empty()) continue;
+        recomputed.insert(m);
+        from.insert(producers.begin(), producers.end());
+    }
+    if (recomputed.empty()) return "";
+    for (int m : recomputed) t.staged.erase(m);
+    return names(g, recomputed) + " recomputed in each thread's registers from " + names(g, from) +
+           " (computed per tile) instead of computed per tile themselves: cheap stencils of staged Funcs, whose " +
+           "taps the thread's rows share";
+}
+
+}  // namespace
+
+int64_t tile_recompute_ops_per_output(const FuncGraph &g, int m, int root) {
+    const Region &f = g.nodes[size_t(m)].region, &o = g.nodes[size_t(root)].region;
+    // Taps per tile dim: how far the member's needed region reaches past the root's.
+    auto taps = [&](size_t d) {
+        return d < f.size() && d < o.size() ? std::max<int64_t>(1, f[d].extent() - o[d].extent() + 1) : 1;
+    };
+    const int64_t rows = kStencilTileY / kStencilThreadsY;
+    return g.nodes[size_t(m)].ops_per_point * taps(0) * (rows + taps(1) - 1) / rows;
+}
+
+TileStaging stencil_tile_staging(const FuncGraph &g, int root, const std::vector<int> &members) {
+    TileStaging t;
+    auto member = [&](int n) { return std::find(members.begin(), members.end(), n) != members.end(); };
+    for (int m : members)
+        if (g.read_through_stencil(m)) t.staged.insert(m);
+    // Staged members that are cheap and read only members (and pipeline inputs) at their own point.
+    std::set<int> swapped, sources;
+    for (int m : t.staged) {
+        const FuncNode &n = g.nodes[size_t(m)];
+        if (n.updates > 0 || n.ops_per_point > kMaxInlinedTileOps) continue;
+        std::set<int> from;
+        bool pointwise = true;
+        for (int e : n.in_edges) {
+            const FuncEdge &edge = g.edges[size_t(e)];
+            if (g.nodes[size_t(edge.producer)].is_input) continue;
+            if (!member(edge.producer) || edge.access != Access::Pointwise ||
+                g.nodes[size_t(edge.producer)].updates > 0) {
+                pointwise = false;
+                break;
+            }
+            from.insert(edge.producer);
+        }
+        if (!pointwise || from.empty()) continue;
+        swapped.insert(m);
+        sources.insert(from.begin(), from.end());
+    }
+    std::set<int> added;
+    for (int s : sources)
+        if (!t.staged.count(s) || swapped.count(s)) added.insert(s);
+    const bool swap = !swapped.empty() && added.size() < swapped.size();
+    if (swap) {
+        for (int m : swapped)
+            if (!added.count(m)) t.staged.erase(m);
+        t.staged.insert(added.begin(), added.end());
+    }
+    const std::string recomputed = recompute_second_level(g, root, t);
+    if (swap) {
+        // (Written after the second step, which may recompute the Funcs the swap staged.)
+        std::set<int> still;
+        for (int a : added)
+            if (t.staged.count(a)) still.insert(a);
+        std::string note = names(g, swapped) + " inlined into their stencil consumers (cheap pointwise functions of " +
+                           names(g, sources) + ")";
+        if (!still.empty())
+            note += ", and " + names(g, still) + " computed per tile instead: " + std::to_string(added.size()) +
+                    " tiles in shared memory, not " + std::to_string(swapped.size());
+        t.notes.push_back(note);
+    }
+    if (!recomputed.empty()) t.notes.push_back(recomputed);
+    return t;
+}
+
+}  // namespace solder::autosched

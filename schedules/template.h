@@ -1,0 +1,86 @@
+// A kernel template: one way to build a kernel, in one folder (schedules/<name>/), registered in
+// schedules/registry.cpp. Each has its own parameter struct (autosched/model/kernel_params.h) and
+// three steps:
+//   choose  "can I build this kernel?": for a root and the Funcs fused into it, the template's
+//           shape and costs (through the CostModel), or nothing when it does not apply;
+//   fill    "with what?": its parameters in the plan, once the plan's placements are known;
+//   apply   "how?": the Halide schedule, through the ScheduleWriter.
+// The registry tries the templates in priority order; the first whose choose answers builds the
+// kernel. Steps that change kernels across the plan (split-K, shared split-K, horizontal launches,
+// inner-outer) live in their own folders beside the templates.
+#pragma once
+#include <any>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "Halide.h"
+#include "autosched/model/cost_model.h"
+#include "autosched/model/func_graph.h"
+#include "autosched/model/kernel_choice.h"
+#include "autosched/model/options.h"
+#include "autosched/model/plan.h"
+#include "schedules/writer/schedule_writer.h"
+
+namespace solder::autosched {
+
+// One candidate kernel while the search weighs partitions.
+struct KernelContext {
+    const FuncGraph &g;
+    const PlannerOptions &opt;
+    CostModel cost;
+    int root;
+    const std::vector<int> &members;  // non-root nodes computed in it
+    std::vector<bool> inside;         // members, by node
+    bool reduction_member = false;    // some member is a reduction
+
+    KernelContext(const FuncGraph &g, const PlannerOptions &opt, int root, const std::vector<int> &members);
+    const FuncNode &root_node() const { return g.nodes[size_t(root)]; }
+};
+
+// One kernel of the plan being filled in (placements known).
+struct KernelPlanContext {
+    const FuncGraph &g;
+    const PlannerOptions &opt;
+    const KernelChoice &kc;
+    int root;
+    Plan &plan;
+    const std::vector<std::set<int>> &groups;  // the kernels (by root) each Func is computed in
+};
+
+// Applying a plan to the pipeline's Funcs.
+struct ApplyContext {
+    ScheduleWriter &w;
+    const Halide::Target &target;
+    const Plan &plan;
+    std::function<Halide::Func(const std::string &)> get;  // a Func of the pipeline by the plan's name
+    std::set<std::string> split;                           // reductions split-K sums in partials
+    std::map<std::string, std::any> prepared;              // per kernel name: what its prepare step made
+
+    // The Funcs the plan computes per block of `k` (ComputeAtBlock), with their points and row dims.
+    struct AtBlock {
+        std::vector<Halide::Func> funcs;
+        std::vector<int64_t> points;
+        std::vector<std::string> row_dims;
+    };
+    AtBlock at_block(const KernelPlan &k) const;
+};
+
+class KernelTemplate {
+public:
+    virtual ~KernelTemplate() = default;
+    virtual TemplateKind kind() const = 0;
+    virtual std::optional<KernelChoice> choose(const KernelContext &c) const = 0;
+    // Sets k.params (and may adjust k.launches, push explanations to the plan).
+    virtual void fill(const KernelPlanContext &c, KernelPlan &k) const = 0;
+    // The root's stages in one loop nest, one launch (else one launch per stage).
+    virtual bool one_loop_nest() const { return false; }
+    // Before any kernel is applied: rewrites (rfactor) that other kernels' templates then place.
+    virtual void prepare(ApplyContext &, const KernelPlan &) const {}
+    virtual void apply(ApplyContext &c, const KernelPlan &k) const = 0;
+};
+
+}  // namespace solder::autosched
