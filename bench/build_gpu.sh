@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds, here (no GPU needed), CUDA pipeline libraries of every app under each schedule, plus the
-# Halide-free runner solder-exec, into bench/out/ - the folder a device call carries.
+# Halide-free runner solder-exec, into bench/out/: the folder to copy to the GPU machine.
 #   bench/build_gpu.sh [--apps a,b] [--schedules s,t] [--small] [--all]
-# Pairs listed in bench/known_slow_builds.txt (each over the 300 s compile limit in every session
-# that tried it) are skipped with their reason unless --all is given: they took 15 of this script's
-# 17 minutes only to fail.
+# Pairs listed in bench/known_slow_builds.txt (over the 300 s compile limit every time they were
+# tried) are skipped with their reason unless --all is given: they took 15 of this script's
+# 17 minutes only to fail. torch_peers.py (the PyTorch peers; not part of this repository) is copied
+# into bench/out/ from ../shared/peers/ when it is there.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"

@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
-"""Turns one device call's logs (solder-exec's SOLDER_RESULT lines and torch_peers.py's
-RESULTS_JSON line) into bench/results.json, the table in bench/RESULTS.md and the chart
-bench/bandwidth.svg (effective TB/s per app: Solder, the best Halide auto-scheduler, torch.compile).
+"""Turns the logs of one run on the GPU (bench/run_gpu.sh: solder-exec's SOLDER_RESULT lines and
+torch_peers.py's RESULTS_JSON line) into bench/results.json, the chart bench/bandwidth.svg
+(effective TB/s per app: Solder, the best Halide auto-scheduler, torch.compile) and, on stdout, the
+two tables of bench/RESULTS.md.
 
-    python3 bench/make_results.py LOG_DIR [LATER_LOG_DIR...] > table.md
+    python3 bench/make_results.py LOG_DIR [LATER_LOG_DIR...] > tables.md
+
+Each row of results.json records its run as "call": the log folder's name, so name it after the
+GPU and the date (bench/logs/h100-2026-11-23). With several folders, an app measured in a later
+one is taken whole from it.
 """
 import json, sys, os
 
@@ -15,7 +20,7 @@ PEER = {"add_relu": "add_relu", "nnc_cast_add_mul": "nnc_cast_add_mul",
 ORDER = ["unfused", "solder", "li2018", "mullapudi2016", "anderson2021"]
 
 def read_call(log_dir):
-    """Rows of one device call: solder-exec's results and, where present, the torch peers'."""
+    """Rows of one run: solder-exec's results and, where present, the torch peers'."""
     device = open(os.path.join(log_dir, "device.txt")).read().strip().split(",")[0]
     call = os.path.basename(os.path.normpath(log_dir))
     rows = []
@@ -43,6 +48,71 @@ def read_call(log_dir):
     return rows
 
 
+def fmt_us(us):
+    return f"{us:.1f}" if us < 1000 else f"{us:.0f}"
+
+
+def cell(rows, app, schedule):
+    """One schedule's time for an app: µs, "fails" where it built but failed its run or its check,
+    "-" where no library was built (bench/known_slow_builds.txt, or a failed build)."""
+    r = next((r for r in rows if r["app"] == app and r["schedule"] == schedule), None)
+    if r is None:
+        return "-"
+    return fmt_us(r["us"]) if r["us"] is not None else "fails"
+
+
+def print_tables(rows):
+    """The two tables of bench/RESULTS.md: apps with a torch peer (the ML apps) and apps without
+    (the image apps and the pipelines written as Halide users write them). Times in µs; Solder's
+    effective bandwidth is min bytes / median time; ratios are the peer's time over Solder's."""
+    apps = []
+    for r in rows:
+        if r["app"] not in apps:
+            apps.append(r["app"])
+    halide = ["unfused", "li2018", "mullapudi2016", "anderson2021"]
+    with_peer = [a for a in apps if any(r["app"] == a and r["schedule"] == "torch.compile" for r in rows)]
+    without = [a for a in apps if a not in with_peer]
+
+    def solder(app):
+        return next((r for r in rows if r["app"] == app and r["schedule"] == "solder" and r["us"]), None)
+
+    def best_halide(app):
+        done = [r for r in rows if r["app"] == app and r["schedule"] in halide[1:] and r["us"]]
+        return min(done, key=lambda r: r["us"]) if done else None
+
+    def solder_cells(s):
+        if s is None:
+            return "fails | - | -"
+        return (f"**{fmt_us(s['us'])}** | {s['tbps']:.2f} ({100 * s['tbps'] / CEILING_TBPS:.0f}%) | "
+                f"{s['kernels']}")
+
+    if with_peer:
+        print("| app | unfused | Li2018 | Mullapudi2016 | Anderson2021 | torch eager | torch.compile "
+              "| Solder | Solder TB/s (% of 3.0) | Solder launches | Solder vs torch.compile | Solder vs best Halide |")
+        print("|---|" + "---:|" * 11)
+        for app in with_peer:
+            s, b = solder(app), best_halide(app)
+            comp = next(r["us"] for r in rows if r["app"] == app and r["schedule"] == "torch.compile")
+            vs_comp = f"{comp / s['us']:.2f}x" if s else "-"
+            vs_best = f"{b['us'] / s['us']:.2f}x" if s and b else "-"
+            cells = [cell(rows, app, h) for h in halide] + [cell(rows, app, "torch.eager"), cell(rows, app, "torch.compile")]
+            print(f"| {app} | " + " | ".join(cells) + f" | {solder_cells(s)} | {vs_comp} | {vs_best} |")
+        print()
+    if without:
+        print("| app | unfused | Li2018 | Mullapudi2016 | Anderson2021 | Solder | Solder TB/s (% of 3.0) "
+              "| Solder launches | Solder vs best Halide |")
+        print("|---|" + "---:|" * 8)
+        for app in without:
+            s, b = solder(app), best_halide(app)
+            vs_best = f"{b['us'] / s['us']:.2f}x ({b['schedule']})" if s and b else "-"
+            cells = [cell(rows, app, h) for h in halide]
+            print(f"| {app} | " + " | ".join(cells) + f" | {solder_cells(s)} | {vs_best} |")
+        print()
+    for r in rows:
+        if r["us"] is None:
+            print(f"- {r['app']} / {r['schedule']} fails: {r.get('error', '')[:120]}")
+
+
 def main():
     # Several calls: an app measured by a later call is taken whole from it (all its schedules
     # and peers), so that every app's rows still come from one call, side by side.
@@ -53,28 +123,7 @@ def main():
         rows = [r for r in rows if r["app"] not in apps] + later
     json.dump(rows, open(os.path.join(os.path.dirname(__file__), "results.json"), "w"), indent=1)
     write_chart(rows, os.path.join(os.path.dirname(__file__), "bandwidth.svg"))
-
-    # µs: device time between CUDA events (do_bench's way, as torch's); host µs: the host clock
-    # around call and synchronization (launch overhead included; Solder's and Halide's libraries only).
-    print("| app | schedule | kernels | µs | TB/s | % of 3.0 TB/s | speed vs torch.compile | host µs |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
-    apps = []
-    for r in rows:
-        if r["app"] not in apps:
-            apps.append(r["app"])
-    for app in apps:
-        comp = next((r["us"] for r in rows if r["app"] == app and r["schedule"] == "torch.compile"), None)
-        mine = [r for r in rows if r["app"] == app]
-        mine.sort(key=lambda r: (ORDER.index(r["schedule"]) if r["schedule"] in ORDER else 9, r["schedule"]))
-        for r in mine:
-            if r["us"] is None:
-                print(f"| {app} | {r['schedule']} | - | - | - | - | FAIL: {r.get('error','')[:80]} | - |")
-                continue
-            ratio = f"{comp / r['us']:.2f}x" if comp else "-"
-            k = "-" if r["kernels"] is None else r["kernels"]
-            wall = f"{r['wall_us']:.1f}" if r.get("wall_us") else "-"
-            print(f"| {app} | {r['schedule']} | {k} | {r['us']:.1f} | {r['tbps']:.2f} | "
-                  f"{100 * r['tbps'] / CEILING_TBPS:.0f}% | {ratio} | {wall} |")
+    print_tables(rows)
 
 
 def write_chart(rows, path):

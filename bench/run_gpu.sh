@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine (through the device tool), from the repository root, with bench/out
-# carried: every CUDA library under solder-exec (checked against the references, then timed with
-# the L2 flushed before each run), then the torch peers, in the same call. Logs go to $OUT.
+# Runs on the GPU machine, from the repository root, with bench/out copied there from the build
+# machine: every CUDA library under solder-exec (checked against the references, then timed with
+# the L2 flushed before each run), then the torch peers, in the same run. Logs go to $OUT.
+#   OUT=bench/logs/h100-YYYY-MM-DD ITERS=30 bash bench/run_gpu.sh
 set -uo pipefail
 out="${OUT:-/tmp/solder-bench}"
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/device.txt"
 dev="$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
 # Libraries whose one call takes seconds (Mullapudi2016's nvfuser_2146: 4 s) run a few times only,
-# so that the whole call stays inside the device tool's 10 minutes.
+# so that the whole run stays under 10 minutes.
 slow="${SLOW_LIBS:-nvfuser_2146__mullapudi2016}"
 libs=() slow_libs=()
 for lib in bench/out/libs/*.so; do
