@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "apps/app_spec.h"
-#include "lang/bf16.h"
+#include "core/bf16.h"
 
 namespace solder {
 

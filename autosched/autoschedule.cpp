@@ -6,7 +6,7 @@
 #include "autosched/apply_plan.h"
 #include "autosched/model/func_graph.h"
 #include "autosched/model/generic_reason.h"
-#include "runtime/progress.h"
+#include "core/progress.h"
 #include "autosched/model/pipeline_funcs.h"
 
 namespace solder::autosched {

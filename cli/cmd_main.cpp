@@ -46,7 +46,9 @@ Row run_child(const std::string &self, const std::string &app, const std::string
               bool small) {
     std::string cmd = "'" + self + "' run " + app + " --schedule " + sched + " --target " + target +
                       (small ? " --small" : "") + " --iters 5 --machine 2>&1";
-    Row r{app, sched};
+    Row r;
+    r.app = app;
+    r.schedule = sched;
     FILE *p = popen(cmd.c_str(), "r");
     if (!p) {
         r.status = "ERROR (could not start)";

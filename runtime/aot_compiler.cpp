@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "runtime/pipeline_library.h"
-#include "runtime/progress.h"
+#include "core/progress.h"
 #include "core/quoted.h"
 
 #ifndef SOLDER_LAUNCH_HOOKS_OBJ

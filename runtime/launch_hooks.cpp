@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 
 #include "runtime/launch_probes.h"
@@ -25,8 +26,7 @@ int record(int api, const char *kernel, const uint32_t grid[3], const uint32_t b
     if (i >= kMaxRecords) return -1;
     solder_launch_record &r = g_records[i];
     r.api = api;
-    std::strncpy(r.kernel, kernel ? kernel : "?", sizeof(r.kernel) - 1);
-    r.kernel[sizeof(r.kernel) - 1] = 0;
+    std::snprintf(r.kernel, sizeof(r.kernel), "%s", kernel ? kernel : "?");  // long names cut short
     for (int k = 0; k < 3; k++) r.grid[k] = grid[k], r.block[k] = block[k];
     r.shared_bytes = shmem;
     return i;

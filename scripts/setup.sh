@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Installs everything Solder needs on a fresh Debian machine; quick and silent when already done.
-#  - Debian: PoCL (OpenCL on the CPU) with the ICD loader's unversioned libOpenCL.so, GoogleTest, Graphviz.
+#  - Debian: PoCL (OpenCL on the CPU) with the ICD loader's unversioned libOpenCL.so, GoogleTest, Graphviz, clang-format.
 #  - A project-local venv (.venv) with halide==21.0.0, cmake>=3.28 and ninja from PyPI.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-debs=(pocl-opencl-icd ocl-icd-opencl-dev ocl-icd-libopencl1 libgtest-dev graphviz)
+debs=(pocl-opencl-icd ocl-icd-opencl-dev ocl-icd-libopencl1 libgtest-dev graphviz clang-format)
 missing=()
 for p in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

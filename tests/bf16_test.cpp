@@ -1,4 +1,4 @@
-// bf16 conversions: the host functions (lang/bf16.h) against known bit patterns, and the Halide
+// bf16 conversions: the host functions (core/bf16.h) against known bit patterns, and the Halide
 // Exprs (lang/bf16_expr.h) against the host functions over many values, specials included.
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 
 #include "Halide.h"
 #include "apps/ref_util.h"
-#include "lang/bf16.h"
+#include "core/bf16.h"
 #include "lang/bf16_expr.h"
 
 using namespace solder;

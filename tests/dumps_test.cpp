@@ -257,7 +257,7 @@ TEST(Dumps, LaunchesAreThePlannedKernels) {
         bool per_block = false;
         for (auto &f : d.build.plan->kernels[i].funcs)
             per_block |= d.build.plan->find(f) && d.build.plan->find(f)->placement == autosched::Placement::ComputeAtBlock;
-        if (per_block) EXPECT_GT(std::stoll(rows[i][6]), 1) << d.out;
+        if (per_block) { EXPECT_GT(std::stoll(rows[i][6]), 1) << d.out; }
     }
     EXPECT_EQ(read_file(fs::path(d.folder) / "launch.txt"), section(d.out, "launch"));
 }

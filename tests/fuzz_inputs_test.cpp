@@ -112,7 +112,7 @@ TEST(Fuzz, CliNeverEndsBySignal) {
         auto r = solder::testing::run_solder_cli(args);
         EXPECT_EQ(r.signal, 0) << args;
         EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1 || r.exit_code == 2) << args << " -> " << r.exit_code << r.err;
-        if (r.exit_code == 2) EXPECT_FALSE(r.err.empty()) << args;
+        if (r.exit_code == 2) { EXPECT_FALSE(r.err.empty()) << args; }
         if (r.exit_code >= 0 && r.exit_code <= 2) exits[r.exit_code]++;
     }
     // Both answers happen: some words are valid, most are not.

@@ -57,8 +57,9 @@ TEST(InnerOuter, FewestBytesReadsTheInputsOnce) {
     EXPECT_LE(double(p.total_bytes), 1.25 * double(p.min_bytes)) << p.to_text();
     for (auto &m : p.materialized) EXPECT_LT(m.bytes, 56ll * 1024 * 1024 * 4) << m.func;
     // The sums' own kernels only add partials: no zeroing and summing launches of their own.
-    for (auto &other : p.kernels)
-        if (&other != k) EXPECT_LT(other.bytes_read, 16ll * 1024 * 1024) << other.name;
+    for (auto &other : p.kernels) {
+        if (&other != k) { EXPECT_LT(other.bytes_read, 16ll * 1024 * 1024) << other.name; }
+    }
     EXPECT_TRUE(explains(p, "taken for fewest_bytes")) << p.to_text();
     EXPECT_NE(p.to_json().find("\"column_sums\""), std::string::npos);
 }

@@ -203,8 +203,8 @@ TEST(RandomStencils, MatchADoubleEvaluationOnOpenCL) {
             }
     }
     // The family must keep reaching the rules it is here for (CI's 24 graphs do).
-    if (kSeeds >= 24) EXPECT_GT(recomputed, 0) << "no seed's plan recomputed a stencil in registers";
-    if (kSeeds >= 24) EXPECT_GT(inlined_products, 0) << "no seed's plan inlined products into stencil consumers";
+    if (kSeeds >= 24) { EXPECT_GT(recomputed, 0) << "no seed's plan recomputed a stencil in registers"; }
+    if (kSeeds >= 24) { EXPECT_GT(inlined_products, 0) << "no seed's plan inlined products into stencil consumers"; }
     if (!failed.empty()) {
         std::string s;
         for (auto f : failed) s += " " + std::to_string(f);

@@ -27,10 +27,11 @@ void expect_all_pass(const std::string &target) {
     EXPECT_TRUE(r.failed_seeds.empty());
     // The CI seeds reach every kind of stage the family has.
     std::set<std::string> kinds(r.kinds.begin(), r.kinds.end());
-    if (std::getenv("SOLDER_USER_SEEDS") == nullptr)
+    if (std::getenv("SOLDER_USER_SEEDS") == nullptr) {
         for (auto k : {"pointwise", "stencil", "row_reduction", "histogram", "tuple", "updates", "resample",
                        "parameter_taps", "argmax"})
             EXPECT_TRUE(kinds.count(k)) << "no CI seed has a '" << k << "' stage";
+    }
     EXPECT_TRUE(kinds.count("scan_x") || kinds.count("scan_y"));
 }
 

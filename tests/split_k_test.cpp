@@ -118,9 +118,11 @@ TEST(SplitK, SumsOverTheSamePointsShareTheirPartialsLaunches) {
     const int64_t x_bytes = t.N0 * t.N1 * t.N2 * 4;
     EXPECT_GE(lead->bytes_read, x_bytes);
     EXPECT_LT(other->bytes_read, x_bytes / 10) << plan.to_text();
-    for (auto &m : plan.materialized)
-        if (m.func == solder::testing::partials(*ka) || m.func == solder::testing::partials(*kp))
+    for (auto &m : plan.materialized) {
+        if (m.func == solder::testing::partials(*ka) || m.func == solder::testing::partials(*kp)) {
             EXPECT_EQ(m.bytes, solder::testing::split_slices(*lead) * t.N0 * t.N2 * 4) << m.func;
+        }
+    }
     EXPECT_NE(plan.to_text().find("shared split-K"), std::string::npos) << plan.to_text();
     EXPECT_NE(plan.to_json().find("\"shared_with\""), std::string::npos);
     EXPECT_NE(plan.to_json().find("\"launched_with\""), std::string::npos);

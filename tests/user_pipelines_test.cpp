@@ -63,7 +63,7 @@ TEST(UserPipelines, RowNormalizationOverInputExtent) {
         out.set_estimates({{0, 1024}, {0, 512}});
         std::string plan = schedule_with_solder({out}, target);
         // One row kernel: both sums per block, over the run-time row length.
-        if (target == "opencl") EXPECT_NE(plan.find("1 kernel, "), std::string::npos) << plan;
+        if (target == "opencl") { EXPECT_NE(plan.find("1 kernel, "), std::string::npos) << plan; }
         Pipeline p = compiled({out}, target);
         for (auto [w, h] : sizes_with(1024, 512)) {
             SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
@@ -503,7 +503,7 @@ TEST(UserPipelines, StencilTilesAtAnySize) {
         in.set_estimates({{0, 256}, {0, 64}});
         out.set_estimates({{0, 256}, {0, 64}});
         std::string plan = schedule_with_solder({out}, target);
-        if (target != "host") EXPECT_NE(plan.find("stencil_tile"), std::string::npos) << plan;
+        if (target != "host") { EXPECT_NE(plan.find("stencil_tile"), std::string::npos) << plan; }
         Pipeline p = compiled({out}, target);
         for (auto [w, h] : std::vector<std::pair<int, int>>{{256, 64}, {31, 64}, {1000, 7}, {3, 3}, {1, 1}, {97, 45}}) {
             SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));

@@ -22,7 +22,7 @@ AppSpec hist_equalize_spec() {
         // A low-contrast image: values in [60, 140), denser in the middle.
         Rng r(seed);
         uint8_t *p = data_as<uint8_t>(in[0]);
-        for (int64_t i = 0; i < in[0].number_of_elements(); i++)
+        for (int64_t i = 0; i < int64_t(in[0].number_of_elements()); i++)
             p[i] = uint8_t(60 + int(40 * (r.uniform(0.0, 1.0) + r.uniform(0.0, 1.0))));
     };
     a.reference = [](const std::vector<HostBuffer> &in, std::vector<HostBuffer> &out) {

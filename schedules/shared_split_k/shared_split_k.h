@@ -15,7 +15,7 @@
 #include "autosched/model/options.h"
 #include "autosched/model/plan.h"
 #include "autosched/model/plan.h"
-#include "autosched/planner.h"
+#include "autosched/model/options.h"
 
 namespace solder::autosched {
 
