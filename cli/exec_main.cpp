@@ -18,7 +18,7 @@ int main(int argc, char **argv) {
         Args a = Args::parse(argc, argv, 1, {"iters", "seed", "warmup", "device", "dump"}, {"machine", "no-check"});
         const char *usage =
             "usage: solder-exec LIB.so... [--iters N (default 20)] [--warmup N (default 3)] [--seed N (default 1)]\n"
-            "                   [--device N] [--no-check] [--machine] [--dump launch,bandwidth]\n"
+            "                   [--device NAME (recorded in the report)] [--no-check] [--machine] [--dump launch,bandwidth]\n"
             "runs pipeline libraries built by `solder build`, checks each against its app's reference, and times it\n";
         if (a.has("help")) {
             std::fputs(usage, stdout);

@@ -184,7 +184,7 @@ struct Slices {
         outs = {y.func};
     }
     // Fixed sizes, as the apps' are. (PoCL 3.1 did not finish compiling the unguarded-size version's
-    // 32 block-level reductions under block-uniform conditions in 10 minutes: README.)
+    // 32 block-level reductions under block-uniform conditions in 10 minutes: docs/halide-21-notes.md.)
     void fix_sizes() {
         x.param->dim(0).set_bounds(0, 64).dim(1).set_bounds(0, int(slices)).dim(1).set_stride(64);
         x.param->dim(2).set_bounds(0, int(rows)).dim(2).set_stride(int(64 * slices));
