@@ -17,5 +17,9 @@ if [ ! -f "$dir/build.ninja" ]; then
   .venv/bin/cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${extra[@]}" \
     -DCMAKE_MAKE_PROGRAM="$root/.venv/bin/ninja" -DHalide_DIR="$halide_root/lib64/cmake/Halide" >/dev/null
 fi
-.venv/bin/cmake --build "$dir" -- -j"$(nproc)" | grep -vE '^\[[0-9]+/[0-9]+\] (Building|Linking)' || true
-test "${PIPESTATUS[0]}" = 0
+# (The build's own status, not grep's: with pipefail a failed build must not read as success.)
+set +e
+.venv/bin/cmake --build "$dir" -- -j"$(nproc)" | grep -vE '^\[[0-9]+/[0-9]+\] (Building|Linking)'
+status=${PIPESTATUS[0]}
+set -e
+exit "$status"
