@@ -521,3 +521,73 @@ TEST(UserPipelines, StencilTilesAtAnySize) {
         }
     });
 }
+
+// The element types users' image pipelines hold: 8- and 16-bit integers, half and double floats.
+// Each through the same pipeline (a 3-tap blur with clamped edges, a row maximum over the input's
+// extent, a pointwise scale), computed in a wider type and stored back in its own.
+namespace {
+
+template<typename T>
+void expect_typed_pipeline(Type t, Type wide, double lo, double hi, double tol,
+                           Target::Feature opencl_feature = Target::FeatureEnd, bool on_opencl = true) {
+    for_each_target([&](const std::string &target) {
+        if (target == "opencl" && !on_opencl) return;
+        Target jit = jit_target(target);
+        if (jit.has_feature(Target::OpenCL) && opencl_feature != Target::FeatureEnd) jit = jit.with_feature(opencl_feature);
+        SCOPED_TRACE(type_to_c_type(t, false));
+        ImageParam in(t, 2, "in");
+        Var x("x"), y("y");
+        Func clamped = BoundaryConditions::repeat_edge(in);
+        Func blur("blur"), rowmax("rowmax"), out("out");
+        auto w = [&](Expr e) { return cast(wide, e); };
+        blur(x, y) = (w(clamped(x - 1, y)) + 2 * w(clamped(x, y)) + w(clamped(x + 1, y))) / 4;
+        RDom r(0, in.dim(0).extent(), "r");
+        rowmax(y) = maximum(w(in(r, y)));
+        // Integers: at most 200, whatever the type's range. Floats: at most 1.
+        out(x, y) = t.is_float() ? cast(t, blur(x, y) / (rowmax(y) + 1)) : cast(t, blur(x, y) * 200 / (rowmax(y) + 1));
+        in.set_estimates({{0, 1536}, {0, 1024}});
+        out.set_estimates({{0, 1536}, {0, 1024}});
+        std::string plan = schedule_with_solder({out}, target);
+        Pipeline p(out);
+        p.compile_jit(jit);
+        for (auto [wd, h] : sizes_with(1536, 1024)) {
+            SCOPED_TRACE(std::to_string(wd) + "x" + std::to_string(h));
+            auto a = random_buffer<T>({wd, h}, 7, lo, hi);
+            in.set(a);
+            Buffer<T> o = p.realize({wd, h}, jit);
+            o.copy_to_host();
+            auto at = [&](int i, int j) { return double(a(std::clamp(i, 0, wd - 1), j)); };
+            EXPECT_TRUE(matches(o,
+                                [&](auto &q) {
+                                    double m = at(0, q[1]);
+                                    for (int i = 1; i < wd; i++) m = std::max(m, at(i, q[1]));
+                                    double b = at(q[0] - 1, q[1]) + 2 * at(q[0], q[1]) + at(q[0] + 1, q[1]);
+                                    if (t.is_float()) return (b / 4) / (m + 1);
+                                    // Integer division, as Halide's of non-negative values.
+                                    const int64_t bi = int64_t(b) / 4;
+                                    return double(bi * 200 / (int64_t(m) + 1));
+                                },
+                                tol))
+                << plan;
+        }
+    });
+}
+
+}  // namespace
+
+TEST(UserPipelines, EightAndSixteenBitIntegerImages) {
+    expect_typed_pipeline<uint8_t>(UInt(8), Int(32), 0, 255, 0);
+    expect_typed_pipeline<uint16_t>(UInt(16), Int(32), 0, 60000, 0);
+    expect_typed_pipeline<int16_t>(Int(16), Int(32), 0, 30000, 0);
+}
+
+// (OpenCL needs the target's CLDoubles feature for doubles, as Halide asks.)
+TEST(UserPipelines, HalfAndDoubleFloatImages) {
+    try {
+        expect_typed_pipeline<double>(Float(64), Float(64), 0, 4, 1e-12, Target::CLDoubles);
+        // Half on the host only: PoCL has no cl_khr_fp16 (its compiler refuses `half` variables).
+        expect_typed_pipeline<float16_t>(Float(16), Float(32), 0, 4, 2e-3, Target::FeatureEnd, false);
+    } catch (const Halide::Error &e) {
+        FAIL() << e.what();
+    }
+}
