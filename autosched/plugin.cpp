@@ -1,14 +1,16 @@
 // libautoschedule_solder.so: Solder's planner as a Halide autoscheduler plugin, registered as
 // "Solder". Load it with `-p libautoschedule_solder.so autoscheduler=Solder` in a generator, or
 // `add_halide_library(... AUTOSCHEDULER Solder PLUGINS autoschedule_solder)` in CMake.
-// Parameters (autoscheduler.KEY=VALUE): the planner's knobs, one table with the CLI's and the
-// environment's (autosched/model/options.h; `solder knobs` lists them with their defaults).
+// Parameters (autoscheduler.KEY=VALUE): the planner's knobs, parsed by the CLI's and the
+// environment's parser (SolderOptions::set, autosched/model/options.h; `solder knobs` lists them).
+// The plugin does not read the environment: a generator's parameters say everything.
 #include <stdexcept>
 
 #include "Halide.h"
 #include "autosched/autoschedule.h"
 #include "autosched/model/options.h"
 #include "autosched/model/pipeline_funcs.h"
+#include "core/unknown_name_error.h"
 
 namespace {
 
@@ -16,10 +18,19 @@ using namespace solder::autosched;
 
 void solder_autoschedule(const Halide::Pipeline &p, const Halide::Target &target,
                          const Halide::AutoschedulerParams &params, Halide::AutoSchedulerResults *results) {
-    PlannerOptions opt;
+    solder::SolderOptions options;
+    options.planner.device.shared_memory_optin_bytes = 0;  // Halide's runtime does not opt in
+    // The error reaches the generator's user through Halide: the prefix says whose it is, and the
+    // type is kept (an unknown word, a bad value).
+    try {
+        for (auto &[k, v] : params.extra) options.set(k, v);
+    } catch (const solder::UnknownNameError &e) {
+        throw solder::UnknownNameError(std::string("Solder: ") + e.what());
+    } catch (const std::invalid_argument &e) {
+        throw std::invalid_argument(std::string("Solder: ") + e.what());
+    }
+    PlannerOptions opt = options.planner;
     opt.gpu = solder::is_gpu_target(target);
-    opt.device.shared_memory_optin_bytes = 0;  // Halide's runtime does not opt in
-    for (auto &[k, v] : params.extra) set_planner_knob(opt, k, v, "autoscheduler." + k);
     std::vector<Halide::Func> outputs = p.outputs();
     Autoscheduled a = autoschedule(outputs, target, opt, "pipeline");
     results->target = target;

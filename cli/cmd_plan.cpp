@@ -1,14 +1,13 @@
 // `solder plan APP`: what Solder's planner would do with an app, as text or JSON.
 #include <cstdio>
-#include <cstdlib>
 
 #include "apps/app_pipeline.h"
 #include "autosched/apply_plan.h"
-#include "autosched/model/options.h"
 #include "autosched/planner.h"
 #include "runtime/schedule_comparison.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/options_flags.h"
 #include "runtime/halide_error.h"
 #include "runtime/targets.h"
 #include "core/unknown_name_error.h"
@@ -23,16 +22,16 @@ int cmd_plan(int argc, char **argv) {
     if (!app) throw UnknownNameError("unknown app '" + a.positional[0] + "' (apps: " + app_names_joined() + ")");
     AppSize size = a.has("small") ? AppSize::Small : AppSize::Full;
     Halide::Target t = make_target(a.get("target", "cuda"));
-    auto opt = autosched::options_from_env(is_gpu_target(t));
-    autosched::apply_disable_list(opt, a.get("disable"));
-    autosched::apply_enable_list(opt, a.get("enable"));
+    const SolderOptions options = options_from_cli(a);
     if (a.has("compare")) {  // builds its own copy of the pipeline per schedule
-        auto rows = autosched::compare_schedules(*app, size, t, opt);
+        auto rows = autosched::compare_schedules(*app, size, t, options);
         std::fputs(autosched::comparison_table(app->name, rows).c_str(), stdout);
         return 0;
     }
     BuiltPipeline p = with_halide_errors(app->name, [&] { return build_app_pipeline(*app, size); });
     auto g = with_halide_errors(app->name, [&] { return autosched::FuncGraph::build(p.outputs); });
+    autosched::PlannerOptions opt = options.planner;
+    opt.gpu = is_gpu_target(t);
     auto plan = autosched::plan_pipeline(g, opt, app->name);
     if (a.has("graph")) std::fputs(g.describe().c_str(), stdout);
     std::fputs(a.has("json") ? plan.to_json().c_str() : plan.to_text().c_str(), stdout);

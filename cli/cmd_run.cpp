@@ -1,11 +1,10 @@
 // `solder run APP`: compile with a schedule for a target, run, check against the reference, time.
 #include <cstdio>
-#include <cstdlib>
 
-#include "autosched/model/options.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/dump_flag.h"
+#include "cli/options_flags.h"
 #include "runtime/app_build.h"
 #include "runtime/app_runner.h"
 #include "runtime/build_dumps.h"
@@ -25,25 +24,10 @@ int cmd_run(int argc, char **argv) {
                          {"small", "machine"});
     if (a.positional.size() != 1) throw UsageError("run takes exactly one APP");
     DumpOptions dumps = dumps_from_cli(a);
-    // Checked here, before anything runs: a bad word is an error, never a fallback schedule.
-    {
-        autosched::PlannerOptions check;
-        autosched::apply_disable_list(check, a.get("disable"));
-        autosched::apply_enable_list(check, a.get("enable"));
-        (void)a.integer("iters", 10, 1, 1000000), (void)a.integer("seed", 1, 0, INT64_MAX);
-    }
-    // The planner reads its knobs from SOLDER_DISABLE; --disable adds to it.
-    if (!a.get("disable").empty()) {
-        const char *old = std::getenv("SOLDER_DISABLE");
-        std::string v = std::string(old ? old : "") + "," + a.get("disable");
-        setenv("SOLDER_DISABLE", v.c_str(), 1);
-    }
-    if (!a.get("enable").empty()) {  // the same for SOLDER_ENABLE
-        const char *old = std::getenv("SOLDER_ENABLE");
-        std::string v = std::string(old ? old : "") + "," + a.get("enable");
-        setenv("SOLDER_ENABLE", v.c_str(), 1);
-    }
+    // Checked here, before anything runs: a bad word or number is an error, never a fallback schedule.
     AppBuildRequest req;
+    req.options = options_from_cli(a);
+    (void)a.integer("iters", 10, 1, 1000000), (void)a.integer("seed", 1, 0, INT64_MAX);
     req.app = a.positional[0];
     req.size = parse_size(a);
     req.target = a.get("target", "host");
@@ -96,6 +80,7 @@ int cmd_build(int argc, char **argv) {
     req.target = a.get("target", "host");
     req.schedule = a.get("schedule", "solder");  // Solder's own plan unless asked otherwise
     req.out_dir = a.get("out");
+    req.options = options_from_cli(a);  // the environment's: build takes no --disable / --enable
     DumpWriter dump_writer(dumps, {req.app, req.schedule, req.target, size_name(req.size)});
     BuildDumps build_dumps(dump_writer, req);
     AppBuild b = build_app_library(req);

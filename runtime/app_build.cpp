@@ -57,12 +57,12 @@ AppBuild schedule_and_compile(const AppBuildRequest &req, BuiltPipeline &p, cons
     using clock = std::chrono::steady_clock;
     AppBuild b;
     if (req.before_schedule) req.before_schedule(p.outputs);
-    if (fast_device_math_enabled(target)) use_fast_device_math(p.outputs);
+    if (fast_device_math_enabled(target, req.options)) use_fast_device_math(p.outputs);
     auto t0 = clock::now();
     try {
         AppliedSchedule applied = with_halide_errors("Halide", [&] {
             if (req.inject_compile_fault) throw Halide::CompileError(injected_compile_fault_message(req.app, req.schedule));
-            return sched->apply(p.outputs, target);
+            return sched->apply(p.outputs, target, req.options);
         });
         b.schedule_source = applied.source;
         b.plan = applied.plan;

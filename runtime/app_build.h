@@ -10,6 +10,7 @@
 #include "Halide.h"
 #include "apps/app_pipeline.h"
 #include "apps/app_spec.h"
+#include "autosched/model/options.h"
 #include "autosched/model/plan.h"
 #include "core/unknown_name_error.h"
 
@@ -27,6 +28,9 @@ struct AppBuildRequest {
     // Called with the app's Funcs before the schedule is applied (the graph dump analyses them as
     // the planner saw them).
     std::function<void(const std::vector<Halide::Func> &)> before_schedule;
+    // The planner's knobs and fast math (autosched/model/options.h): the defaults unless the caller
+    // says otherwise; the CLI passes what the environment and its flags made.
+    SolderOptions options;
 };
 
 struct AppBuild {

@@ -9,12 +9,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <future>
-#include <set>
 #include <shared_mutex>
 #include <stdexcept>
 #include <vector>
 
-#include "core/comma_words.h"
 #include "runtime/halide_error.h"
 #include "runtime/pipeline_fingerprint.h"
 #include "runtime/aot_compiler.h"
@@ -114,17 +112,6 @@ void rename_stem(const std::string &dir, const std::string &from, const std::str
     fs::rename(so, fs::path(dir) / (to + ".so"));
 }
 
-// A knob's comma-separated words as a set: order and repeats do not change what is compiled, and
-// `fallback` in SOLDER_DISABLE is about running (runtime/fallback_run.h), not compiling.
-std::string knob_words(const char *knob) {
-    std::set<std::string> words;
-    for (const std::string &w : comma_words(env(knob)))
-        if (!(w == "fallback" && std::string(knob) == "SOLDER_DISABLE")) words.insert(w);
-    std::string out;
-    for (auto &x : words) out += (out.empty() ? "" : ",") + x;
-    return out;
-}
-
 size_t parse_count(const std::string &name, const std::string &v, size_t def) {
     if (v.empty()) return def;
     size_t used = 0;
@@ -149,11 +136,14 @@ std::string key_hash(const std::string &key) {
 }
 
 std::string compile_cache_key(const AppBuildRequest &req, const BuiltPipeline &p) {
-    std::string k = "solder compile cache key 1\n";
+    std::string k = "solder compile cache key 2\n";
     k += "app " + req.app + "\nsize " + size_name(req.size) + "\ntarget " + make_target(req.target).to_string() +
          "\nschedule " + req.schedule + "\nout " + (req.out_dir.empty() ? default_out_dir() : req.out_dir) + "\n";
-    for (const char *knob : {"SOLDER_DISABLE", "SOLDER_KEEP_UNFUSED", "SOLDER_ENABLE"})
-        k += std::string(knob) + "=" + knob_words(knob) + "\n";
+    // `fallback` decides what runs after a failure (runtime/fallback_run.h), not what is compiled:
+    // builds that differ in it share a library.
+    SolderOptions compiled = req.options;
+    compiled.fallback = SolderOptions{}.fallback;
+    k += "options\n" + compiled.canonical_text();
     k += std::string("inject_compile_fault ") + (req.inject_compile_fault ? "1" : "0") + "\n";
     return k + with_halide_errors(req.app + ": printing its Funcs", [&] {
                return pipeline_fingerprint(p.inputs, p.outputs);

@@ -1,12 +1,12 @@
 // Reuses compiled pipeline libraries: asking twice for the same app, size, target, schedule and
-// planner knobs in one process plans, schedules and generates code once.
+// options in one process plans, schedules and generates code once.
 //
 // The key is structural: the app's Funcs are built (cheap) and printed canonically
 // (runtime/pipeline_fingerprint.h), so fresh Func objects for the same algorithm hit, and any change
 // to the algorithm, its shapes or estimates misses. Next to it: the app and size, the Halide target
-// string, the schedule, the output folder, the knobs SOLDER_DISABLE, SOLDER_KEEP_UNFUSED and
-// SOLDER_ENABLE from the environment (as sets of words, leaving out SOLDER_DISABLE's `fallback`,
-// which is about running, not compiling), and whether a compile fault is injected.
+// string, the schedule, the output folder, the request's options as their canonical text (every
+// knob's value, SolderOptions::canonical_text; `fallback` left out, being about running, not
+// compiling), and whether a compile fault is injected.
 //
 // The cache is an LRU of bounded size, safe to use from several threads: one compilation per key
 // even when many threads ask at once (the others wait for it and share its result or its error);

@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <memory>
 
-#include "autosched/model/options.h"
 #include "runtime/compile_cache.h"
 #include "runtime/fault_injection.h"
 
@@ -63,7 +62,6 @@ bool schedule_has_fallback(const std::string &schedule) { return schedule == "so
 void validate_run_request(const AppBuildRequest &req) {
     validate_app_request(req);
     CompileCache::shared();  // a malformed SOLDER_CACHE_ENTRIES / SOLDER_CACHE_DISK is reported here
-    autosched::disabled_in_env("fallback");  // rejects unknown words
     if (injected_fault_from_env() == InjectedFault::Launch && req.target == "host")
         throw std::runtime_error("SOLDER_INJECT_FAULT=launch needs a GPU target (opencl or cuda): on the host "
                                  "there are no kernel launches to fail");
@@ -78,7 +76,7 @@ AppRun build_and_run_app(const AppBuildRequest &req, const RunOptions &opt) {
     first_req.inject_compile_fault = fault == InjectedFault::Compile;
     Attempt first = attempt(app, first_req, opt, fault == InjectedFault::Launch);
     AppRun run{first.build, first.report, {}, first.library};
-    if (first.failed.empty() || !schedule_has_fallback(req.schedule) || autosched::disabled_in_env("fallback"))
+    if (first.failed.empty() || !schedule_has_fallback(req.schedule) || !req.options.fallback)
         return run;
 
     std::string error = first.report.error;

@@ -1,7 +1,5 @@
 #include "runtime/fast_device_math.h"
 
-#include "autosched/model/options.h"
-
 namespace solder {
 using namespace Halide;
 using namespace Halide::Internal;
@@ -36,9 +34,8 @@ public:
 
 }  // namespace
 
-bool fast_device_math_enabled(const Target &target) {
-    if (!target.has_feature(Target::CUDA)) return false;
-    return !autosched::disabled_in_env("fast_math");
+bool fast_device_math_enabled(const Target &target, const SolderOptions &options) {
+    return target.has_feature(Target::CUDA) && options.fast_math;
 }
 
 int use_fast_device_math(const std::vector<Func> &outputs) {

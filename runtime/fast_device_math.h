@@ -6,16 +6,17 @@
 // tanh likewise becomes 1 - 2 / (exp(2x) + 1) with that exp and an approximate division, instead
 // of libdevice's tanhf (bias_gelu was instruction-bound on the H100): absolute error about 5e-7.
 // Applied to a pipeline's Funcs before any schedule, so every schedule compiles the same math.
-// SOLDER_DISABLE=fast_math turns it off.
+// SolderOptions::fast_math (SOLDER_DISABLE=fast_math, --disable fast_math) turns it off.
 #pragma once
 #include <vector>
 
 #include "Halide.h"
+#include "autosched/model/options.h"
 
 namespace solder {
 
-// Whether fast device math applies to `target` under SOLDER_DISABLE.
-bool fast_device_math_enabled(const Halide::Target &target);
+// Whether fast device math applies to `target` with `options`.
+bool fast_device_math_enabled(const Halide::Target &target, const SolderOptions &options);
 // Rewrites every f32 exp and tanh in the Funcs `outputs` depend on; returns how many Funcs changed.
 int use_fast_device_math(const std::vector<Halide::Func> &outputs);
 

@@ -13,7 +13,10 @@
 namespace solder::autosched {
 
 std::vector<ComparedSchedule> compare_schedules(const AppSpec &app, AppSize size, const Halide::Target &target,
-                                                const PlannerOptions &opt, const std::vector<std::string> &only) {
+                                                const SolderOptions &options,
+                                                const std::vector<std::string> &only) {
+    PlannerOptions opt = options.planner;
+    opt.gpu = is_gpu_target(target);
     std::vector<ComparedSchedule> rows;
     for (const ScheduleChoice &sched : all_schedules()) {
         if (!sched.supports(target)) continue;
@@ -32,7 +35,7 @@ std::vector<ComparedSchedule> compare_schedules(const AppSpec &app, AppSize size
             auto pf = pipeline_functions(p.outputs), qf = pipeline_functions(q.outputs);
             if (pf.size() != qf.size()) throw std::runtime_error(app.name + ": two builds of the pipeline differ");
             for (size_t i = 0; i < pf.size(); i++) original[qf[i].name()] = pf[i].name();
-            with_halide_errors("Halide", [&] { return sched.apply(q.outputs, target); });
+            with_halide_errors("Halide", [&] { return sched.apply(q.outputs, target, options); });
             row.score = score_applied_schedule(g, q.outputs, opt, sched.name, original);
         } catch (const std::exception &e) {
             row.error = e.what();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "apps/app_spec.h"
+#include "autosched/model/options.h"
 #include "autosched/schedule_score.h"
 
 namespace solder::autosched {
@@ -15,9 +16,11 @@ struct ComparedSchedule {
     std::string error;  // the schedule failed on this pipeline (an auto-scheduler's error)
 };
 
-// `only`: these schedules (empty: every one the target supports).
+// `only`: these schedules (empty: every one the target supports). `options` go to Solder's
+// schedule as to a build, and its planner part (for the target's kind) scores every schedule.
 std::vector<ComparedSchedule> compare_schedules(const AppSpec &app, AppSize size, const Halide::Target &target,
-                                                const PlannerOptions &opt, const std::vector<std::string> &only = {});
+                                                const SolderOptions &options,
+                                                const std::vector<std::string> &only = {});
 std::string comparison_table(const std::string &app, const std::vector<ComparedSchedule> &rows);
 
 }  // namespace solder::autosched

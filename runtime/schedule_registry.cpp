@@ -3,7 +3,6 @@
 #include <stdexcept>
 
 #include "autosched/autoschedule.h"
-#include "autosched/model/options.h"
 #include "autosched/planner.h"
 #include "runtime/halide_autoschedulers.h"
 #include "autosched/model/pipeline_funcs.h"
@@ -17,19 +16,21 @@ const std::vector<ScheduleChoice> &all_schedules() {
         std::vector<ScheduleChoice> v;
         v.push_back({"unfused", "every Func compute_root: one kernel each (the baseline)",
                      [](const Target &) { return true; },
-                     [](const std::vector<Func> &outs, const Target &t) {
+                     [](const std::vector<Func> &outs, const Target &t, const SolderOptions &) {
                          return AppliedSchedule{apply_unfused(outs, t), nullptr};
                      }});
         for (const auto &a : halide_autoschedulers()) {
             v.push_back({a.name, "Halide's " + a.halide_name + " auto-scheduler",
                          [a](const Target &t) { return is_gpu_target(t) ? a.gpu : a.host; },
-                         [a](const std::vector<Func> &outs, const Target &t) {
+                         [a](const std::vector<Func> &outs, const Target &t, const SolderOptions &) {
                              return AppliedSchedule{apply_halide_autoscheduler(a, outs, t), nullptr};
                          }});
         }
         v.push_back({"solder", "Solder's fusion planner", [](const Target &) { return true; },
-                     [](const std::vector<Func> &outs, const Target &t) {
-                         auto a = autosched::autoschedule(outs, t, autosched::options_from_env(is_gpu_target(t)), "");
+                     [](const std::vector<Func> &outs, const Target &t, const SolderOptions &options) {
+                         autosched::PlannerOptions opt = options.planner;
+                         opt.gpu = is_gpu_target(t);
+                         auto a = autosched::autoschedule(outs, t, opt, "");
                          auto plan = std::make_shared<autosched::Plan>(a.plan);
                          return AppliedSchedule{a.source, plan};
                      }});

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "Halide.h"
+#include "autosched/model/options.h"
 #include "autosched/model/plan.h"
 
 namespace solder {
@@ -22,8 +23,11 @@ struct ScheduleChoice {
     std::string name;
     std::string description;
     std::function<bool(const Halide::Target &)> supports;
-    // Schedules the pipeline's Funcs in place.
-    std::function<AppliedSchedule(const std::vector<Halide::Func> &, const Halide::Target &)> apply;
+    // Schedules the pipeline's Funcs in place. Solder's schedule plans with `options.planner` (for
+    // the target's kind: GPU or host); the others take no options.
+    std::function<AppliedSchedule(const std::vector<Halide::Func> &, const Halide::Target &,
+                                  const SolderOptions &options)>
+        apply;
 };
 
 const std::vector<ScheduleChoice> &all_schedules();

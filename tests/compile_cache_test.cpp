@@ -118,22 +118,19 @@ TEST(CompileCache, SameRequestTwiceCompilesOnce) {
 TEST(CompileCache, EveryPartOfTheKeyMisses) {
     std::string dir = solder::testing::fresh_temp_dir("cache");
     CompileCache cache;
-    unsetenv("SOLDER_DISABLE");
     AppBuildRequest base = request("add_relu", "solder", dir);
-    std::vector<AppBuildRequest> variants(5, base);
+    std::vector<AppBuildRequest> variants(6, base);
     variants[1].size = AppSize::Full;
     variants[2].target = "opencl";
     variants[3].schedule = "unfused";
     variants[4].out_dir = solder::testing::fresh_temp_dir("cache-other");
+    variants[5].options.disable("remat");  // a planner knob
     std::set<std::string> paths;
     for (auto &r : variants) paths.insert(cache.build(r).library_path);
-    setenv("SOLDER_DISABLE", "remat", 1);  // a planner knob
-    paths.insert(cache.build(base).library_path);
-    unsetenv("SOLDER_DISABLE");
     EXPECT_EQ(cache.stats().compilations, 6);
     EXPECT_EQ(cache.stats().hits, 0);
     EXPECT_EQ(paths.size(), 6u) << "builds with different keys must not share a file";
-    cache.build(base);  // still there, with the knob unset again
+    cache.build(base);  // still there, beside the one with the knob
     EXPECT_EQ(cache.stats().hits, 1);
     EXPECT_EQ(cache.stats().compilations, 6);
 }
@@ -341,17 +338,20 @@ TEST(CompileCache, KeyHoldsTheKnobsButNotTheFallbackWord) {
     std::string dir = solder::testing::fresh_temp_dir("cache");
     AppBuildRequest r = request("add_relu", "solder", dir);
     BuiltPipeline p = build_app_funcs(r);
-    unsetenv("SOLDER_DISABLE");
-    std::string plain = compile_cache_key(r, p);
-    setenv("SOLDER_DISABLE", "fallback", 1);  // a runtime knob: the same library
-    EXPECT_EQ(compile_cache_key(r, p), plain);
-    setenv("SOLDER_DISABLE", "remat,compute_at", 1);
-    std::string knobs = compile_cache_key(r, p);
+    const std::string plain = compile_cache_key(r, p);
+    auto key_with = [&](auto change) {
+        AppBuildRequest v = r;
+        change(v.options);
+        return compile_cache_key(v, p);
+    };
+    // A runtime knob about running, not compiling: the same library.
+    EXPECT_EQ(key_with([](SolderOptions &o) { o.disable("fallback"); }), plain);
+    const std::string knobs = key_with([](SolderOptions &o) { o.disable("remat,compute_at"); });
     EXPECT_NE(knobs, plain);
-    setenv("SOLDER_DISABLE", ",compute_at,remat,", 1);  // the same set of words
-    EXPECT_EQ(compile_cache_key(r, p), knobs);
-    unsetenv("SOLDER_DISABLE");
-    setenv("SOLDER_KEEP_UNFUSED", "relu_1", 1);
-    EXPECT_NE(compile_cache_key(r, p), plain);
-    unsetenv("SOLDER_KEEP_UNFUSED");
+    // The same set of words, however written.
+    EXPECT_EQ(key_with([](SolderOptions &o) { o.disable(",compute_at,remat,remat,"); }), knobs);
+    EXPECT_NE(key_with([](SolderOptions &o) { o.set("keep_unfused", "relu_1"); }), plain);
+    EXPECT_NE(key_with([](SolderOptions &o) { o.disable("fast_math"); }), plain);
+    EXPECT_NE(key_with([](SolderOptions &o) { o.set("parallelism", "16"); }), plain);
+    EXPECT_NE(key_with([](SolderOptions &o) { o.planner.exact_max_free = 8; }), plain) << "a field no knob sets";
 }

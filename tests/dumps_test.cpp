@@ -80,11 +80,13 @@ struct DumpedRun {
 };
 
 DumpedRun run_with_dumps(const std::string &app, const std::string &target, const std::string &schedule,
-                         const std::set<std::string> &words, const fs::path &root, bool run = true) {
+                         const std::set<std::string> &words, const fs::path &root, bool run = true,
+                         const SolderOptions &options = {}) {
     DumpedRun d;
     std::ostringstream out;
     DumpWriter writer(DumpOptions{words, root.string()}, {app, schedule, target, "small"}, out);
     AppBuildRequest req{app, AppSize::Small, target, schedule, ""};
+    req.options = options;
     BuildDumps build_dumps(writer, req);
     d.build = build_app_library(req);
     build_dumps.write(d.build);
@@ -265,9 +267,10 @@ TEST(Dumps, LaunchesAreThePlannedKernels) {
 TEST(Dumps, BandwidthTimesEveryPlannedKernelOnOpenCL) {
     TempDir root("bandwidth");
     // rmsnorm with compute_at off: two planned kernels, the first launched as two (init and update).
-    setenv("SOLDER_DISABLE", "compute_at", 1);
-    DumpedRun d = run_with_dumps("rmsnorm", "opencl", "solder", {"bandwidth", "launch"}, root.path);
-    unsetenv("SOLDER_DISABLE");
+    SolderOptions no_compute_at;
+    no_compute_at.disable("compute_at");
+    DumpedRun d =
+        run_with_dumps("rmsnorm", "opencl", "solder", {"bandwidth", "launch"}, root.path, true, no_compute_at);
     ASSERT_TRUE(d.build.plan);
     // Nothing is computed per block, so no kernel asks for local memory (Halide passes 1 byte at most).
     auto rows = launch_rows(section(d.out, "launch"));
@@ -321,9 +324,9 @@ TEST(Dumps, LoopsAndPlanNameEveryRootFunc) {
 
 TEST(Dumps, GraphHasOneClusterPerKernelAndMarksMaterializedTensors) {
     TempDir root("graph");
-    setenv("SOLDER_DISABLE", "compute_at", 1);
-    DumpedRun d = run_with_dumps("rmsnorm", "opencl", "solder", {"graph", "explain"}, root.path, false);
-    unsetenv("SOLDER_DISABLE");
+    SolderOptions no_compute_at;
+    no_compute_at.disable("compute_at");
+    DumpedRun d = run_with_dumps("rmsnorm", "opencl", "solder", {"graph", "explain"}, root.path, false, no_compute_at);
     ASSERT_TRUE(d.build.plan);
     ASSERT_FALSE(d.build.plan->materialized.empty()) << "with compute_at off, rmsnorm materializes its mean";
     std::string dot = read_file(fs::path(d.folder) / "graph.dot");

@@ -1,6 +1,6 @@
 // The fallback (runtime/fallback_run.h): when Solder's schedule fails to compile or its pipeline
 // fails at launch, the unfused schedule runs instead and is still checked against the reference;
-// with SOLDER_DISABLE=fallback the failure is final. The failures are injected with
+// with the fallback option off the failure is final. The failures are injected with
 // SOLDER_INJECT_FAULT (runtime/fault_injection.h) on OpenCL (PoCL), where the launch fault goes
 // through Halide's real OpenCL error path.
 #include <gtest/gtest.h>
@@ -87,8 +87,10 @@ TEST(Fallback, LaunchFaultRunsTheUnfusedScheduleAndNamesTheKernel) {
 
 TEST(Fallback, DisabledFallbackMakesTheFailureFinal) {
     for (const char *fault : {"compile", "launch"}) {
-        Env env{{"SOLDER_INJECT_FAULT", fault}, {"SOLDER_DISABLE", "fallback"}};
-        AppRun run = build_and_run_app(opencl_request("rmsnorm", "solder"), one_run());
+        Env env{{"SOLDER_INJECT_FAULT", fault}};
+        AppBuildRequest r = opencl_request("rmsnorm", "solder");
+        r.options.disable("fallback");
+        AppRun run = build_and_run_app(r, one_run());
         EXPECT_FALSE(run.report.pass) << fault;
         EXPECT_EQ(run.report.fallback, "") << fault;
         EXPECT_TRUE(run.warnings.empty()) << fault;

@@ -29,9 +29,12 @@ std::string app_ptx(const std::string &app, const std::string &env) {
 }  // namespace
 
 TEST(FastMath, OnlyCudaTargetsAndOnlyExpAndTanhFuncsChange) {
-    EXPECT_TRUE(fast_device_math_enabled(make_target("cuda")));
-    EXPECT_FALSE(fast_device_math_enabled(make_target("opencl")));
-    EXPECT_FALSE(fast_device_math_enabled(make_target("host")));
+    SolderOptions on, off;
+    off.disable("fast_math");
+    EXPECT_TRUE(fast_device_math_enabled(make_target("cuda"), on));
+    EXPECT_FALSE(fast_device_math_enabled(make_target("cuda"), off));
+    EXPECT_FALSE(fast_device_math_enabled(make_target("opencl"), on));
+    EXPECT_FALSE(fast_device_math_enabled(make_target("host"), on));
     lang::Graph g;
     lang::Tensor x = g.input("fx", lang::DType::F32, {4, 8});
     lang::Tensor e = lang::exp(x) + 1.0;

@@ -47,19 +47,19 @@ TEST(Fuzz, KnobsAndPluginParametersGiveAValueOrOneClearError) {
     std::mt19937 rng(1234);
     int accepted = 0, refused = 0;
     for (int i = 0; i < rounds(3000); i++) {
-        autosched::PlannerOptions opt;
+        SolderOptions opt;
         const std::string k = token(rng), v = token(rng);
         try {
             switch (i % 3) {
-            case 0: autosched::set_planner_knob(opt, k, v, "autoscheduler." + k); break;
-            case 1: autosched::apply_disable_list(opt, k + "," + v); break;
-            default: autosched::apply_enable_list(opt, v); break;
+            case 0: opt.set(k, v); break;
+            case 1: opt.disable(k + "," + v); break;
+            default: opt.enable(v); break;
             }
             accepted++;
             // What was accepted is in range.
-            EXPECT_GE(opt.device.sms, 1);
-            EXPECT_GE(opt.time_budget_ms, 1);
-            EXPECT_GE(opt.device.shared_memory_bytes, 1024);
+            EXPECT_GE(opt.planner.device.sms, 1);
+            EXPECT_GE(opt.planner.time_budget_ms, 1);
+            EXPECT_GE(opt.planner.device.shared_memory_bytes, 1024);
         } catch (const UnknownNameError &e) {
             refused++;
             EXPECT_NE(std::string(e.what()).find("valid"), std::string::npos) << e.what();

@@ -157,9 +157,10 @@ TEST(Planner, MissingEstimatesNameTheFunc) {
 
 TEST(Planner, DisabledPlansStayCorrect) {
     for (std::string knob : {"remat", "compute_at"}) {
-        setenv("SOLDER_DISABLE", knob.c_str(), 1);
         for (std::string app : {"rmsnorm", "nvfuser_2146"}) {
-            AppBuild b = build_app_library_cached({app, AppSize::Small, "host", "solder", ""});
+            AppBuildRequest req{app, AppSize::Small, "host", "solder", ""};
+            req.options.disable(knob);
+            AppBuild b = build_app_library_cached(req);
             std::string err;
             auto lib = PipelineLibrary::open(b.library_path, &err);
             ASSERT_TRUE(lib) << err;
@@ -171,7 +172,6 @@ TEST(Planner, DisabledPlansStayCorrect) {
             EXPECT_TRUE(r.pass) << app << " with " << knob << " disabled: " << r.error;
         }
     }
-    unsetenv("SOLDER_DISABLE");
 }
 
 TEST(Planner, HorizontalFusionMergesTheSmallTensors) {

@@ -150,8 +150,8 @@ TEST(RuntimeErrors, UnknownNamesInTheLibraryApi) {
     bad.schedule = "unfused";
     bad.target = "no_such_target";
     expect(bad, {"unknown target 'no_such_target'", "host, opencl, cuda"});
-    autosched::PlannerOptions opt;
-    EXPECT_THROW(autosched::apply_disable_list(opt, "remat,no_such_word"), UnknownNameError);
+    SolderOptions opt;
+    EXPECT_THROW(opt.disable("remat,no_such_word"), UnknownNameError);
 }
 
 TEST(RuntimeErrors, ExternStageTakesTheGenericTemplateAndIsNamed) {
@@ -163,7 +163,7 @@ TEST(RuntimeErrors, ExternStageTakesTheGenericTemplateAndIsNamed) {
     in.dim(0).set_estimate(0, 64);
     out.set_estimate(x, 0, 64);
     auto applied =
-        with_halide_errors("test", [&] { return find_schedule("solder")->apply({out}, Halide::get_host_target()); });
+        with_halide_errors("test", [&] { return find_schedule("solder")->apply({out}, Halide::get_host_target(), {}); });
     ASSERT_TRUE(applied.plan);
     const std::string text = applied.plan->to_text();
     EXPECT_TRUE(contains(text, "opaque_extern_stage")) << text;
@@ -208,10 +208,10 @@ TEST(RuntimeErrors, BadKnobsAndNumbersAreErrorsNamingThem) {
         {"plan rmsnorm", "SOLDER_KEEP_UNFUSED=no_such_func", "keep_unfused names 'no_such_func'"},
         {"run rmsnorm --small", "SOLDER_KEEP_UNFUSED=no_such_func", "keep_unfused names 'no_such_func'"},
     });
-    autosched::PlannerOptions opt;
+    SolderOptions opt;
     auto knob_error = [&](const std::string &k, const std::string &v) {
         try {
-            autosched::set_planner_knob(opt, k, v, "autoscheduler." + k);
+            opt.set(k, v);
         } catch (const std::exception &e) {
             return std::string(e.what());
         }
@@ -222,10 +222,10 @@ TEST(RuntimeErrors, BadKnobsAndNumbersAreErrorsNamingThem) {
     EXPECT_TRUE(contains(knob_error("time_budget_ms", "-5"), "autoscheduler.time_budget_ms")) << "-5";
     EXPECT_TRUE(contains(knob_error("horizontal", "2"), "must be 0 or 1"));
     std::string unknown = knob_error("parallelsim", "8");
-    EXPECT_TRUE(contains(unknown, "unknown parameter 'autoscheduler.parallelsim'")) << unknown;
+    EXPECT_TRUE(contains(unknown, "unknown word 'parallelsim' in autoscheduler.parallelsim")) << unknown;
     EXPECT_TRUE(contains(unknown, "parallelism")) << unknown;
     EXPECT_EQ(knob_error("parallelism", "16"), "");
-    EXPECT_EQ(opt.device.sms, 16);
+    EXPECT_EQ(opt.planner.device.sms, 16);
 }
 
 // Every command and tool answers --help with its usage, exit 0.

@@ -31,7 +31,7 @@ std::vector<std::string> bundled_app_names() {
 
 TEST(ScheduleScore, ReadsBackUnfusedAndSolderSchedules) {
     const AppSpec *app = find_app_spec("layernorm");
-    auto rows = compare_schedules(*app, AppSize::Full, make_target("cuda"), PlannerOptions{});
+    auto rows = compare_schedules(*app, AppSize::Full, make_target("cuda"), SolderOptions{});
     const ScheduleScore *unfused = find_row(rows, "unfused"), *solder = find_row(rows, "solder");
     ASSERT_TRUE(unfused && solder);
     BuiltPipeline p = build_app_pipeline(*app, AppSize::Full);
@@ -50,7 +50,7 @@ class ScheduleScoreApp : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ScheduleScoreApp, SolderMovesNoMoreBytesThanHalidesAutoschedulers) {
     const AppSpec *app = find_app_spec(GetParam());
-    auto rows = compare_schedules(*app, AppSize::Small, make_target("cuda"), PlannerOptions{});
+    auto rows = compare_schedules(*app, AppSize::Small, make_target("cuda"), SolderOptions{});
     const ScheduleScore *solder = find_row(rows, "solder");
     ASSERT_TRUE(solder) << comparison_table(app->name, rows);
     int compared = 0;
@@ -72,7 +72,7 @@ INSTANTIATE_TEST_SUITE_P(Apps, ScheduleScoreApp, ::testing::ValuesIn(bundled_app
 TEST(ScheduleScore, SchedulesThatRewriteFuncsAreScoredOnTheOriginalGraph) {
     const AppSpec *app = find_app_spec("nvfuser_2146");
     // Only Solder's row (the whole comparison at full size takes minutes: the auto-schedulers).
-    std::vector<ComparedSchedule> rows = compare_schedules(*app, AppSize::Full, make_target("cuda"), PlannerOptions{},
+    std::vector<ComparedSchedule> rows = compare_schedules(*app, AppSize::Full, make_target("cuda"), SolderOptions{},
                                                            {"solder"});
     const ScheduleScore *solder = find_row(rows, "solder");
     ASSERT_TRUE(solder) << comparison_table(app->name, rows);

@@ -24,9 +24,9 @@ TEST(SingleKernelGroups, ALoneReductionTakesTheBlockReductionTemplate) {
     std::vector<Halide::Func> outs{s.func};
 
     EXPECT_EQ(solder::testing::plan_for(outs, {}, true).kernels.at(0).template_name(), "pointwise");
-    autosched::PlannerOptions opt;
-    autosched::apply_enable_list(opt, "single_kernel_groups");
-    autosched::Plan plan = solder::testing::plan_for(outs, opt, true);
+    SolderOptions opt;
+    opt.enable("single_kernel_groups");
+    autosched::Plan plan = solder::testing::plan_for(outs, opt.planner, true);
     ASSERT_EQ(plan.kernels.size(), 1u);
     ASSERT_EQ(plan.kernels[0].template_name(), "block_reduction") << plan.to_text();
 
@@ -48,9 +48,9 @@ TEST(SingleKernelGroups, ALoneReductionTakesTheBlockReductionTemplate) {
 }
 
 TEST(SingleKernelGroups, UnknownEnableWordsAreErrors) {
-    autosched::PlannerOptions opt;
+    SolderOptions opt;
     try {
-        autosched::apply_enable_list(opt, "single_kernel_groups,no_such_knob");
+        opt.enable("single_kernel_groups,no_such_knob");
         FAIL() << "no error";
     } catch (const std::exception &e) {
         EXPECT_NE(std::string(e.what()).find("no_such_knob"), std::string::npos) << e.what();

@@ -1,7 +1,10 @@
-// The planner's knobs, one table for every way in: the plugin's autoscheduler.KEY=VALUE
-// parameters, the words of SOLDER_DISABLE / --disable (flags turned off) and SOLDER_ENABLE /
-// --enable (flags turned on), and SOLDER_KEEP_UNFUSED. Every value is checked where it enters;
-// a bad one is an error naming the knob, the value and what is allowed, never a fallback.
+// Solder's options, one value made by one parser for every way in: the words of SOLDER_DISABLE /
+// --disable (flags turned off) and SOLDER_ENABLE / --enable (flags turned on), SOLDER_KEEP_UNFUSED,
+// and the plugin's autoscheduler.KEY=VALUE parameters. One table of knobs (`solder knobs` prints
+// it) is the list of valid words; every value is checked where it enters, and a bad one is an
+// error naming the knob, the value and what is allowed, never a fallback. The value is then passed
+// down explicitly (CLI -> build request -> schedule -> planner, and into the compile cache's key):
+// nothing below the program's entry reads the environment for it.
 #pragma once
 #include <cstdint>
 #include <set>
@@ -13,8 +16,9 @@
 
 namespace solder::autosched {
 
-// What the planner may do, and the device it plans for: one value, made by the knob parser below
-// and passed to the planner (never read from the environment inside it).
+// What the planner may do, and the device it plans for: the planner's part of SolderOptions. A new
+// field goes into SolderOptions::canonical_text too (as a knob or beside them), or the compile
+// cache would hand out a library planned with another value of it.
 struct PlannerOptions {
     bool horizontal = true;   // merge independent 1-D pointwise kernels into one launch
     bool remat = true;        // recompute cheap Funcs in every kernel that uses them
@@ -41,31 +45,43 @@ struct PlannerOptions {
     DeviceProfile device;
 };
 
+}  // namespace solder::autosched
+
+namespace solder {
+
+struct SolderOptions {
+    autosched::PlannerOptions planner;  // `gpu` is set from the target where a plan is made
+    // The runtime's flags, words of the same list (Solder's own builds only, not plugin parameters):
+    bool fallback = true;   // a failing Solder schedule is replaced by the unfused one (runtime/fallback_run.h)
+    bool fast_math = true;  // CUDA builds approximate exp and tanh (runtime/fast_device_math.h)
+
+    // SOLDER_DISABLE, then SOLDER_ENABLE, then SOLDER_KEEP_UNFUSED on top of the defaults. The only
+    // place Solder reads them: each program entry calls it once and passes the value on.
+    static SolderOptions from_environment();
+    // A comma-separated list of flag words turned off (SOLDER_DISABLE, --disable) or on
+    // (SOLDER_ENABLE, --enable). Throws UnknownNameError (core/unknown_name_error.h) naming the
+    // word and listing the flags.
+    void disable(const std::string &words);
+    void enable(const std::string &words);
+    // One knob from its text, as the plugin's autoscheduler.KEY=VALUE (every knob but the
+    // runtime's). `where` is the name the user wrote, for messages (default "autoscheduler.KEY").
+    // Throws UnknownNameError for an unknown key (listing the valid ones) and std::invalid_argument
+    // for a bad value.
+    void set(const std::string &key, const std::string &value, const std::string &where = "");
+    // Every knob as KEY=VALUE, one a line in the table's order, then the planner's fields that no
+    // knob sets: equal for equal options whatever words made them (order, repeats), different for
+    // any difference. The compile cache keys on it (runtime/compile_cache.h).
+    std::string canonical_text() const;
+};
+
 struct Knob {
     std::string name;
     std::string kind;     // "flag" (0/1), "integer", "names" (comma-separated Func names)
     std::string default_text;
     std::string help;
+    bool runtime = false;  // a flag of Solder's own builds (solder run/build), not a plugin parameter
 };
-// Every knob, in the order the README lists them.
-const std::vector<Knob> &planner_knobs();
+// Every knob, in the order the README lists them: the one list of valid words.
+const std::vector<Knob> &solder_knobs();
 
-// Sets knob `key` from its text. Throws UnknownNameError for an unknown key (listing the valid
-// ones) and std::invalid_argument for a bad value; `where` is the name the user wrote
-// ("autoscheduler.parallelism", "SOLDER_KEEP_UNFUSED"), for the message.
-void set_planner_knob(PlannerOptions &opt, const std::string &key, const std::string &value,
-                      const std::string &where);
-
-PlannerOptions options_from_env(bool gpu);
-// Applies a comma-separated --disable list on top of `opt`; throws UnknownNameError
-// (core/unknown_name_error.h) on an unknown word.
-void apply_disable_list(PlannerOptions &opt, const std::string &list);
-// Applies a comma-separated SOLDER_ENABLE (or --enable) list; throws UnknownNameError on an unknown word.
-void apply_enable_list(PlannerOptions &opt, const std::string &list);
-// Whether SOLDER_DISABLE holds `word`, one of the runtime's knobs there: `fallback` (a failing
-// Solder schedule is an error instead of being replaced by the unfused one, runtime/fallback_run.h)
-// or `fast_math` (runtime/fast_device_math.h). Throws on an unknown word, so a typo in
-// SOLDER_DISABLE is caught whatever the schedule.
-bool disabled_in_env(const std::string &word);
-
-}  // namespace solder::autosched
+}  // namespace solder

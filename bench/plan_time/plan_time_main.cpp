@@ -15,8 +15,10 @@
 
 #include "Halide.h"
 #include "autosched/autoschedule.h"
+#include "autosched/model/options.h"
 #include "cli/args.h"
 #include "core/comma_words.h"
+#include "core/unknown_name_error.h"
 #include "runtime/targets.h"
 #include "runtime/halide_autoschedulers.h"
 
@@ -88,9 +90,7 @@ double peak_mb() {
     return double(u.ru_maxrss) / 1024.0;
 }
 
-}  // namespace
-
-int main(int argc, char **argv) {
+int plan_time(int argc, char **argv) {
     using namespace solder;
     Args a = Args::parse(argc, argv, 1, {"sizes", "levels", "schedulers"}, {});
     if (a.has("help")) {
@@ -101,6 +101,9 @@ int main(int argc, char **argv) {
     for (auto &s : comma_words(a.get("sizes", "100,300,1000,2000"))) pipelines.push_back("chain" + s);
     if (a.get("levels", "10") != "0") pipelines.push_back("pyramid" + a.get("levels", "10"));
     const Target target = make_target("cuda");
+    // The environment's knobs (SOLDER_DISABLE=exact, say), read once; planned as the plugin plans.
+    autosched::PlannerOptions opt = SolderOptions::from_environment().planner;
+    opt.device.shared_memory_optin_bytes = 0;
     std::printf("%-12s %6s %-14s %10s %10s  %s\n", "pipeline", "funcs", "scheduler", "seconds", "peak MB", "result");
     for (auto &p : pipelines) {
         for (auto &s : comma_words(a.get("schedulers", "solder,li2018,mullapudi2016,anderson2021"))) {
@@ -110,8 +113,6 @@ int main(int argc, char **argv) {
             std::string result = "ok";
             try {
                 if (s == "solder") {
-                    autosched::PlannerOptions opt;
-                    opt.device.shared_memory_optin_bytes = 0;
                     auto r = autosched::autoschedule(b.outputs, target, opt, p);
                     result = std::to_string(r.plan.kernels.size()) + " kernels; search: " + r.plan.search;
                 } else {
@@ -131,4 +132,18 @@ int main(int argc, char **argv) {
         }
     }
     return 0;
+}
+
+}  // namespace
+
+// A bad argument or knob word (SOLDER_DISABLE=...) is one line and exit 2, not an abort.
+int main(int argc, char **argv) {
+    try {
+        return plan_time(argc, argv);
+    } catch (const solder::UnknownNameError &e) {
+        std::fprintf(stderr, "solder-plan-time: error: %s\n", e.what());
+    } catch (const std::invalid_argument &e) {
+        std::fprintf(stderr, "solder-plan-time: error: %s\n", e.what());
+    }
+    return 2;
 }
