@@ -6,7 +6,6 @@
 
 namespace solder {
 
-
 HostBuffer make_host_buffer(const TensorSpec &t) {
     std::vector<int> sizes(t.shape.rbegin(), t.shape.rend());
     return HostBuffer(dtype_halide_type(t.dtype), sizes);
@@ -50,8 +49,10 @@ void fill_normal(HostBuffer &b, DType t, uint64_t seed, double scale) {
 void fill_uniform(HostBuffer &b, DType t, uint64_t seed, double lo, double hi) {
     Rng r(seed);
     for (int64_t i = 0, n = numel(b); i < n; i++) {
-        if (dtype_is_float(t)) store_from_double(b, t, i, r.uniform(lo, hi));
-        else store_from_double(b, t, i, double(r.integer(int64_t(lo), int64_t(hi))));
+        if (dtype_is_float(t))
+            store_from_double(b, t, i, r.uniform(lo, hi));
+        else
+            store_from_double(b, t, i, double(r.integer(int64_t(lo), int64_t(hi))));
     }
 }
 

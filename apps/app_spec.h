@@ -13,7 +13,6 @@
 
 namespace solder {
 
-
 struct TensorSpec {
     std::string name;
     DType dtype;

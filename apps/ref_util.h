@@ -29,10 +29,8 @@ struct Rng {
     int64_t integer(int64_t lo, int64_t hi) { return lo + int64_t(next() % uint64_t(hi - lo)); }
 };
 
-template<typename T>
-T *data_as(HostBuffer &b) { return static_cast<T *>(b.data()); }
-template<typename T>
-const T *data_as(const HostBuffer &b) { return static_cast<const T *>(b.data()); }
+template<typename T> T *data_as(HostBuffer &b) { return static_cast<T *>(b.data()); }
+template<typename T> const T *data_as(const HostBuffer &b) { return static_cast<const T *>(b.data()); }
 inline int64_t numel(const HostBuffer &b) { return int64_t(b.number_of_elements()); }
 
 // Fill with N(0, scale^2) in the buffer's type (BF16 rounded from f32); ints uniform in [lo, hi).

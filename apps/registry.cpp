@@ -4,21 +4,21 @@
 
 namespace solder {
 
-#define SOLDER_APPS(X) \
-    X(add_relu)        \
-    X(nnc_cast_add_mul) \
-    X(puzzler_slices)  \
-    X(nvfuser_2146)    \
-    X(rmsnorm)         \
-    X(layernorm)       \
-    X(softmax)         \
-    X(bias_gelu)       \
-    X(many_small)      \
-    X(blur)            \
-    X(unsharp)         \
-    X(harris)          \
-    X(hist_equalize)   \
-    X(iir_blur)        \
+#define SOLDER_APPS(X)                                                                                                 \
+    X(add_relu)                                                                                                        \
+    X(nnc_cast_add_mul)                                                                                                \
+    X(puzzler_slices)                                                                                                  \
+    X(nvfuser_2146)                                                                                                    \
+    X(rmsnorm)                                                                                                         \
+    X(layernorm)                                                                                                       \
+    X(softmax)                                                                                                         \
+    X(bias_gelu)                                                                                                       \
+    X(many_small)                                                                                                      \
+    X(blur)                                                                                                            \
+    X(unsharp)                                                                                                         \
+    X(harris)                                                                                                          \
+    X(hist_equalize)                                                                                                   \
+    X(iir_blur)                                                                                                        \
     X(row_norm)
 
 #define DECLARE_SPEC(n) AppSpec n##_spec();

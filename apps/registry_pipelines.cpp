@@ -5,10 +5,13 @@
 
 namespace solder {
 
+// (clang-format would re-flow this list differently on every pass.)
+// clang-format off
 #define SOLDER_APP_PIPELINES(X) \
-    X(add_relu) X(nnc_cast_add_mul) X(puzzler_slices) X(nvfuser_2146) X(rmsnorm) X(layernorm) X(softmax) \
-    X(bias_gelu) X(many_small) X(blur) X(unsharp) X(harris) X(hist_equalize) X(iir_blur) \
-    X(row_norm)
+    X(add_relu) X(nnc_cast_add_mul) X(puzzler_slices) X(nvfuser_2146) X(rmsnorm) X(layernorm) \
+    X(softmax) X(bias_gelu) X(many_small) X(blur) X(unsharp) X(harris) X(hist_equalize) \
+    X(iir_blur) X(row_norm)
+// clang-format on
 
 #define DECLARE_BUILDER(n) BuiltPipeline n##_pipeline(const AppIO &io);
 SOLDER_APP_PIPELINES(DECLARE_BUILDER)

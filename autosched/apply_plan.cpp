@@ -32,13 +32,17 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
             const auto *c = fn.definition().values()[0].as<Internal::Call>();
             funcs.emplace(c->param.name(), Func(fn));
         }
-    ApplyContext c{w, target, plan, [&](const std::string &name) {
+    ApplyContext c{w,
+                   target,
+                   plan,
+                   [&](const std::string &name) {
                        auto it = funcs.find(name);
                        if (it == funcs.end())
                            throw std::runtime_error("the plan names Func '" + name + "', which the pipeline lacks");
                        return it->second;
                    },
-                   {}, {}};
+                   {},
+                   {}};
     // Reductions split-K sums in partials (also when launched horizontally with others).
     for (auto &k : plan.kernels)
         if (k.split) {
@@ -60,13 +64,14 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
         if (k.with.empty() && c.split.count(k.root)) unroll_partials_sum(w, c.get(k.root));
     }
     for (auto &k : plan.kernels) {
-        if (!k.with.empty()) apply_horizontal(c, k);
-        else kernel_template(k.kind()).apply(c, k);
+        if (!k.with.empty())
+            apply_horizontal(c, k);
+        else
+            kernel_template(k.kind()).apply(c, k);
     }
     return w.source("Solder plan" + (plan.app.empty() ? std::string() : " for " + plan.app) + ": " +
-                    std::to_string(plan.kernels.size()) +
-                    (plan.kernels.size() == 1 ? " kernel, " : " kernels, ") + std::to_string(plan.total_bytes) +
-                    " bytes moved (min " + std::to_string(plan.min_bytes) + ")");
+                    std::to_string(plan.kernels.size()) + (plan.kernels.size() == 1 ? " kernel, " : " kernels, ") +
+                    std::to_string(plan.total_bytes) + " bytes moved (min " + std::to_string(plan.min_bytes) + ")");
 }
 
 }  // namespace solder::autosched

@@ -129,7 +129,8 @@ std::vector<std::set<int>> kernel_dependencies(const FuncGraph &g, const std::ve
         if (!root[r]) continue;
         for (auto &e : g.edges) {
             int q = e.producer;
-            if (!root[q] || q == r || !(e.consumer == r || (!root[e.consumer] && groups[e.consumer].count(r)))) continue;
+            if (!root[q] || q == r || !(e.consumer == r || (!root[e.consumer] && groups[e.consumer].count(r))))
+                continue;
             deps[r].insert(q);
             deps[r].insert(deps[q].begin(), deps[q].end());
         }

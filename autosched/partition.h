@@ -17,9 +17,9 @@ namespace solder::autosched {
 
 struct Partition {
     std::vector<bool> root;
-    std::vector<std::set<int>> groups;  // the kernels (by root) each Func is computed in
-    std::map<int, KernelChoice> choice; // per root, when legal
-    int violation = -1;                 // a Func that must be stored for this partition to be built
+    std::vector<std::set<int>> groups;   // the kernels (by root) each Func is computed in
+    std::map<int, KernelChoice> choice;  // per root, when legal
+    int violation = -1;                  // a Func that must be stored for this partition to be built
     std::string violation_reason;
     int64_t total_bytes = 0;
     double est_us = 0;

@@ -34,8 +34,8 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
             std::string funcs;
             for (auto &n : g.nodes)
                 if (!n.is_input && funcs.size() < 300) funcs += (funcs.empty() ? "" : ", ") + n.name;
-            throw std::invalid_argument("keep_unfused names '" + printable(name) + "', which is no Func of the pipeline (its Funcs: " +
-                                        funcs + ")");
+            throw std::invalid_argument("keep_unfused names '" + printable(name) +
+                                        "', which is no Func of the pipeline (its Funcs: " + funcs + ")");
         }
     }
     const CostModel cost(opt.device);
@@ -51,7 +51,7 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
     plan.search = found.summary;
     plan.fixed_sizes = g.fixed_sizes();
     std::map<int, std::vector<Region>> row_regions;  // per row-kernel root: what one block computes
-    std::map<int, TileStaging> tile_staging;          // per stencil-tile root: what each tile stages
+    std::map<int, TileStaging> tile_staging;         // per stencil-tile root: what each tile stages
     for (int i = 0; i < N; i++) {
         const FuncNode &n = g.nodes[i];
         if (n.is_input) {
@@ -69,8 +69,9 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
             // Computed once per block where the anchor's template has blocks to hold it: reductions
             // in row kernels, stencil producers in tiled kernels. Anything else is recomputed.
             const TemplateKind tmpl = choice[anchor].kind;
-            bool at_block = groups[i].size() == 1 && ((n.is_reduction() && tmpl == TemplateKind::Row) ||
-                                                      (stencil_out && opt.compute_at && tmpl == TemplateKind::StencilTile));
+            bool at_block =
+                groups[i].size() == 1 && ((n.is_reduction() && tmpl == TemplateKind::Row) ||
+                                          (stencil_out && opt.compute_at && tmpl == TemplateKind::StencilTile));
             if (groups[i].size() == 1 && opt.gpu && opt.compute_at && tmpl == TemplateKind::StencilTile) {
                 auto it = tile_staging.find(anchor);
                 if (it == tile_staging.end()) {
@@ -185,20 +186,22 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
     if (host >= 0) {
         fused = finish(fused, kernel_root);
         char costs[160];
-        std::snprintf(costs, sizeof costs, "%.1f us against %.1f us (%.2f MB against %.2f MB)", fused.est_us, plan.est_us,
-                      double(fused.total_bytes) / 1e6, double(plan.total_bytes) / 1e6);
+        std::snprintf(costs, sizeof costs, "%.1f us against %.1f us (%.2f MB against %.2f MB)", fused.est_us,
+                      plan.est_us, double(fused.total_bytes) / 1e6, double(plan.total_bytes) / 1e6);
         KernelPlan h;  // the host, found by its template: the merges renumbered the kernels
         for (auto &k : fused.kernels)
             if (k.kind() == TemplateKind::InnerOuter) h = k;
         const bool faster = fused.est_us < plan.est_us;
         if (faster || (opt.fewest_bytes && fused.total_bytes < plan.total_bytes)) {
             plan = fused;
-            plan.explanations.push_back({h.root, "", std::string("inner-outer kept: the plan costs ") + costs +
-                                                         (faster ? "" : " (taken for fewest_bytes)")});
+            plan.explanations.push_back({h.root, "",
+                                         std::string("inner-outer kept: the plan costs ") + costs +
+                                             (faster ? "" : " (taken for fewest_bytes)")});
         } else {
             plan.explanations.push_back(
                 {h.get<InnerOuterParams>()->column_sums[0], h.root,
-                 std::string("column sums not computed in this row kernel's blocks (inner-outer): the plan would cost ") +
+                 std::string(
+                     "column sums not computed in this row kernel's blocks (inner-outer): the plan would cost ") +
                      costs + "; --enable fewest_bytes takes it"});
         }
     }

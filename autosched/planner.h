@@ -9,7 +9,6 @@
 
 namespace solder::autosched {
 
-
 Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::string &app);
 
 }  // namespace solder::autosched

@@ -38,8 +38,10 @@ void solder_autoschedule(const Halide::Pipeline &p, const Halide::Target &target
     // The C++ schedule, preceded by the plan it realizes as comments.
     std::string src, text = a.plan.to_text(), line;
     for (char c : text) {
-        if (c == '\n') src += "// " + line + "\n", line.clear();
-        else line += c;
+        if (c == '\n')
+            src += "// " + line + "\n", line.clear();
+        else
+            line += c;
     }
     results->schedule_source = src + a.source;
 }

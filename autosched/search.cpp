@@ -13,8 +13,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Stores, one at a time, the Func each broken rule names. Ends legal: at worst every Func is a root.
-Partition greedy(const FuncGraph &g, const PlannerOptions &opt, std::vector<bool> root,
-                 std::map<int, std::string> &why, KernelCache *cache) {
+Partition greedy(const FuncGraph &g, const PlannerOptions &opt, std::vector<bool> root, std::map<int, std::string> &why,
+                 KernelCache *cache) {
     for (size_t iter = 0; iter <= g.nodes.size(); iter++) {
         Partition p = evaluate_partition(g, opt, root, cache);
         if (p.legal()) return p;

@@ -13,8 +13,8 @@ int cmd_knobs(int argc, char **argv) {
     Args::parse(argc, argv, 2, {}, {});
     std::printf("%-24s %-8s %-8s %s\n", "knob", "kind", "default", "what it does");
     for (auto &k : solder_knobs())
-        std::printf("%-24s %-8s %-8s %s\n", k.name.c_str(), k.kind.c_str(), k.default_text.empty() ? "-" : k.default_text.c_str(),
-                    k.help.c_str());
+        std::printf("%-24s %-8s %-8s %s\n", k.name.c_str(), k.kind.c_str(),
+                    k.default_text.empty() ? "-" : k.default_text.c_str(), k.help.c_str());
     std::printf("\nflags: --disable/--enable WORD (or SOLDER_DISABLE/SOLDER_ENABLE=a,b) turn them off/on;\n"
                 "every knob but fallback and fast_math: autoscheduler.KNOB=VALUE for the plugin;\n"
                 "keep_unfused also as SOLDER_KEEP_UNFUSED=f,g.\n");

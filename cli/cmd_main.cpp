@@ -82,8 +82,10 @@ Row run_child(const std::string &self, const std::string &app, const std::string
     r.kernels = field(result, "kernels");
     r.err = field(result, "max_err");
     r.us = field(result, "us");
-    if (r.note.empty()) r.status = pass ? "PASS" : "FAIL";
-    else if (error.empty()) r.status = pass ? "PASS (fallback)" : "FAIL (fallback)";
+    if (r.note.empty())
+        r.status = pass ? "PASS" : "FAIL";
+    else if (error.empty())
+        r.status = pass ? "PASS (fallback)" : "FAIL (fallback)";
     return r;
 }
 
@@ -120,7 +122,8 @@ int cmd_main(int argc, char **argv) {
         if (!a.get("apps").empty() && ("," + a.get("apps") + ",").find("," + app.name + ",") == std::string::npos)
             continue;
         for (auto &s : schedules) {
-            if (!a.get("schedules").empty() && ("," + a.get("schedules") + ",").find("," + s + ",") == std::string::npos)
+            if (!a.get("schedules").empty() &&
+                ("," + a.get("schedules") + ",").find("," + s + ",") == std::string::npos)
                 continue;
             Row r = run_child(self, app.name, s, target, small);
             print_row(r);
@@ -135,7 +138,8 @@ int cmd_main(int argc, char **argv) {
     if (!notes.empty()) std::printf("\nnotes:\n");
     for (auto &r : notes) std::printf("  %s / %s: %s\n", r.app.c_str(), r.schedule.c_str(), r.note.c_str());
     std::printf("\n%d passed, %d failed", total - failed - halide_failed, failed);
-    if (halide_failed) std::printf(" (Solder's schedules); %d runs of Halide's auto-schedulers failed, see notes", halide_failed);
+    if (halide_failed)
+        std::printf(" (Solder's schedules); %d runs of Halide's auto-schedulers failed, see notes", halide_failed);
     std::printf("\n");
     return failed ? 1 : 0;
 }

@@ -16,7 +16,8 @@
 namespace solder {
 
 int cmd_plan(int argc, char **argv) {
-    Args a = Args::parse(argc, argv, 2, {"target", "disable", "enable"}, {"small", "json", "graph", "source", "compare"});
+    Args a =
+        Args::parse(argc, argv, 2, {"target", "disable", "enable"}, {"small", "json", "graph", "source", "compare"});
     if (a.positional.size() != 1) throw UsageError("plan takes exactly one APP");
     const AppSpec *app = find_app_spec(a.positional[0]);
     if (!app) throw UnknownNameError("unknown app '" + a.positional[0] + "' (apps: " + app_names_joined() + ")");

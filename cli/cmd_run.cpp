@@ -36,7 +36,8 @@ int cmd_run(int argc, char **argv) {
     validate_run_request(req);  // unknown names exit with 2, before any work
     if (req.target == "cuda" && !cuda_gpu_present())
         throw std::runtime_error("target cuda needs an NVIDIA GPU and none was found here; use "
-                                 "`solder build " + req.app + " --target cuda ...` to compile for the GPU machine");
+                                 "`solder build " +
+                                 req.app + " --target cuda ...` to compile for the GPU machine");
     if (req.target == "opencl" && !opencl_device_present())
         throw std::runtime_error("target opencl needs an OpenCL platform (PoCL here) and none was found");
 

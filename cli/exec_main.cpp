@@ -18,7 +18,8 @@ int main(int argc, char **argv) {
         Args a = Args::parse(argc, argv, 1, {"iters", "seed", "warmup", "device", "dump"}, {"machine", "no-check"});
         const char *usage =
             "usage: solder-exec LIB.so... [--iters N (default 20)] [--warmup N (default 3)] [--seed N (default 1)]\n"
-            "                   [--device NAME (recorded in the report)] [--no-check] [--machine] [--dump launch,bandwidth]\n"
+            "                   [--device NAME (recorded in the report)] [--no-check] [--machine] [--dump "
+            "launch,bandwidth]\n"
             "runs pipeline libraries built by `solder build`, checks each against its app's reference, and times it\n";
         if (a.has("help")) {
             std::fputs(usage, stdout);
@@ -42,7 +43,8 @@ int main(int argc, char **argv) {
             }
             const AppSpec *app = find_app_spec(lib->info("app"));
             if (!app) {
-                std::fprintf(stderr, "solder-exec: %s names unknown app '%s'\n", path.c_str(), lib->info("app").c_str());
+                std::fprintf(stderr, "solder-exec: %s names unknown app '%s'\n", path.c_str(),
+                             lib->info("app").c_str());
                 failed++;
                 continue;
             }
@@ -53,8 +55,13 @@ int main(int argc, char **argv) {
             opt.seed = uint64_t(a.integer("seed", 1, 0, INT64_MAX));
             opt.check = !a.has("no-check");
             opt.flush_l2 = lib->info("target") == "cuda";
-            RunContext ctx{app->name, lib->info("schedule"), lib->info("target"), lib->info("size"), a.get("device"),
-                           std::stoi(lib->info("loop_nests").empty() ? "0" : lib->info("loop_nests")), 0};
+            RunContext ctx{app->name,
+                           lib->info("schedule"),
+                           lib->info("target"),
+                           lib->info("size"),
+                           a.get("device"),
+                           std::stoi(lib->info("loop_nests").empty() ? "0" : lib->info("loop_nests")),
+                           0};
             opt.time_kernels = dumps.on("bandwidth");
             RunReport r = run_app(*app, *lib, opt);
             std::fputs(format_report(ctx, r).c_str(), stdout);

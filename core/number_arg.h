@@ -15,8 +15,10 @@ inline std::string printable(const std::string &s) {
     std::string o;
     for (char ch : s) {
         const unsigned char c = static_cast<unsigned char>(ch);
-        if (c < 0x20 || c > 0x7e) o += "\\x", o += hex[c >> 4], o += hex[c & 15];
-        else o += ch;
+        if (c < 0x20 || c > 0x7e)
+            o += "\\x", o += hex[c >> 4], o += hex[c & 15];
+        else
+            o += ch;
     }
     return o;
 }

@@ -8,10 +8,14 @@ namespace solder {
 inline std::string quote_literal(const std::string &s) {
     std::string o = "\"";
     for (char c : s) {
-        if (c == '"' || c == '\\') o += '\\', o += c;
-        else if (c == '\n') o += "\\n";
-        else if (static_cast<unsigned char>(c) < 0x20) o += ' ';
-        else o += c;
+        if (c == '"' || c == '\\')
+            o += '\\', o += c;
+        else if (c == '\n')
+            o += "\\n";
+        else if (static_cast<unsigned char>(c) < 0x20)
+            o += ' ';
+        else
+            o += c;
     }
     return o + "\"";
 }

@@ -18,8 +18,10 @@ const char *dtype_name(DType t) {
 
 int dtype_bytes(DType t) {
     switch (t) {
-    case DType::F32: case DType::I32: return 4;
-    case DType::F16: case DType::BF16: return 2;
+    case DType::F32:
+    case DType::I32: return 4;
+    case DType::F16:
+    case DType::BF16: return 2;
     case DType::I64: return 8;
     case DType::U8: return 1;
     }

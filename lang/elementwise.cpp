@@ -82,8 +82,7 @@ Tensor with_scalar(const std::string &op, const Tensor &a, double s, F f, bool f
     return define(g, op, a.shape, t, v, f(x, c));
 }
 
-template<typename F>
-Tensor unary(const std::string &op, const Tensor &a, F f, bool float_result = true) {
+template<typename F> Tensor unary(const std::string &op, const Tensor &a, F f, bool float_result = true) {
     Graph *g = graph_of(op, {&a});
     DType t = (float_result && !dtype_is_float(a.dtype)) ? DType::F32 : a.dtype;
     auto v = axis_vars(a.rank());
@@ -93,41 +92,77 @@ Tensor unary(const std::string &op, const Tensor &a, F f, bool float_result = tr
 
 }  // namespace
 
-Tensor add(const Tensor &a, const Tensor &b) { return binary("add", a, b, [](Expr x, Expr y) { return x + y; }); }
-Tensor sub(const Tensor &a, const Tensor &b) { return binary("sub", a, b, [](Expr x, Expr y) { return x - y; }); }
-Tensor mul(const Tensor &a, const Tensor &b) { return binary("mul", a, b, [](Expr x, Expr y) { return x * y; }); }
+Tensor add(const Tensor &a, const Tensor &b) {
+    return binary("add", a, b, [](Expr x, Expr y) { return x + y; });
+}
+Tensor sub(const Tensor &a, const Tensor &b) {
+    return binary("sub", a, b, [](Expr x, Expr y) { return x - y; });
+}
+Tensor mul(const Tensor &a, const Tensor &b) {
+    return binary("mul", a, b, [](Expr x, Expr y) { return x * y; });
+}
 Tensor div(const Tensor &a, const Tensor &b) {
-    return binary("div", a, b, [](Expr x, Expr y) { return x / y; }, true);
+    return binary(
+        "div", a, b, [](Expr x, Expr y) { return x / y; }, true);
 }
 Tensor pow(const Tensor &a, const Tensor &b) {
-    return binary("pow", a, b, [](Expr x, Expr y) { return Halide::pow(x, y); }, true);
+    return binary(
+        "pow", a, b, [](Expr x, Expr y) { return Halide::pow(x, y); }, true);
 }
 Tensor maximum(const Tensor &a, const Tensor &b) {
     return binary("maximum", a, b, [](Expr x, Expr y) { return Halide::max(x, y); });
 }
 
-Tensor add(const Tensor &a, double s) { return with_scalar("add", a, s, [](Expr x, Expr c) { return x + c; }); }
-Tensor sub(const Tensor &a, double s) { return with_scalar("sub", a, s, [](Expr x, Expr c) { return x - c; }); }
-Tensor rsub(double s, const Tensor &a) { return with_scalar("rsub", a, s, [](Expr x, Expr c) { return c - x; }); }
-Tensor mul(const Tensor &a, double s) { return with_scalar("mul", a, s, [](Expr x, Expr c) { return x * c; }); }
+Tensor add(const Tensor &a, double s) {
+    return with_scalar("add", a, s, [](Expr x, Expr c) { return x + c; });
+}
+Tensor sub(const Tensor &a, double s) {
+    return with_scalar("sub", a, s, [](Expr x, Expr c) { return x - c; });
+}
+Tensor rsub(double s, const Tensor &a) {
+    return with_scalar("rsub", a, s, [](Expr x, Expr c) { return c - x; });
+}
+Tensor mul(const Tensor &a, double s) {
+    return with_scalar("mul", a, s, [](Expr x, Expr c) { return x * c; });
+}
 Tensor div(const Tensor &a, double s) {
     if (s == 0) throw LangError("div", "division by the scalar 0");
-    return with_scalar("div", a, s, [](Expr x, Expr c) { return x / c; }, true);
+    return with_scalar(
+        "div", a, s, [](Expr x, Expr c) { return x / c; }, true);
 }
 Tensor pow(const Tensor &a, double s) {
     // Small integer powers are products: exact, cheap, and defined for negative bases.
-    if (s == 2.0) return with_scalar("pow", a, s, [](Expr x, Expr) { return x * x; }, true);
-    if (s == 3.0) return with_scalar("pow", a, s, [](Expr x, Expr) { return x * x * x; }, true);
-    return with_scalar("pow", a, s, [](Expr x, Expr c) { return Halide::pow(x, c); }, true);
+    if (s == 2.0)
+        return with_scalar(
+            "pow", a, s, [](Expr x, Expr) { return x * x; }, true);
+    if (s == 3.0)
+        return with_scalar(
+            "pow", a, s, [](Expr x, Expr) { return x * x * x; }, true);
+    return with_scalar(
+        "pow", a, s, [](Expr x, Expr c) { return Halide::pow(x, c); }, true);
 }
-Tensor neg(const Tensor &a) { return unary("neg", a, [](Expr x) { return -x; }, false); }
-Tensor exp(const Tensor &a) { return unary("exp", a, [](Expr x) { return Halide::exp(x); }); }
-Tensor tanh(const Tensor &a) { return unary("tanh", a, [](Expr x) { return Halide::tanh(x); }); }
-Tensor sqrt(const Tensor &a) { return unary("sqrt", a, [](Expr x) { return Halide::sqrt(x); }); }
-Tensor rsqrt(const Tensor &a) { return unary("rsqrt", a, [](Expr x) { return 1.0f / Halide::sqrt(x); }); }
-Tensor reciprocal(const Tensor &a) { return unary("reciprocal", a, [](Expr x) { return 1.0f / x; }); }
+Tensor neg(const Tensor &a) {
+    return unary(
+        "neg", a, [](Expr x) { return -x; }, false);
+}
+Tensor exp(const Tensor &a) {
+    return unary("exp", a, [](Expr x) { return Halide::exp(x); });
+}
+Tensor tanh(const Tensor &a) {
+    return unary("tanh", a, [](Expr x) { return Halide::tanh(x); });
+}
+Tensor sqrt(const Tensor &a) {
+    return unary("sqrt", a, [](Expr x) { return Halide::sqrt(x); });
+}
+Tensor rsqrt(const Tensor &a) {
+    return unary("rsqrt", a, [](Expr x) { return 1.0f / Halide::sqrt(x); });
+}
+Tensor reciprocal(const Tensor &a) {
+    return unary("reciprocal", a, [](Expr x) { return 1.0f / x; });
+}
 Tensor relu(const Tensor &a) {
-    return unary("relu", a, [](Expr x) { return Halide::max(x, Halide::Internal::make_zero(x.type())); }, false);
+    return unary(
+        "relu", a, [](Expr x) { return Halide::max(x, Halide::Internal::make_zero(x.type())); }, false);
 }
 Tensor gelu_tanh(const Tensor &a) {
     return unary("gelu", a, [](Expr x) {

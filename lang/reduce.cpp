@@ -28,8 +28,10 @@ Tensor reduce(const std::string &op, const Tensor &a, std::vector<int> axes_in, 
 
     Shape out;
     for (int d = 0; d < a.rank(); d++)
-        if (!reduced(d)) out.push_back(a.shape[d]);
-        else if (keepdim) out.push_back(1);
+        if (!reduced(d))
+            out.push_back(a.shape[d]);
+        else if (keepdim)
+            out.push_back(1);
     auto v = axis_vars(int(out.size()));
 
     // RDom dimension 0 is the innermost loop: list the reduced axes innermost first. Each RVar is

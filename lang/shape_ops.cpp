@@ -67,8 +67,8 @@ Tensor unsqueeze(const Tensor &a, int axis) {
 Tensor squeeze(const Tensor &a, int axis) {
     int ax = normalize_axis("squeeze", axis, a.rank());
     if (a.shape[ax] != 1)
-        throw LangError("squeeze", "axis " + std::to_string(axis) + " has extent " + std::to_string(a.shape[ax]) +
-                                       ", not 1");
+        throw LangError("squeeze",
+                        "axis " + std::to_string(axis) + " has extent " + std::to_string(a.shape[ax]) + ", not 1");
     Shape out = a.shape;
     out.erase(out.begin() + ax);
     auto v = axis_vars(int(out.size()));
@@ -96,8 +96,8 @@ Tensor slice(const Tensor &a, int axis, int64_t start, int64_t stop, int64_t ste
 Tensor select_index(const Tensor &a, int axis, int64_t index) {
     int ax = normalize_axis("select_index", axis, a.rank());
     if (index < 0 || index >= a.shape[ax])
-        throw LangError("select_index", "index " + std::to_string(index) + " is outside axis " +
-                                            std::to_string(axis) + " of extent " + std::to_string(a.shape[ax]));
+        throw LangError("select_index", "index " + std::to_string(index) + " is outside axis " + std::to_string(axis) +
+                                            " of extent " + std::to_string(a.shape[ax]));
     Shape out = a.shape;
     out.erase(out.begin() + ax);
     auto v = axis_vars(int(out.size()));

@@ -21,8 +21,8 @@ using solder::Shape;
 class Graph;
 
 struct Tensor {
-    Halide::Func func;                           // storage values (BF16 as uint16 bits)
-    std::optional<Halide::ImageParam> param;     // set for graph inputs: calls go to the image
+    Halide::Func func;                        // storage values (BF16 as uint16 bits)
+    std::optional<Halide::ImageParam> param;  // set for graph inputs: calls go to the image
     Shape shape;
     DType dtype = DType::F32;
     Graph *graph = nullptr;
@@ -50,15 +50,15 @@ private:
 };
 
 // Helpers shared by the op files.
-Halide::Type compute_type(DType t);          // f32 for BF16/F16, the storage type otherwise
+Halide::Type compute_type(DType t);  // f32 for BF16/F16, the storage type otherwise
 Halide::Type storage_type(DType t);
 Halide::Expr encode(Halide::Expr v, DType t);  // compute value -> stored value (BF16 rounded)
 std::vector<Halide::Var> axis_vars(int rank);  // tensor order: d0 (outermost) .. d{r-1}
 std::vector<Halide::Expr> as_exprs(const std::vector<Halide::Var> &v);
 std::vector<Halide::Var> halide_order(std::vector<Halide::Var> v);  // reversed for Func args
 // Makes a Tensor whose value at tensor-order index `vars` is `value` (a compute-type Expr).
-Tensor define(Graph *g, const std::string &op, const Shape &shape, DType dtype,
-              const std::vector<Halide::Var> &vars, const Halide::Expr &value);
+Tensor define(Graph *g, const std::string &op, const Shape &shape, DType dtype, const std::vector<Halide::Var> &vars,
+              const Halide::Expr &value);
 Graph *graph_of(const std::string &op, std::initializer_list<const Tensor *> ts);
 int normalize_axis(const std::string &op, int axis, int rank);
 // Sets Halide estimates on a Func from a row-major shape (for pipeline outputs).

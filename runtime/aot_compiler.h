@@ -14,9 +14,9 @@ struct LibraryRequest {
     Halide::Pipeline pipeline;
     std::vector<Halide::Argument> arguments;
     Halide::Target target;
-    std::string out_dir;                       // created if missing
-    std::string stem;                          // file name without extension
-    std::map<std::string, std::string> info;   // app, schedule, target, size, loop_nests, ...
+    std::string out_dir;                      // created if missing
+    std::string stem;                         // file name without extension
+    std::map<std::string, std::string> info;  // app, schedule, target, size, loop_nests, ...
 };
 
 // Returns the path of the .so. Throws std::runtime_error naming the step that failed.

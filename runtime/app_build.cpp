@@ -34,8 +34,8 @@ void validate_app_request(const AppBuildRequest &req) {
     if (!sched)
         throw UnknownNameError("unknown schedule '" + req.schedule + "' (schedules: " + schedule_names_joined() + ")");
     if (!sched->supports(make_target(req.target)))
-        throw std::runtime_error("schedule '" + req.schedule + "' is not available for target '" + req.target +
-                                 "' (" + sched->description + ")");
+        throw std::runtime_error("schedule '" + req.schedule + "' is not available for target '" + req.target + "' (" +
+                                 sched->description + ")");
 }
 
 BuiltPipeline build_app_funcs(const AppBuildRequest &req) {
@@ -61,7 +61,8 @@ AppBuild schedule_and_compile(const AppBuildRequest &req, BuiltPipeline &p, cons
     auto t0 = clock::now();
     try {
         AppliedSchedule applied = with_halide_errors("Halide", [&] {
-            if (req.inject_compile_fault) throw Halide::CompileError(injected_compile_fault_message(req.app, req.schedule));
+            if (req.inject_compile_fault)
+                throw Halide::CompileError(injected_compile_fault_message(req.app, req.schedule));
             return sched->apply(p.outputs, target, req.options);
         });
         b.schedule_source = applied.source;

@@ -21,7 +21,7 @@ struct AppBuildRequest {
     AppSize size = AppSize::Full;
     std::string target = "host";  // host, opencl, cuda
     std::string schedule = "unfused";
-    std::string out_dir;          // empty: a per-user folder under the system temp dir
+    std::string out_dir;  // empty: a per-user folder under the system temp dir
     // SOLDER_INJECT_FAULT=compile (runtime/fault_injection.h): applying the schedule throws a
     // Halide::CompileError, so the fallback path is tested with Halide's own error type.
     bool inject_compile_fault = false;

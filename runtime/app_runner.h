@@ -25,11 +25,11 @@ struct RunOptions {
 };
 
 struct RunReport {
-    bool ran = false;        // the pipeline executed without a runtime error
-    std::string error;       // what went wrong, naming the app
-    std::string fallback;    // set when the requested schedule failed and the fallback one ran (runtime/fallback_run.h)
+    bool ran = false;      // the pipeline executed without a runtime error
+    std::string error;     // what went wrong, naming the app
+    std::string fallback;  // set when the requested schedule failed and the fallback one ran (runtime/fallback_run.h)
     std::vector<OutputCheck> checks;
-    bool pass = false;       // ran, and every output matched the reference
+    bool pass = false;  // ran, and every output matched the reference
     double max_abs_err = 0;
     int64_t launches_per_run = 0;  // GPU kernel launches in one call (0 on host)
     std::vector<solder_launch_record> launches;

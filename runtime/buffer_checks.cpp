@@ -39,9 +39,9 @@ std::string check_buffer_argument(const halide_filter_argument_t &arg, int index
         if (!differs(d)) continue;
         const int64_t *min = arg.buffer_estimates[2 * d], *extent = arg.buffer_estimates[2 * d + 1];
         const halide_dimension_t &got = buf->dim[d];
-        bad << (bad.tellp() > 0 ? "; " : "") << "dimension " << d << " has min " << got.min << ", extent "
-            << got.extent << " where the library was compiled for min " << (min ? std::to_string(*min) : "any")
-            << ", extent " << (extent ? std::to_string(*extent) : "any");
+        bad << (bad.tellp() > 0 ? "; " : "") << "dimension " << d << " has min " << got.min << ", extent " << got.extent
+            << " where the library was compiled for min " << (min ? std::to_string(*min) : "any") << ", extent "
+            << (extent ? std::to_string(*extent) : "any");
     }
     return who() + ": " + bad.str() + " (dimension 0 is the innermost)";
 }

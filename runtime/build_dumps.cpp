@@ -20,7 +20,8 @@ BuildDumps::BuildDumps(const DumpWriter &dumps, AppBuildRequest &req) : dumps_(d
     req.before_schedule = [g = graph_, earlier](const std::vector<Halide::Func> &outputs) {
         if (earlier) earlier(outputs);
         try {
-            g->graph = with_halide_errors("analysing the pipeline", [&] { return autosched::FuncGraph::build(outputs); });
+            g->graph =
+                with_halide_errors("analysing the pipeline", [&] { return autosched::FuncGraph::build(outputs); });
         } catch (const std::exception &e) {
             g->error = e.what();
         }
@@ -46,7 +47,8 @@ void BuildDumps::write(const AppBuild &b) const {
     dump("loops", [&] { return format_loops_dump(b.outputs); });
     dump("kernels", [&] { return write_kernels_dump(b.library_path, s.target, dumps_.folder()); });
     dump("graph", [&] {
-        if (!graph_ || !graph_->graph) return "no graph: " + (graph_ ? graph_->error : std::string("not analysed")) + "\n";
+        if (!graph_ || !graph_->graph)
+            return "no graph: " + (graph_ ? graph_->error : std::string("not analysed")) + "\n";
         std::string title = s.app + " (" + s.size + "), schedule " + s.schedule + ", target " + s.target;
         return write_graph_dump(*graph_->graph, b.plan.get(), title, dumps_.folder());
     });

@@ -20,7 +20,6 @@
 #include "runtime/targets.h"
 #include "runtime/halide_autoschedulers.h"
 
-
 namespace solder {
 namespace fs = std::filesystem;
 
@@ -105,8 +104,10 @@ void rename_stem(const std::string &dir, const std::string &from, const std::str
     fs::path so;
     for (auto &f : files_of(dir, from)) {
         fs::path dest = fs::path(dir) / (to + f.filename().string().substr(from.size()));
-        if (f.extension() == ".so") so = f;
-        else fs::rename(f, dest);
+        if (f.extension() == ".so")
+            so = f;
+        else
+            fs::rename(f, dest);
     }
     if (so.empty()) throw std::runtime_error("compiling left no library named " + from + ".so in " + dir);
     fs::rename(so, fs::path(dir) / (to + ".so"));
@@ -118,8 +119,7 @@ size_t parse_count(const std::string &name, const std::string &v, size_t def) {
     long long n = -1;
     try {
         n = std::stoll(v, &used);
-    } catch (const std::exception &) {
-    }
+    } catch (const std::exception &) {}
     if (n < 0 || used != v.size())
         throw std::runtime_error(name + " must be a number of entries (0 or more), not '" + v + "'");
     return size_t(n);
@@ -145,9 +145,8 @@ std::string compile_cache_key(const AppBuildRequest &req, const BuiltPipeline &p
     compiled.fallback = SolderOptions{}.fallback;
     k += "options\n" + compiled.canonical_text();
     k += std::string("inject_compile_fault ") + (req.inject_compile_fault ? "1" : "0") + "\n";
-    return k + with_halide_errors(req.app + ": printing its Funcs", [&] {
-               return pipeline_fingerprint(p.inputs, p.outputs);
-           });
+    return k + with_halide_errors(req.app + ": printing its Funcs",
+                                  [&] { return pipeline_fingerprint(p.inputs, p.outputs); });
 }
 
 AppBuild CompileCache::build(const AppBuildRequest &req) {
@@ -212,8 +211,8 @@ AppBuild CompileCache::build(const AppBuildRequest &req) {
 
 AppBuild CompileCache::compile(const AppBuildRequest &req, BuiltPipeline &p, const std::string &key) {
     std::string dir = req.out_dir.empty() ? default_out_dir() : req.out_dir;
-    std::string stem = req.app + "__" + req.schedule + "__" + req.target + "__" + size_name(req.size) + "__" +
-                       key_hash(key);
+    std::string stem =
+        req.app + "__" + req.schedule + "__" + req.target + "__" + size_name(req.size) + "__" + key_hash(key);
     std::string disk_key = key_hash(key + "\nbuilt by " + build_identity());
     std::string so = (fs::path(dir) / (stem + ".so")).string();
     AppBuild b;

@@ -13,13 +13,9 @@ public:
     CudaDriver &operator=(const CudaDriver &) = delete;
     bool ok() const { return ctx_ != nullptr; }
     // A driver entry point by name, cast to its type (null if the driver or the name is missing).
-    template<typename F>
-    F sym(const char *name) const {
-        return reinterpret_cast<F>(raw_sym(name));
-    }
+    template<typename F> F sym(const char *name) const { return reinterpret_cast<F>(raw_sym(name)); }
     // Runs `body` with the primary context current, then restores the previous one.
-    template<typename Body>
-    void in_context(Body body) const {
+    template<typename Body> void in_context(Body body) const {
         push_(ctx_);
         body();
         void *old;

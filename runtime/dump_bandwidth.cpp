@@ -9,7 +9,6 @@ namespace solder {
 
 namespace {
 
-
 // One row: a planned kernel with all its launches (a reduction's init and update stages are two),
 // or a single launch no planned kernel claims.
 struct Row {
@@ -39,8 +38,10 @@ std::string format_bandwidth_dump(const RunReport &r, const std::vector<PlannedK
             it = rows.end() - 1;
         }
         it->launches++;
-        if (r.launch_us[i] < 0) it->timed = false;
-        else it->us += r.launch_us[i];
+        if (r.launch_us[i] < 0)
+            it->timed = false;
+        else
+            it->us += r.launch_us[i];
     }
     size_t name_w = 6;
     for (auto &row : rows) name_w = std::max(name_w, row.name.size());

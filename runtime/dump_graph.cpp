@@ -60,7 +60,8 @@ std::string role_text(const std::string &role) {
     return "inline";
 }
 
-void node(std::ostream &o, const std::string &id, const FuncNode &n, const std::string &role, const std::string &indent) {
+void node(std::ostream &o, const std::string &id, const FuncNode &n, const std::string &role,
+          const std::string &indent) {
     o << indent << q(id) << " [label=" << q(n.name + "\n" + n.type + " " + shape_of(n) + "\n" + role_text(role))
       << ", class=" << q(role) << ", " << style_of(role) << "];\n";
 }
@@ -79,9 +80,12 @@ std::string sh(const std::string &s) {
 
 std::string bytes_str(int64_t b) {
     char s[32];
-    if (b >= 1000000) std::snprintf(s, sizeof s, "%.2f MB", double(b) / 1e6);
-    else if (b >= 1000) std::snprintf(s, sizeof s, "%.2f KB", double(b) / 1e3);
-    else std::snprintf(s, sizeof s, "%lld B", (long long)b);
+    if (b >= 1000000)
+        std::snprintf(s, sizeof s, "%.2f MB", double(b) / 1e6);
+    else if (b >= 1000)
+        std::snprintf(s, sizeof s, "%.2f KB", double(b) / 1e3);
+    else
+        std::snprintf(s, sizeof s, "%lld B", (long long)b);
     return s;
 }
 
@@ -89,8 +93,9 @@ std::string bytes_str(int64_t b) {
 
 std::string graph_dot(const FuncGraph &g, const Plan *plan, const std::string &title) {
     std::ostringstream o;
-    std::string legend = plan ? "clusters: kernels; bold edges read global memory (an input, or a tensor another kernel wrote)"
-                              : "no Solder plan: boxes are Funcs computed at root (a kernel or more each)";
+    std::string legend =
+        plan ? "clusters: kernels; bold edges read global memory (an input, or a tensor another kernel wrote)"
+             : "no Solder plan: boxes are Funcs computed at root (a kernel or more each)";
     o << "digraph pipeline {\n"
       << "  graph [label=" << q(title + "\n" + legend) << ", labelloc=t, fontname=Helvetica, rankdir=TB];\n"
       << "  node [fontname=Helvetica, fontsize=10];\n  edge [fontname=Helvetica, fontsize=8];\n";
@@ -108,7 +113,8 @@ std::string graph_dot(const FuncGraph &g, const Plan *plan, const std::string &t
         }
     }
     std::set<std::string> loose;  // Funcs drawn outside any kernel
-    auto source_id = [&](const FuncNode &p, const std::string &kernel_prefix, const std::vector<std::string> *kernel_funcs) {
+    auto source_id = [&](const FuncNode &p, const std::string &kernel_prefix,
+                         const std::vector<std::string> *kernel_funcs) {
         if (p.is_input) return "input:" + p.name;
         if (kernel_funcs && contains(*kernel_funcs, p.name)) return kernel_prefix + p.name;
         auto it = kernel_of_root.find(p.name);
@@ -123,7 +129,8 @@ std::string graph_dot(const FuncGraph &g, const Plan *plan, const std::string &t
             const autosched::KernelPlan &kp = plan->kernels[k];
             std::string prefix = "k" + std::to_string(k) + ":";
             o << "  subgraph " << q("cluster_" + kp.name) << " {\n    label="
-              << q(kp.name + " [" + kp.template_name() + "]\nreads " + bytes_str(kp.bytes_read) + ", writes " + bytes_str(kp.bytes_written))
+              << q(kp.name + " [" + kp.template_name() + "]\nreads " + bytes_str(kp.bytes_read) + ", writes " +
+                   bytes_str(kp.bytes_written))
               << ";\n    class=\"kernel\"; style=rounded; color=\"#3d85c6\";\n";
             for (auto &f : kp.funcs) {
                 int i = g.find(f);
@@ -132,7 +139,9 @@ std::string graph_dot(const FuncGraph &g, const Plan *plan, const std::string &t
                 const autosched::FuncPlan *fp = plan->find(f);
                 std::string role = "inline";
                 if (f == kp.root || contains(kp.with, f))
-                    role = n.is_output || contains(kp.outputs, f) ? "output" : materialized.count(f) ? "materialized" : "root";
+                    role = n.is_output || contains(kp.outputs, f) ? "output"
+                           : materialized.count(f)                ? "materialized"
+                                                                  : "root";
                 else if (fp && fp->placement == autosched::Placement::ComputeAtBlock)
                     role = "compute_at";
                 node(o, prefix + f, n, role, "    ");
@@ -140,18 +149,20 @@ std::string graph_dot(const FuncGraph &g, const Plan *plan, const std::string &t
                     const FuncNode &p = g.nodes[g.edges[e].producer];
                     std::string src = source_id(p, prefix, &kp.funcs);
                     bool crosses = src.rfind(prefix, 0) != 0;
-                    edges << "  " << q(src) << " -> " << q(prefix + f) << " [label="
-                          << q(autosched::access_name(g.edges[e].access)) << (crosses ? ", style=bold" : "") << "];\n";
+                    edges << "  " << q(src) << " -> " << q(prefix + f)
+                          << " [label=" << q(autosched::access_name(g.edges[e].access))
+                          << (crosses ? ", style=bold" : "") << "];\n";
                 }
             }
             if (kp.split) {
                 // Split-K's partials: written by the kernel's first launches, read by its root's blocks.
                 std::string id = prefix + kp.split->partials;
                 o << "    " << q(id) << " [label="
-                  << q(kp.split->partials + "\nsplit-K partials of " + kp.split->func + ", " + std::to_string(kp.split->slices) +
-                       " slices\n" + role_text("materialized"))
+                  << q(kp.split->partials + "\nsplit-K partials of " + kp.split->func + ", " +
+                       std::to_string(kp.split->slices) + " slices\n" + role_text("materialized"))
                   << ", class=\"materialized\", " << style_of("materialized") << "];\n";
-                edges << "  " << q(id) << " -> " << q(prefix + kp.split->func) << " [label=\"partials\", style=bold];\n";
+                edges << "  " << q(id) << " -> " << q(prefix + kp.split->func)
+                      << " [label=\"partials\", style=bold];\n";
             }
             o << "  }\n";
         }
@@ -175,7 +186,8 @@ std::string graph_dot(const FuncGraph &g, const Plan *plan, const std::string &t
     return o.str();
 }
 
-std::string write_graph_dump(const FuncGraph &g, const Plan *plan, const std::string &title, const std::string &folder) {
+std::string write_graph_dump(const FuncGraph &g, const Plan *plan, const std::string &title,
+                             const std::string &folder) {
     fs::path dot = fs::path(folder) / "graph.dot", svg = fs::path(folder) / "graph.svg";
     std::ofstream(dot) << graph_dot(g, plan, title);
     fs::remove(svg);

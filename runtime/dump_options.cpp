@@ -38,8 +38,8 @@ std::set<std::string> parse_dump_words(const std::string &list, const std::strin
             bool known = false;
             for (auto &d : dump_words()) known |= w == d.word;
             if (!known)
-                throw std::invalid_argument("unknown dump '" + w + "' in " + source + " (valid dumps: " +
-                                            dump_words_joined() + ")");
+                throw std::invalid_argument("unknown dump '" + w + "' in " + source +
+                                            " (valid dumps: " + dump_words_joined() + ")");
             out.insert(w);
         }
         start = end + 1;

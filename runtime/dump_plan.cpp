@@ -44,18 +44,20 @@ std::string format_plan_dump(const AppBuild &b, const std::string &schedule) {
         o << "kernel " << k.name << ": template " << k.template_name();
         if (auto *row = k.get<autosched::RowParams>())
             o << " (" << row->inner_dims << " inner dim" << (row->inner_dims == 1 ? "" : "s") << ")";
-        o << ", " << k.blocks << " blocks; reads " << bytes_str(k.bytes_read) << ", writes " << bytes_str(k.bytes_written)
-          << "; est " << fmt("%.3f", k.est_us) << " us\n";
+        o << ", " << k.blocks << " blocks; reads " << bytes_str(k.bytes_read) << ", writes "
+          << bytes_str(k.bytes_written) << "; est " << fmt("%.3f", k.est_us) << " us\n";
         size_t w = 12;
         for (auto &f : k.funcs) w = std::max(w, f.size() + 2);
         for (auto &f : k.funcs) {
             o << "    " << pad(f, w);
             bool is_root = f == k.root || contains(k.with, f);
             const autosched::FuncPlan *fp = p.find(f);
-            if (is_root) o << "root: written to global memory" << (contains(k.outputs, f) ? " (pipeline output)" : "");
+            if (is_root)
+                o << "root: written to global memory" << (contains(k.outputs, f) ? " (pipeline output)" : "");
             else if (fp && fp->placement == autosched::Placement::ComputeAtBlock)
                 o << "compute_at " << fp->anchor << ": computed per block, on chip";
-            else o << "inline: recomputed where used";
+            else
+                o << "inline: recomputed where used";
             o << "\n";
         }
     }

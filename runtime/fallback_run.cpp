@@ -76,8 +76,7 @@ AppRun build_and_run_app(const AppBuildRequest &req, const RunOptions &opt) {
     first_req.inject_compile_fault = fault == InjectedFault::Compile;
     Attempt first = attempt(app, first_req, opt, fault == InjectedFault::Launch);
     AppRun run{first.build, first.report, {}, first.library};
-    if (first.failed.empty() || !schedule_has_fallback(req.schedule) || !req.options.fallback)
-        return run;
+    if (first.failed.empty() || !schedule_has_fallback(req.schedule) || !req.options.fallback) return run;
 
     std::string error = first.report.error;
     if (error.compare(0, app.name.size() + 2, app.name + ": ") == 0) error = error.substr(app.name.size() + 2);

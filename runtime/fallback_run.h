@@ -22,9 +22,9 @@ inline constexpr const char *kFallbackSchedule = "unfused";
 bool schedule_has_fallback(const std::string &schedule);
 
 struct AppRun {
-    AppBuild build;                     // of the library that ran last (the fallback's, when it ran)
-    RunReport report;                   // report.fallback says why the fallback ran
-    std::vector<std::string> warnings;  // as printed to stderr
+    AppBuild build;                            // of the library that ran last (the fallback's, when it ran)
+    RunReport report;                          // report.fallback says why the fallback ran
+    std::vector<std::string> warnings;         // as printed to stderr
     std::shared_ptr<PipelineLibrary> library;  // the library that ran last, if it loaded (run dumps read it)
 };
 

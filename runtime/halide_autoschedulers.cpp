@@ -57,8 +57,7 @@ void probe_in_child(const HalideAutoscheduler &a, const std::function<void()> &a
                 fprintf(stderr, "%s\n", e.what());
             } catch (const std::exception &e) {
                 fprintf(stderr, "%s\n", e.what());
-            } catch (...) {
-            }
+            } catch (...) {}
             fflush(stderr);
             _exit(4);
         });

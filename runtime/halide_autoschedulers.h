@@ -8,9 +8,9 @@
 namespace solder {
 
 struct HalideAutoscheduler {
-    std::string name;          // Solder's schedule name: li2018, mullapudi2016, adams2019, anderson2021
-    std::string halide_name;   // the plugin's registered name: Li2018, ...
-    std::string plugin;        // libautoschedule_<x>.so
+    std::string name;                // Solder's schedule name: li2018, mullapudi2016, adams2019, anderson2021
+    std::string halide_name;         // the plugin's registered name: Li2018, ...
+    std::string plugin;              // libautoschedule_<x>.so
     bool host = false, gpu = false;  // which targets it makes schedules for
 };
 

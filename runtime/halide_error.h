@@ -8,8 +8,7 @@
 
 namespace solder {
 
-template<typename F>
-auto with_halide_errors(const std::string &context, F &&f) -> decltype(f()) {
+template<typename F> auto with_halide_errors(const std::string &context, F &&f) -> decltype(f()) {
     try {
         return f();
     } catch (const Halide::Error &e) {

@@ -96,10 +96,9 @@ int hooked_cu_launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx
             return rc;
         }
     }
-    int rc = g_inject_launch_fault
-                 ? CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
-                 : probes::timed_cu_launch(slot, stream, real_cu_launch, f, gx, gy, gz, bx, by, bz, shmem, stream, params,
-                                           extra);
+    int rc = g_inject_launch_fault ? CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
+                                   : probes::timed_cu_launch(slot, stream, real_cu_launch, f, gx, gy, gz, bx, by, bz,
+                                                             shmem, stream, params, extra);
     if (rc != 0) {
         const char *driver_name = nullptr;
         if (real_cu_func_name && real_cu_func_name(&driver_name, f) == 0 && driver_name) name = driver_name;

@@ -92,8 +92,10 @@ uint32_t take_opencl_local_bytes(void *kernel) {
     size_t sum = 0;
     int keep = 0;
     for (int i = 0; i < g_nlocal; i++) {
-        if (g_local[i].kernel == kernel) sum += g_local[i].bytes;
-        else g_local[keep++] = g_local[i];
+        if (g_local[i].kernel == kernel)
+            sum += g_local[i].bytes;
+        else
+            g_local[keep++] = g_local[i];
     }
     g_nlocal = keep;
     return uint32_t(sum);
@@ -155,8 +157,7 @@ void *g_cu_context = nullptr;  // the context the timed launches ran in (Halide 
 void *g_cu_start[kMaxTimed], *g_cu_stop[kMaxTimed];
 bool g_cu_pending[kMaxTimed];
 
-template<typename Launch, typename... Args>
-int timed_cu_launch(int slot, void *stream, Launch launch, Args... args) {
+template<typename Launch, typename... Args> int timed_cu_launch(int slot, void *stream, Launch launch, Args... args) {
     bool timed = g_timing == SOLDER_TIMING_ON && slot >= 0 && slot < kMaxTimed && cu_event_record && cu_event_elapsed;
     // Made on first use, inside the context Halide launches in, so the events belong to it.
     if (timed && !g_cu_start[slot]) timed = cu_event_create(&g_cu_start[slot], 0) == 0;

@@ -112,8 +112,8 @@ protected:
 void print_bounds(std::ostream &o, const char *what, const std::vector<Bound> &bs, Canonicalizer &c) {
     for (auto &b : bs) {
         auto it = c.locals.find(b.var);
-        o << "  " << what << " " << (it != c.locals.end() ? it->second : "?" + b.var) << " [" << c.text(b.min)
-          << ", " << c.text(b.extent) << "] mod " << c.text(b.modulus) << " rem " << c.text(b.remainder) << "\n";
+        o << "  " << what << " " << (it != c.locals.end() ? it->second : "?" + b.var) << " [" << c.text(b.min) << ", "
+          << c.text(b.extent) << "] mod " << c.text(b.modulus) << " rem " << c.text(b.remainder) << "\n";
     }
 }
 
@@ -148,16 +148,21 @@ void print_function(std::ostream &o, const Function &f, Canonicalizer &c) {
     if (f.has_extern_definition()) {
         o << "  extern " << f.extern_function_name() << "(";
         for (auto &a : f.extern_arguments()) {
-            if (a.is_func()) o << " " << c.funcs.at(Function(a.func).name());
-            else if (a.is_expr()) o << " " << c.text(a.expr);
-            else if (a.is_image_param()) o << " " << c.param_id(a.image_param.name());
-            else o << " buffer";
+            if (a.is_func())
+                o << " " << c.funcs.at(Function(a.func).name());
+            else if (a.is_expr())
+                o << " " << c.text(a.expr);
+            else if (a.is_image_param())
+                o << " " << c.param_id(a.image_param.name());
+            else
+                o << " buffer";
         }
         o << " )\n";
     } else {
         print_definition(o, "pure", f.definition(), c);
     }
-    for (size_t i = 0; i < f.updates().size(); i++) print_definition(o, "update " + std::to_string(i), f.update(int(i)), c);
+    for (size_t i = 0; i < f.updates().size(); i++)
+        print_definition(o, "update " + std::to_string(i), f.update(int(i)), c);
     print_bounds(o, "estimate", f.schedule().estimates(), c);
     print_bounds(o, "bound", f.schedule().bounds(), c);
     for (auto &b : f.output_buffers()) {
@@ -187,8 +192,10 @@ std::vector<Function> graph_order(const std::vector<Func> &outputs, std::map<std
         };
         if (f.has_extern_definition()) {
             for (auto &a : f.extern_arguments())
-                if (a.is_func()) calls.found.emplace_back(a.func);
-                else if (a.is_expr()) a.expr.accept(&calls);
+                if (a.is_func())
+                    calls.found.emplace_back(a.func);
+                else if (a.is_expr())
+                    a.expr.accept(&calls);
         } else {
             visit_def(f.definition());
         }

@@ -25,7 +25,8 @@ std::unique_ptr<PipelineLibrary> PipelineLibrary::open(const std::string &path, 
     }
     auto sym = [&](const std::string &name) { return dlsym(lib->handle_, name.c_str()); };
     lib->argv_ = reinterpret_cast<int (*)(void **)>(sym(std::string(kPipelineEntry) + "_argv"));
-    lib->metadata_ = reinterpret_cast<const halide_filter_metadata_t *(*)()>(sym(std::string(kPipelineEntry) + "_metadata"));
+    lib->metadata_ =
+        reinterpret_cast<const halide_filter_metadata_t *(*)()>(sym(std::string(kPipelineEntry) + "_metadata"));
     lib->info_ = reinterpret_cast<const char *(*)()>(sym("solder_library_info"));
     lib->launches_ = reinterpret_cast<int64_t (*)()>(sym("solder_hooks_launches"));
     lib->records_ = reinterpret_cast<int (*)(const solder_launch_record **)>(sym("solder_hooks_records"));
@@ -35,7 +36,8 @@ std::unique_ptr<PipelineLibrary> PipelineLibrary::open(const std::string &path, 
     lib->failed_kernel_ = reinterpret_cast<const char *(*)()>(sym("solder_hooks_failed_kernel"));
     lib->set_timing_ = reinterpret_cast<void (*)(int)>(sym("solder_hooks_set_timing"));
     lib->times_ = reinterpret_cast<int (*)(const float **, int)>(sym("solder_hooks_times"));
-    if (!lib->argv_ || !lib->metadata_ || !lib->info_ || !lib->launches_ || !lib->records_ || !lib->reset_ || !lib->last_error_) {
+    if (!lib->argv_ || !lib->metadata_ || !lib->info_ || !lib->launches_ || !lib->records_ || !lib->reset_ ||
+        !lib->last_error_) {
         *error = "'" + path + "' is not a Solder pipeline library (missing " + kPipelineEntry +
                  "_argv, _metadata, solder_library_info or the launch hooks)";
         return nullptr;
@@ -67,8 +69,8 @@ int PipelineLibrary::call(const std::vector<halide_buffer_t *> &inputs, const st
     }
     if (in != inputs.size() || out != outputs.size() || int(args.size()) != md->num_arguments) {
         std::ostringstream o;
-        o << "pipeline in '" << path_ << "' takes " << md->num_arguments << " buffers but was given "
-          << inputs.size() << " inputs and " << outputs.size() << " outputs";
+        o << "pipeline in '" << path_ << "' takes " << md->num_arguments << " buffers but was given " << inputs.size()
+          << " inputs and " << outputs.size() << " outputs";
         *error = o.str();
         return -1;
     }

@@ -55,9 +55,9 @@ private:
     int (*records_)(const solder_launch_record **) = nullptr;
     void (*reset_)() = nullptr;
     const char *(*last_error_)() = nullptr;
-    void (*inject_fault_)(int) = nullptr;       // optional: libraries built before it lack it
-    const char *(*failed_kernel_)() = nullptr;  // optional, likewise
-    void (*set_timing_)(int) = nullptr;              // optional
+    void (*inject_fault_)(int) = nullptr;          // optional: libraries built before it lack it
+    const char *(*failed_kernel_)() = nullptr;     // optional, likewise
+    void (*set_timing_)(int) = nullptr;            // optional
     int (*times_)(const float **, int) = nullptr;  // optional
 };
 

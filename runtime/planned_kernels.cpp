@@ -22,8 +22,10 @@ std::vector<std::string> split(const std::string &s, char sep) {
 std::string as_kernel_name_part(const std::string &func, const char *dollar = "_") {
     std::string s;
     for (char c : func) {
-        if (c == '$') s += dollar;
-        else s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+        if (c == '$')
+            s += dollar;
+        else
+            s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
     }
     return s;
 }
@@ -82,7 +84,8 @@ const PlannedKernel *planned_kernel_of_launch(const std::vector<PlannedKernel> &
                 size_t at = kernel_name.find(key);
                 if (at == std::string::npos) continue;
                 size_t after = at + key.size();
-                if (after >= kernel_name.size() || !std::isdigit(static_cast<unsigned char>(kernel_name[after]))) continue;
+                if (after >= kernel_name.size() || !std::isdigit(static_cast<unsigned char>(kernel_name[after])))
+                    continue;
                 if (r.size() > best_len) best = &k, best_len = r.size();
             }
     return best;

@@ -18,8 +18,8 @@ std::string format_report(const RunContext &ctx, const RunReport &r) {
     if (!ctx.device.empty()) o << "  on " << ctx.device;
     o << "\n";
     if (!r.fallback.empty()) o << "  fallback: " << r.fallback << "\n";
-    if (ctx.compile_s > 0) o << "  compiled in " << fmt("%.1f", ctx.compile_s) << " s, " << ctx.loop_nests
-                             << " Funcs at root\n";
+    if (ctx.compile_s > 0)
+        o << "  compiled in " << fmt("%.1f", ctx.compile_s) << " s, " << ctx.loop_nests << " Funcs at root\n";
     if (!r.ran) {
         o << "  error: " << r.error << "\nFAIL\n";
         return o.str();
@@ -44,10 +44,9 @@ std::string result_json_line(const RunContext &ctx, const RunReport &r) {
       << ",\"device\":" << quote_literal(ctx.device) << ",\"kernels\":" << kernel_count(ctx, r)
       << ",\"launches\":" << r.launches_per_run << ",\"loop_nests\":" << ctx.loop_nests
       << ",\"max_err\":" << fmt("%.6g", r.max_abs_err) << ",\"us\":" << fmt("%.3f", r.median_us)
-      << ",\"wall_us\":" << fmt("%.3f", r.wall_us)
-      << ",\"min_bytes\":" << r.min_bytes << ",\"tbps\":" << fmt("%.4f", r.effective_gbps() / 1000.0)
-      << ",\"pass\":" << (r.pass ? "true" : "false") << ",\"error\":" << quote_literal(r.error)
-      << ",\"fallback\":" << quote_literal(r.fallback) << "}";
+      << ",\"wall_us\":" << fmt("%.3f", r.wall_us) << ",\"min_bytes\":" << r.min_bytes
+      << ",\"tbps\":" << fmt("%.4f", r.effective_gbps() / 1000.0) << ",\"pass\":" << (r.pass ? "true" : "false")
+      << ",\"error\":" << quote_literal(r.error) << ",\"fallback\":" << quote_literal(r.fallback) << "}";
     return o.str();
 }
 

@@ -13,8 +13,7 @@
 namespace solder::autosched {
 
 std::vector<ComparedSchedule> compare_schedules(const AppSpec &app, AppSize size, const Halide::Target &target,
-                                                const SolderOptions &options,
-                                                const std::vector<std::string> &only) {
+                                                const SolderOptions &options, const std::vector<std::string> &only) {
     PlannerOptions opt = options.planner;
     opt.gpu = is_gpu_target(target);
     std::vector<ComparedSchedule> rows;
@@ -48,8 +47,8 @@ std::vector<ComparedSchedule> compare_schedules(const AppSpec &app, AppSize size
 std::string comparison_table(const std::string &app, const std::vector<ComparedSchedule> &rows) {
     std::string out = "schedules for " + app + ", scored with Solder's cost model:\n";
     char line[512];
-    std::snprintf(line, sizeof line, "  %-14s %8s %14s %8s %12s  %s\n", "schedule", "kernels", "bytes moved",
-                  "x min", "est us", "stored intermediates");
+    std::snprintf(line, sizeof line, "  %-14s %8s %14s %8s %12s  %s\n", "schedule", "kernels", "bytes moved", "x min",
+                  "est us", "stored intermediates");
     out += line;
     for (auto &r : rows) {
         if (!r.error.empty()) {

@@ -71,7 +71,9 @@ TEST_P(AppCase, MatchesReference) {
         opt.warmup = 0;
         rep = run_app(*find_app_spec(c.app), *lib, opt);
         error = rep.error;
-        if (c.target == "opencl" && rep.ran) { EXPECT_GT(rep.launches_per_run, 0) << "no kernel launch was counted"; }
+        if (c.target == "opencl" && rep.ran) {
+            EXPECT_GT(rep.launches_per_run, 0) << "no kernel launch was counted";
+        }
         if (c.target == "opencl" && rep.ran && c.schedule == "solder") {
             // The launches counted on the device are the kernels the plan promised.
             BuiltPipeline p = build_app_pipeline(*find_app_spec(c.app), AppSize::Small);
@@ -97,7 +99,6 @@ TEST_P(AppCase, MatchesReference) {
     EXPECT_TRUE(rep.pass);
 }
 
-INSTANTIATE_TEST_SUITE_P(Apps, AppCase, ::testing::ValuesIn(all_cases()),
-                         [](const ::testing::TestParamInfo<Case> &i) {
-                             return i.param.app + "_" + i.param.target + "_" + i.param.schedule;
-                         });
+INSTANTIATE_TEST_SUITE_P(Apps, AppCase, ::testing::ValuesIn(all_cases()), [](const ::testing::TestParamInfo<Case> &i) {
+    return i.param.app + "_" + i.param.target + "_" + i.param.schedule;
+});

@@ -65,8 +65,8 @@ TEST(Bf16Expr, MatchesHostOnManyValues) {
     Halide::Buffer<uint32_t> in(n);
     Rng r(7);
     for (int i = 0; i < n; i++) in(i) = uint32_t(r.next());
-    uint32_t specials[] = {0x7f800000, 0xff800000, 0x7fc00000, 0x7f800001, 0xff800001, 0x7f7fffff, 0x3f808000,
-                           0x3f818000, 0x3f807fff, 0x00000001, 0x80000000, 0};
+    uint32_t specials[] = {0x7f800000, 0xff800000, 0x7fc00000, 0x7f800001, 0xff800001, 0x7f7fffff,
+                           0x3f808000, 0x3f818000, 0x3f807fff, 0x00000001, 0x80000000, 0};
     for (int i = 0; i < int(sizeof specials / 4); i++) in(i) = specials[i];
 
     Halide::Var x;

@@ -51,15 +51,14 @@ std::string scale_fingerprint(float k, int extent, const std::string &input_name
     Halide::ImageParam in(Halide::Float(32), 1, input_name);
     Halide::Var x;
     Halide::Func f;
-    f(x) = in(x) * k;
+    f(x) = in(x)*k;
     in.dim(0).set_estimate(0, extent);
     f.set_estimate(x, 0, extent);
     return pipeline_fingerprint({in}, {f});
 }
 
 // Starts `n` threads that call f(i) as close together as possible.
-template<typename F>
-void in_threads(int n, F f) {
+template<typename F> void in_threads(int n, F f) {
     std::atomic<int> ready{0};
     std::vector<std::thread> ts;
     for (int i = 0; i < n; i++)
@@ -97,8 +96,7 @@ TEST(Fingerprint, AnyChangeToTheAlgorithmShowsUp) {
     BuiltPipeline small = build_app_pipeline(*blur, AppSize::Small), full = build_app_pipeline(*blur, AppSize::Full);
     EXPECT_NE(pipeline_fingerprint(small.inputs, small.outputs), pipeline_fingerprint(full.inputs, full.outputs));
     BuiltPipeline unsharp = build_app_pipeline(*find_app_spec("unsharp"), AppSize::Small);
-    EXPECT_NE(pipeline_fingerprint(small.inputs, small.outputs),
-              pipeline_fingerprint(unsharp.inputs, unsharp.outputs));
+    EXPECT_NE(pipeline_fingerprint(small.inputs, small.outputs), pipeline_fingerprint(unsharp.inputs, unsharp.outputs));
 }
 
 TEST(CompileCache, SameRequestTwiceCompilesOnce) {
@@ -173,8 +171,7 @@ TEST(CompileCache, FailuresAreNotKept) {
     for (int i = 0; i < 2; i++) EXPECT_THROW(cache.build(r), std::runtime_error);
     EXPECT_EQ(cache.stats().compilations, 2);
     EXPECT_EQ(cache.size(), 0u);
-    for (auto &e : fs::directory_iterator(dir))
-        ADD_FAILURE() << "a failed build left " << e.path() << " behind";
+    for (auto &e : fs::directory_iterator(dir)) ADD_FAILURE() << "a failed build left " << e.path() << " behind";
 }
 
 TEST(CompileCache, ManyThreadsOneKeyCompileOnce) {

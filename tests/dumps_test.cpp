@@ -170,7 +170,8 @@ TEST(DumpWords, EnvironmentAndFlagAreJoined) {
 }
 
 TEST(PlannedKernels, SurviveTheInfoRecordAndClaimTheirLaunches) {
-    std::vector<PlannedKernel> ks = {{"k0_a", {"a"}, 100, 20}, {"k1_a_s2", {"a_s2"}, 7, 8}, {"k2_h", {"h$1", "g"}, 1, 2}};
+    std::vector<PlannedKernel> ks = {
+        {"k0_a", {"a"}, 100, 20}, {"k1_a_s2", {"a_s2"}, 7, 8}, {"k2_h", {"h$1", "g"}, 1, 2}};
     std::vector<PlannedKernel> back = decode_planned_kernels(encode_planned_kernels(ks));
     ASSERT_EQ(back.size(), ks.size());
     for (size_t i = 0; i < ks.size(); i++) {
@@ -186,7 +187,7 @@ TEST(PlannedKernels, SurviveTheInfoRecordAndClaimTheirLaunches) {
     EXPECT_EQ(claim("_kernel_a_s0_x_block_id_x"), "k0_a");
     EXPECT_EQ(claim("_kernel_a_s1_x_block_id_x"), "k0_a");  // an update stage is the same planned kernel
     EXPECT_EQ(claim("_kernel_a_s2_s0_x_block_id_x"), "k1_a_s2");
-    EXPECT_EQ(claim("_kernel_h_1_s0_x_block_id_x"), "k2_h");  // Halide prints '$' as '_'
+    EXPECT_EQ(claim("_kernel_h_1_s0_x_block_id_x"), "k2_h");   // Halide prints '$' as '_'
     EXPECT_EQ(claim("_kernel_h__1_s0_x_block_id_x"), "k2_h");  // and OpenCL's C backend as "__"
     EXPECT_EQ(claim("_kernel_g_s0_x_block_id_x"), "k2_h");
     EXPECT_EQ(claim("_kernel_ab_s0_x_block_id_x"), "none");
@@ -194,10 +195,11 @@ TEST(PlannedKernels, SurviveTheInfoRecordAndClaimTheirLaunches) {
 }
 
 TEST(DeviceSourceSplit, EachKernelStandsAloneWithThePreamble) {
-    std::string cl = "#pragma OPENCL FP_CONTRACT ON\ninline float f(float x) { return x; }\n"
-                     "__kernel void _at_least_one_kernel(int x) { }\n"
-                     "// Address spaces for _kernel_p_s0\n#define A __global\n__kernel void _kernel_p_s0(int a) { }\n#undef A\n"
-                     "__kernel void _kernel_q_s0(\n int a) { }\n";
+    std::string cl =
+        "#pragma OPENCL FP_CONTRACT ON\ninline float f(float x) { return x; }\n"
+        "__kernel void _at_least_one_kernel(int x) { }\n"
+        "// Address spaces for _kernel_p_s0\n#define A __global\n__kernel void _kernel_p_s0(int a) { }\n#undef A\n"
+        "__kernel void _kernel_q_s0(\n int a) { }\n";
     auto ks = split_device_source(cl + std::string(1, '\0'), DeviceLanguage::OpenCL);
     ASSERT_EQ(ks.size(), 2u);
     EXPECT_EQ(ks[0].name, "_kernel_p_s0");
@@ -210,8 +212,9 @@ TEST(DeviceSourceSplit, EachKernelStandsAloneWithThePreamble) {
     EXPECT_NE(ks[0].text.find("#define A __global"), std::string::npos) << ks[0].text;
     EXPECT_EQ(ks[1].text.find("#define A"), std::string::npos) << ks[1].text;
 
-    std::string ptx = ".version 7.1\n.target sm_86\n\n\t// .globl\tk1 // -- Begin\n.visible .entry k1(\n)\n{\n ret;\n}\n"
-                      "\t// .globl\tk2\n.visible .entry k2(\n)\n{\n ret;\n}\n";
+    std::string ptx =
+        ".version 7.1\n.target sm_86\n\n\t// .globl\tk1 // -- Begin\n.visible .entry k1(\n)\n{\n ret;\n}\n"
+        "\t// .globl\tk2\n.visible .entry k2(\n)\n{\n ret;\n}\n";
     auto ps = split_device_source(ptx, DeviceLanguage::PTX);
     ASSERT_EQ(ps.size(), 2u);
     for (auto &k : ps) {
@@ -258,8 +261,11 @@ TEST(Dumps, LaunchesAreThePlannedKernels) {
         // Funcs computed per block live in local memory, which the hooks see passed to clSetKernelArg.
         bool per_block = false;
         for (auto &f : d.build.plan->kernels[i].funcs)
-            per_block |= d.build.plan->find(f) && d.build.plan->find(f)->placement == autosched::Placement::ComputeAtBlock;
-        if (per_block) { EXPECT_GT(std::stoll(rows[i][6]), 1) << d.out; }
+            per_block |=
+                d.build.plan->find(f) && d.build.plan->find(f)->placement == autosched::Placement::ComputeAtBlock;
+        if (per_block) {
+            EXPECT_GT(std::stoll(rows[i][6]), 1) << d.out;
+        }
     }
     EXPECT_EQ(read_file(fs::path(d.folder) / "launch.txt"), section(d.out, "launch"));
 }
@@ -297,8 +303,8 @@ TEST(Dumps, BandwidthTimesEveryPlannedKernelOnOpenCL) {
 
 TEST(Dumps, LoopsAndPlanNameEveryRootFunc) {
     TempDir root("loops");
-    DumpedRun d = run_with_dumps("nvfuser_2146", "opencl", "solder", {"loops", "plan", "explain", "schedule"},
-                                 root.path, false);
+    DumpedRun d =
+        run_with_dumps("nvfuser_2146", "opencl", "solder", {"loops", "plan", "explain", "schedule"}, root.path, false);
     ASSERT_TRUE(d.build.plan);
     std::string loops = section(d.out, "loops"), plan = section(d.out, "plan");
     for (auto &k : d.build.plan->kernels) {
@@ -313,13 +319,16 @@ TEST(Dumps, LoopsAndPlanNameEveryRootFunc) {
     for (auto &k : d.build.plan->kernels) listed += k.funcs.size();
     size_t rows = 0;
     for (auto &l : lines_of(plan))
-        rows += l.find(": written to global memory") != std::string::npos || l.find(": computed per block") != std::string::npos ||
+        rows += l.find(": written to global memory") != std::string::npos ||
+                l.find(": computed per block") != std::string::npos ||
                 l.find("inline: recomputed") != std::string::npos;
     EXPECT_EQ(rows, listed) << plan;
     std::string explain = section(d.out, "explain");
     ASSERT_FALSE(d.build.plan->explanations.empty());
-    for (auto &e : d.build.plan->explanations) EXPECT_NE(explain.find(": " + e.reason + "\n"), std::string::npos) << explain;
-    EXPECT_EQ(section(d.out, "schedule"), d.build.schedule_source + (d.build.schedule_source.back() == '\n' ? "" : "\n"));
+    for (auto &e : d.build.plan->explanations)
+        EXPECT_NE(explain.find(": " + e.reason + "\n"), std::string::npos) << explain;
+    EXPECT_EQ(section(d.out, "schedule"),
+              d.build.schedule_source + (d.build.schedule_source.back() == '\n' ? "" : "\n"));
 }
 
 TEST(Dumps, GraphHasOneClusterPerKernelAndMarksMaterializedTensors) {
@@ -388,8 +397,10 @@ TEST(Dumps, CudaKernelsArePtxOneEntryEach) {
 
 TEST(DumpsCli, SolderRunPrintsEveryDumpAndRejectsUnknownWords) {
     TempDir root("cli");
-    std::string env = "SOLDER_DUMP_DIR='" + root.path.string() + "' SOLDER_DUMP=plan,explain,schedule,kernels,launch,graph ";
-    CommandResult r = shell(env + "'" SOLDER_CLI "' run nvfuser_2146 --target opencl --small --schedule solder --iters 2");
+    std::string env =
+        "SOLDER_DUMP_DIR='" + root.path.string() + "' SOLDER_DUMP=plan,explain,schedule,kernels,launch,graph ";
+    CommandResult r =
+        shell(env + "'" SOLDER_CLI "' run nvfuser_2146 --target opencl --small --schedule solder --iters 2");
     EXPECT_EQ(r.exit_code, 0) << r.out;
     for (std::string w : {"plan", "explain", "schedule", "kernels", "launch", "graph"}) {
         EXPECT_EQ(count_of(r.out, "==== SOLDER_DUMP " + w + ":"), 1u) << w << "\n" << r.out;

@@ -94,7 +94,8 @@ TEST(Fallback, DisabledFallbackMakesTheFailureFinal) {
         EXPECT_FALSE(run.report.pass) << fault;
         EXPECT_EQ(run.report.fallback, "") << fault;
         EXPECT_TRUE(run.warnings.empty()) << fault;
-        EXPECT_TRUE(contains(run.report.error, std::string(fault) == "compile" ? "injected failure" : "CL_OUT_OF_RESOURCES"))
+        EXPECT_TRUE(
+            contains(run.report.error, std::string(fault) == "compile" ? "injected failure" : "CL_OUT_OF_RESOURCES"))
             << run.report.error;
     }
 }
@@ -114,7 +115,7 @@ TEST(Fallback, OnlySoldersScheduleFallsBack) {
 
 TEST(Fallback, CliWarnsRunsTheFallbackAndPasses) {
     auto r = solder::testing::run_solder_cli("run rmsnorm --small --target opencl --schedule solder --iters 1",
-                                     "SOLDER_INJECT_FAULT=launch");
+                                             "SOLDER_INJECT_FAULT=launch");
     EXPECT_EQ(r.signal, 0);
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     EXPECT_TRUE(contains(r.err, "warning: rmsnorm: schedule 'solder' failed at run time")) << r.err;

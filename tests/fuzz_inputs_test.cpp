@@ -27,14 +27,63 @@ int rounds(int ci_default) {
 
 // A random token: valid words, near misses, numbers at and past the edges, and junk.
 std::string token(std::mt19937 &rng) {
-    static const std::vector<std::string> pool = {
-        "horizontal", "remat", "compute_at", "exact", "single_kernel_groups", "staging", "fewest_bytes",
-        "parallelism", "shared_memory_limit_kb", "shared_memory_optin_kb", "time_budget_ms", "keep_unfused",
-        "fallback", "fast_math", "horizonta", "REMAT", "", ",", ",,", "0", "1", "-1", "2", "true", "false",
-        "abc", "1e3", "3.5", " 7", "7 ", "0x10", "2147483648", "-9223372036854775808", "99999999999999999999",
-        "--iters", "--seed", "--target", "--small", "--help", "-h", "--", "--=", "--iters=", "--bogus",
-        "host", "opencl", "cuda", "rmsnorm", "add_relu", "no_such_app", "unfused", "solder", "li2018",
-        "\xff\xfe", "a,b,c", "mean_2", "cast_0,pow_1"};
+    static const std::vector<std::string> pool = {"horizontal",
+                                                  "remat",
+                                                  "compute_at",
+                                                  "exact",
+                                                  "single_kernel_groups",
+                                                  "staging",
+                                                  "fewest_bytes",
+                                                  "parallelism",
+                                                  "shared_memory_limit_kb",
+                                                  "shared_memory_optin_kb",
+                                                  "time_budget_ms",
+                                                  "keep_unfused",
+                                                  "fallback",
+                                                  "fast_math",
+                                                  "horizonta",
+                                                  "REMAT",
+                                                  "",
+                                                  ",",
+                                                  ",,",
+                                                  "0",
+                                                  "1",
+                                                  "-1",
+                                                  "2",
+                                                  "true",
+                                                  "false",
+                                                  "abc",
+                                                  "1e3",
+                                                  "3.5",
+                                                  " 7",
+                                                  "7 ",
+                                                  "0x10",
+                                                  "2147483648",
+                                                  "-9223372036854775808",
+                                                  "99999999999999999999",
+                                                  "--iters",
+                                                  "--seed",
+                                                  "--target",
+                                                  "--small",
+                                                  "--help",
+                                                  "-h",
+                                                  "--",
+                                                  "--=",
+                                                  "--iters=",
+                                                  "--bogus",
+                                                  "host",
+                                                  "opencl",
+                                                  "cuda",
+                                                  "rmsnorm",
+                                                  "add_relu",
+                                                  "no_such_app",
+                                                  "unfused",
+                                                  "solder",
+                                                  "li2018",
+                                                  "\xff\xfe",
+                                                  "a,b,c",
+                                                  "mean_2",
+                                                  "cast_0,pow_1"};
     std::string t = pool[rng() % pool.size()];
     if (rng() % 4 == 0) t += pool[rng() % pool.size()];
     if (rng() % 8 == 0 && !t.empty()) t[rng() % t.size()] = char(rng() % 256);
@@ -112,7 +161,9 @@ TEST(Fuzz, CliNeverEndsBySignal) {
         auto r = solder::testing::run_solder_cli(args);
         EXPECT_EQ(r.signal, 0) << args;
         EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1 || r.exit_code == 2) << args << " -> " << r.exit_code << r.err;
-        if (r.exit_code == 2) { EXPECT_FALSE(r.err.empty()) << args; }
+        if (r.exit_code == 2) {
+            EXPECT_FALSE(r.err.empty()) << args;
+        }
         if (r.exit_code >= 0 && r.exit_code <= 2) exits[r.exit_code]++;
     }
     // Both answers happen: some words are valid, most are not.
@@ -147,8 +198,10 @@ TEST(Fuzz, LibraryCallsWithRandomBuffers) {
         auto in = make(), out = make();
         std::string e;
         int rc = lib->call({in.raw_buffer()}, {out.raw_buffer()}, &e);
-        if (rc == 0) ran++;
-        else EXPECT_FALSE(e.empty());
+        if (rc == 0)
+            ran++;
+        else
+            EXPECT_FALSE(e.empty());
     }
     // The right shapes still run.
     AppIO io = find_app_spec("add_relu")->io(AppSize::Small);

@@ -16,7 +16,7 @@ TEST(Horizontal, RootsWhoseLoopsAreNamedDifferentlyStayApart) {
     Halide::ImageParam in(Halide::Float(32), 1, "kh");
     Halide::Var x("x"), i("i");
     Halide::Func f("h_f"), g("h_g");
-    f(x) = in(x) * 2.0f;
+    f(x) = in(x)*2.0f;
     g(i) = in(i) + 1.0f;
     in.dim(0).set_estimate(0, N);
     f.set_estimate(x, 0, N);

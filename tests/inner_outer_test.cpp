@@ -58,7 +58,9 @@ TEST(InnerOuter, FewestBytesReadsTheInputsOnce) {
     for (auto &m : p.materialized) EXPECT_LT(m.bytes, 56ll * 1024 * 1024 * 4) << m.func;
     // The sums' own kernels only add partials: no zeroing and summing launches of their own.
     for (auto &other : p.kernels) {
-        if (&other != k) { EXPECT_LT(other.bytes_read, 16ll * 1024 * 1024) << other.name; }
+        if (&other != k) {
+            EXPECT_LT(other.bytes_read, 16ll * 1024 * 1024) << other.name;
+        }
     }
     EXPECT_TRUE(explains(p, "taken for fewest_bytes")) << p.to_text();
     EXPECT_NE(p.to_json().find("\"column_sums\""), std::string::npos);
@@ -135,7 +137,8 @@ TEST(InnerOuter, MatchesTheReferenceOnOpenCL) {
     EXPECT_NE(source.find(".compute_with("), std::string::npos);
     for (size_t i = 0; i < io.outputs.size(); i++) {
         auto it = spec->tolerance.find(io.outputs[i].name);
-        OutputCheck c = check_output(io.outputs[i], out[i], ref[i], it == spec->tolerance.end() ? spec->default_tolerance : it->second);
+        OutputCheck c = check_output(io.outputs[i], out[i], ref[i],
+                                     it == spec->tolerance.end() ? spec->default_tolerance : it->second);
         EXPECT_TRUE(c.pass) << io.outputs[i].name << ": max abs error " << c.max_abs_err << ", worst " << c.worst_ratio;
     }
 }
@@ -166,7 +169,8 @@ RowColumnGraph make_row_column_graph(uint64_t seed) {
     RowColumnGraph r;
     uint64_t st = seed * 7919 + 17;
     auto pick = [&](int n) { return int((st = st * 6364136223846793005ull + 1442695040888963407ull) >> 33) % n; };
-    const int64_t N0 = std::vector<int64_t>{1, 2, 4}[size_t(pick(3))], N1 = std::vector<int64_t>{256, 512}[size_t(pick(2))],
+    const int64_t N0 = std::vector<int64_t>{1, 2, 4}[size_t(pick(3))],
+                  N1 = std::vector<int64_t>{256, 512}[size_t(pick(2))],
                   N2 = std::vector<int64_t>{64, 96, 256}[size_t(pick(3))];
     const DType big = pick(2) ? DType::BF16 : DType::F32;
     const Shape S{N0, N1, N2};
@@ -192,8 +196,11 @@ RowColumnGraph make_row_column_graph(uint64_t seed) {
     std::vector<Term> terms{
         {Xf, [&](int64_t i, int64_t j, int64_t k) { return xv[at(i, j, k)]; }, "x"},
         {Xf * Yf, [&](int64_t i, int64_t j, int64_t k) { return xv[at(i, j, k)] * yv[at(i, j, k)]; }, "x*y"},
-        {(Xf - Sr) * W, [&](int64_t i, int64_t j, int64_t k) { return (xv[at(i, j, k)] - sv[size_t(i * N1 + j)]) * wv[size_t(k)]; }, "(x-s)*w"},
-        {Yf * W + Xf, [&](int64_t i, int64_t j, int64_t k) { return yv[at(i, j, k)] * wv[size_t(k)] + xv[at(i, j, k)]; }, "y*w+x"},
+        {(Xf - Sr) * W,
+         [&](int64_t i, int64_t j, int64_t k) { return (xv[at(i, j, k)] - sv[size_t(i * N1 + j)]) * wv[size_t(k)]; },
+         "(x-s)*w"},
+        {Yf * W + Xf,
+         [&](int64_t i, int64_t j, int64_t k) { return yv[at(i, j, k)] * wv[size_t(k)] + xv[at(i, j, k)]; }, "y*w+x"},
     };
     // Two to four column sums.
     const int ncols = 2 + pick(3);
@@ -220,7 +227,8 @@ RowColumnGraph make_row_column_graph(uint64_t seed) {
             for (int64_t k = 0; k < N2; k++) e[at(i, j, k)] = a.v(i, j, k) - m;
         }
     r.expected.push_back(e);
-    r.ops += ", " + a.name + " - mean(" + b.name + ", {2}); shape " + shape_str(S) + (big == DType::BF16 ? " bf16" : " f32");
+    r.ops +=
+        ", " + a.name + " - mean(" + b.name + ", {2}); shape " + shape_str(S) + (big == DType::BF16 ? " bf16" : " f32");
     // Dense buffers of known extents, as the apps declare theirs (the inner-outer kernel needs
     // them: InnerOuter.NeedsKnownExtents).
     for (auto &o : r.outputs) {
@@ -272,7 +280,7 @@ TEST(InnerOuter, RandomRowAndColumnSumsOnOpenCL) {
             for (double v : r.expected[k]) scale = std::max(scale, std::abs(v));
             for (size_t e = 0; e < r.expected[k].size(); e++)
                 ASSERT_NEAR(got[e], r.expected[k][e], 1e-5 * scale + 1e-4) << "output " << k << " element " << e << "\n"
-                                                                          << plan.to_text();
+                                                                           << plan.to_text();
         }
     }
     std::printf("inner-outer kernel taken by %d of %d random graphs\n", hosted, graphs);

@@ -8,8 +8,7 @@ using namespace solder::lang;
 
 namespace {
 // Runs f, expects a LangError whose message contains every fragment.
-template<typename F>
-void expect_error(F f, std::initializer_list<std::string> fragments) {
+template<typename F> void expect_error(F f, std::initializer_list<std::string> fragments) {
     try {
         f();
         FAIL() << "no error thrown";

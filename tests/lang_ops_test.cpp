@@ -62,9 +62,9 @@ TEST(LangOps, ReductionsWithKeepdim) {
     auto a = g.input("a", DType::F32, {4, 3, 5});
     auto A = random_f32({4, 3, 5}, 3);
     a.param->set(A);
-    auto s = sum(a, {0, 2});            // shape (3)
-    auto m = max(a, {1}, true);         // shape (4,1,5)
-    auto mu = mean(a, {-1}, true);      // shape (4,3,1)
+    auto s = sum(a, {0, 2});        // shape (3)
+    auto m = max(a, {1}, true);     // shape (4,1,5)
+    auto mu = mean(a, {-1}, true);  // shape (4,3,1)
     EXPECT_EQ(s.shape, (Shape{3}));
     EXPECT_EQ(m.shape, (Shape{4, 1, 5}));
     EXPECT_EQ(mu.shape, (Shape{4, 3, 1}));
@@ -94,9 +94,9 @@ TEST(LangOps, SliceStackCatSelect) {
     auto a = g.input("a", DType::F32, {4, 6});
     auto A = random_f32({4, 6}, 4);
     a.param->set(A);
-    auto sl = slice(a, 1, 1, 6, 2);  // columns 1, 3, 5
+    auto sl = slice(a, 1, 1, 6, 2);                                      // columns 1, 3, 5
     auto st = stack({select_index(a, 0, 3), select_index(a, 0, 1)}, 0);  // rows 3, 1
-    auto ct = cat({a, sl}, 1);       // (4, 9)
+    auto ct = cat({a, sl}, 1);                                           // (4, 9)
     EXPECT_EQ(sl.shape, (Shape{4, 3}));
     EXPECT_EQ(st.shape, (Shape{2, 6}));
     EXPECT_EQ(ct.shape, (Shape{4, 9}));

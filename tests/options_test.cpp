@@ -21,8 +21,7 @@ namespace {
 bool contains(const std::string &s, const std::string &part) { return s.find(part) != std::string::npos; }
 
 // What `f` throws: "unknown name: MESSAGE", "bad value: MESSAGE", or "" when it throws nothing.
-template<typename F>
-std::string error_of(F f) {
+template<typename F> std::string error_of(F f) {
     try {
         f();
     } catch (const UnknownNameError &e) {
@@ -66,9 +65,10 @@ TEST(Options, OneBadWordGivesOneErrorFromTheEnvironmentTheFlagsAndThePlugin) {
     EXPECT_EQ(from_flag, from_env);
     // The same message, naming what was written, listing what that way takes: every knob but the
     // runtime's two.
-    EXPECT_EQ(from_plugin, "unknown name: unknown word 'no_such_word' in autoscheduler.no_such_word (valid: "
-                           "horizontal, remat, compute_at, exact, single_kernel_groups, staging, fewest_bytes, "
-                           "parallelism, shared_memory_limit_kb, shared_memory_optin_kb, time_budget_ms, keep_unfused)");
+    EXPECT_EQ(from_plugin,
+              "unknown name: unknown word 'no_such_word' in autoscheduler.no_such_word (valid: "
+              "horizontal, remat, compute_at, exact, single_kernel_groups, staging, fewest_bytes, "
+              "parallelism, shared_memory_limit_kb, shared_memory_optin_kb, time_budget_ms, keep_unfused)");
     const std::string enabled = error_of([&] {
         ScopedEnv env("SOLDER_ENABLE", word);
         SolderOptions::from_environment();
@@ -124,7 +124,8 @@ TEST(Options, TheEnvironmentAndTheFlagsMakeTheSameValue) {
     const std::string out = "SOLDER_OUT_DIR=" + solder::testing::fresh_temp_dir("options-cli") + " ";
     auto plain = run_solder_cli("run rmsnorm --small --iters 1", out);
     auto off = run_solder_cli("run rmsnorm --small --iters 1 --disable compute_at", out);
-    auto back_on = run_solder_cli("run rmsnorm --small --iters 1 --enable compute_at", out + "SOLDER_DISABLE=compute_at");
+    auto back_on =
+        run_solder_cli("run rmsnorm --small --iters 1 --enable compute_at", out + "SOLDER_DISABLE=compute_at");
     for (auto *r : {&plain, &off, &back_on}) EXPECT_EQ(r->exit_code, 0) << r->out << r->err;
     EXPECT_TRUE(contains(plain.out, " 1 Funcs at root")) << plain.out;
     EXPECT_TRUE(contains(off.out, " 2 Funcs at root")) << off.out;
@@ -161,8 +162,10 @@ TEST(Options, NoProgramCodeSetsTheEnvironment) {
     if (std::system(("git -C '" + src + "' rev-parse --git-dir >/dev/null 2>&1").c_str()) != 0)
         GTEST_SKIP() << src << " is not a git checkout";
     const std::string log = solder::testing::fresh_temp_dir("setenv") + "/grep";
-    const int st = std::system(("cd '" + src + "' && git grep --untracked -n setenv -- cli runtime autosched schedules "
-                                "lang core apps bench >'" + log + "' 2>&1")
+    const int st = std::system(("cd '" + src +
+                                "' && git grep --untracked -n setenv -- cli runtime autosched schedules "
+                                "lang core apps bench >'" +
+                                log + "' 2>&1")
                                    .c_str());
     ASSERT_TRUE(WIFEXITED(st));
     // git grep: 0 when it found something, 1 when not, more on an error.

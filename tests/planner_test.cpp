@@ -32,8 +32,8 @@ Placement placement_of(const Plan &p, const std::string &func) {
 }  // namespace
 
 TEST(Planner, PointwiseAndNormalizationAppsAreOneKernel) {
-    for (std::string app : {"add_relu", "bias_gelu", "nnc_cast_add_mul", "rmsnorm", "layernorm", "softmax",
-                            "puzzler_slices"}) {
+    for (std::string app :
+         {"add_relu", "bias_gelu", "nnc_cast_add_mul", "rmsnorm", "layernorm", "softmax", "puzzler_slices"}) {
         Plan p = plan_app(app);
         EXPECT_EQ(p.kernels.size(), 1u) << p.to_text();
         EXPECT_TRUE(p.materialized.empty()) << app;
@@ -70,7 +70,8 @@ TEST(Planner, RowReductionsAreComputedPerBlock) {
     EXPECT_EQ(solder::testing::row_warps(z.kernels[0]), 1) << z.to_text();
     EXPECT_EQ(z.kernels[0].vector_width(), 2) << z.to_text();
     EXPECT_EQ(z.kernels[0].rows_per_block(), 1) << z.to_text();
-    EXPECT_EQ(solder::testing::row_of(z.kernels[0]).unrolled_dims, (std::vector<std::pair<int, int64_t>>{{1, 16}})) << z.to_text();
+    EXPECT_EQ(solder::testing::row_of(z.kernels[0]).unrolled_dims, (std::vector<std::pair<int, int64_t>>{{1, 16}}))
+        << z.to_text();
 }
 
 TEST(Planner, StencilProducersStayOnChip) {
@@ -125,9 +126,9 @@ TEST(Planner, NoFullSizeF32IntermediateInNvfuser2146) {
 
 TEST(Planner, JsonHasTheDocumentedShape) {
     std::string j = plan_app("layernorm").to_json();
-    for (std::string key : {"\"app\": \"layernorm\"", "\"kernels\"", "\"funcs\"", "\"outputs\"", "\"bytes_read\"",
-                            "\"bytes_written\"", "\"est_us\"", "\"materialized\"", "\"total_bytes\"", "\"min_bytes\"",
-                            "\"explanations\""})
+    for (std::string key :
+         {"\"app\": \"layernorm\"", "\"kernels\"", "\"funcs\"", "\"outputs\"", "\"bytes_read\"", "\"bytes_written\"",
+          "\"est_us\"", "\"materialized\"", "\"total_bytes\"", "\"min_bytes\"", "\"explanations\""})
         EXPECT_NE(j.find(key), std::string::npos) << key << " missing in\n" << j;
 }
 
@@ -135,7 +136,7 @@ TEST(Planner, MissingEstimatesNameTheFunc) {
     Halide::ImageParam in(Halide::Float(32), 1, "in");
     Halide::Var x;
     Halide::Func f("needs_estimates");
-    f(x) = in(x) * 2.0f;
+    f(x) = in(x)*2.0f;
     in.dim(0).set_estimate(0, 100);
     try {
         FuncGraph::build({f});

@@ -83,7 +83,7 @@ TEST(RandomRegressions, KnownSeeds) {
     };
     for (auto s : seeds) {
         auto r = solder::testing::run_random_batch({s.seed}, s.target, default_out_dir());
-        EXPECT_TRUE(r.failed_seeds.empty()) << "seed " << s.seed << " on " << s.target << ": "
-                                            << (r.messages.empty() ? "" : r.messages[0]);
+        EXPECT_TRUE(r.failed_seeds.empty())
+            << "seed " << s.seed << " on " << s.target << ": " << (r.messages.empty() ? "" : r.messages[0]);
     }
 }

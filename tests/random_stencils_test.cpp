@@ -131,8 +131,12 @@ std::vector<double> reference(const RandomStencilGraph &g, const float *px) {
             for (int64_t x = -r; x < g.w + r; x++) {
                 double val = 0;
                 switch (s.kind) {
-                case StageKind::StencilX: val = s.w0 * at(s.a, x - 1, y) + s.w1 * at(s.a, x, y) + s.w2 * at(s.a, x + 1, y); break;
-                case StageKind::StencilY: val = s.w0 * at(s.a, x, y - 1) + s.w1 * at(s.a, x, y) + s.w2 * at(s.a, x, y + 1); break;
+                case StageKind::StencilX:
+                    val = s.w0 * at(s.a, x - 1, y) + s.w1 * at(s.a, x, y) + s.w2 * at(s.a, x + 1, y);
+                    break;
+                case StageKind::StencilY:
+                    val = s.w0 * at(s.a, x, y - 1) + s.w1 * at(s.a, x, y) + s.w2 * at(s.a, x, y + 1);
+                    break;
                 case StageKind::Box:
                     for (int dy = -1; dy <= 1; dy++)
                         for (int dx = -1; dx <= 1; dx++) val += at(s.a, x + dx, y + dy);
@@ -183,7 +187,8 @@ TEST(RandomStencils, MatchADoubleEvaluationOnOpenCL) {
         std::vector<HostBuffer> in{make_host_buffer({"rs_in", DType::F32, {g.h, g.w}})};
         std::vector<HostBuffer> out{make_host_buffer({"rs_out", DType::F32, {g.h, g.w}})};
         float *px = data_as<float>(in[0]);
-        for (int64_t i = 0; i < g.w * g.h; i++) px[i] = float(int64_t(i * 7919 + int64_t(seed) * 31) % 41) / 16.0f - 1.0f;
+        for (int64_t i = 0; i < g.w * g.h; i++)
+            px[i] = float(int64_t(i * 7919 + int64_t(seed) * 31) % 41) / 16.0f - 1.0f;
         const std::string err = solder::testing::apply_compile_and_call(plan, {b.out}, {b.in}, "opencl", in, out);
         if (!err.empty()) {
             ADD_FAILURE() << "seed " << seed << " (" << g.text << "): " << err << "\n" << text;
@@ -197,14 +202,19 @@ TEST(RandomStencils, MatchADoubleEvaluationOnOpenCL) {
         for (int64_t i = 0; i < g.w * g.h; i++)
             if (std::abs(py[i] - ref[size_t(i)]) > 1e-4 * scale) {
                 ADD_FAILURE() << "seed " << seed << " (" << g.text << "): x " << i % g.w << " y " << i / g.w << ": "
-                              << py[i] << " vs " << ref[size_t(i)] << "\n" << text;
+                              << py[i] << " vs " << ref[size_t(i)] << "\n"
+                              << text;
                 failed.push_back(seed);
                 break;
             }
     }
     // The family must keep reaching the rules it is here for (CI's 24 graphs do).
-    if (kSeeds >= 24) { EXPECT_GT(recomputed, 0) << "no seed's plan recomputed a stencil in registers"; }
-    if (kSeeds >= 24) { EXPECT_GT(inlined_products, 0) << "no seed's plan inlined products into stencil consumers"; }
+    if (kSeeds >= 24) {
+        EXPECT_GT(recomputed, 0) << "no seed's plan recomputed a stencil in registers";
+    }
+    if (kSeeds >= 24) {
+        EXPECT_GT(inlined_products, 0) << "no seed's plan inlined products into stencil consumers";
+    }
     if (!failed.empty()) {
         std::string s;
         for (auto f : failed) s += " " + std::to_string(f);

@@ -60,7 +60,8 @@ void expect_layer_norm(const autosched::Plan &plan, Norm &n, std::string *source
         for (int64_t c = 0; c < C; c++) v += (0.5 * px[r * C + c] - m) * (0.5 * px[r * C + c] - m);
         v /= C;
         for (int64_t c = 0; c < C; c++)
-            ASSERT_NEAR(py[r * C + c], (0.5 * px[r * C + c] - m) / std::sqrt(v + 1e-5), 1e-3) << "row " << r << " col " << c;
+            ASSERT_NEAR(py[r * C + c], (0.5 * px[r * C + c] - m) / std::sqrt(v + 1e-5), 1e-3)
+                << "row " << r << " col " << c;
     }
 }
 

@@ -101,8 +101,8 @@ TEST(RuntimeErrors, WrongOutputShapeNamesTheBufferAndBothShapes) {
     l.outs[0] = make_host_buffer(with_shape(l.io.outputs[0], s));
     std::string e = l.call();
     EXPECT_TRUE(contains(e, "output buffer '")) << e;
-    EXPECT_TRUE(contains(e, "dimension " + std::to_string(s.size() - 1) + " has min 0, extent " +
-                                std::to_string(want - 1)))
+    EXPECT_TRUE(
+        contains(e, "dimension " + std::to_string(s.size() - 1) + " has min 0, extent " + std::to_string(want - 1)))
         << e;
     EXPECT_TRUE(contains(e, "extent " + std::to_string(want))) << e;
 }
@@ -162,8 +162,8 @@ TEST(RuntimeErrors, ExternStageTakesTheGenericTemplateAndIsNamed) {
     out(x) = ext(x) + 1.0f;
     in.dim(0).set_estimate(0, 64);
     out.set_estimate(x, 0, 64);
-    auto applied =
-        with_halide_errors("test", [&] { return find_schedule("solder")->apply({out}, Halide::get_host_target(), {}); });
+    auto applied = with_halide_errors(
+        "test", [&] { return find_schedule("solder")->apply({out}, Halide::get_host_target(), {}); });
     ASSERT_TRUE(applied.plan);
     const std::string text = applied.plan->to_text();
     EXPECT_TRUE(contains(text, "opaque_extern_stage")) << text;
@@ -230,8 +230,8 @@ TEST(RuntimeErrors, BadKnobsAndNumbersAreErrorsNamingThem) {
 
 // Every command and tool answers --help with its usage, exit 0.
 TEST(RuntimeErrors, HelpOnEveryCommandAndTool) {
-    for (std::string cmd : {"--help", "help", "run --help", "plan --help", "build --help", "main --help", "list -h",
-                            "knobs --help"}) {
+    for (std::string cmd :
+         {"--help", "help", "run --help", "plan --help", "build --help", "main --help", "list -h", "knobs --help"}) {
         auto r = solder::testing::run_solder_cli(cmd);
         EXPECT_EQ(r.exit_code, 0) << cmd << r.err;
         EXPECT_TRUE(contains(r.out, "--schedules")) << cmd << ": " << r.out;
@@ -246,7 +246,6 @@ TEST(RuntimeErrors, HelpOnEveryCommandAndTool) {
         EXPECT_TRUE(contains(solder::testing::read_file(log), option)) << tool;
     }
 }
-
 
 TEST(RuntimeErrors, CliUnknownNamesExitWithTwoAndTheMessage) {
     expect_cli_errors({

@@ -44,7 +44,8 @@ std::string stmt_without_name(const char *path, const std::string &name) {
 TEST(ScheduleRoundTrip, PastedSourceLowersToTheSameCode) {
     std::string planned = stmt_without_name(SOLDER_PLANNED_STMT, "rmsnorm_by_solder_cl");
     std::string pasted = stmt_without_name(SOLDER_PASTED_STMT, "rmsnorm_pasted_cl");
-    ASSERT_NE(planned.find("block_id"), std::string::npos) << "expected GPU kernels (block_id) in " << SOLDER_PLANNED_STMT;
+    ASSERT_NE(planned.find("block_id"), std::string::npos)
+        << "expected GPU kernels (block_id) in " << SOLDER_PLANNED_STMT;
     EXPECT_EQ(planned, pasted);
 }
 

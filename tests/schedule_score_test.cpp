@@ -56,8 +56,8 @@ TEST_P(ScheduleScoreApp, SolderMovesNoMoreBytesThanHalidesAutoschedulers) {
     int compared = 0;
     for (auto &r : rows) {
         if (!r.error.empty() || r.score.schedule == "solder" || r.score.schedule == "unfused") continue;
-        EXPECT_LE(solder->total_bytes, r.score.total_bytes)
-            << "solder vs " << r.score.schedule << "\n" << comparison_table(app->name, rows);
+        EXPECT_LE(solder->total_bytes, r.score.total_bytes) << "solder vs " << r.score.schedule << "\n"
+                                                            << comparison_table(app->name, rows);
         compared++;
     }
     EXPECT_GE(compared, 1) << "no auto-scheduler ran\n" << comparison_table(app->name, rows);
@@ -72,8 +72,8 @@ INSTANTIATE_TEST_SUITE_P(Apps, ScheduleScoreApp, ::testing::ValuesIn(bundled_app
 TEST(ScheduleScore, SchedulesThatRewriteFuncsAreScoredOnTheOriginalGraph) {
     const AppSpec *app = find_app_spec("nvfuser_2146");
     // Only Solder's row (the whole comparison at full size takes minutes: the auto-schedulers).
-    std::vector<ComparedSchedule> rows = compare_schedules(*app, AppSize::Full, make_target("cuda"), SolderOptions{},
-                                                           {"solder"});
+    std::vector<ComparedSchedule> rows =
+        compare_schedules(*app, AppSize::Full, make_target("cuda"), SolderOptions{}, {"solder"});
     const ScheduleScore *solder = find_row(rows, "solder");
     ASSERT_TRUE(solder) << comparison_table(app->name, rows);
     BuiltPipeline p = build_app_pipeline(*app, AppSize::Full);

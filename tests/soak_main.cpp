@@ -16,7 +16,8 @@ int main(int argc, char **argv) {
     try {
         Args a = Args::parse(argc, argv, 1, {"start", "target", "batch", "family"}, {"unfused"});
         const char *usage =
-            "usage: solder-soak N [--start S (default 1)] [--target host|opencl (default host)] [--batch B (default 50)]\n"
+            "usage: solder-soak N [--start S (default 1)] [--target host|opencl (default host)] [--batch B (default "
+            "50)]\n"
             "                   [--family graphs|user (default graphs)] [--unfused]\n"
             "plans, compiles and runs N random pipelines against their reference; prints the seeds that failed.\n"
             "  graphs: tensor-layer graphs against an eager reference (--unfused also compares the unfused schedule)\n"

@@ -5,7 +5,6 @@
 // associative are left whole.
 #include <gtest/gtest.h>
 
-
 #include "apps/app_pipeline.h"
 #include "apps/nvfuser_2146/shapes.h"
 #include "apps/ref_util.h"
@@ -77,14 +76,16 @@ TEST(SplitK, ColumnSumsWithFewResultsAreSummedInSlices) {
     const auto *ka = kernel_splitting(plan, t.all.func.name());
     const auto *kp = kernel_splitting(plan, t.per.func.name());
     ASSERT_TRUE(ka && kp) << plan.to_text();
-    EXPECT_TRUE(solder::testing::split_group(*ka).empty() && solder::testing::split_group(*kp).empty()) << plan.to_text();
+    EXPECT_TRUE(solder::testing::split_group(*ka).empty() && solder::testing::split_group(*kp).empty())
+        << plan.to_text();
     EXPECT_EQ(ka->launches, 4);  // zero and sum the partials; the reduction's own init and update
     EXPECT_GE(solder::testing::split_slices(*ka), 2);
     EXPECT_LE(solder::testing::split_slices(*ka), 2100 / 64);  // each slice keeps at least 64 rows
     EXPECT_GE(solder::testing::split_blocks(*ka), solder::testing::split_slices(*ka));
     EXPECT_EQ(solder::testing::partials(*ka), t.all.func.name() + "_intm");
     bool listed = false;
-    for (auto &m : plan.materialized) listed |= m.func == solder::testing::partials(*ka) && m.bytes == solder::testing::split_slices(*ka) * t.N2 * 4;
+    for (auto &m : plan.materialized)
+        listed |= m.func == solder::testing::partials(*ka) && m.bytes == solder::testing::split_slices(*ka) * t.N2 * 4;
     EXPECT_TRUE(listed) << plan.to_text();
     EXPECT_NE(plan.to_text().find("split-K"), std::string::npos);
     EXPECT_NE(plan.to_json().find("\"split_k\""), std::string::npos);
@@ -111,7 +112,9 @@ TEST(SplitK, SumsOverTheSamePointsShareTheirPartialsLaunches) {
     EXPECT_EQ(solder::testing::split_launched_with(*other), lead->split_func()) << plan.to_text();
     EXPECT_EQ(lead->split->dim, 1);
     EXPECT_EQ(solder::testing::split_slices(*lead), solder::testing::split_slices(*other));
-    EXPECT_EQ(solder::testing::split_rows(*lead) * solder::testing::split_slices(*lead) >= t.N1 && solder::testing::split_rows(*lead) * (solder::testing::split_slices(*lead) - 1) < t.N1, true);
+    EXPECT_EQ(solder::testing::split_rows(*lead) * solder::testing::split_slices(*lead) >= t.N1 &&
+                  solder::testing::split_rows(*lead) * (solder::testing::split_slices(*lead) - 1) < t.N1,
+              true);
     EXPECT_EQ(lead->launches, 4);
     EXPECT_EQ(other->launches, 2);  // only the root's init and update
     // x is read once, by the shared launches.
@@ -279,7 +282,8 @@ TEST(SplitK, SumsWhoseLoopsCannotShareNamesKeepTheirOwnLaunches) {
     for (auto &k : plan.kernels) {
         if (k.split_func().empty()) continue;
         split++;
-        EXPECT_TRUE(solder::testing::split_group(k).empty() && solder::testing::split_launched_with(k).empty()) << plan.to_text();
+        EXPECT_TRUE(solder::testing::split_group(k).empty() && solder::testing::split_launched_with(k).empty())
+            << plan.to_text();
     }
     EXPECT_EQ(split, 2) << plan.to_text();
     EXPECT_NE(plan.to_text().find("split-K partials not shared: their loops cannot share names"), std::string::npos)
@@ -327,8 +331,10 @@ TEST(SplitK, Nvfuser2146AtAMiddleSizeSharesItsColumnSumsAndMatchesItsReference) 
     ASSERT_EQ(solder::testing::apply_compile_and_call(plan, p.outputs, args, "opencl", in, out), "") << plan.to_text();
     for (size_t i = 0; i < io.outputs.size(); i++) {
         auto it = spec->tolerance.find(io.outputs[i].name);
-        OutputCheck c = check_output(io.outputs[i], out[i], ref[i], it == spec->tolerance.end() ? spec->default_tolerance : it->second);
-        EXPECT_TRUE(c.pass) << io.outputs[i].name << ": worst " << c.worst_ratio << " of tolerance at " << c.worst_index;
+        OutputCheck c = check_output(io.outputs[i], out[i], ref[i],
+                                     it == spec->tolerance.end() ? spec->default_tolerance : it->second);
+        EXPECT_TRUE(c.pass) << io.outputs[i].name << ": worst " << c.worst_ratio << " of tolerance at "
+                            << c.worst_index;
     }
 }
 

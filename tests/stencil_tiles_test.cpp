@@ -39,8 +39,7 @@ void expect_blur(int64_t w, int64_t h, bool whole_tiles) {
     ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
     ASSERT_EQ(plan.kernels[0].template_name(), "stencil_tile") << plan.to_text();
     EXPECT_EQ(solder::testing::tile_of(plan.kernels[0]).whole_tiles, whole_tiles) << plan.to_text();
-    EXPECT_EQ(plan.to_text().find("edge tiles shifted inwards") != std::string::npos, whole_tiles)
-        << plan.to_text();
+    EXPECT_EQ(plan.to_text().find("edge tiles shifted inwards") != std::string::npos, whole_tiles) << plan.to_text();
 
     std::vector<HostBuffer> in{make_host_buffer({"tile_in", DType::F32, {h, w}})};
     std::vector<HostBuffer> out{make_host_buffer({"tile_blur_y", DType::F32, {h, w}})};
@@ -48,8 +47,7 @@ void expect_blur(int64_t w, int64_t h, bool whole_tiles) {
     for (int64_t i = 0; i < w * h; i++) px[i] = float((i * 7919) % 101) / 16.0f;
     std::string source;
     ASSERT_EQ(solder::testing::apply_compile_and_call(plan, {b.out}, {b.in}, "opencl", in, out, &source), "");
-    EXPECT_NE(source.find(whole_tiles ? "TailStrategy::ShiftInwards" : "TailStrategy::GuardWithIf"),
-              std::string::npos)
+    EXPECT_NE(source.find(whole_tiles ? "TailStrategy::ShiftInwards" : "TailStrategy::GuardWithIf"), std::string::npos)
         << source;
     const float *py = data_as<float>(out[0]);
     auto at = [&](int64_t x, int64_t y) {
@@ -70,9 +68,7 @@ TEST(StencilTiles, ImagesSpanningATileShiftTheirEdgeTilesInwards) {
     expect_blur(kStencilTileX * 2 + 7, kStencilTileY + 5, true);
 }
 
-TEST(StencilTiles, ImagesSmallerThanATileKeepGuardedEdges) {
-    expect_blur(kStencilTileX - 3, kStencilTileY + 9, false);
-}
+TEST(StencilTiles, ImagesSmallerThanATileKeepGuardedEdges) { expect_blur(kStencilTileX - 3, kStencilTileY + 9, false); }
 
 namespace {
 
@@ -191,9 +187,7 @@ TEST(StencilTiles, CheapStencilsOfStagedFuncsAreRecomputedInRegisters) {
     autosched::Plan plan = solder::testing::plan_for({b.out}, {}, true);
     ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
     EXPECT_EQ(placement(plan, "tile_blur_x"), Placement::Inline) << plan.to_text();
-    EXPECT_NE(plan.to_text().find("recomputed in each thread's registers from "),
-              std::string::npos)
-        << plan.to_text();
+    EXPECT_NE(plan.to_text().find("recomputed in each thread's registers from "), std::string::npos) << plan.to_text();
     int staged = 0;
     for (auto &fp : plan.funcs) staged += fp.placement == Placement::ComputeAtBlock;
     EXPECT_EQ(staged, 1) << plan.to_text();
@@ -268,6 +262,7 @@ TEST(StencilTiles, ProducersOfWideStencilsStayStaged) {
         autosched::Plan plan = solder::testing::plan_for({out}, {}, true);
         ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
         EXPECT_EQ(placement(plan, "wide_pass"), radius > 1 ? Placement::ComputeAtBlock : Placement::Inline)
-            << "radius " << radius << "\n" << plan.to_text();
+            << "radius " << radius << "\n"
+            << plan.to_text();
     }
 }

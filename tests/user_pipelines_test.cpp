@@ -18,8 +18,7 @@ namespace {
 Target jit_target(const std::string &t) { return solder::make_target(t); }
 
 // Runs `body(target)` for each test target, naming the target in failures.
-template<typename F>
-void for_each_target(F body) {
+template<typename F> void for_each_target(F body) {
     for (auto &t : user_targets()) {
         SCOPED_TRACE("target " + t);
         body(t);
@@ -34,8 +33,7 @@ Pipeline compiled(const std::vector<Func> &outputs, const std::string &target) {
 }
 
 // One output of `p` realized at `sizes`, copied back to the host.
-template<typename T>
-Buffer<T> realized(Pipeline &p, const std::vector<int> &sizes, const std::string &target) {
+template<typename T> Buffer<T> realized(Pipeline &p, const std::vector<int> &sizes, const std::string &target) {
     Buffer<T> o = p.realize(sizes, jit_target(target));
     o.copy_to_host();
     return o;
@@ -63,7 +61,9 @@ TEST(UserPipelines, RowNormalizationOverInputExtent) {
         out.set_estimates({{0, 1024}, {0, 512}});
         std::string plan = schedule_with_solder({out}, target);
         // One row kernel: both sums per block, over the run-time row length.
-        if (target == "opencl") { EXPECT_NE(plan.find("1 kernel, "), std::string::npos) << plan; }
+        if (target == "opencl") {
+            EXPECT_NE(plan.find("1 kernel, "), std::string::npos) << plan;
+        }
         Pipeline p = compiled({out}, target);
         for (auto [w, h] : sizes_with(1024, 512)) {
             SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
@@ -77,8 +77,8 @@ TEST(UserPipelines, RowNormalizationOverInputExtent) {
                 for (int i = 0; i < w; i++) v[j] += (a(i, j) - m[j]) * (a(i, j) - m[j]);
                 v[j] /= w;
             }
-            EXPECT_TRUE(matches(o, [&](auto &q) { return (a(q[0], q[1]) - m[q[1]]) / std::sqrt(v[q[1]] + 1e-5); },
-                                2e-3))
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return (a(q[0], q[1]) - m[q[1]]) / std::sqrt(v[q[1]] + 1e-5); }, 2e-3))
                 << plan;
         }
     });
@@ -108,17 +108,18 @@ TEST(UserPipelines, BoxFilterWithParameterRadius) {
                 in.set(a);
                 Buffer<float> o = realized<float>(p, {w, h}, target);
                 auto at = [&](int i, int j) { return double(a(std::clamp(i, 0, w - 1), std::clamp(j, 0, h - 1))); };
-                EXPECT_TRUE(matches(o,
-                                    [&](auto &q) {
-                                        double s = 0;
-                                        for (int dy = -rad; dy <= rad; dy++) {
-                                            double row = 0;
-                                            for (int dx = -rad; dx <= rad; dx++) row += at(q[0] + dx, q[1] + dy);
-                                            s += row / (2 * rad + 1);
-                                        }
-                                        return s / (2 * rad + 1);
-                                    },
-                                    1e-4))
+                EXPECT_TRUE(matches(
+                    o,
+                    [&](auto &q) {
+                        double s = 0;
+                        for (int dy = -rad; dy <= rad; dy++) {
+                            double row = 0;
+                            for (int dx = -rad; dx <= rad; dx++) row += at(q[0] + dx, q[1] + dy);
+                            s += row / (2 * rad + 1);
+                        }
+                        return s / (2 * rad + 1);
+                    },
+                    1e-4))
                     << plan;
             }
         }
@@ -155,7 +156,9 @@ TEST(UserPipelines, IirScansBothDirections) {
             for (int j = 0; j < h; j++)
                 for (int i = 1; i < w; i++)
                     d[size_t(j) * w + i] = a * d[size_t(j) * w + i - 1] + (1 - a) * d[size_t(j) * w + i];
-            EXPECT_TRUE(matches(o, [&](auto &q) { return d[size_t(q[1]) * w + q[0]]; }, 1e-5)) << plan;
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return d[size_t(q[1]) * w + q[0]]; }, 1e-5))
+                << plan;
         }
     });
 }
@@ -187,12 +190,13 @@ TEST(UserPipelines, HistogramEqualization) {
             std::vector<int64_t> hh(256), c(256);
             img.for_each_value([&](uint8_t v) { hh[v]++; });
             for (int k = 0; k < 256; k++) c[k] = (k ? c[k - 1] : 0) + hh[k];
-            EXPECT_TRUE(matches(o,
-                                [&](auto &q) {
-                                    float v = float(c[img(q[0], q[1])]) * 255.0f / float(int64_t(w) * h);
-                                    return double(uint8_t(std::clamp(v, 0.0f, 255.0f)));
-                                },
-                                0))
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    float v = float(c[img(q[0], q[1])]) * 255.0f / float(int64_t(w) * h);
+                    return double(uint8_t(std::clamp(v, 0.0f, 255.0f)));
+                },
+                0))
                 << plan;
         }
     });
@@ -218,7 +222,9 @@ TEST(UserPipelines, HistogramOutput) {
             Buffer<uint32_t> o = realized<uint32_t>(p, {256}, target);
             std::vector<uint32_t> hh(256);
             img.for_each_value([&](uint8_t v) { hh[v]++; });
-            EXPECT_TRUE(matches(o, [&](auto &q) { return hh[q[0]]; }, 0)) << plan;
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return hh[q[0]]; }, 0))
+                << plan;
         }
     });
 }
@@ -259,8 +265,12 @@ TEST(UserPipelines, TupleArgmaxAndScalarTotal) {
                     t += a(i, j);
                 }
             }
-            EXPECT_TRUE(matches(oi, [&](auto &q) { return ri[q[0]]; }, 0)) << plan;
-            EXPECT_TRUE(matches(ob, [&](auto &q) { return a(ri[q[0]], q[0]); }, 0)) << plan;
+            EXPECT_TRUE(matches(
+                oi, [&](auto &q) { return ri[q[0]]; }, 0))
+                << plan;
+            EXPECT_TRUE(matches(
+                ob, [&](auto &q) { return a(ri[q[0]], q[0]); }, 0))
+                << plan;
             EXPECT_NEAR(ot(), t, 1e-3 * (1 + std::abs(t))) << plan;
         }
     });
@@ -285,13 +295,14 @@ TEST(UserPipelines, NonAssociativeUpdate) {
             auto a = random_buffer<float>({w, h}, 7);
             in.set(a);
             Buffer<float> o = realized<float>(p, {h}, target);
-            EXPECT_TRUE(matches(o,
-                                [&](auto &q) {
-                                    float v = 0;
-                                    for (int i = 0; i < w; i++) v = v * 0.5f + a(i, q[0]);
-                                    return v;
-                                },
-                                1e-5))
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    float v = 0;
+                    for (int i = 0; i < w; i++) v = v * 0.5f + a(i, q[0]);
+                    return v;
+                },
+                1e-5))
                 << plan;
         }
     });
@@ -306,11 +317,11 @@ TEST(UserPipelines, ToneCurveLookupAndSharpen) {
         Func lut("lut"), toned("toned"), out("out");
         lut(i) = cast<uint16_t>(clamp(pow(cast<float>(i) / 255.0f, 1 / 2.2f) * 1023.0f + 0.5f, 0.0f, 1023.0f));
         toned(x, y) = lut(cast<int>(in(x, y)));
-        Func ext = BoundaryConditions::constant_exterior(toned, cast<uint16_t>(0), {{0, in.dim(0).extent()},
-                                                                                    {0, in.dim(1).extent()}});
+        Func ext = BoundaryConditions::constant_exterior(toned, cast<uint16_t>(0),
+                                                         {{0, in.dim(0).extent()}, {0, in.dim(1).extent()}});
         Expr s = 5 * cast<int>(ext(x, y)) - cast<int>(ext(x - 1, y)) - cast<int>(ext(x + 1, y)) -
                  cast<int>(ext(x, y - 1)) - cast<int>(ext(x, y + 1));
-        out(x, y) = cast<uint16_t>(select(s < 0, 0, s > 4095, 4095, s));
+        out(x, y) = cast<uint16_t>(select(s<0, 0, s> 4095, 4095, s));
         in.set_estimates({{0, 1920}, {0, 1080}});
         out.set_estimates({{0, 1920}, {0, 1080}});
         std::string plan = schedule_with_solder({out}, target);
@@ -325,14 +336,14 @@ TEST(UserPipelines, ToneCurveLookupAndSharpen) {
                 float v = std::pow(float(img(a, b)) / 255.0f, 1 / 2.2f) * 1023.0f + 0.5f;
                 return int(uint16_t(std::clamp(v, 0.0f, 1023.0f)));
             };
-            EXPECT_TRUE(matches(o,
-                                [&](auto &q) {
-                                    int a = q[0], b = q[1];
-                                    int v = 5 * tone(a, b) - tone(a - 1, b) - tone(a + 1, b) - tone(a, b - 1) -
-                                            tone(a, b + 1);
-                                    return std::clamp(v, 0, 4095);
-                                },
-                                0))
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    int a = q[0], b = q[1];
+                    int v = 5 * tone(a, b) - tone(a - 1, b) - tone(a + 1, b) - tone(a, b - 1) - tone(a, b + 1);
+                    return std::clamp(v, 0, 4095);
+                },
+                0))
                 << plan;
         }
     });
@@ -359,7 +370,8 @@ TEST(UserPipelines, EightLevelPyramid) {
         up[L - 1] = down[L - 1];
         for (int l = L - 2; l >= 0; l--) {
             up[l] = Func("up_" + std::to_string(l));
-            up[l](x, y) = down[l](x, y) + 0.5f * up[l + 1](clamp(x / 2, 0, W[l + 1] - 1), clamp(y / 2, 0, H[l + 1] - 1));
+            up[l](x, y) =
+                down[l](x, y) + 0.5f * up[l + 1](clamp(x / 2, 0, W[l + 1] - 1), clamp(y / 2, 0, H[l + 1] - 1));
         }
         Func out("out");
         out(x, y) = up[0](x, y);
@@ -383,7 +395,8 @@ TEST(UserPipelines, EightLevelPyramid) {
                 ws[l] = std::max(1, ws[l - 1] / 2), hs[l] = std::max(1, hs[l - 1] / 2);
                 d[l].resize(size_t(ws[l]) * hs[l]);
                 auto c = [&](int i, int j) {
-                    return d[l - 1][size_t(std::clamp(j, 0, hs[l - 1] - 1)) * ws[l - 1] + std::clamp(i, 0, ws[l - 1] - 1)];
+                    return d[l - 1]
+                            [size_t(std::clamp(j, 0, hs[l - 1] - 1)) * ws[l - 1] + std::clamp(i, 0, ws[l - 1] - 1)];
                 };
                 for (int j = 0; j < hs[l]; j++)
                     for (int i = 0; i < ws[l]; i++)
@@ -396,9 +409,12 @@ TEST(UserPipelines, EightLevelPyramid) {
                     return d[ll][size_t(std::clamp(b, 0, hs[ll] - 1)) * ws[ll] + std::clamp(a, 0, ws[ll] - 1)];
                 };
                 if (l == L - 1) return dv(l, i, j);
-                return dv(l, i, j) + 0.5 * upv(l + 1, std::clamp(i / 2, 0, ws[l + 1] - 1), std::clamp(j / 2, 0, hs[l + 1] - 1));
+                return dv(l, i, j) +
+                       0.5 * upv(l + 1, std::clamp(i / 2, 0, ws[l + 1] - 1), std::clamp(j / 2, 0, hs[l + 1] - 1));
             };
-            EXPECT_TRUE(matches(o, [&](auto &q) { return upv(0, q[0], q[1]); }, 1e-4)) << plan;
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return upv(0, q[0], q[1]); }, 1e-4))
+                << plan;
         }
     });
 }
@@ -437,7 +453,13 @@ TEST(UserPipelines, ExternStage) {
             auto img = random_buffer<float>({w, h}, 10);
             in.set(img);
             Buffer<float> o = realized<float>(p, {w, h}, target);
-            EXPECT_TRUE(matches(o, [&](auto &q) { double v = 2 * (img(q[0], q[1]) + 1.0); return v * v; }, 1e-5))
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    double v = 2 * (img(q[0], q[1]) + 1.0);
+                    return v * v;
+                },
+                1e-5))
                 << plan;
         }
     });
@@ -503,7 +525,9 @@ TEST(UserPipelines, StencilTilesAtAnySize) {
         in.set_estimates({{0, 256}, {0, 64}});
         out.set_estimates({{0, 256}, {0, 64}});
         std::string plan = schedule_with_solder({out}, target);
-        if (target != "host") { EXPECT_NE(plan.find("stencil_tile"), std::string::npos) << plan; }
+        if (target != "host") {
+            EXPECT_NE(plan.find("stencil_tile"), std::string::npos) << plan;
+        }
         Pipeline p = compiled({out}, target);
         for (auto [w, h] : std::vector<std::pair<int, int>>{{256, 64}, {31, 64}, {1000, 7}, {3, 3}, {1, 1}, {97, 45}}) {
             SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
@@ -511,12 +535,13 @@ TEST(UserPipelines, StencilTilesAtAnySize) {
             in.set(img);
             Buffer<float> o = realized<float>(p, {w, h}, target);
             auto at = [&](int i, int j) { return double(img(std::clamp(i, 0, w - 1), std::clamp(j, 0, h - 1))); };
-            EXPECT_TRUE(matches(o,
-                                [&](auto &q) {
-                                    auto row = [&](int yy) { return at(q[0] - 1, yy) + 2 * at(q[0], yy) + at(q[0] + 1, yy); };
-                                    return row(q[1] - 1) + 2 * row(q[1]) + row(q[1] + 1);
-                                },
-                                1e-5))
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    auto row = [&](int yy) { return at(q[0] - 1, yy) + 2 * at(q[0], yy) + at(q[0] + 1, yy); };
+                    return row(q[1] - 1) + 2 * row(q[1]) + row(q[1] + 1);
+                },
+                1e-5))
                 << plan;
         }
     });
@@ -527,13 +552,14 @@ TEST(UserPipelines, StencilTilesAtAnySize) {
 // extent, a pointwise scale), computed in a wider type and stored back in its own.
 namespace {
 
-template<typename T>
-void expect_typed_pipeline(Type t, Type wide, double lo, double hi, double tol,
-                           Target::Feature opencl_feature = Target::FeatureEnd, bool on_opencl = true) {
+template<typename T> void expect_typed_pipeline(Type t, Type wide, double lo, double hi, double tol,
+                                                Target::Feature opencl_feature = Target::FeatureEnd,
+                                                bool on_opencl = true) {
     for_each_target([&](const std::string &target) {
         if (target == "opencl" && !on_opencl) return;
         Target jit = jit_target(target);
-        if (jit.has_feature(Target::OpenCL) && opencl_feature != Target::FeatureEnd) jit = jit.with_feature(opencl_feature);
+        if (jit.has_feature(Target::OpenCL) && opencl_feature != Target::FeatureEnd)
+            jit = jit.with_feature(opencl_feature);
         SCOPED_TRACE(type_to_c_type(t, false));
         ImageParam in(t, 2, "in");
         Var x("x"), y("y");
@@ -557,17 +583,18 @@ void expect_typed_pipeline(Type t, Type wide, double lo, double hi, double tol,
             Buffer<T> o = p.realize({wd, h}, jit);
             o.copy_to_host();
             auto at = [&](int i, int j) { return double(a(std::clamp(i, 0, wd - 1), j)); };
-            EXPECT_TRUE(matches(o,
-                                [&](auto &q) {
-                                    double m = at(0, q[1]);
-                                    for (int i = 1; i < wd; i++) m = std::max(m, at(i, q[1]));
-                                    double b = at(q[0] - 1, q[1]) + 2 * at(q[0], q[1]) + at(q[0] + 1, q[1]);
-                                    if (t.is_float()) return (b / 4) / (m + 1);
-                                    // Integer division, as Halide's of non-negative values.
-                                    const int64_t bi = int64_t(b) / 4;
-                                    return double(bi * 200 / (int64_t(m) + 1));
-                                },
-                                tol))
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    double m = at(0, q[1]);
+                    for (int i = 1; i < wd; i++) m = std::max(m, at(i, q[1]));
+                    double b = at(q[0] - 1, q[1]) + 2 * at(q[0], q[1]) + at(q[0] + 1, q[1]);
+                    if (t.is_float()) return (b / 4) / (m + 1);
+                    // Integer division, as Halide's of non-negative values.
+                    const int64_t bi = int64_t(b) / 4;
+                    return double(bi * 200 / (int64_t(m) + 1));
+                },
+                tol))
                 << plan;
         }
     });

@@ -29,8 +29,10 @@ TEST(VectorTemplates, WideRowsAndPointwiseRunCorrectlyOnOpenCL) {
     for (auto &k : plan.kernels) vectorized += k.vector_width() > 1;
     ASSERT_EQ(vectorized, 2) << plan.to_text();
 
-    std::vector<HostBuffer> in{make_host_buffer({"vx", DType::F32, {R, C}}), make_host_buffer({"vy", DType::F32, {P, Q}})};
-    std::vector<HostBuffer> out{make_host_buffer({"n", DType::F32, {R, C}}), make_host_buffer({"a", DType::F32, {P, Q}})};
+    std::vector<HostBuffer> in{make_host_buffer({"vx", DType::F32, {R, C}}),
+                               make_host_buffer({"vy", DType::F32, {P, Q}})};
+    std::vector<HostBuffer> out{make_host_buffer({"n", DType::F32, {R, C}}),
+                                make_host_buffer({"a", DType::F32, {P, Q}})};
     float *px = data_as<float>(in[0]), *py = data_as<float>(in[1]);
     for (int64_t i = 0; i < R * C; i++) px[i] = float(std::sin(0.37 * double(i)) * 3.0);
     for (int64_t i = 0; i < P * Q; i++) py[i] = float(std::cos(0.11 * double(i)));

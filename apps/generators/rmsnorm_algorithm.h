@@ -7,15 +7,11 @@
 
 namespace solder::generators {
 
-template <typename Self>
-class RmsNormAlgorithm : public Halide::Generator<Self> {
+template<typename Self> class RmsNormAlgorithm : public Halide::Generator<Self> {
 public:
-    template <typename T>
-    using GeneratorParam = Halide::GeneratorParam<T>;
-    template <typename T>
-    using Input = Halide::GeneratorInput<T>;
-    template <typename T>
-    using Output = Halide::GeneratorOutput<T>;
+    template<typename T> using GeneratorParam = Halide::GeneratorParam<T>;
+    template<typename T> using Input = Halide::GeneratorInput<T>;
+    template<typename T> using Output = Halide::GeneratorOutput<T>;
 
     GeneratorParam<int> rows{"rows", 8192};
     GeneratorParam<int> cols{"cols", 4096};

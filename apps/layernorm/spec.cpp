@@ -34,7 +34,8 @@ AppSpec layernorm_spec() {
             }
             double inv = 1.0 / std::sqrt(var / double(C) + 1e-5);
             for (int64_t c = 0; c < C; c++) {
-                double y = (bf16_bits_to_f32(x[r * C + c]) - mu) * inv * bf16_bits_to_f32(g[c]) + bf16_bits_to_f32(b[c]);
+                double y =
+                    (bf16_bits_to_f32(x[r * C + c]) - mu) * inv * bf16_bits_to_f32(g[c]) + bf16_bits_to_f32(b[c]);
                 o[r * C + c] = f32_to_bf16_bits(float(y));
             }
         }

@@ -11,8 +11,7 @@ AppSpec nnc_cast_add_mul_spec() {
     a.family = "ml";
     a.io = [](AppSize s) {
         Shape sh = s == AppSize::Full ? Shape{10000, 13000} : Shape{37, 129};
-        return AppIO{{{"a", DType::I64, sh}, {"b", DType::I64, sh}, {"c", DType::I32, sh}},
-                     {{"out", DType::I64, sh}}};
+        return AppIO{{{"a", DType::I64, sh}, {"b", DType::I64, sh}, {"c", DType::I32, sh}}, {{"out", DType::I64, sh}}};
     };
     a.make_inputs = [](std::vector<HostBuffer> &in, uint64_t seed) {
         fill_uniform(in[0], DType::I64, seed, 0, 100);

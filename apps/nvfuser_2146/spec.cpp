@@ -59,7 +59,7 @@ AppSpec nvfuser_2146_spec() {
         }
         std::vector<double> s40(N0 * N2, 0.0), s51(N0 * N2, 0.0);  // sums over N1
         std::vector<double> s50(N2, 0.0), s65(N2, 0.0);            // sums over N0, N1
-        std::vector<double> g(N2), xm(N2), t68(N2);                 // one row's T38, T18, T68
+        std::vector<double> g(N2), xm(N2), t68(N2);                // one row's T38, T18, T68
         uint16_t *o130 = data_as<uint16_t>(out[4]);
 
         for (int64_t i = 0; i < N0; i++) {

@@ -7,8 +7,8 @@ namespace solder::autosched {
 
 struct DeviceProfile {
     double bandwidth_bytes_per_s = 3.0e12;
-    double flops_per_s = 60e12;        // f32 FMA-pipe peak, no tensor cores
-    double launch_us = 2.5;            // one kernel launch, back to back
+    double flops_per_s = 60e12;  // f32 FMA-pipe peak, no tensor cores
+    double launch_us = 2.5;      // one kernel launch, back to back
     int sms = 132;
     // Blocks (of 256 threads) a memory-bound kernel needs to draw full bandwidth: threads that each
     // walk rows serially keep one load in flight, so one block per SM is far from enough (one

@@ -96,8 +96,8 @@ private:
 };
 
 struct StageExprs {
-    std::vector<Expr> exprs;          // values, args, predicate
-    std::vector<std::string> pure;    // the stage's pure vars
+    std::vector<Expr> exprs;        // values, args, predicate
+    std::vector<std::string> pure;  // the stage's pure vars
     std::vector<ReductionVariable> rvars;
     bool update = false;
 };
@@ -141,7 +141,8 @@ int64_t const_or_throw(const Expr &e, const std::string &what, const std::map<st
     Expr s = simplify(substitute(estimates, e));
     if (auto c = as_const_int(s)) return *c;
     for (auto &p : scalar_params_in(s))
-        throw EstimateError(what + " depends on the parameter '" + p + "', which has no estimate: call set_estimate on it");
+        throw EstimateError(what + " depends on the parameter '" + p +
+                            "', which has no estimate: call set_estimate on it");
     throw AnalysisError(what + " is not a constant (" + expr_text(s) + ")");
 }
 
@@ -194,7 +195,9 @@ Region FuncGraph::natural_region(int p) const {
             if (d >= r.size()) return {};
             std::string what = "the estimate of Func '" + n.name + "' (" + b.var + ")";
             int64_t m = const_or_throw(b.min, what, estimates_), e = const_or_throw(b.extent, what, estimates_);
-            if (e < 1) throw EstimateError(what + " has extent " + std::to_string(e) + ": an extent estimate must be at least 1");
+            if (e < 1)
+                throw EstimateError(what + " has extent " + std::to_string(e) +
+                                    ": an extent estimate must be at least 1");
             r[d] = {m, m + e - 1};
         }
         return r;
@@ -213,7 +216,8 @@ Region FuncGraph::natural_region(int p) const {
             if (!lo || !hi) return {};
             ur.push_back({*lo, *hi});
         }
-        if (r.empty()) r = ur;
+        if (r.empty())
+            r = ur;
         else
             for (size_t d = 0; d < r.size(); d++) r[d] = {std::min(r[d].min, ur[d].min), std::max(r[d].max, ur[d].max)};
     }
@@ -244,8 +248,9 @@ std::vector<Region> FuncGraph::regions_for(int root, const Region &root_region, 
                             // Data-dependent: the whole producer (its own estimate, the points its
                             // updates write, or the pipeline's need).
                             r = nodes[p].region.empty() ? natural_region(p) : nodes[p].region;
-                            if (r.empty()) throw EstimateError(what + " is data-dependent and '" + nodes[p].name +
-                                                               "' has no estimates: give it set_estimates");
+                            if (r.empty())
+                                throw EstimateError(what + " is data-dependent and '" + nodes[p].name +
+                                                    "' has no estimates: give it set_estimates");
                             break;
                         }
                         // Clamps to an input's bounds (boundary conditions) name its buffer's min and
@@ -380,9 +385,11 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
                 n.dims.push_back("dim" + std::to_string(d));
                 Expr mn = p.min_constraint_estimate(d), ex = p.extent_constraint_estimate(d);
                 if (!mn.defined() || !ex.defined())
-                    throw EstimateError("input '" + param_name + "' has no estimate for dimension " + std::to_string(d) +
-                                        ": set_estimates on it (or dim(" + std::to_string(d) + ").set_estimate)");
-                const std::string what = "the estimate of input '" + param_name + "' (dimension " + std::to_string(d) + ")";
+                    throw EstimateError("input '" + param_name + "' has no estimate for dimension " +
+                                        std::to_string(d) + ": set_estimates on it (or dim(" + std::to_string(d) +
+                                        ").set_estimate)");
+                const std::string what =
+                    "the estimate of input '" + param_name + "' (dimension " + std::to_string(d) + ")";
                 int64_t m = const_or_throw(mn, what, g.estimates_);
                 int64_t e = const_or_throw(ex, what, g.estimates_);
                 if (e < 1)
@@ -447,8 +454,9 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
             int64_t pts = 1;
             bool any = false;
             for (auto &rv : u.schedule().rvars()) {
-                pts *= std::max<int64_t>(
-                    0, const_or_throw(rv.extent, "the extent of RVar '" + rv.var + "' of Func '" + name + "'", g.estimates_));
+                pts *= std::max<int64_t>(0, const_or_throw(rv.extent,
+                                                           "the extent of RVar '" + rv.var + "' of Func '" + name + "'",
+                                                           g.estimates_));
                 any = true;
             }
             if (any) n.reduction_points += pts;
@@ -469,7 +477,8 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
         int i = g.find(o.name());
         const auto &est = o.function().schedule().estimates();
         if (est.size() != g.nodes[i].dims.size())
-            throw EstimateError("output Func '" + o.name() + "' has no estimates for all its dimensions: call set_estimates");
+            throw EstimateError("output Func '" + o.name() +
+                                "' has no estimates for all its dimensions: call set_estimates");
         Region r(est.size());
         if (est.empty()) r = {{0, 0}};  // a scalar output: one point
         for (auto &b : est) {
@@ -477,13 +486,16 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
             size_t d = size_t(it - g.nodes[i].dims.begin());
             const std::string what = "the estimate of output '" + o.name() + "' (" + b.var + ")";
             int64_t m = const_or_throw(b.min, what, g.estimates_), e = const_or_throw(b.extent, what, g.estimates_);
-            if (e < 1) throw EstimateError(what + " has extent " + std::to_string(e) + ": an extent estimate must be at least 1");
+            if (e < 1)
+                throw EstimateError(what + " has extent " + std::to_string(e) +
+                                    ": an extent estimate must be at least 1");
             r[d] = {m, m + e - 1};
         }
         auto reg = g.regions_for(i, r, all);
         for (size_t k = 0; k < reg.size(); k++) {
             if (reg[k].empty()) continue;
-            if (need[k].empty()) need[k] = reg[k];
+            if (need[k].empty())
+                need[k] = reg[k];
             else
                 for (size_t d = 0; d < reg[k].size(); d++)
                     need[k][d] = {std::min(need[k][d].min, reg[k][d].min), std::max(need[k][d].max, reg[k][d].max)};

@@ -63,8 +63,8 @@ struct FuncNode {
     int elem_bytes = 4;             // summed over Tuple elements
     std::string type;               // e.g. "float32", "uint16"
     int updates = 0;
-    int64_t reduction_points = 0;   // product of RVar extents over all updates (0: none)
-    int64_t ops_per_point = 0;      // arithmetic in one point's definition (a recompute cost)
+    int64_t reduction_points = 0;  // product of RVar extents over all updates (0: none)
+    int64_t ops_per_point = 0;     // arithmetic in one point's definition (a recompute cost)
     // Why the fused templates cannot take this Func (autosched/model/generic_reason.h); empty when they
     // can. Such a Func is a kernel root of the generic template.
     std::string generic;
@@ -80,7 +80,7 @@ struct FuncEdge {
     Access access = Access::Pointwise;
     Region footprint;  // the region of the producer this consumer needs, over the consumer's region
     std::string detail;
-    int sites = 1;     // distinct calls (distinct args) of the producer in the consumer's definition
+    int sites = 1;  // distinct calls (distinct args) of the producer in the consumer's definition
 };
 
 class FuncGraph {
@@ -105,8 +105,7 @@ public:
     // The region of each node needed to compute `root` over `root_region`, following only edges
     // whose producer `inside(producer)` says belongs to the same computation (others are leaves,
     // whose footprint is still reported). Returns one Region per node (empty: not needed).
-    std::vector<Region> regions_for(int root, const Region &root_region,
-                                    const std::vector<bool> &inside) const;
+    std::vector<Region> regions_for(int root, const Region &root_region, const std::vector<bool> &inside) const;
     std::string describe() const;
 
 private:

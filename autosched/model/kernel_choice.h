@@ -18,7 +18,7 @@ struct KernelChoice {
     double flops = 0;
     std::vector<int> members;  // non-root nodes computed in this kernel
     bool ok = true;
-    int offender = -1;         // reduction that did not fit, if !ok
+    int offender = -1;  // reduction that did not fit, if !ok
     int64_t offender_bytes = 0;
     // Split-K: `split_func`, the kernel's one heavy reduction, is summed in `split_k` slices by
     // launches of `split_blocks` blocks into partials (`split_bytes`: zeroed, written, and read

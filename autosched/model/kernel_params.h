@@ -43,7 +43,7 @@ struct StencilTileParams {
 };
 // A block owns rows; fused reductions live in shared memory or registers (schedules/row).
 struct RowParams {
-    int inner_dims = 1;      // dims of the root kept inside one block
+    int inner_dims = 1;  // dims of the root kept inside one block
     int vector_width = 1;
     int rows_per_block = 1;  // rows one block owns (each by 256 / rows threads)
     int row_threads = 0;     // threads along a short row (0: 256 / rows_per_block)

@@ -34,8 +34,7 @@ bool parse_flag(const std::string &what, const std::string &v) {
 }
 
 // `ref(options)` is the flag's field; a generic lambda, so that it serves const and non-const alike.
-template<typename Ref>
-KnobEntry flag(const std::string &name, Ref ref, const std::string &help, bool runtime = false) {
+template<typename Ref> KnobEntry flag(const std::string &name, Ref ref, const std::string &help, bool runtime = false) {
     const SolderOptions defaults;
     const bool def = ref(defaults);
     return {{name, "flag", def ? "1" : "0", help, runtime},
@@ -43,9 +42,8 @@ KnobEntry flag(const std::string &name, Ref ref, const std::string &help, bool r
             [ref](const SolderOptions &o) { return std::string(ref(o) ? "1" : "0"); }};
 }
 
-template<typename Get, typename Set>
-KnobEntry integer(const std::string &name, int64_t def, int64_t lo, int64_t hi, const std::string &help, Get get,
-                  Set set) {
+template<typename Get, typename Set> KnobEntry integer(const std::string &name, int64_t def, int64_t lo, int64_t hi,
+                                                       const std::string &help, Get get, Set set) {
     const std::string range = " (" + std::to_string(lo) + " to " + std::to_string(hi) + ")";
     return {{name, "integer", std::to_string(def), help + range},
             [=](SolderOptions &o, const std::string &what, const std::string &v) {
@@ -69,45 +67,58 @@ const std::vector<KnobEntry> &knob_table() {
     static const std::vector<KnobEntry> table = [] {
         const PlannerOptions d;
         return std::vector<KnobEntry>{
-            flag("horizontal", [](auto &o) -> auto & { return o.planner.horizontal; },
-                 "launch independent 1-D kernels together, stage by stage"),
-            flag("remat", [](auto &o) -> auto & { return o.planner.remat; },
-                 "recompute cheap Funcs in every kernel that reads them"),
-            flag("compute_at", [](auto &o) -> auto & { return o.planner.compute_at; },
-                 "compute reductions and stencil producers inside their consumer's blocks"),
-            flag("exact", [](auto &o) -> auto & { return o.planner.exact_search; },
-                 "branch and bound over kernel roots after the greedy pass"),
-            flag("single_kernel_groups", [](auto &o) -> auto & { return o.planner.single_kernel_groups; },
-                 "a reduction alone in its kernel takes the block-reduction template"),
-            flag("staging", [](auto &o) -> auto & { return o.planner.stage_rows; },
-                 "row kernels load inputs read by several stages into shared memory"),
-            flag("fewest_bytes", [](auto &o) -> auto & { return o.planner.fewest_bytes; },
-                 "take a fusion that moves fewer bytes even where the cost model expects it slower"),
-            flag("fallback", [](auto &o) -> auto & { return o.fallback; },
-                 "solder run: a failing Solder schedule is replaced by the unfused one (not a plugin parameter)", true),
-            flag("fast_math", [](auto &o) -> auto & { return o.fast_math; },
-                 "CUDA builds approximate f32 exp and tanh (not a plugin parameter)", true),
-            integer("parallelism", d.device.sms, 1, 100000, "streaming multiprocessors of the GPU planned for",
-                    [](const SolderOptions &o) { return std::to_string(o.planner.device.sms); },
-                    [](SolderOptions &o, int64_t v) { o.planner.device.sms = int(v); }),
-            integer("shared_memory_limit_kb", d.device.shared_memory_bytes / 1024, 1, 1024,
-                    "shared memory per block without opt-in, KB",
-                    [](const SolderOptions &o) { return kb_text(o.planner.device.shared_memory_bytes); },
-                    [](SolderOptions &o, int64_t v) { o.planner.device.shared_memory_bytes = v * 1024; }),
-            integer("shared_memory_optin_kb", 0, 0, 1024,
-                    "shared memory per block above 48 KB where the program opts in, KB (the plugin's default: 0; "
-                    "Solder's own libraries opt in up to 227)",
-                    [](const SolderOptions &o) { return kb_text(o.planner.device.shared_memory_optin_bytes); },
-                    [](SolderOptions &o, int64_t v) { o.planner.device.shared_memory_optin_bytes = v * 1024; }),
-            integer("time_budget_ms", d.time_budget_ms, 1, 3600 * 1000, "the search's safety net, milliseconds",
-                    [](const SolderOptions &o) { return std::to_string(o.planner.time_budget_ms); },
-                    [](SolderOptions &o, int64_t v) { o.planner.time_budget_ms = int(v); }),
+            flag(
+                "horizontal", [](auto &o) -> auto & { return o.planner.horizontal; },
+                "launch independent 1-D kernels together, stage by stage"),
+            flag(
+                "remat", [](auto &o) -> auto & { return o.planner.remat; },
+                "recompute cheap Funcs in every kernel that reads them"),
+            flag(
+                "compute_at", [](auto &o) -> auto & { return o.planner.compute_at; },
+                "compute reductions and stencil producers inside their consumer's blocks"),
+            flag(
+                "exact", [](auto &o) -> auto & { return o.planner.exact_search; },
+                "branch and bound over kernel roots after the greedy pass"),
+            flag(
+                "single_kernel_groups", [](auto &o) -> auto & { return o.planner.single_kernel_groups; },
+                "a reduction alone in its kernel takes the block-reduction template"),
+            flag(
+                "staging", [](auto &o) -> auto & { return o.planner.stage_rows; },
+                "row kernels load inputs read by several stages into shared memory"),
+            flag(
+                "fewest_bytes", [](auto &o) -> auto & { return o.planner.fewest_bytes; },
+                "take a fusion that moves fewer bytes even where the cost model expects it slower"),
+            flag(
+                "fallback", [](auto &o) -> auto & { return o.fallback; },
+                "solder run: a failing Solder schedule is replaced by the unfused one (not a plugin parameter)", true),
+            flag(
+                "fast_math", [](auto &o) -> auto & { return o.fast_math; },
+                "CUDA builds approximate f32 exp and tanh (not a plugin parameter)", true),
+            integer(
+                "parallelism", d.device.sms, 1, 100000, "streaming multiprocessors of the GPU planned for",
+                [](const SolderOptions &o) { return std::to_string(o.planner.device.sms); },
+                [](SolderOptions &o, int64_t v) { o.planner.device.sms = int(v); }),
+            integer(
+                "shared_memory_limit_kb", d.device.shared_memory_bytes / 1024, 1, 1024,
+                "shared memory per block without opt-in, KB",
+                [](const SolderOptions &o) { return kb_text(o.planner.device.shared_memory_bytes); },
+                [](SolderOptions &o, int64_t v) { o.planner.device.shared_memory_bytes = v * 1024; }),
+            integer(
+                "shared_memory_optin_kb", 0, 0, 1024,
+                "shared memory per block above 48 KB where the program opts in, KB (the plugin's default: 0; "
+                "Solder's own libraries opt in up to 227)",
+                [](const SolderOptions &o) { return kb_text(o.planner.device.shared_memory_optin_bytes); },
+                [](SolderOptions &o, int64_t v) { o.planner.device.shared_memory_optin_bytes = v * 1024; }),
+            integer(
+                "time_budget_ms", d.time_budget_ms, 1, 3600 * 1000, "the search's safety net, milliseconds",
+                [](const SolderOptions &o) { return std::to_string(o.planner.time_budget_ms); },
+                [](SolderOptions &o, int64_t v) { o.planner.time_budget_ms = int(v); }),
             {{"keep_unfused", "names", "", "Funcs always stored (a debugging knob): comma-separated names"},
              [](SolderOptions &o, const std::string &what, const std::string &v) {
                  for (const std::string &w : comma_words(v)) {
                      if (w.empty())
-                         throw std::invalid_argument(printable(what) + " has an empty Func name in '" +
-                                                     printable(v) + "'");
+                         throw std::invalid_argument(printable(what) + " has an empty Func name in '" + printable(v) +
+                                                     "'");
                      o.planner.keep_unfused.insert(w);
                  }
              },

@@ -20,11 +20,11 @@ namespace solder::autosched {
 // field goes into SolderOptions::canonical_text too (as a knob or beside them), or the compile
 // cache would hand out a library planned with another value of it.
 struct PlannerOptions {
-    bool horizontal = true;   // merge independent 1-D pointwise kernels into one launch
-    bool remat = true;        // recompute cheap Funcs in every kernel that uses them
-    bool compute_at = true;   // fuse reductions and stencil producers into their consumer's blocks
-    bool gpu = true;          // plan for a GPU (blocks) or the host (parallel loops)
-    bool exact_search = true; // branch and bound after the greedy pass (autosched/search.h)
+    bool horizontal = true;    // merge independent 1-D pointwise kernels into one launch
+    bool remat = true;         // recompute cheap Funcs in every kernel that uses them
+    bool compute_at = true;    // fuse reductions and stencil producers into their consumer's blocks
+    bool gpu = true;           // plan for a GPU (blocks) or the host (parallel loops)
+    bool exact_search = true;  // branch and bound after the greedy pass (autosched/search.h)
     // Row kernels load inputs that several stages read once per block into shared memory
     // (schedules/row/row_staging.h). Off by default: on the H100 the re-reads it saves hit in L1, and
     // rmsnorm, layernorm and softmax ran 0-4% slower with it (bench/RESULTS.md).
@@ -76,7 +76,7 @@ struct SolderOptions {
 
 struct Knob {
     std::string name;
-    std::string kind;     // "flag" (0/1), "integer", "names" (comma-separated Func names)
+    std::string kind;  // "flag" (0/1), "integer", "names" (comma-separated Func names)
     std::string default_text;
     std::string help;
     bool runtime = false;  // a flag of Solder's own builds (solder run/build), not a plugin parameter

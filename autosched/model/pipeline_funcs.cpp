@@ -60,5 +60,4 @@ int count_root_stages(const std::vector<Func> &outputs) {
 
 bool is_gpu_target(const Target &t) { return t.has_gpu_feature(); }
 
-
 }  // namespace solder

@@ -29,8 +29,7 @@ std::string num(double v) {
     std::snprintf(b, sizeof b, "%.3f", v);
     return b;
 }
-template<typename T, typename F>
-std::string list(const std::vector<T> &v, F f) {
+template<typename T, typename F> std::string list(const std::vector<T> &v, F f) {
     std::string o = "[";
     for (size_t i = 0; i < v.size(); i++) o += (i ? ", " : "") + f(v[i]);
     return o + "]";
@@ -102,47 +101,46 @@ std::string Plan::to_json() const {
                          ", \"vector_width\": " + std::to_string(k.vector_width()) +
                          ", \"rows_per_block\": " + std::to_string(k.rows_per_block()) +
                          (tile && tile->whole_tiles ? ", \"whole_tiles\": true" : std::string()) +
-                         (k.row_threads() > 0 ? ", \"row_threads\": " + std::to_string(k.row_threads()) : std::string()) +
+                         (k.row_threads() > 0 ? ", \"row_threads\": " + std::to_string(k.row_threads())
+                                              : std::string()) +
                          (row && row->warps > 0 ? ", \"row_warps\": " + std::to_string(row->warps) : std::string()) +
-                         (!row || row->unrolled_dims.empty() ? std::string()
-                                                  : ", \"unrolled_dims\": " + list(row->unrolled_dims, [](auto d) {
-                                                        return std::to_string(d.first);
-                                                    })) +
+                         (!row || row->unrolled_dims.empty()
+                              ? std::string()
+                              : ", \"unrolled_dims\": " +
+                                    list(row->unrolled_dims, [](auto d) { return std::to_string(d.first); })) +
                          ", \"launches\": " + std::to_string(k.launches) +
                          (!sk ? std::string()
-                                               : ", \"split_k\": {\"func\": " + js(sk->func) +
-                                                     ", \"partials\": " + js(sk->partials) +
-                                                     ", \"slices\": " + std::to_string(sk->slices) +
-                                                     ", \"blocks\": " + std::to_string(sk->blocks) +
-                                                     (sk->group.empty() ? std::string()
-                                                                            : ", \"shared_with\": " + list(sk->group, js) +
-                                                                                  ", \"dim\": " + std::to_string(sk->dim) +
-                                                                                  ", \"rows\": " + std::to_string(sk->rows) +
-                                                                                  ", \"vector\": " + std::to_string(sk->vector)) +
-                                                     (sk->launched_with.empty()
-                                                          ? std::string()
-                                                          : ", \"launched_with\": " + js(sk->launched_with)) +
-                                                     "}") +
-                         (io ? ", \"column_sums\": {\"funcs\": " + list(io->column_sums, js) +
-                                    ", \"rows\": " + std::to_string(io->rows) +
-                                    ", \"slices\": " + std::to_string(io->slices) + "}"
-                              : std::string()) +
-                         ", \"staged\": " + list(k.staged(), [](const StagedInput &s) {
-                             return "{\"func\": " + js(s.func) + ", \"bytes_per_block\": " +
-                                    std::to_string(s.bytes_per_block) + "}";
-                         }) +
-                         ", \"horizontal_with\": " + list(k.with, js) +
-                         ", \"funcs\": " + list(k.funcs, js) + ", \"outputs\": " + list(k.outputs, js) +
-                         ", \"bytes_read\": " + std::to_string(k.bytes_read) +
+                              : ", \"split_k\": {\"func\": " + js(sk->func) + ", \"partials\": " + js(sk->partials) +
+                                    ", \"slices\": " + std::to_string(sk->slices) +
+                                    ", \"blocks\": " + std::to_string(sk->blocks) +
+                                    (sk->group.empty() ? std::string()
+                                                       : ", \"shared_with\": " + list(sk->group, js) +
+                                                             ", \"dim\": " + std::to_string(sk->dim) +
+                                                             ", \"rows\": " + std::to_string(sk->rows) +
+                                                             ", \"vector\": " + std::to_string(sk->vector)) +
+                                    (sk->launched_with.empty() ? std::string()
+                                                               : ", \"launched_with\": " + js(sk->launched_with)) +
+                                    "}") +
+                         (io ? ", \"column_sums\": {\"funcs\": " + list(io->column_sums, js) + ", \"rows\": " +
+                                   std::to_string(io->rows) + ", \"slices\": " + std::to_string(io->slices) + "}"
+                             : std::string()) +
+                         ", \"staged\": " +
+                         list(k.staged(),
+                              [](const StagedInput &s) {
+                                  return "{\"func\": " + js(s.func) +
+                                         ", \"bytes_per_block\": " + std::to_string(s.bytes_per_block) + "}";
+                              }) +
+                         ", \"horizontal_with\": " + list(k.with, js) + ", \"funcs\": " + list(k.funcs, js) +
+                         ", \"outputs\": " + list(k.outputs, js) + ", \"bytes_read\": " + std::to_string(k.bytes_read) +
                          ", \"bytes_written\": " + std::to_string(k.bytes_written) + ", \"est_us\": " + num(k.est_us) +
                          "}";
               })
       << ",\n \"materialized\": "
       << list(materialized,
               [](const MaterializedTensor &m) {
-                  return "{\"func\": " + js(m.func) + ", \"shape\": " +
-                         list(m.shape, [](int64_t v) { return std::to_string(v); }) + ", \"type\": " + js(m.type) +
-                         ", \"bytes\": " + std::to_string(m.bytes) + "}";
+                  return "{\"func\": " + js(m.func) +
+                         ", \"shape\": " + list(m.shape, [](int64_t v) { return std::to_string(v); }) +
+                         ", \"type\": " + js(m.type) + ", \"bytes\": " + std::to_string(m.bytes) + "}";
               })
       << ",\n \"placements\": "
       << list(funcs,
@@ -152,8 +150,7 @@ std::string Plan::to_json() const {
                          (f.row_dim.empty() ? "" : ", \"row_dim\": " + js(f.row_dim)) + "}";
               })
       << ",\n \"total_bytes\": " << total_bytes << ", \"min_bytes\": " << min_bytes << ", \"est_us\": " << num(est_us)
-      << ", \"search\": " << js(search) << (fixed_sizes ? "" : ", \"fixed_sizes\": false")
-      << ",\n \"explanations\": "
+      << ", \"search\": " << js(search) << (fixed_sizes ? "" : ", \"fixed_sizes\": false") << ",\n \"explanations\": "
       << list(explanations,
               [](const Explanation &e) {
                   return "{\"producer\": " + js(e.producer) + ", \"consumer\": " + js(e.consumer) +
@@ -180,7 +177,9 @@ std::string Plan::to_text() const {
         std::string vec = k.vector_width() > 1 ? ", x" + std::to_string(k.vector_width()) + " vectors" : "";
         if (k.rows_per_block() > 1) vec += ", " + std::to_string(k.rows_per_block()) + " rows per block";
         if (k.row_threads() > 0) vec += ", " + std::to_string(k.row_threads()) + " threads per row";
-        if (row && row->warps > 0) vec += ", " + std::to_string(row->warps) + (row->warps == 1 ? " warp" : " warps") + " per row (shuffle reductions on CUDA)";
+        if (row && row->warps > 0)
+            vec += ", " + std::to_string(row->warps) + (row->warps == 1 ? " warp" : " warps") +
+                   " per row (shuffle reductions on CUDA)";
         if (row)
             for (auto d : row->unrolled_dims) vec += ", dim " + std::to_string(d.first) + " unrolled";
         if (const GenericParams *gp = k.get<GenericParams>())
@@ -204,7 +203,8 @@ std::string Plan::to_text() const {
             return v.size() > most ? s + ", ... (" + std::to_string(v.size()) + " in all)" : s;
         };
         bool by_rows = false;  // launched with an inner-outer kernel: summed by its blocks
-        for (auto &h : kernels) by_rows = by_rows || (sk && h.kind() == TemplateKind::InnerOuter && h.root == sk->launched_with);
+        for (auto &h : kernels)
+            by_rows = by_rows || (sk && h.kind() == TemplateKind::InnerOuter && h.root == sk->launched_with);
         if (sk && by_rows)
             o << "      split-K: " << sk->func << " summed in " << sk->slices << " slices into " << sk->partials
               << " by the blocks of " << sk->launched_with << "'s kernel (inner-outer, one read of the points)"
@@ -215,13 +215,14 @@ std::string Plan::to_text() const {
               << "; the root's " << k.blocks << (k.blocks == 1 ? " block adds" : " blocks add") << " the partials\n";
         else if (sk)
             o << "      split-K: " << sk->func << " summed in " << sk->slices << " slices by " << sk->blocks
-              << " blocks into " << sk->partials << " (2 launches: zero, sum)" << "; the root's " << k.blocks
-              << (k.blocks == 1 ? " block adds" : " blocks add") << " the partials\n";
+              << " blocks into " << sk->partials << " (2 launches: zero, sum)"
+              << "; the root's " << k.blocks << (k.blocks == 1 ? " block adds" : " blocks add") << " the partials\n";
         if (io)
             o << "      column sums per block: " << names(io->column_sums, 8) << " (" << io->rows
               << " rows each: one partial per column, " << io->slices << " slices)\n";
         else if (sk && sk->group.size() > 1)
-            o << "      shared split-K: the same launches sum " << names(std::vector<std::string>(sk->group.begin() + 1, sk->group.end()), 8)
+            o << "      shared split-K: the same launches sum "
+              << names(std::vector<std::string>(sk->group.begin() + 1, sk->group.end()), 8)
               << " (same points, slices of " << sk->rows << " along domain dim " << sk->dim
               << (sk->vector > 1 ? ", x" + std::to_string(sk->vector) + " vectors" : std::string()) << ")\n";
         if (!at.empty()) o << "      computed per block: " << names(at, 8) << "\n";

@@ -24,7 +24,7 @@ std::string kb_text(int64_t bytes);
 struct FuncPlan {
     std::string func;
     Placement placement = Placement::Inline;
-    std::string anchor;  // the kernel root it is computed in (compute_at); empty otherwise
+    std::string anchor;        // the kernel root it is computed in (compute_at); empty otherwise
     int64_t block_points = 0;  // points one block computes (compute_at in a row kernel)
     // Row kernels whose blocks own several rows: this Func's pure var that follows the root's rows
     // (empty: none, or one row per block).
@@ -40,7 +40,7 @@ struct KernelPlan {
     TemplateParams params;             // the template and its parameters (autosched/model/kernel_params.h)
     std::optional<SplitK> split;       // split-K launches for one heavy reduction, if any
     int64_t blocks = 0;
-    int launches = 1;                  // GPU launches this kernel takes (3 with split-K)
+    int launches = 1;  // GPU launches this kernel takes (3 with split-K)
     int64_t bytes_read = 0, bytes_written = 0;
     double est_us = 0;
 

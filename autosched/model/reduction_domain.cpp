@@ -78,8 +78,10 @@ std::optional<std::vector<std::string>> shared_position_names(const std::vector<
         if (int(p) == walk) continue;
         for (auto &m : members) {
             if (m.reduced[p]) continue;
-            if (names[p].empty()) names[p] = m.vars[p];
-            else if (names[p] != m.vars[p]) return std::nullopt;
+            if (names[p].empty())
+                names[p] = m.vars[p];
+            else if (names[p] != m.vars[p])
+                return std::nullopt;
         }
         if (names[p].empty()) names[p] = "sk_d" + std::to_string(p);
     }

@@ -15,8 +15,8 @@
 namespace solder::autosched {
 
 struct ReductionDomain {
-    std::vector<std::string> vars;  // per position, innermost first: the pure var or RVar there
-    std::vector<bool> reduced;      // per position: an RVar
+    std::vector<std::string> vars;                 // per position, innermost first: the pure var or RVar there
+    std::vector<bool> reduced;                     // per position: an RVar
     std::vector<int64_t> rvar_mins, rvar_extents;  // per position, for RVars (0 for pure vars)
 };
 

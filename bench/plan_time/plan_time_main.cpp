@@ -69,7 +69,8 @@ Built pyramid(int levels) {
     for (int l = 1; l < levels; l++) {
         down[l] = Func("down" + std::to_string(l));
         down[l](x, y) = (down[l - 1](2 * x, 2 * y) + down[l - 1](2 * x + 1, 2 * y) + down[l - 1](2 * x, 2 * y + 1) +
-                         down[l - 1](2 * x + 1, 2 * y + 1)) / 4;
+                         down[l - 1](2 * x + 1, 2 * y + 1)) /
+                        4;
         b.funcs++;
     }
     up[levels - 1] = down[levels - 1];
@@ -94,7 +95,8 @@ int plan_time(int argc, char **argv) {
     using namespace solder;
     Args a = Args::parse(argc, argv, 1, {"sizes", "levels", "schedulers"}, {});
     if (a.has("help")) {
-        std::puts("usage: solder-plan-time [--sizes 100,300,1000,2000] [--levels 10] [--schedulers solder,li2018,mullapudi2016,anderson2021]");
+        std::puts("usage: solder-plan-time [--sizes 100,300,1000,2000] [--levels 10] [--schedulers "
+                  "solder,li2018,mullapudi2016,anderson2021]");
         return 0;
     }
     std::vector<std::string> pipelines;

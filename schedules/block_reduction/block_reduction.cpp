@@ -14,8 +14,8 @@ public:
 
     std::optional<KernelChoice> choose(const KernelContext &c) const override {
         const FuncNode &O = c.root_node();
-        if (!c.members.empty() || !O.is_reduction() || !c.opt.single_kernel_groups || !c.opt.gpu ||
-            O.updates != 1 || O.dims.empty() || O.function.update(0).schedule().rvars().size() != 1)
+        if (!c.members.empty() || !O.is_reduction() || !c.opt.single_kernel_groups || !c.opt.gpu || O.updates != 1 ||
+            O.dims.empty() || O.function.update(0).schedule().rvars().size() != 1)
             return std::nullopt;
         KernelChoice kc;
         kc.members = c.members;

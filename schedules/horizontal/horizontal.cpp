@@ -31,7 +31,8 @@ void merge_horizontal(const FuncGraph &g, const std::vector<bool> &root, const s
         if (choice.at(r).kind != TemplateKind::Pointwise || n.dims.size() != 1 || !stages_over_pure_var(n)) continue;
         // A kernel that launches split-K partials keeps its plan's split-K fields only as the first
         // of its group: it starts one.
-        const KernelPlan &own = plan.kernels[size_t(std::find(kernel_root.begin(), kernel_root.end(), r) - kernel_root.begin())];
+        const KernelPlan &own =
+            plan.kernels[size_t(std::find(kernel_root.begin(), kernel_root.end(), r) - kernel_root.begin())];
         if (own.split && own.split->launched_with.empty()) {
             hgroups.push_back({r});
             continue;

@@ -30,7 +30,8 @@ public:
 
     // The column sums are rfactored here, before any kernel is placed; the host lays them out.
     void prepare(ApplyContext &c, const KernelPlan &k) const override {
-        if (!is_gpu_target(c.target)) throw std::runtime_error("the inner-outer kernel " + k.name + " needs a GPU target");
+        if (!is_gpu_target(c.target))
+            throw std::runtime_error("the inner-outer kernel " + k.name + " needs a GPU target");
         const InnerOuterParams &p = *k.get<InnerOuterParams>();
         ColumnSums cs;
         cs.names = shared_split_members(c, p.column_sums, p.dim, cs.members);

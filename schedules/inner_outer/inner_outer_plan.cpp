@@ -32,7 +32,7 @@ std::map<int, Region> root_leaves(const FuncGraph &g, const Plan &plan, const st
 }  // namespace
 
 int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, const std::map<int, KernelChoice> &choice,
-                              const std::vector<std::set<int>> &deps, const std::vector<int> &kernel_root, Plan &plan) {
+                             const std::vector<std::set<int>> &deps, const std::vector<int> &kernel_root, Plan &plan) {
     if (!opt.gpu || !opt.horizontal) return -1;
     // The inner-outer kernel's blocks are large (all 1024 threads, the staged rows), so an SM holds
     // few at once, and within a block loading the rows, reducing them and summing the columns are
@@ -56,8 +56,8 @@ int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, cons
         const KernelPlan &owner = plan.kernels[oi];
         if (!owner.split || owner.split->group.empty() || !owner.split->launched_with.empty()) continue;
         const std::vector<std::string> group_names = owner.split->group;  // (the owner's is cleared below)
-        std::vector<size_t> group_kernels;  // each member's kernel, the owner's first
-        std::vector<int> group_funcs;       // each member's reduction
+        std::vector<size_t> group_kernels;                                // each member's kernel, the owner's first
+        std::vector<int> group_funcs;                                     // each member's reduction
         for (auto &name : group_names) {
             for (size_t j = 0; j < plan.kernels.size(); j++)
                 if (plan.kernels[j].split_func() == name) group_kernels.push_back(j);
@@ -93,8 +93,9 @@ int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, cons
                 break;
             }
             if (n > 4 || width < kInnerOuterLanes) {
-                explain(n > 4 ? "more than 4 dims (the blocks take at most 3 grid dims)"
-                              : "rows shorter than the " + std::to_string(kInnerOuterLanes) + " lanes of a block's row");
+                explain(n > 4
+                            ? "more than 4 dims (the blocks take at most 3 grid dims)"
+                            : "rows shorter than the " + std::to_string(kInnerOuterLanes) + " lanes of a block's row");
                 break;
             }
             bool independent = true;
@@ -149,8 +150,9 @@ int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, cons
                               " lanes times a power of two up to " + std::to_string(kMaxInnerOuterRows) +
                               " rows (the block's threads, one per column)";
                 } else if (steps % c != 0 || rows_total / c < opt.device.sms) {
-                    why = "no power of two up to " + std::to_string(kMaxInnerOuterRows) + " rows per block divides the " +
-                          std::to_string(steps) + " rows and leaves a block for every SM";
+                    why = "no power of two up to " + std::to_string(kMaxInnerOuterRows) +
+                          " rows per block divides the " + std::to_string(steps) +
+                          " rows and leaves a block for every SM";
                 } else if (c * row_bytes + kInnerOuterReductionBytes > shared_limit) {
                     why = "no number of rows per block fits " + kb_text(row_bytes) + " per row in " +
                           kb_text(shared_limit) + " of shared memory" +
@@ -174,8 +176,8 @@ int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, cons
                 partials_written += own_partials.back();
             }
             const int64_t read = leaf_bytes(g, leaves), written = O.bytes() + partials_written;
-            const double host_us = cost.phased_kernel_us(read + written, flops, blocks,
-                                                         R * row_bytes + kInnerOuterReductionBytes);
+            const double host_us =
+                cost.phased_kernel_us(read + written, flops, blocks, R * row_bytes + kInnerOuterReductionBytes);
             std::vector<int64_t> member_read(group_kernels.size());
             for (size_t i = 0; i < group_kernels.size(); i++)
                 member_read[i] = own_partials[i] + leaf_bytes(g, reads(group_kernels[i]));
@@ -230,10 +232,12 @@ int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, cons
                 {O.name, "",
                  "inner-outer: the column sums " + names + " are summed in this kernel's blocks, " + std::to_string(R) +
                      " rows each: a block loads its rows of " + inputs + " once into shared memory (" +
-                     kb_text(R * row_bytes) + (R * row_bytes > opt.device.shared_memory_bytes ? ", above " +
-                     kb_text(opt.device.shared_memory_bytes) + ": the launch opts in" : std::string()) +
-                     ") and writes a partial per column and sum; with the sums' own kernels it moves " + mb_text(after) +
-                     " instead of " + mb_text(before)});
+                     kb_text(R * row_bytes) +
+                     (R * row_bytes > opt.device.shared_memory_bytes
+                          ? ", above " + kb_text(opt.device.shared_memory_bytes) + ": the launch opts in"
+                          : std::string()) +
+                     ") and writes a partial per column and sum; with the sums' own kernels it moves " +
+                     mb_text(after) + " instead of " + mb_text(before)});
             hosted = int(hi);
             break;
         }

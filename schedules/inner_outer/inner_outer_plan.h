@@ -31,6 +31,6 @@ constexpr int64_t kInnerOuterReductionBytes = 16 * 1024;
 // Returns the index of the kernel that now hosts a group's column sums, or -1 (plan unchanged but
 // for explanations). One group at most.
 int host_column_sums_in_rows(const FuncGraph &g, const PlannerOptions &opt, const std::map<int, KernelChoice> &choice,
-                              const std::vector<std::set<int>> &deps, const std::vector<int> &kernel_root, Plan &plan);
+                             const std::vector<std::set<int>> &deps, const std::vector<int> &kernel_root, Plan &plan);
 
 }  // namespace solder::autosched

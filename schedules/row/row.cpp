@@ -146,7 +146,8 @@ public:
             // Unrolled middle dims: a stack's select over one (puzzler's 16 slices) folds to one
             // branch per iteration; rolled, each element computed all 16.
             for (int dim = 1; dim < kc.inner_dims && dim < int(O.dims.size()); dim++)
-                if (O.region[dim].extent() <= kMaxUnrolledRowDim) p.unrolled_dims.push_back({dim, O.region[dim].extent()});
+                if (O.region[dim].extent() <= kMaxUnrolledRowDim)
+                    p.unrolled_dims.push_back({dim, O.region[dim].extent()});
         }
         // Warps along one row per block where the row is long enough, before several rows per
         // block: measured on the H100, nvfuser_2146's output kernel (57344 rows of 1024, four row
@@ -167,7 +168,8 @@ public:
         p.rows_per_block = gpu && ws.warps == 0 ? rows_per_block_for(g, O, kc, c.plan, c.opt.device, p) : 1;
         if (p.rows_per_block > 1) assign_row_dims(g, c.root, kc, c.plan);
         if (gpu && c.opt.stage_rows && ws.warps == 0)
-            p.staged = choose_staged_inputs(g, c.root, kc, row_block_regions(g, c.root, kc), c.groups, p.rows_per_block);
+            p.staged =
+                choose_staged_inputs(g, c.root, kc, row_block_regions(g, c.root, kc), c.groups, p.rows_per_block);
         k.params = p;
     }
 

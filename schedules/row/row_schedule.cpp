@@ -103,7 +103,9 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, co
         const int rows = rank > inner_dims ? std::max(1, shape.rows_per_block) : 1;
         // 256 threads per block, fewer where a row is short: one `vector_width` access each.
         // (Planned warps without CUDA's shuffles: the same 32 x warps threads, as one row of threads.)
-        const int tx_extent = shape.row_threads > 0 ? shape.row_threads : shape.warps > 0 ? 32 * shape.warps : 256 / rows;
+        const int tx_extent = shape.row_threads > 0 ? shape.row_threads
+                              : shape.warps > 0     ? 32 * shape.warps
+                                                    : 256 / rows;
         Var tx(tag + "_tx"), ro(tag + "_ro"), ri(tag + "_ri");
         if (vector_width > 1) {
             // Each thread writes `vector_width` neighbours with one wide access. The planner asks
@@ -141,9 +143,9 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, co
         for (auto &s : staged) stage_in_block(w, s.func, root, at, s.row_extent, mixed);
         std::vector<LaneSplit> splits;
         for (size_t i = 0; i < at_block.size(); i++)
-            splits.push_back(block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, rows,
-                                         tx_extent, rows > 1 && i < at_block_row_dims.size() ? at_block_row_dims[i] : "",
-                                         root, at, target, mixed));
+            splits.push_back(block_level(
+                w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, rows, tx_extent,
+                rows > 1 && i < at_block_row_dims.size() ? at_block_row_dims[i] : "", root, at, target, mixed));
         fuse_lane_splits(w, splits);
     } else {
         if (rank > inner_dims) w.parallel({root}, v[rank - 1]);

@@ -37,7 +37,7 @@ struct RowShape {
     // with warp shuffles (schedules/writer/warp_reduction.h); elsewhere by the shared-memory tree over the
     // same 32 x warps threads.
     int warps = 0;
-    int64_t row_extent = 0;  // with warps: the root's innermost extent
+    int64_t row_extent = 0;                              // with warps: the root's innermost extent
     std::vector<std::pair<int, int64_t>> unrolled_dims;  // inner dims of the root unrolled in each thread, extents
 };
 // `at_block_row_dims`: with several rows per block, each at_block Func's pure var that follows the

@@ -13,7 +13,9 @@ std::vector<StagedInput> choose_staged_inputs(const FuncGraph &g, int root, cons
     for (int m : kc.members) inside[m] = true;
     // The row template computes the root and each reduction it owns (once per block); everything
     // else inside is inlined into them.
-    auto computed = [&](int n) { return n == root || (inside[n] && g.nodes[n].is_reduction() && groups[n].size() == 1); };
+    auto computed = [&](int n) {
+        return n == root || (inside[n] && g.nodes[n].is_reduction() && groups[n].size() == 1);
+    };
     struct Use {
         std::set<int> stages, readers;
         bool ok = true;

@@ -71,7 +71,8 @@ WarpRowShape warp_row_shape(const FuncGraph &g, const Plan &plan, const RowParam
         }
         s.why_not = "no warp-shuffle reductions: " + why;
     }
-    if (s.why_not.empty()) s.why_not = "the row's " + std::to_string(extent) + " elements do not split evenly over warps";
+    if (s.why_not.empty())
+        s.why_not = "the row's " + std::to_string(extent) + " elements do not split evenly over warps";
     return s;
 }
 

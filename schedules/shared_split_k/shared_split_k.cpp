@@ -13,7 +13,7 @@ namespace solder::autosched {
 namespace {
 
 struct Candidate {
-    int kernel = -1;  // index into plan.kernels
+    int kernel = -1;           // index into plan.kernels
     int root = -1, func = -1;  // the kernel's root and its split reduction (nodes)
     ReductionDomain domain;
     std::vector<Range64> ranges;  // per domain position: the points it walks
@@ -76,7 +76,8 @@ void share_split_k(const FuncGraph &g, const PlannerOptions &opt, const std::map
             if (!same_points(grp[0], *c)) continue;
             bool independent = true;
             for (auto &m : grp)
-                independent = independent && !deps[size_t(m.root)].count(c->root) && !deps[size_t(c->root)].count(m.root);
+                independent =
+                    independent && !deps[size_t(m.root)].count(c->root) && !deps[size_t(c->root)].count(m.root);
             if (!independent) {
                 if (why.empty()) why = "one kernel depends on the other, so their partials cannot launch together";
                 continue;
@@ -153,9 +154,9 @@ void share_split_k(const FuncGraph &g, const PlannerOptions &opt, const std::map
             if ((steps + r - 1) / r != e) continue;  // the same slices as fewer
             double t = cost.kernel_us(shared_read + e * partial_bytes_per_slice, flops, base * e);
             for (auto &m : grp)
-                t += cost.kernel_us(
-                               e * width * others * g.nodes[size_t(m.func)].elem_bytes + g.nodes[size_t(m.root)].bytes(),
-                               0, plan.kernels[size_t(m.kernel)].blocks);
+                t += cost.kernel_us(e * width * others * g.nodes[size_t(m.func)].elem_bytes +
+                                        g.nodes[size_t(m.root)].bytes(),
+                                    0, plan.kernels[size_t(m.kernel)].blocks);
             if (steps % e != 0) t *= 1.1;
             if (k == 0 || t < best * (1 - 1e-9)) k = e, best = t;
         }

@@ -27,7 +27,8 @@ void prepare_shared_split_k(ApplyContext &c, const KernelPlan &k) {
     std::vector<SharedSplitMember> members;
     auto names = shared_split_members(c, s.group, s.dim, members);
     auto partials = schedule_shared_split_k(c.w, members, names, s.dim, s.rows, s.vector, c.target);
-    for (size_t i = 0; i < partials.size(); i++) check_partials_name(partials[i], s.group[i], partials_name(s.group[i]));
+    for (size_t i = 0; i < partials.size(); i++)
+        check_partials_name(partials[i], s.group[i], partials_name(s.group[i]));
 }
 
 }  // namespace solder::autosched

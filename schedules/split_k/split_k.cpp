@@ -13,7 +13,8 @@ void check_partials_name(const Halide::Func &partials, const std::string &func, 
     for (char &ch : base)
         if (ch == '$') ch = '_';
     const bool uniquified = n.size() > base.size() + 1 && n.compare(0, base.size(), base) == 0 &&
-                            n[base.size()] == '$' && n.find_first_not_of("0123456789", base.size() + 1) == std::string::npos;
+                            n[base.size()] == '$' &&
+                            n.find_first_not_of("0123456789", base.size() + 1) == std::string::npos;
     if (n != expected && !uniquified)
         throw std::runtime_error("split-K of " + func + " made '" + partials.name() + "', the plan expects '" +
                                  expected + "'");

@@ -24,8 +24,6 @@ bool splittable_reduction(const FuncNode &R) {
     return Halide::Internal::prove_associativity(R.name, args, def.values()).associative();
 }
 
-
-
 // Results along the innermost dim the partials' threads need at least.
 constexpr int64_t kMinSplitWidth = 16;
 
@@ -62,7 +60,8 @@ void consider_split_k(const FuncGraph &g, const PlannerOptions &opt, int root, K
     }
     const FuncNode &n = g.nodes[R];
     const int64_t rows = n.reduction_points;
-    const int64_t base = ((n.region[0].extent() + kSplitThreads - 1) / kSplitThreads) * (n.points() / n.region[0].extent());
+    const int64_t base =
+        ((n.region[0].extent() + kSplitThreads - 1) / kSplitThreads) * (n.points() / n.region[0].extent());
     int64_t k = std::min((full + base - 1) / base, rows / kMinSliceRows);
     if (k < 2) return;
     kc.split_func = R;

@@ -21,7 +21,8 @@ constexpr int kStencilThreadsX = 32, kStencilThreadsY = 8;
 // writer guards every tail (sizes known only at run time), whole tiles are a specialization on the
 // output's extents (`root_is_output`), with guarded tiles beside it; a root that is no output
 // keeps guarded tiles.
-void schedule_stencil_kernel(ScheduleWriter &w, Halide::Func root, int inner_dims, bool whole_tiles, bool root_is_output,
-                             const std::vector<Halide::Func> &at_tile, const Halide::Target &target);
+void schedule_stencil_kernel(ScheduleWriter &w, Halide::Func root, int inner_dims, bool whole_tiles,
+                             bool root_is_output, const std::vector<Halide::Func> &at_tile,
+                             const Halide::Target &target);
 
 }  // namespace solder

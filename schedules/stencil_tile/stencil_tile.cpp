@@ -14,7 +14,8 @@ constexpr int64_t kMaxChannelsInTile = 4;
 
 bool has_stencil_member(const FuncGraph &g, int root, const std::vector<bool> &inside) {
     for (auto &e : g.edges)
-        if (e.access == Access::Stencil && inside[e.producer] && (inside[e.consumer] || e.consumer == root)) return true;
+        if (e.access == Access::Stencil && inside[e.producer] && (inside[e.consumer] || e.consumer == root))
+            return true;
     return false;
 }
 

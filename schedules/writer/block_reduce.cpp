@@ -10,9 +10,7 @@
 namespace solder {
 using namespace Halide;
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 // Marks dims as GPU blocks: up to three; extra outer dims are fused into the third.
 void blocks_over(ScheduleWriter &w, const StageRef &s, const std::vector<VarOrRVar> &dims, const std::string &tag) {
@@ -52,7 +50,6 @@ int reduction_lanes(const Expr &extent, int rows) {
     return lanes;
 }
 
-
 // Lane vars (and the RVars of the split) share one name in every reduction of a kernel:
 // compute_with matches the fused loops by name.
 const Var kLane("lane"), kLane2("lane2");
@@ -79,8 +76,7 @@ void lanes_innermost(ScheduleWriter &w, Func partial, const Var &lane) {
 // With `warps` > 0 (CUDA, the root's threads laid out as warps x lanes) the reduction is summed by
 // warp shuffles instead (warp_shuffle_reduction), `vector` neighbours per access.
 LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int max_lanes, const std::string &row_dim,
-                      Func root, const Var &at, const Target &t, bool mixed, int warps, int vector,
-                      int exact_lanes) {
+                      Func root, const Var &at, const Target &t, bool mixed, int warps, int vector, int exact_lanes) {
     LaneSplit split;
     w.compute_at(f, root, at);
     if (!is_gpu_target(t)) return split;
@@ -92,9 +88,12 @@ LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int m
         return false;
     };
     auto thread_stage = [&](const StageRef &st, const std::vector<VarOrRVar> &pure) {
-        if (has_row_dim(pure)) w.gpu_threads(st, Var(row_dim));
-        else if (pure.empty()) w.one_thread_of_block(st);
-        else w.gpu_threads(st, pure[0]);
+        if (has_row_dim(pure))
+            w.gpu_threads(st, Var(row_dim));
+        else if (pure.empty())
+            w.one_thread_of_block(st);
+        else
+            w.gpu_threads(st, pure[0]);
     };
     auto lane_threads = [&](const StageRef &st, const Var &lane) {
         auto pure = stage_pure_vars(st.func.function(), st.update + 1);
@@ -206,8 +205,8 @@ void fuse_lane_splits(ScheduleWriter &w, const std::vector<LaneSplit> &splits) {
             const LaneSplit &b = *cand[j];
             if (placed[j] || depth[j] != depth[i] || b.extent != a.extent || b.lanes != a.lanes ||
                 b.partial2.defined() != a.partial2.defined() || b.walked.defined() != a.walked.defined() ||
-                first_pure(b.f, 0) != first_pure(a.f, 0) ||
-                first_pure(b.f, 1) != first_pure(a.f, 1) || b.f.dimensions() != a.f.dimensions())
+                first_pure(b.f, 0) != first_pure(a.f, 0) || first_pure(b.f, 1) != first_pure(a.f, 1) ||
+                b.f.dimensions() != a.f.dimensions())
                 continue;
             placed[j] = true;
             w.compute_with({b.partial}, {a.partial}, kLane);

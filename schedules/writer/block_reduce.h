@@ -11,7 +11,8 @@
 namespace solder {
 
 // Marks dims as GPU blocks: up to three; extra outer dims are fused into the third.
-void blocks_over(ScheduleWriter &w, const StageRef &s, const std::vector<Halide::VarOrRVar> &dims, const std::string &tag);
+void blocks_over(ScheduleWriter &w, const StageRef &s, const std::vector<Halide::VarOrRVar> &dims,
+                 const std::string &tag);
 // Whether the Funcs computed in one block mix element sizes; then each allocation is padded to
 // whole 8-byte words (Halide issue 6803, see block_reduce.cpp).
 bool mixed_element_sizes(const std::vector<Halide::Func> &fs);
@@ -39,7 +40,8 @@ void fuse_lane_splits(ScheduleWriter &w, const std::vector<LaneSplit> &splits);
 // follows them), for templates that lay out their own root (schedules/inner_outer/inner_outer_schedule.h): each
 // reduction over a row split across exactly `lanes` threads (thread x) per row (thread y), summed
 // by the shared-memory tree; independent ones of one shape in one loop nest.
-void reduce_rows_in_block(ScheduleWriter &w, const std::vector<Halide::Func> &fs, const std::vector<std::string> &row_dims,
-                          int rows, int lanes, Halide::Func root, const Halide::Var &at, const Halide::Target &target);
+void reduce_rows_in_block(ScheduleWriter &w, const std::vector<Halide::Func> &fs,
+                          const std::vector<std::string> &row_dims, int rows, int lanes, Halide::Func root,
+                          const Halide::Var &at, const Halide::Target &target);
 
 }  // namespace solder

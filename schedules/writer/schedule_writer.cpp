@@ -56,8 +56,7 @@ std::string ScheduleWriter::func_id(const Func &f) {
     auto idx = topo_index_.find(f.name());
     if (idx == topo_index_.end())
         throw std::runtime_error("ScheduleWriter: Func '" + f.name() + "' is not part of the pipeline");
-    func_decls_.push_back("Func " + id + " = pipeline.get_func(" + std::to_string(idx->second) + ");  // " +
-                          f.name());
+    func_decls_.push_back("Func " + id + " = pipeline.get_func(" + std::to_string(idx->second) + ");  // " + f.name());
     return id;
 }
 
@@ -75,8 +74,8 @@ std::string ScheduleWriter::var_id(const VarOrRVar &v) {
 std::string ScheduleWriter::stage_expr(const StageRef &s) {
     std::string f = func_id(s.func);
     if (s.specialized())
-        return f + ".specialize(" + f + ".output_buffer().dim(0).extent() >= " + std::to_string(s.spans_x) + " && " + f +
-               ".output_buffer().dim(1).extent() >= " + std::to_string(s.spans_y) + ")";
+        return f + ".specialize(" + f + ".output_buffer().dim(0).extent() >= " + std::to_string(s.spans_x) + " && " +
+               f + ".output_buffer().dim(1).extent() >= " + std::to_string(s.spans_y) + ")";
     return s.update < 0 ? f : f + ".update(" + std::to_string(s.update) + ")";
 }
 
@@ -91,8 +90,10 @@ void ScheduleWriter::compute_root(Func f) {
 }
 
 void ScheduleWriter::compute_at(Func f, Func at, const VarOrRVar &v) {
-    if (v.is_rvar) f.compute_at(at, v.rvar);
-    else f.compute_at(at, v.var);
+    if (v.is_rvar)
+        f.compute_at(at, v.rvar);
+    else
+        f.compute_at(at, v.var);
     emit(func_id(f) + ".compute_at(" + func_id(at) + ", " + var_id(v) + ");");
 }
 
@@ -176,8 +177,8 @@ void ScheduleWriter::gpu_tile(const StageRef &s, const VarOrRVar &x, const Var &
          std::to_string(factor) + ", " + tail_strategy_source(tail) + ");");
 }
 
-void ScheduleWriter::gpu_tile(const StageRef &s, const VarOrRVar &x, const VarOrRVar &y, const Var &xo,
-                              const Var &yo, const Var &xi, const Var &yi, int fx, int fy, TailStrategy tail) {
+void ScheduleWriter::gpu_tile(const StageRef &s, const VarOrRVar &x, const VarOrRVar &y, const Var &xo, const Var &yo,
+                              const Var &xi, const Var &yi, int fx, int fy, TailStrategy tail) {
     tail = tail_for(tail, s);
     s.stage().gpu_tile(x, y, xo, yo, xi, yi, fx, fy, tail);
     emit(stage_expr(s) + ".gpu_tile(" + var_id(x) + ", " + var_id(y) + ", " + var_id(xo) + ", " + var_id(yo) + ", " +
@@ -245,7 +246,8 @@ Func ScheduleWriter::rfactor(const StageRef &s, const std::vector<std::pair<RVar
     std::string id = identifier(intm.name());
     func_ids_[intm.name()] = id;
     std::string list;
-    for (auto &[r, v] : preserved) list += std::string(list.empty() ? "" : ", ") + "{" + var_id(r) + ", " + var_id(v) + "}";
+    for (auto &[r, v] : preserved)
+        list += std::string(list.empty() ? "" : ", ") + "{" + var_id(r) + ", " + var_id(v) + "}";
     emit("Func " + id + " = " + stage_expr(s) + ".rfactor({" + list + "});");
     return intm;
 }

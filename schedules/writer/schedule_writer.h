@@ -44,7 +44,8 @@ public:
     void bound(Halide::Func f, const Halide::Var &v, int64_t min, int64_t extent);
     void split(const StageRef &s, const Halide::VarOrRVar &old, const Halide::VarOrRVar &outer,
                const Halide::VarOrRVar &inner, int factor, Halide::TailStrategy tail);
-    void fuse(const StageRef &s, const Halide::VarOrRVar &a, const Halide::VarOrRVar &b, const Halide::VarOrRVar &fused);
+    void fuse(const StageRef &s, const Halide::VarOrRVar &a, const Halide::VarOrRVar &b,
+              const Halide::VarOrRVar &fused);
     void gpu_blocks(const StageRef &s, const Halide::VarOrRVar &v);
     void gpu_threads(const StageRef &s, const Halide::VarOrRVar &v);
     void gpu_threads(const StageRef &s, const Halide::VarOrRVar &x, const Halide::VarOrRVar &y);

@@ -21,7 +21,7 @@ Func warp_shuffle_reduction(ScheduleWriter &w, Func f, Func root, const Var &at,
     w.split({f, 0}, r, walk, rt, 32 * warps * vector, TailStrategy::GuardWithIf);
     w.split({f, 0}, rt, rwarp, rl, 32 * vector, TailStrategy::GuardWithIf);
     w.split({f, 0}, rl, rlane, rv, vector, TailStrategy::GuardWithIf);
-    Func walked = w.rfactor({f, 0}, {{rlane, u}, {rv, v}, {rwarp, wv}});  // each slot's sum over the walk
+    Func walked = w.rfactor({f, 0}, {{rlane, u}, {rv, v}, {rwarp, wv}});     // each slot's sum over the walk
     std::vector<Func> levels{w.rfactor({f, 0}, {{rlane, u}, {rwarp, wv}})};  // each lane's slots added
     for (int n = 32; n > 2; n /= 2) {
         RVar cur(first_rvar().var), hi(tag + "_t" + std::to_string(n) + "o"), lo(tag + "_t" + std::to_string(n) + "i");

@@ -9,8 +9,7 @@
 
 namespace solder::testing {
 
-template<typename P>
-const P &params_of(const autosched::KernelPlan &k, const char *what) {
+template<typename P> const P &params_of(const autosched::KernelPlan &k, const char *what) {
     if (const P *p = k.get<P>()) return *p;
     throw std::logic_error("kernel " + k.name + " is " + k.template_name() + ", not " + what);
 }

@@ -37,7 +37,8 @@ NdArray eager_unary(const NdArray &a, const std::function<double(double)> &f) {
     return o;
 }
 
-NdArray eager_binary(const NdArray &a, const NdArray &b, const Shape &out, const std::function<double(double, double)> &f) {
+NdArray eager_binary(const NdArray &a, const NdArray &b, const Shape &out,
+                     const std::function<double(double, double)> &f) {
     NdArray o{out, std::vector<double>(size_t(shape_numel(out)))};
     for (int64_t i = 0; i < int64_t(o.v.size()); i++) {
         auto idx = unflatten(out, i);
@@ -143,7 +144,8 @@ RandomGraph make_random_graph(Graph &g, uint64_t seed) {
             if (u == 1) out = {tanh(a.t), eager_unary(a.a, [](double x) { return std::tanh(x); })}, ops << "tanh ";
             if (u == 2) out = {neg(a.t), eager_unary(a.a, [](double x) { return -x; })}, ops << "neg ";
             if (u == 3)
-                out = {exp(tanh(a.t)), eager_unary(a.a, [](double x) { return std::exp(std::tanh(x)); })}, ops << "exp_tanh ";
+                out = {exp(tanh(a.t)), eager_unary(a.a, [](double x) { return std::exp(std::tanh(x)); })},
+                ops << "exp_tanh ";
         } else if (op == 1 || op == 2) {  // binary with broadcasting
             std::vector<const Val *> cands;
             for (auto &p : pool)
@@ -151,9 +153,15 @@ RandomGraph make_random_graph(Graph &g, uint64_t seed) {
             const Val &b = *cands[size_t(r.integer(0, int64_t(cands.size())))];
             Shape os = bshape(a.a.shape, b.a.shape);
             int f = int(r.integer(0, 3));
-            if (f == 0) out = {add(a.t, b.t), eager_binary(a.a, b.a, os, [](double x, double y) { return x + y; })}, ops << "add ";
-            if (f == 1) out = {sub(a.t, b.t), eager_binary(a.a, b.a, os, [](double x, double y) { return x - y; })}, ops << "sub ";
-            if (f == 2) out = {mul(a.t, b.t), eager_binary(a.a, b.a, os, [](double x, double y) { return x * y; })}, ops << "mul ";
+            if (f == 0)
+                out = {add(a.t, b.t), eager_binary(a.a, b.a, os, [](double x, double y) { return x + y; })},
+                ops << "add ";
+            if (f == 1)
+                out = {sub(a.t, b.t), eager_binary(a.a, b.a, os, [](double x, double y) { return x - y; })},
+                ops << "sub ";
+            if (f == 2)
+                out = {mul(a.t, b.t), eager_binary(a.a, b.a, os, [](double x, double y) { return x * y; })},
+                ops << "mul ";
         } else if (op == 3 || op == 4) {  // reduction, then broadcast back against its operand
             int ax = int(r.integer(0, a.t.rank()));
             bool keep = r.uniform() < 0.7;
@@ -162,7 +170,8 @@ RandomGraph make_random_graph(Graph &g, uint64_t seed) {
             out = {t, eager_reduce(a.a, ax, keep, kind)};
             ops << (kind == 0 ? "sum" : kind == 1 ? "max" : "mean") << ax << (keep ? "k " : " ");
             if (keep && out.t.rank() == a.t.rank()) {
-                Val back{sub(a.t, out.t), eager_binary(a.a, out.a, a.a.shape, [](double x, double y) { return x - y; })};
+                Val back{sub(a.t, out.t),
+                         eager_binary(a.a, out.a, a.a.shape, [](double x, double y) { return x - y; })};
                 pool.push_back(out);
                 out = back;
                 ops << "sub_back ";
@@ -203,8 +212,8 @@ RandomGraph make_random_graph(Graph &g, uint64_t seed) {
     return rg;
 }
 
-BatchResult run_random_batch(const std::vector<uint64_t> &seeds, const std::string &target,
-                             const std::string &out_dir, bool against_unfused) {
+BatchResult run_random_batch(const std::vector<uint64_t> &seeds, const std::string &target, const std::string &out_dir,
+                             bool against_unfused) {
     BatchResult res;
     auto build = [&](Graph &g, std::vector<RandomGraph> &gs) {
         for (auto s : seeds) gs.push_back(make_random_graph(g, s));
@@ -263,7 +272,10 @@ BatchResult run_random_batch(const std::vector<uint64_t> &seeds, const std::stri
             } else {
                 with_halide_errors("apply", [&] { apply_unfused(outs, tgt); });
             }
-            LibraryRequest req{Halide::Pipeline(outs), args, tgt, out_dir,
+            LibraryRequest req{Halide::Pipeline(outs),
+                               args,
+                               tgt,
+                               out_dir,
                                "random_" + kind + "_" + target + "_" + std::to_string(seeds.front()),
                                {{"app", "random"}}};
             std::string so = with_halide_errors("compile", [&] { return compile_pipeline_library(req); });
@@ -319,7 +331,7 @@ BatchResult run_random_batch(const std::vector<uint64_t> &seeds, const std::stri
         for (int64_t i = 0; i < numel(planned.out[k]); i++) {
             double o = load_as_double(planned.out[k], rg.outputs[oi].dtype, i), x = e.v[size_t(i)];
             double u = against_unfused ? load_as_double(unfused.out[k], rg.outputs[oi].dtype, i) : o;
-            std::string wrong = !close(o, x) ? ", expected " + std::to_string(x)
+            std::string wrong = !close(o, x)   ? ", expected " + std::to_string(x)
                                 : !close(o, u) ? ", the unfused schedule gives " + std::to_string(u)
                                                : "";
             if (wrong.empty()) continue;

@@ -41,7 +41,7 @@ struct BatchResult {
 // eager reference. With `against_unfused`, the batch is also compiled with the unfused schedule
 // and every planned output must match it too (keep such batches small: Halide's compile time
 // grows faster than linearly with the number of Funcs at root).
-BatchResult run_random_batch(const std::vector<uint64_t> &seeds, const std::string &target,
-                             const std::string &out_dir, bool against_unfused = false);
+BatchResult run_random_batch(const std::vector<uint64_t> &seeds, const std::string &target, const std::string &out_dir,
+                             bool against_unfused = false);
 
 }  // namespace solder::testing

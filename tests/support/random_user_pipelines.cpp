@@ -50,8 +50,10 @@ void build(uint64_t seed, UserPipeline &p) {
         case 1: {
             p.kinds.push_back("stencil");
             Func c = pick(2) ? BoundaryConditions::repeat_edge(a, whole) : BoundaryConditions::mirror_image(a, whole);
-            if (pick(2)) f(x, y) = (c(x - 1, y) + c(x, y) + c(x + 1, y) + c(x, y - 1) + c(x, y + 1)) / 5.0f;
-            else f(x, y) = (c(x - 1, y - 1) + 2 * c(x, y) + c(x + 1, y + 1)) / 4.0f;
+            if (pick(2))
+                f(x, y) = (c(x - 1, y) + c(x, y) + c(x + 1, y) + c(x, y - 1) + c(x, y + 1)) / 5.0f;
+            else
+                f(x, y) = (c(x - 1, y - 1) + 2 * c(x, y) + c(x + 1, y + 1)) / 4.0f;
             break;
         }
         case 2: {
@@ -131,8 +133,8 @@ void build(uint64_t seed, UserPipeline &p) {
     for (auto &o : p.outputs) o.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
 }
 
-std::vector<Buffer<float>> run(UserPipeline &p, const Target &t, const Buffer<float> &input, int w, int h,
-                               float gain, int taps) {
+std::vector<Buffer<float>> run(UserPipeline &p, const Target &t, const Buffer<float> &input, int w, int h, float gain,
+                               int taps) {
     Pipeline pipe(p.outputs);
     p.in.set(input);
     p.gain.set(gain);
@@ -171,7 +173,8 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
                 auto got = run(ours, t, input, w, h, gain, taps);
                 auto want = run(ref, host, input, w, h, gain, taps);
                 for (size_t o = 0; o < got.size() && failure.empty(); o++) {
-                    auto m = matches(got[o], [&](auto &q) { return want[o](q[0], q[1]); }, 2e-4);
+                    auto m = matches(
+                        got[o], [&](auto &q) { return want[o](q[0], q[1]); }, 2e-4);
                     if (!m)
                         failure = "output " + std::to_string(o) + " at " + std::to_string(w) + "x" + std::to_string(h) +
                                   ": " + m.message();
