@@ -38,6 +38,17 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
     throw std::logic_error("no kernel template builds the kernel of " + g.nodes[size_t(root)].name);
 }
 
+std::vector<std::pair<TemplateKind, std::string>> template_answers(const FuncGraph &g, const PlannerOptions &opt,
+                                                                   int root, const std::vector<int> &members) {
+    const KernelContext c(g, opt, root, members);
+    std::vector<std::pair<TemplateKind, std::string>> answers;
+    for (auto *t : kernel_templates()) {
+        answers.emplace_back(t->kind(), t->why_not(c));
+        if (answers.back().second.empty()) break;
+    }
+    return answers;
+}
+
 KernelContext::KernelContext(const FuncGraph &g, const PlannerOptions &opt, int root, const std::vector<int> &members)
     : g(g), opt(opt), cost(opt.device), root(root), members(members), inside(g.nodes.size(), false) {
     for (int m : members) {

@@ -2,7 +2,8 @@
 // schedules/registry.cpp. Each has its own parameter struct (autosched/model/kernel_params.h) and
 // three steps:
 //   choose  "can I build this kernel?": for a root and the Funcs fused into it, the template's
-//           shape and costs (through the CostModel), or nothing when it does not apply;
+//           shape and costs (through the CostModel), or nothing when it does not apply, with
+//           the reason in why_not;
 //   fill    "with what?": its parameters in the plan, once the plan's placements are known;
 //   apply   "how?": the Halide schedule, through the ScheduleWriter.
 // The registry tries the templates in priority order; the first whose choose answers builds the
@@ -74,6 +75,8 @@ public:
     virtual ~KernelTemplate() = default;
     virtual TemplateKind kind() const = 0;
     virtual std::optional<KernelChoice> choose(const KernelContext &c) const = 0;
+    // Why the template does not build this kernel (empty: it does; choose then answers).
+    virtual std::string why_not(const KernelContext &c) const = 0;
     // Sets k.params (and may adjust k.launches, push explanations to the plan).
     virtual void fill(const KernelPlanContext &c, KernelPlan &k) const = 0;
     // The root's stages in one loop nest, one launch (else one launch per stage).

@@ -12,11 +12,20 @@ class BlockReductionTemplate : public KernelTemplate {
 public:
     TemplateKind kind() const override { return TemplateKind::BlockReduction; }
 
+    std::string why_not(const KernelContext &c) const override {
+        const FuncNode &O = c.root_node();
+        if (!c.opt.single_kernel_groups) return "single_kernel_groups is off";
+        if (!c.opt.gpu) return "not a GPU target";
+        if (!c.members.empty()) return "other Funcs are fused into the kernel";
+        if (!O.is_reduction() || O.updates != 1 || O.dims.empty() ||
+            O.function.update(0).schedule().rvars().size() != 1)
+            return "the root is not a reduction of one update over one RVar with pure dims";
+        return "";
+    }
+
     std::optional<KernelChoice> choose(const KernelContext &c) const override {
         const FuncNode &O = c.root_node();
-        if (!c.members.empty() || !O.is_reduction() || !c.opt.single_kernel_groups || !c.opt.gpu || O.updates != 1 ||
-            O.dims.empty() || O.function.update(0).schedule().rvars().size() != 1)
-            return std::nullopt;
+        if (!why_not(c).empty()) return std::nullopt;
         KernelChoice kc;
         kc.members = c.members;
         kc.kind = TemplateKind::BlockReduction;

@@ -35,9 +35,13 @@ public:
     TemplateKind kind() const override { return TemplateKind::Generic; }
 
     // Tiles over the root's dims, members inlined; for roots that need it (FuncNode::generic).
+    std::string why_not(const KernelContext &c) const override {
+        return c.root_node().generic.empty() ? "a fused template can take the root (it needs no generic reason)" : "";
+    }
+
     std::optional<KernelChoice> choose(const KernelContext &c) const override {
         const FuncNode &O = c.root_node();
-        if (O.generic.empty()) return std::nullopt;
+        if (!why_not(c).empty()) return std::nullopt;
         KernelChoice kc;
         kc.members = c.members;
         kc.kind = TemplateKind::Generic;

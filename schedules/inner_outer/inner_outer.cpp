@@ -25,6 +25,10 @@ class InnerOuterTemplate : public KernelTemplate {
 public:
     TemplateKind kind() const override { return TemplateKind::InnerOuter; }
     std::optional<KernelChoice> choose(const KernelContext &) const override { return std::nullopt; }
+    std::string why_not(const KernelContext &) const override {
+        return "made from a row kernel by its plan step (schedules/inner_outer/inner_outer_plan.h), never chosen "
+               "for one kernel";
+    }
     void fill(const KernelPlanContext &, KernelPlan &) const override {}
     bool one_loop_nest() const override { return true; }
 

@@ -26,9 +26,15 @@ class PointwiseTemplate : public KernelTemplate {
 public:
     TemplateKind kind() const override { return TemplateKind::Pointwise; }
 
+    std::string why_not(const KernelContext &c) const override {
+        return c.reduction_member && !c.root_node().is_reduction()
+                   ? "a reduction is fused into a root that is not one (its consumer's blocks must hold it)"
+                   : "";
+    }
+
     std::optional<KernelChoice> choose(const KernelContext &c) const override {
         const FuncNode &O = c.root_node();
-        if (c.reduction_member && !O.is_reduction()) return std::nullopt;
+        if (!why_not(c).empty()) return std::nullopt;
         const int rank = int(O.dims.size());
         KernelChoice kc;
         kc.members = c.members;

@@ -78,6 +78,8 @@ class RowTemplate : public KernelTemplate {
 public:
     TemplateKind kind() const override { return TemplateKind::Row; }
 
+    std::string why_not(const KernelContext &) const override { return ""; }  // the last resort: any kernel
+
     std::optional<KernelChoice> choose(const KernelContext &c) const override {
         const FuncGraph &g = c.g;
         const FuncNode &O = c.root_node();

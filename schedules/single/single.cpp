@@ -11,9 +11,13 @@ class SingleTemplate : public KernelTemplate {
 public:
     TemplateKind kind() const override { return TemplateKind::Single; }
 
+    std::string why_not(const KernelContext &c) const override {
+        return c.root_node().dims.empty() ? "" : "the root has dims (this template takes 0-d roots)";
+    }
+
     std::optional<KernelChoice> choose(const KernelContext &c) const override {
         const FuncNode &O = c.root_node();
-        if (!O.dims.empty()) return std::nullopt;
+        if (!why_not(c).empty()) return std::nullopt;
         KernelChoice kc;
         kc.members = c.members;
         kc.kind = TemplateKind::Single;

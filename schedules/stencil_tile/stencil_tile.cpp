@@ -28,11 +28,18 @@ public:
     // inside each tile (inner_dims = rank): then producers shared by the channels (a gray image)
     // are computed once per tile, not once per channel. The fewest bytes win, then the least
     // recompute.
+    std::string why_not(const KernelContext &c) const override {
+        const FuncNode &O = c.root_node();
+        if (c.reduction_member && !O.is_reduction()) return "a reduction is fused into a root that is not one";
+        if (O.dims.size() < 2) return "the root has fewer than 2 dims to tile";
+        if (!has_stencil_member(c.g, c.root, c.inside)) return "no Func in the kernel is read through a stencil";
+        return "";
+    }
+
     std::optional<KernelChoice> choose(const KernelContext &c) const override {
         const FuncNode &O = c.root_node();
         const int rank = int(O.dims.size());
-        if ((c.reduction_member && !O.is_reduction()) || rank < 2 || !has_stencil_member(c.g, c.root, c.inside))
-            return std::nullopt;
+        if (!why_not(c).empty()) return std::nullopt;
         KernelChoice best;
         best.members = c.members;
         best.kind = TemplateKind::StencilTile;
