@@ -57,6 +57,16 @@ KernelContext::KernelContext(const FuncGraph &g, const PlannerOptions &opt, int 
     }
 }
 
+KernelChoice KernelContext::whole_root_choice(TemplateKind kind, int64_t blocks) const {
+    KernelChoice kc;
+    kc.members = members;
+    kc.kind = kind;
+    kc.blocks = blocks;
+    const auto whole = g.regions_for(root, root_node().region, inside);
+    cost.kernel_reads(g, root, inside, whole, whole, 1, kc);
+    return kc;
+}
+
 ApplyContext::AtBlock ApplyContext::at_block(const KernelPlan &k) const {
     AtBlock a;
     for (auto &name : k.funcs) {

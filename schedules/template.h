@@ -40,6 +40,9 @@ struct KernelContext {
 
     KernelContext(const FuncGraph &g, const PlannerOptions &opt, int root, const std::vector<int> &members);
     const FuncNode &root_node() const { return g.nodes[size_t(root)]; }
+    // A choice of `kind` whose reads are costed over the root's whole region at once (templates
+    // with no per-block shape of their own: generic, single, block reduction).
+    KernelChoice whole_root_choice(TemplateKind kind, int64_t blocks) const;
 };
 
 // One kernel of the plan being filled in (placements known).

@@ -26,13 +26,7 @@ public:
     std::optional<KernelChoice> choose(const KernelContext &c) const override {
         const FuncNode &O = c.root_node();
         if (!why_not(c).empty()) return std::nullopt;
-        KernelChoice kc;
-        kc.members = c.members;
-        kc.kind = TemplateKind::BlockReduction;
-        kc.blocks = O.points();
-        const auto whole = c.g.regions_for(c.root, O.region, c.inside);
-        c.cost.kernel_reads(c.g, c.root, c.inside, whole, whole, 1, kc);
-        return kc;
+        return c.whole_root_choice(TemplateKind::BlockReduction, O.points());
     }
 
     void fill(const KernelPlanContext &, KernelPlan &k) const override { k.params = BlockReductionParams{}; }

@@ -42,13 +42,7 @@ public:
     std::optional<KernelChoice> choose(const KernelContext &c) const override {
         const FuncNode &O = c.root_node();
         if (!why_not(c).empty()) return std::nullopt;
-        KernelChoice kc;
-        kc.members = c.members;
-        kc.kind = TemplateKind::Generic;
-        kc.blocks = std::max<int64_t>(1, O.points() / 256);
-        auto whole = c.g.regions_for(c.root, O.region, c.inside);
-        c.cost.kernel_reads(c.g, c.root, c.inside, whole, whole, 1, kc);
-        return kc;
+        return c.whole_root_choice(TemplateKind::Generic, std::max<int64_t>(1, O.points() / 256));
     }
 
     void fill(const KernelPlanContext &c, KernelPlan &k) const override {
