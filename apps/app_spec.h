@@ -51,6 +51,10 @@ struct AppSpec {
     std::function<void(const std::vector<HostBuffer> &inputs, std::vector<HostBuffer> &outputs)> reference;
     std::map<std::string, Tolerance> tolerance;  // per output name; missing -> default_tolerance
     Tolerance default_tolerance;
+    // The schedules the tests run it under at the reduced size (Apps/*); empty: every schedule that
+    // supports the target. The suite pipelines are tested under Solder alone and compared with
+    // Halide's auto-schedulers in the bench, which keeps the test run within CI's time.
+    std::vector<std::string> test_schedules;
 
     // Every input read once plus every output written once: the bytes any implementation moves.
     int64_t min_bytes(AppSize size) const;
