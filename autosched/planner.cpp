@@ -125,6 +125,7 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
             sk.func = R.name;
             sk.partials = partials_name(R.name);
             sk.slices = kc.split_k;
+            sk.slice_rows = (R.reduction_points + kc.split_k - 1) / kc.split_k;
             sk.blocks = kc.split_blocks;
             k.split = sk;
             // Written by the first launch and read back by the second: a materialized intermediate.

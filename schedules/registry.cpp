@@ -16,7 +16,7 @@ const std::vector<const KernelTemplate *> &kernel_templates() {
     static const std::vector<const KernelTemplate *> all = {
         &generic_template(),          // a root no fused template fits (autosched/model/generic_reason.h)
         &single_template(),           // a 0-d root
-        &block_reduction_template(),  // a reduction alone, with single_kernel_groups
+        &block_reduction_template(),  // a reduction alone along the innermost dim
         &stencil_tile_template(),     // stencil producers fused into 2-D tiles
         &pointwise_template(),        // no reduction fused into a non-reduction root
         &row_template(),              // reductions fused into their consumer's rows

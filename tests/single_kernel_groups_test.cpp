@@ -1,7 +1,8 @@
-// SOLDER_ENABLE=single_kernel_groups: a reduction alone in its kernel takes the block-reduction
-// template (one block per result, the reduction split across the block's threads) instead of one
-// thread per result; the result still matches plain loops on OpenCL. Off by default; unknown
-// SOLDER_ENABLE words are errors.
+// single_kernel_groups (on by default): a reduction alone in its kernel along the innermost dim of
+// what it reads takes the block-reduction template (one block per result, the reduction split across
+// the block's threads) instead of one thread per result; the result still matches plain loops on
+// OpenCL. A reduction down the columns keeps one thread per result (reads coalesced across threads).
+// Unknown SOLDER_ENABLE words are errors.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -23,9 +24,10 @@ TEST(SingleKernelGroups, ALoneReductionTakesTheBlockReductionTemplate) {
     set_estimates(s.func, s.shape);
     std::vector<Halide::Func> outs{s.func};
 
-    EXPECT_EQ(solder::testing::plan_for(outs, {}, true).kernels.at(0).template_name(), "pointwise");
+    SolderOptions off;
+    off.disable("single_kernel_groups");
+    EXPECT_EQ(solder::testing::plan_for(outs, off.planner, true).kernels.at(0).template_name(), "pointwise");
     SolderOptions opt;
-    opt.enable("single_kernel_groups");
     autosched::Plan plan = solder::testing::plan_for(outs, opt.planner, true);
     ASSERT_EQ(plan.kernels.size(), 1u);
     ASSERT_EQ(plan.kernels[0].template_name(), "block_reduction") << plan.to_text();
@@ -45,6 +47,16 @@ TEST(SingleKernelGroups, ALoneReductionTakesTheBlockReductionTemplate) {
         for (int64_t c = 0; c < C; c++) want += px[r * C + c];
         EXPECT_NEAR(ps[r], want, 1e-3) << "row " << r;
     }
+}
+
+TEST(SingleKernelGroups, AColumnSumKeepsOneThreadPerResult) {
+    Graph g;
+    Tensor x = g.input("cx", DType::F32, {4096, 1024});
+    Tensor s = sum(x, {0});
+    set_estimates(s.func, s.shape);
+    autosched::Plan plan = solder::testing::plan_for({s.func}, {}, true);
+    ASSERT_EQ(plan.kernels.size(), 1u);
+    EXPECT_EQ(plan.kernels[0].template_name(), "pointwise") << plan.to_text();
 }
 
 TEST(SingleKernelGroups, UnknownEnableWordsAreErrors) {

@@ -622,3 +622,39 @@ TEST(UserPipelines, HalfAndDoubleFloatImages) {
         FAIL() << e.what();
     }
 }
+
+// Column sums down a number of rows known only at run time (RDom over in.dim(1)): too few results
+// to fill a GPU, so the rows are cut into slices summed by launches of their own (split-K), planned
+// at the estimate and correct at any number of rows (the last slice guarded).
+TEST(UserPipelines, ColumnSumsOverInputExtentAreSplitIntoSlices) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 2, "in");
+        Var x("x");
+        RDom r(0, in.dim(1).extent(), "r");
+        Func colsum("colsum");
+        colsum(x) = 0.f;
+        colsum(x) += in(x, r);
+        in.set_estimates({{0, 512}, {0, 16384}});
+        colsum.set_estimates({{0, 512}});
+        std::string plan = schedule_with_solder({colsum}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("split-K: colsum"), std::string::npos) << plan;
+        }
+        Pipeline p = compiled({colsum}, target);
+        for (auto [w, h] : std::vector<std::pair<int, int>>{{512, 16384}, {37, 29}, {517, 2063}, {1, 1}}) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto a = random_buffer<float>({w, h}, 7);
+            in.set(a);
+            Buffer<float> o = realized<float>(p, {w}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    double s = 0;
+                    for (int j = 0; j < h; j++) s += a(q[0], j);
+                    return s;
+                },
+                1e-4))
+                << plan;
+        }
+    });
+}

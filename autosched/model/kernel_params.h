@@ -89,6 +89,7 @@ using TemplateParams = std::variant<PointwiseParams, SingleParams, BlockReductio
 struct SplitK {
     std::string func, partials;
     int64_t slices = 0, blocks = 0;
+    int64_t slice_rows = 0;  // points each slice of a split-K of its own sums (slices at the planned extents)
     std::vector<std::string> group;
     std::string launched_with;
     int dim = -1;

@@ -32,10 +32,12 @@ struct PlannerOptions {
     int exact_max_free = 30;                 // optional roots the exact search takes; beyond: local search
     int64_t search_max_evaluations = 20000;  // partitions the search may cost in full
     int time_budget_ms = 1000;               // a safety net over the evaluation budget
-    // A kernel that computes one Func alone, a reduction, may take a fused template: the block
-    // reduction of the row template, its reduction split across the block's threads. Off by
-    // default: alone, a reduction with many results per block is usually as fast per thread.
-    bool single_kernel_groups = false;
+    // A kernel that computes one Func alone, a reduction along the innermost dim of what it reads
+    // (a row sum stored because several kernels use it), may take the block-reduction template: one
+    // block per result, the reduction split across its threads, read coalesced. One thread per result
+    // would walk the row alone, strided across the warp (a layer-norm backward's row means: 47 against
+    // 741 us modelled). No bundled app's plan takes it.
+    bool single_kernel_groups = true;
     // Take a fusion that moves fewer bytes even where the cost model expects it to be slower
     // (SOLDER_ENABLE=fewest_bytes, `solder plan --enable fewest_bytes`): today only the inner-outer
     // kernel (schedules/inner_outer/inner_outer_plan.h), which read nvfuser_2146's inputs once but ran slower on

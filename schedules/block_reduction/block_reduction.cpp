@@ -2,12 +2,40 @@
 
 #include "schedules/block_reduction/block_reduction_schedule.h"
 
+#include <utility>
+
 namespace solder::autosched {
 
 namespace {
 
+// Whether the reduction's RVar walks the innermost dim of something it reads (a row sum,
+// in(r, y)): the block's lanes then read neighbouring elements. A reduction down the columns
+// (in(x, r)) reads coalesced with one thread per result instead, which the pointwise template does.
+class InnermostWalk : public Halide::Internal::IRVisitor {
+public:
+    InnermostWalk(std::string self, std::string rvar) : self_(std::move(self)), rvar_(std::move(rvar)) {}
+    bool found = false;
+
+private:
+    using IRVisitor::visit;
+    std::string self_, rvar_;
+    void visit(const Halide::Internal::Call *op) override {
+        using Halide::Internal::Call;
+        if ((op->call_type == Call::Halide || op->call_type == Call::Image) && op->name != self_ && !op->args.empty() &&
+            Halide::Internal::expr_uses_var(op->args[0], rvar_))
+            found = true;
+        IRVisitor::visit(op);
+    }
+};
+
+bool walks_innermost(const Halide::Internal::Function &f) {
+    InnermostWalk w(f.name(), f.update(0).schedule().rvars()[0].var);
+    for (auto &v : f.update(0).values()) v.accept(&w);
+    return w.found;
+}
+
 // A reduction alone in its kernel, with the row template's block reduction: one block per result,
-// its reduction split across the block's threads (SOLDER_ENABLE=single_kernel_groups).
+// its reduction split across the block's threads (SOLDER_DISABLE=single_kernel_groups turns it off).
 class BlockReductionTemplate : public KernelTemplate {
 public:
     TemplateKind kind() const override { return TemplateKind::BlockReduction; }
@@ -20,6 +48,9 @@ public:
         if (!O.is_reduction() || O.updates != 1 || O.dims.empty() ||
             O.function.update(0).schedule().rvars().size() != 1)
             return "the root is not a reduction of one update over one RVar with pure dims";
+        if (!walks_innermost(O.function))
+            return "its RVar does not walk the innermost dim of what it reads (one thread per result reads "
+                   "those coalesced)";
         return "";
     }
 

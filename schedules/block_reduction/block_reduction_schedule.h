@@ -8,7 +8,7 @@
 
 namespace solder {
 
-// Block-reduction template for a reduction alone in its kernel (SOLDER_ENABLE=single_kernel_groups):
+// Block-reduction template for a reduction alone in its kernel along the innermost dim it reads:
 // one block per result, the reduction split across 256 threads (rfactor), then one thread adds the
 // partials. Falls back to the unfused kernel where it does not apply (host, several RVars).
 void schedule_block_reduction(ScheduleWriter &w, Halide::Func f, const Halide::Target &target);

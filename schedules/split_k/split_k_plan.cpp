@@ -8,8 +8,9 @@ namespace solder::autosched {
 
 namespace {
 
-// Split-K applies to a reduction whose one update is associative, has pure args in order, and
-// whose RVars all have constant extents (they are fused and cut into equal slices).
+// Split-K applies to a reduction whose one update is associative, has pure args in order, and no
+// predicate (its RVars are fused and cut into slices; extents from inputs or parameters are
+// planned at their estimates, and the slices' count follows the run-time extents).
 bool splittable_reduction(const FuncNode &R) {
     if (R.updates != 1 || R.dims.empty()) return false;
     const auto &def = R.function.update(0);
@@ -19,8 +20,7 @@ bool splittable_reduction(const FuncNode &R) {
         const auto *v = args[d].as<Halide::Internal::Variable>();
         if (!v || v->name != R.dims[d]) return false;
     }
-    for (auto &rv : def.schedule().rvars())
-        if (!Halide::Internal::as_const_int(rv.extent)) return false;
+    if (def.predicate().defined() && !Halide::Internal::is_const_one(def.predicate())) return false;
     return Halide::Internal::prove_associativity(R.name, args, def.values()).associative();
 }
 

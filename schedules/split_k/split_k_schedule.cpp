@@ -41,22 +41,20 @@ void lay_out_partials(ScheduleWriter &w, const StageRef &s, const Var &x, const 
 
 }  // namespace
 
-Func schedule_split_k_partials(ScheduleWriter &w, Func f, int64_t slices, const Target &target) {
+Func schedule_split_k_partials(ScheduleWriter &w, Func f, int64_t slice_rows, const Target &target) {
     auto fn = f.function();
     const auto rvars = fn.update(0).schedule().rvars();  // innermost first
     const std::string tag = f.name();
     // One RVar over every row: fused innermost into outer, so a slice is a run of whole rows.
     RVar rows(rvars[0].var);
-    int64_t total = *Internal::as_const_int(rvars[0].extent);
     for (size_t i = 1; i < rvars.size(); i++) {
         RVar fused(tag + "_rows" + std::to_string(i));
         w.fuse({f, 0}, rows, RVar(rvars[i].var), fused);
         rows = fused;
-        total *= *Internal::as_const_int(rvars[i].extent);
     }
     RVar ro(tag + "_slice_o"), ri(tag + "_slice_i");
     Var slice(tag + "_slice");
-    w.split({f, 0}, rows, ro, ri, int((total + slices - 1) / slices), TailStrategy::GuardWithIf);
+    w.split({f, 0}, rows, ro, ri, int(slice_rows), TailStrategy::GuardWithIf);
     Func partials = w.rfactor({f, 0}, ro, slice);
     w.compute_root(partials);
     if (!is_gpu_target(target)) return partials;
@@ -68,7 +66,7 @@ Func schedule_split_k_partials(ScheduleWriter &w, Func f, int64_t slices, const 
     for (int stage = -1; stage <= 0; stage++)
         lay_out_partials(w, {partials, stage}, pv[0], outer, stage == 0 ? &ri : nullptr, 1, tag + "_p",
                          tag + "_p" + std::to_string(stage + 1));
-    unroll_walk(w, {partials, 0}, ri, Expr(int((total + slices - 1) / slices)));
+    unroll_walk(w, {partials, 0}, ri, Expr(int(slice_rows)));
     // (The zeroing stays a launch of its own: Halide will not compute an update with its own
     // pure stage.)
     return partials;

@@ -10,12 +10,14 @@
 
 namespace solder {
 
-// Split-K partials of reduction `f` (one associative update, constant RVar extents), before `f` is
-// placed by its kernel's template: its RVars are fused and cut into `slices` slices; an rfactor
-// intermediate, computed at root in one launch, sums each slice with threads across `f`'s innermost
-// pure dim (a launch that zeroes the partials, one that sums); `f` itself then adds `slices`
-// partials per result. Returns the intermediate.
-Halide::Func schedule_split_k_partials(ScheduleWriter &w, Halide::Func f, int64_t slices, const Halide::Target &target);
+// Split-K partials of reduction `f` (one associative update), before `f` is placed by its kernel's
+// template: its RVars are fused and cut into slices of `slice_rows` points (`slices` of them at the
+// planned extents; where the extents come from inputs or parameters, as many as the run-time rows
+// need, the last one guarded); an rfactor intermediate, computed at root in one launch, sums each
+// slice with threads across `f`'s innermost pure dim (a launch that zeroes the partials, one that
+// sums); `f` itself then adds the partials of each result. Returns the intermediate.
+Halide::Func schedule_split_k_partials(ScheduleWriter &w, Halide::Func f, int64_t slice_rows,
+                                       const Halide::Target &target);
 
 // One reduction of a shared split-K launch, with its iteration domain (autosched/model/reduction_domain.h):
 // per position, innermost first, its pure var or RVar.
