@@ -64,6 +64,7 @@ double load_as_double(const HostBuffer &b, DType t, int64_t i) {
     case DType::I64: return double(data_as<int64_t>(b)[i]);
     case DType::BF16: return bf16_bits_to_f32(data_as<uint16_t>(b)[i]);
     case DType::U8: return data_as<uint8_t>(b)[i];
+    case DType::I8: return data_as<int8_t>(b)[i];
     }
     return 0;
 }
@@ -76,6 +77,7 @@ void store_from_double(HostBuffer &b, DType t, int64_t i, double v) {
     case DType::I64: data_as<int64_t>(b)[i] = int64_t(v); break;
     case DType::BF16: data_as<uint16_t>(b)[i] = f32_to_bf16_bits(float(v)); break;
     case DType::U8: data_as<uint8_t>(b)[i] = uint8_t(v); break;
+    case DType::I8: data_as<int8_t>(b)[i] = int8_t(v); break;
     }
 }
 

@@ -12,6 +12,7 @@ const char *dtype_name(DType t) {
     case DType::I64: return "i64";
     case DType::BF16: return "bf16";
     case DType::U8: return "u8";
+    case DType::I8: return "i8";
     }
     return "?";
 }
@@ -23,7 +24,8 @@ int dtype_bytes(DType t) {
     case DType::F16:
     case DType::BF16: return 2;
     case DType::I64: return 8;
-    case DType::U8: return 1;
+    case DType::U8:
+    case DType::I8: return 1;
     }
     return 0;
 }
@@ -38,6 +40,7 @@ halide_type_t dtype_halide_type(DType t) {
     case DType::I64: return halide_type_t(halide_type_int, 64);
     case DType::BF16: return halide_type_t(halide_type_uint, 16);
     case DType::U8: return halide_type_t(halide_type_uint, 8);
+    case DType::I8: return halide_type_t(halide_type_int, 8);
     }
     return halide_type_t();
 }

@@ -10,7 +10,8 @@ namespace {
 
 int rank_of_type(DType t) {  // promotion lattice
     switch (t) {
-    case DType::U8: return 0;
+    case DType::U8:
+    case DType::I8: return 0;
     case DType::I32: return 1;
     case DType::I64: return 2;
     case DType::BF16: return 3;

@@ -32,6 +32,7 @@ Type storage_type(DType t) {
     case DType::I64: return Int(64);
     case DType::BF16: return UInt(16);
     case DType::U8: return UInt(8);
+    case DType::I8: return Int(8);
     }
     return Float(32);
 }
