@@ -8,6 +8,7 @@ using namespace Halide;
 std::vector<Argument> BuiltPipeline::arguments() const {
     std::vector<Argument> args;
     for (auto &p : inputs) args.push_back(p);
+    for (auto &s : scalars) args.push_back(s);
     return args;
 }
 
@@ -44,6 +45,12 @@ ImageParam image_input(const TensorSpec &t) {
     int r = int(t.shape.size());
     for (int i = 0; i < r; i++) p.dim(i).set_estimate(0, int(t.shape[r - 1 - i]));
     return p;
+}
+
+void check_scalar_type(const ScalarSpec &s, Type t) {
+    if (lang::storage_type(s.dtype) != t)
+        throw std::runtime_error("scalar parameter '" + s.name + "' is " + dtype_name(s.dtype) +
+                                 " in the app's spec but its Param is another type");
 }
 
 BuiltPipeline build_app_pipeline(const AppSpec &app, AppSize size) {

@@ -14,8 +14,10 @@ namespace solder {
 struct BuiltPipeline {
     std::vector<Halide::ImageParam> inputs;  // in AppIO::inputs order, estimates set
     std::vector<Halide::Func> outputs;       // in AppIO::outputs order, estimates set
+    std::vector<Halide::Argument> scalars;   // in AppIO::scalars order (scalar_input's Params)
     Halide::Pipeline pipeline() const { return Halide::Pipeline(outputs); }
-    std::vector<Halide::Argument> arguments() const;  // inputs then outputs' order is Halide's
+    // The inputs, then the scalars; the outputs follow in Halide's order.
+    std::vector<Halide::Argument> arguments() const;
 };
 
 using PipelineBuilder = std::function<BuiltPipeline(const AppIO &io)>;
@@ -29,5 +31,14 @@ BuiltPipeline lang_pipeline(const std::string &app, const AppIO &io, const std::
                             const std::vector<lang::Tensor> &outputs);
 // For hand-written Halide apps: an ImageParam per input with estimates from the spec.
 Halide::ImageParam image_input(const TensorSpec &t);
+// A scalar parameter with its estimate at the spec's value; its type must match the spec's dtype.
+// Add it to BuiltPipeline::scalars in AppIO::scalars order.
+template<typename T> Halide::Param<T> scalar_input(const ScalarSpec &s) {
+    check_scalar_type(s, Halide::type_of<T>());
+    Halide::Param<T> p(s.name);
+    p.set_estimate(T(s.value));
+    return p;
+}
+void check_scalar_type(const ScalarSpec &s, Halide::Type t);
 
 }  // namespace solder

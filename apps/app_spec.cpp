@@ -24,6 +24,7 @@ std::string AppSpec::shapes_str(AppSize size) const {
     std::ostringstream o;
     for (size_t i = 0; i < x.inputs.size(); i++)
         o << (i ? " " : "") << x.inputs[i].name << ":" << dtype_name(x.inputs[i].dtype) << shape_str(x.inputs[i].shape);
+    for (auto &s : x.scalars) o << " " << s.name << ":" << dtype_name(s.dtype) << "=" << s.value;
     o << " ->";
     for (auto &t : x.outputs) o << " " << t.name << ":" << dtype_name(t.dtype) << shape_str(t.shape);
     return o.str();
@@ -64,7 +65,10 @@ double load_as_double(const HostBuffer &b, DType t, int64_t i) {
     case DType::I64: return double(data_as<int64_t>(b)[i]);
     case DType::BF16: return bf16_bits_to_f32(data_as<uint16_t>(b)[i]);
     case DType::U8: return data_as<uint8_t>(b)[i];
+    case DType::U16: return data_as<uint16_t>(b)[i];
     case DType::I8: return data_as<int8_t>(b)[i];
+    case DType::I16: return data_as<int16_t>(b)[i];
+    case DType::F64: return data_as<double>(b)[i];
     }
     return 0;
 }
@@ -77,7 +81,10 @@ void store_from_double(HostBuffer &b, DType t, int64_t i, double v) {
     case DType::I64: data_as<int64_t>(b)[i] = int64_t(v); break;
     case DType::BF16: data_as<uint16_t>(b)[i] = f32_to_bf16_bits(float(v)); break;
     case DType::U8: data_as<uint8_t>(b)[i] = uint8_t(v); break;
+    case DType::U16: data_as<uint16_t>(b)[i] = uint16_t(v); break;
     case DType::I8: data_as<int8_t>(b)[i] = int8_t(v); break;
+    case DType::I16: data_as<int16_t>(b)[i] = int16_t(v); break;
+    case DType::F64: data_as<double>(b)[i] = v; break;
     }
 }
 

@@ -35,9 +35,18 @@ struct Tolerance {
 // The sizes an app runs at: the full size of the benchmark, or a reduced one for tests.
 enum class AppSize { Full, Small };
 
+// A scalar parameter of the pipeline (a Halide::Param): planned at its value, which the runner
+// passes at every call and the reference uses. The value is the same at both sizes.
+struct ScalarSpec {
+    std::string name;
+    DType dtype;
+    double value;
+};
+
 struct AppIO {
     std::vector<TensorSpec> inputs;
     std::vector<TensorSpec> outputs;
+    std::vector<ScalarSpec> scalars;
 };
 
 struct AppSpec {

@@ -53,7 +53,9 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
         }
     // First the rewrites (rfactor) of split reductions and column sums, which the kernels' templates
     // then place.
+    // Each kernel's grid as the plan maps it (Plan::grid_map), its split-K partials' launches too.
     for (auto &k : plan.kernels) {
+        w.set_grid_map(plan.grid_map(k));
         kernel_template(k.kind()).prepare(c, k);
         prepare_split_k(c, k);
     }
@@ -64,11 +66,13 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
         if (k.with.empty() && c.split.count(k.root)) unroll_partials_sum(w, c.get(k.root));
     }
     for (auto &k : plan.kernels) {
+        w.set_grid_map(plan.grid_map(k));
         if (!k.with.empty())
             apply_horizontal(c, k);
         else
             kernel_template(k.kind()).apply(c, k);
     }
+    w.set_grid_map(GridMap::Three);
     return w.source("Solder plan" + (plan.app.empty() ? std::string() : " for " + plan.app) + ": " +
                     std::to_string(plan.kernels.size()) + (plan.kernels.size() == 1 ? " kernel, " : " kernels, ") +
                     std::to_string(plan.total_bytes) + " bytes moved (min " + std::to_string(plan.min_bytes) + ")");

@@ -97,9 +97,10 @@ Partition evaluate(const FuncGraph &g, const PlannerOptions &opt, const std::vec
         }
         if (!kc.ok && check_rules) {
             p.violation = kc.offender;
-            p.violation_reason = "its per-block footprint in " + g.nodes[r].name + "'s kernel (" +
-                                 kb_text(kc.offender_bytes) + ") exceeds shared memory (" +
-                                 kb_text(opt.device.shared_memory_bytes) + ")";
+            p.violation_reason = !kc.offense.empty() ? kc.offense
+                                                     : "its per-block footprint in " + g.nodes[r].name + "'s kernel (" +
+                                                           kb_text(kc.offender_bytes) + ") exceeds shared memory (" +
+                                                           kb_text(opt.device.shared_memory_bytes) + ")";
             p.choice.clear();
             return p;
         }

@@ -9,6 +9,7 @@
 #include "autosched/model/cost_model.h"
 #include "autosched/model/generic_reason.h"
 #include "autosched/model/pipeline_funcs.h"
+#include "autosched/plan_limits.h"
 #include "autosched/search.h"
 #include "core/number_arg.h"
 #include "schedules/horizontal/horizontal.h"
@@ -25,7 +26,9 @@
 
 namespace solder::autosched {
 
-Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::string &app) {
+namespace {
+
+Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string &app) {
     const int N = int(g.nodes.size());
     for (auto &name : opt.keep_unfused) {
         bool found = false;
@@ -192,7 +195,17 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
         for (auto &k : fused.kernels)
             if (k.kind() == TemplateKind::InnerOuter) h = k;
         const bool faster = fused.est_us < plan.est_us;
-        if (faster || (opt.fewest_bytes && fused.total_bytes < plan.total_bytes)) {
+        // Its launch within the device's limits (its grid stays as its column sums name it).
+        std::vector<LimitViolation> over;
+        if (opt.gpu) {
+            h.launch_shapes = launch_shapes_of(g, opt, fused, h);
+            over = check_device_limits(h, opt.device);
+        }
+        if (!over.empty()) {
+            plan.explanations.push_back(
+                {h.get<InnerOuterParams>()->column_sums[0], h.root,
+                 "column sums not computed in this row kernel's blocks (inner-outer): " + over[0].text()});
+        } else if (faster || (opt.fewest_bytes && fused.total_bytes < plan.total_bytes)) {
             plan = fused;
             plan.explanations.push_back({h.root, "",
                                          std::string("inner-outer kept: the plan costs ") + costs +
@@ -214,6 +227,47 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
                                   " per launch, for the kernel-parameter limit) and the split-K launches of "
                                   "reductions over the same points, not other kernels so far"
                             : "horizontal fusion is disabled by option"});
+    return plan;
+}
+
+// The root of the first kernel whose launch still breaks a device limit, with the reason it falls
+// back to the generic template; -1 when that cannot help (it is generic already).
+int fallback_root(const FuncGraph &g, const Plan &plan, const std::vector<LimitViolation> &left, std::string &why) {
+    for (auto &v : left) {
+        for (auto &k : plan.kernels) {
+            if (k.name != v.kernel) continue;
+            const int r = g.find(k.root);
+            if (r < 0 || k.kind() == TemplateKind::Generic || !g.nodes[size_t(r)].generic.empty()) continue;
+            why = "its " + k.template_name() + " kernel would break a device limit at the planned size: " + v.stage +
+                  "'s launch needs " + v.needs() + ", above the device's " + std::to_string(v.max);
+            return r;
+        }
+    }
+    return -1;
+}
+
+}  // namespace
+
+// A plan whose every launch is within the device's limits at the planning estimates: grids folded
+// into x where y or z would be too large (autosched/plan_limits.h), and any kernel still beyond a
+// limit replaced: its root takes the generic template (at most 256 threads, no shared memory),
+// which stores what it cannot compute inline, and the plan is searched again.
+Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::string &app) {
+    Plan plan = plan_once(g, opt, app);
+    std::vector<LimitViolation> left = fit_device_limits(g, opt, plan);
+    if (left.empty()) return plan;
+    FuncGraph fallback = g;
+    for (size_t tries = 0; !left.empty() && tries < g.nodes.size(); tries++) {
+        std::string why;
+        const int r = fallback_root(fallback, plan, left, why);
+        if (r < 0) break;
+        fallback.nodes[size_t(r)].generic = why;
+        plan = plan_once(fallback, opt, app);
+        left = fit_device_limits(fallback, opt, plan);
+    }
+    for (auto &v : left)
+        plan.explanations.push_back(
+            {v.stage, "", "no template Solder has keeps this launch within the device: " + v.text()});
     return plan;
 }
 

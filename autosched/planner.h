@@ -1,5 +1,6 @@
 // Solder's fusion planner: analyses a pipeline (autosched/model/func_graph.h), chooses kernel roots,
-// placements and tilings under the cost model, and returns a Plan (autosched/model/plan.h).
+// placements and tilings under the cost model, and returns a Plan (autosched/model/plan.h) whose
+// every launch is within the device's limits at the planning estimates (autosched/plan_limits.h).
 #pragma once
 #include <string>
 

@@ -12,7 +12,10 @@ const char *dtype_name(DType t) {
     case DType::I64: return "i64";
     case DType::BF16: return "bf16";
     case DType::U8: return "u8";
+    case DType::U16: return "u16";
     case DType::I8: return "i8";
+    case DType::I16: return "i16";
+    case DType::F64: return "f64";
     }
     return "?";
 }
@@ -23,14 +26,17 @@ int dtype_bytes(DType t) {
     case DType::I32: return 4;
     case DType::F16:
     case DType::BF16: return 2;
-    case DType::I64: return 8;
+    case DType::I64:
+    case DType::F64: return 8;
+    case DType::U16:
+    case DType::I16: return 2;
     case DType::U8:
     case DType::I8: return 1;
     }
     return 0;
 }
 
-bool dtype_is_float(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16; }
+bool dtype_is_float(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16 || t == DType::F64; }
 
 halide_type_t dtype_halide_type(DType t) {
     switch (t) {
@@ -40,7 +46,10 @@ halide_type_t dtype_halide_type(DType t) {
     case DType::I64: return halide_type_t(halide_type_int, 64);
     case DType::BF16: return halide_type_t(halide_type_uint, 16);
     case DType::U8: return halide_type_t(halide_type_uint, 8);
+    case DType::U16: return halide_type_t(halide_type_uint, 16);
     case DType::I8: return halide_type_t(halide_type_int, 8);
+    case DType::I16: return halide_type_t(halide_type_int, 16);
+    case DType::F64: return halide_type_t(halide_type_float, 64);
     }
     return halide_type_t();
 }

@@ -11,7 +11,7 @@ namespace solder {
 
 // Element types of app tensors. BF16 is stored as uint16 bits (Halide's bfloat16 is broken on
 // CUDA, issue 8311); every BF16 value crosses to f32 through core/bf16.h.
-enum class DType { F32, F16, I32, I64, BF16, U8, I8 };
+enum class DType { F32, F16, I32, I64, BF16, U8, U16, I8, I16, F64 };
 
 const char *dtype_name(DType t);
 int dtype_bytes(DType t);

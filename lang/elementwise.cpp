@@ -12,11 +12,14 @@ int rank_of_type(DType t) {  // promotion lattice
     switch (t) {
     case DType::U8:
     case DType::I8: return 0;
-    case DType::I32: return 1;
-    case DType::I64: return 2;
-    case DType::BF16: return 3;
-    case DType::F16: return 3;
-    case DType::F32: return 4;
+    case DType::U16:
+    case DType::I16: return 1;
+    case DType::I32: return 2;
+    case DType::I64: return 3;
+    case DType::BF16: return 4;
+    case DType::F16: return 4;
+    case DType::F32: return 5;
+    case DType::F64: return 6;
     }
     return 0;
 }

@@ -32,7 +32,10 @@ Type storage_type(DType t) {
     case DType::I64: return Int(64);
     case DType::BF16: return UInt(16);
     case DType::U8: return UInt(8);
+    case DType::U16: return UInt(16);
     case DType::I8: return Int(8);
+    case DType::I16: return Int(16);
+    case DType::F64: return Float(64);
     }
     return Float(32);
 }

@@ -44,12 +44,14 @@ RunReport run_app(const AppSpec &app, PipelineLibrary &lib, const RunOptions &op
     app.make_inputs(ins, opt.seed);
     for (auto &b : ins) b.set_host_dirty();
     for (auto &b : outs) poison(b);
+    std::vector<std::pair<std::string, double>> scalars;
+    for (auto &s : io.scalars) scalars.emplace_back(s.name, s.value);
 
     // OpenCL creates its queue on the first call; a profiling queue is needed to time kernels later.
     if (opt.time_kernels) lib.set_timing(SOLDER_TIMING_READY);
     lib.reset_launches();
     std::string err;
-    if (lib.call(raw(ins), raw(outs), &err) != 0 || sync_outputs(outs) != 0) {
+    if (lib.call(raw(ins), raw(outs), &err, scalars) != 0 || sync_outputs(outs) != 0) {
         rep.error = app.name + ": " + (err.empty() ? "device synchronization failed" : err);
         return rep;
     }
@@ -86,7 +88,7 @@ RunReport run_app(const AppSpec &app, PipelineLibrary &lib, const RunOptions &op
             if (flusher) device_events ? flusher->flush_async() : flusher->flush();
             if (device_events) events->start();
             auto t0 = std::chrono::steady_clock::now();
-            if (lib.call(raw(ins), raw(outs), &err) != 0) {
+            if (lib.call(raw(ins), raw(outs), &err, scalars) != 0) {
                 rep.error = app.name + ": failed on timing run " + std::to_string(i) + ": " + err;
                 return false;
             }
@@ -115,7 +117,7 @@ RunReport run_app(const AppSpec &app, PipelineLibrary &lib, const RunOptions &op
     if (opt.time_kernels && !rep.launches.empty())
         rep.launch_us = median_launch_times(lib, opt.iters, [&] {
             if (flusher) flusher->flush();
-            return lib.call(raw(ins), raw(outs), &err) == 0 && sync_outputs(outs) == 0;
+            return lib.call(raw(ins), raw(outs), &err, scalars) == 0 && sync_outputs(outs) == 0;
         });
     return rep;
 }

@@ -146,7 +146,7 @@ std::string compile_cache_key(const AppBuildRequest &req, const BuiltPipeline &p
     k += "options\n" + compiled.canonical_text();
     k += std::string("inject_compile_fault ") + (req.inject_compile_fault ? "1" : "0") + "\n";
     return k + with_halide_errors(req.app + ": printing its Funcs",
-                                  [&] { return pipeline_fingerprint(p.inputs, p.outputs); });
+                                  [&] { return pipeline_fingerprint(p.inputs, p.outputs, p.scalars); });
 }
 
 AppBuild CompileCache::build(const AppBuildRequest &req) {

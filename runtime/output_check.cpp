@@ -45,6 +45,9 @@ void poison(HostBuffer &b) {
     if (b.type().code == halide_type_float && b.type().bits == 32) {
         float *p = static_cast<float *>(b.data());
         for (size_t i = 0; i < bytes / 4; i++) p[i] = std::numeric_limits<float>::quiet_NaN();
+    } else if (b.type().code == halide_type_float && b.type().bits == 64) {
+        double *p = static_cast<double *>(b.data());
+        for (size_t i = 0; i < bytes / 8; i++) p[i] = std::numeric_limits<double>::quiet_NaN();
     } else if (b.type().code == halide_type_uint && b.type().bits == 16) {
         // bf16 storage: 0x7fc1 is a NaN
         uint16_t *p = static_cast<uint16_t *>(b.data());

@@ -207,10 +207,17 @@ std::vector<Function> graph_order(const std::vector<Func> &outputs, std::map<std
 
 }  // namespace
 
-std::string pipeline_fingerprint(const std::vector<ImageParam> &inputs, const std::vector<Func> &outputs) {
+std::string pipeline_fingerprint(const std::vector<ImageParam> &inputs, const std::vector<Func> &outputs,
+                                 const std::vector<Argument> &scalars) {
     Canonicalizer c;
     std::ostringstream o;
     for (size_t i = 0; i < inputs.size(); i++) c.params[inputs[i].name()] = "in" + std::to_string(i);
+    // Scalar parameters: their type and the estimate the plan is made at.
+    for (size_t i = 0; i < scalars.size(); i++) {
+        c.params[scalars[i].name] = "s" + std::to_string(i);
+        o << "s" << i << " " << scalars[i].type << " estimate " << c.text(scalars[i].argument_estimates.scalar_estimate)
+          << "\n";
+    }
     for (size_t i = 0; i < inputs.size(); i++) {
         const Parameter &p = inputs[i].parameter();
         o << "in" << i << " " << p.type() << " dims " << p.dimensions() << " align " << p.host_alignment() << "\n";

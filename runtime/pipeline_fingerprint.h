@@ -14,8 +14,10 @@
 
 namespace solder {
 
-// `inputs` first, in order (they are the library's leading arguments), then the Funcs.
+// `inputs` first, in order (they are the library's leading arguments), then the scalar parameters
+// (their types and estimates), then the Funcs.
 std::string pipeline_fingerprint(const std::vector<Halide::ImageParam> &inputs,
-                                 const std::vector<Halide::Func> &outputs);
+                                 const std::vector<Halide::Func> &outputs,
+                                 const std::vector<Halide::Argument> &scalars = {});
 
 }  // namespace solder

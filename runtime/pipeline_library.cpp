@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "runtime/buffer_checks.h"
@@ -49,10 +50,47 @@ PipelineLibrary::~PipelineLibrary() {
     if (handle_) dlclose(handle_);
 }
 
+namespace {
+
+// Stores v in the scalar argument's type; false for a type a scalar parameter cannot have here.
+bool store_scalar(const halide_type_t &t, double v, uint64_t *slot) {
+    *slot = 0;
+    void *p = slot;
+    if (t.lanes != 1) return false;
+    if (t.code == halide_type_float && t.bits == 32)
+        *static_cast<float *>(p) = float(v);
+    else if (t.code == halide_type_float && t.bits == 64)
+        *static_cast<double *>(p) = v;
+    else if (t.code == halide_type_int && t.bits == 8)
+        *static_cast<int8_t *>(p) = int8_t(v);
+    else if (t.code == halide_type_int && t.bits == 16)
+        *static_cast<int16_t *>(p) = int16_t(v);
+    else if (t.code == halide_type_int && t.bits == 32)
+        *static_cast<int32_t *>(p) = int32_t(v);
+    else if (t.code == halide_type_int && t.bits == 64)
+        *static_cast<int64_t *>(p) = int64_t(v);
+    else if (t.code == halide_type_uint && t.bits == 1)
+        *static_cast<bool *>(p) = v != 0;
+    else if (t.code == halide_type_uint && t.bits == 8)
+        *static_cast<uint8_t *>(p) = uint8_t(v);
+    else if (t.code == halide_type_uint && t.bits == 16)
+        *static_cast<uint16_t *>(p) = uint16_t(v);
+    else if (t.code == halide_type_uint && t.bits == 32)
+        *static_cast<uint32_t *>(p) = uint32_t(v);
+    else if (t.code == halide_type_uint && t.bits == 64)
+        *static_cast<uint64_t *>(p) = uint64_t(v);
+    else
+        return false;
+    return true;
+}
+
+}  // namespace
+
 int PipelineLibrary::call(const std::vector<halide_buffer_t *> &inputs, const std::vector<halide_buffer_t *> &outputs,
-                          std::string *error) {
+                          std::string *error, const std::vector<std::pair<std::string, double>> &scalars) {
     const halide_filter_metadata_t *md = metadata_();
     std::vector<void *> args;
+    std::vector<uint64_t> scalar_slots(size_t(md->num_arguments));
     size_t in = 0, out = 0;
     for (int i = 0; i < md->num_arguments; i++) {
         const halide_filter_argument_t &a = md->arguments[i];
@@ -63,18 +101,27 @@ int PipelineLibrary::call(const std::vector<halide_buffer_t *> &inputs, const st
             if (out >= outputs.size()) break;
             args.push_back(outputs[out++]);
         } else {
-            *error = std::string("pipeline argument '") + a.name + "' is a scalar; Solder apps take only buffers";
-            return -1;
+            auto it = std::find_if(scalars.begin(), scalars.end(), [&](auto &s) { return s.first == a.name; });
+            if (it == scalars.end()) {
+                *error = std::string("pipeline argument '") + a.name + "' is a scalar parameter with no value given";
+                return -1;
+            }
+            if (!store_scalar(a.type, it->second, &scalar_slots[size_t(i)])) {
+                *error = std::string("scalar parameter '") + a.name + "' has a type Solder cannot pass";
+                return -1;
+            }
+            args.push_back(&scalar_slots[size_t(i)]);
         }
     }
     if (in != inputs.size() || out != outputs.size() || int(args.size()) != md->num_arguments) {
         std::ostringstream o;
-        o << "pipeline in '" << path_ << "' takes " << md->num_arguments << " buffers but was given " << inputs.size()
-          << " inputs and " << outputs.size() << " outputs";
+        o << "pipeline in '" << path_ << "' takes " << md->num_arguments << " arguments but was given " << inputs.size()
+          << " inputs, " << outputs.size() << " outputs and " << scalars.size() << " scalars";
         *error = o.str();
         return -1;
     }
     for (int i = 0; i < md->num_arguments; i++) {
+        if (md->arguments[i].kind == halide_argument_kind_input_scalar) continue;
         std::string bad = check_buffer_argument(md->arguments[i], i, static_cast<halide_buffer_t *>(args[i]));
         if (!bad.empty()) {
             *error = "pipeline in '" + path_ + "': " + bad;

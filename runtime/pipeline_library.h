@@ -23,8 +23,9 @@ public:
     // Calls the pipeline with buffers in the order of the spec's inputs and outputs. Returns
     // Halide's error code (0 on success); *error gets a readable message on failure. Each buffer
     // is first checked against the library's arguments (runtime/buffer_checks.h).
+    // Scalar arguments (Halide Params) are given by name.
     int call(const std::vector<halide_buffer_t *> &inputs, const std::vector<halide_buffer_t *> &outputs,
-             std::string *error);
+             std::string *error, const std::vector<std::pair<std::string, double>> &scalars = {});
 
     const halide_filter_metadata_t *metadata() const { return metadata_(); }
     // Key=value lines written at compile time: app, schedule, target, size, loop_nests.

@@ -5,7 +5,9 @@
 //           shape and costs (through the CostModel), or nothing when it does not apply, with
 //           the reason in why_not;
 //   fill    "with what?": its parameters in the plan, once the plan's placements are known;
-//   apply   "how?": the Halide schedule, through the ScheduleWriter.
+//   apply   "how?": the Halide schedule, through the ScheduleWriter;
+// and its launches at the planning estimates (launch_shapes), which the planner checks against the
+// device's limits.
 // The registry tries the templates in priority order; the first whose choose answers builds the
 // kernel. Steps that change kernels across the plan (split-K, shared split-K, horizontal launches,
 // inner-outer) live in their own folders beside the templates.
@@ -24,6 +26,7 @@
 #include "autosched/model/kernel_choice.h"
 #include "autosched/model/options.h"
 #include "autosched/model/plan.h"
+#include "schedules/launch_shapes.h"
 #include "schedules/writer/schedule_writer.h"
 
 namespace solder::autosched {
@@ -87,6 +90,10 @@ public:
     // Before any kernel is applied: rewrites (rfactor) that other kernels' templates then place.
     virtual void prepare(ApplyContext &, const KernelPlan &) const {}
     virtual void apply(ApplyContext &c, const KernelPlan &k) const = 0;
+    // Its launches on a GPU at the planning estimates, as apply lays them out (grid, threads and
+    // shared memory per block), for the device's limits (autosched/model/device_limits.h). Split-K's
+    // launches are not its own (schedules/launch_shapes.h).
+    virtual std::vector<LaunchShape> launch_shapes(const ShapeContext &c, const KernelPlan &k) const = 0;
 };
 
 }  // namespace solder::autosched

@@ -352,3 +352,32 @@ TEST(CompileCache, KeyHoldsTheKnobsButNotTheFallbackWord) {
     EXPECT_NE(key_with([](SolderOptions &o) { o.set("parallelism", "16"); }), plain);
     EXPECT_NE(key_with([](SolderOptions &o) { o.planner.exact_max_free = 8; }), plain) << "a field no knob sets";
 }
+
+// A scalar parameter's type and its estimate (the value the plan is made at) are part of the key;
+// its name is not.
+TEST(Fingerprint, ScalarParametersShowTheirTypeAndEstimate) {
+    using namespace Halide;
+    auto with_param = [](const std::string &name, double estimate, bool as_double) {
+        ImageParam in(Float(32), 1, "in");
+        in.dim(0).set_estimate(0, 64);
+        Var x("x");
+        Func f("f");
+        Argument arg;
+        if (as_double) {
+            Param<double> p(name);
+            p.set_estimate(estimate);
+            f(x) = in(x)*cast<float>(p);
+            arg = p;
+        } else {
+            Param<float> p(name);
+            p.set_estimate(float(estimate));
+            f(x) = in(x)*p;
+            arg = p;
+        }
+        f.set_estimates({{0, 64}});
+        return pipeline_fingerprint({in}, {f}, {arg});
+    };
+    EXPECT_EQ(with_param("sigma", 0.5, false), with_param("other", 0.5, false));
+    EXPECT_NE(with_param("sigma", 0.5, false), with_param("sigma", 0.25, false));
+    EXPECT_NE(with_param("sigma", 0.5, false), with_param("sigma", 0.5, true));
+}

@@ -6,6 +6,7 @@
 
 #include "autosched/model/func_graph.h"
 #include "autosched/model/options.h"
+#include "runtime/aot_compiler.h"
 #include "runtime/app_runner.h"
 #include "runtime/compile_cache.h"
 #include "runtime/halide_error.h"
@@ -287,4 +288,31 @@ TEST(RuntimeErrors, HalideFeaturesKnobAddsFeaturesAndNamesUnknownOnes) {
     EXPECT_TRUE(contains(e, "'no_such_feature' is not a Halide target feature")) << e;
     ASSERT_EQ(unsetenv("SOLDER_HALIDE_FEATURES"), 0);
     EXPECT_FALSE(make_target("cuda").has_feature(Halide::Target::Debug));
+}
+
+// A library with scalar parameters takes their values by name, in the type the library declares,
+// and names a parameter the caller did not give.
+TEST(RuntimeErrors, ScalarParametersArePassedByNameAndAMissingOneIsNamed) {
+    using namespace Halide;
+    ImageParam in(Float(32), 1, "in");
+    Param<float> gain("gain");
+    Param<int> offset("offset");
+    Var x("x");
+    Func f("f");
+    f(x) = in(x)*gain + cast<float>(offset);
+    LibraryRequest r;
+    r.pipeline = Pipeline(f);
+    r.arguments = {in, gain, offset};
+    r.target = make_target("host");
+    r.out_dir = solder::testing::fresh_temp_dir("scalar-params");
+    r.stem = "scalars";
+    std::string err;
+    auto lib = PipelineLibrary::open(compile_pipeline_library(r), &err);
+    ASSERT_TRUE(lib) << err;
+    Runtime::Buffer<float> a(5), o(5);
+    for (int i = 0; i < 5; i++) a(i) = float(i);
+    ASSERT_EQ(lib->call({a.raw_buffer()}, {o.raw_buffer()}, &err, {{"offset", 3}, {"gain", 0.5}}), 0) << err;
+    for (int i = 0; i < 5; i++) EXPECT_EQ(o(i), 0.5f * float(i) + 3.0f);
+    EXPECT_NE(lib->call({a.raw_buffer()}, {o.raw_buffer()}, &err, {{"gain", 0.5}}), 0);
+    EXPECT_TRUE(contains(err, "'offset'") && contains(err, "no value")) << err;
 }

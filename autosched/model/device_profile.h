@@ -1,6 +1,8 @@
-// Machine constants the cost model uses. Defaults are the H100 as measured here (3.0 TB/s for a
+// Machine constants the cost model uses, and the limits every launch must respect
+// (autosched/model/device_limits.h). Defaults are the H100 as measured here (3.0 TB/s for a
 // device-to-device copy, 132 SMs, 48 KB of static shared memory per block under Halide 21).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 
 namespace solder::autosched {
@@ -22,6 +24,19 @@ struct DeviceProfile {
     int64_t shared_memory_optin_bytes = 227 * 1024;
     int64_t shared_memory_per_sm = 228 * 1024;  // what the blocks resident on one SM share
     int64_t l2_bytes = 50 * 1024 * 1024;
+
+    // Launch limits: a launch beyond any of them fails (cuLaunchKernel's CUDA_ERROR_INVALID_VALUE).
+    // Every compute capability since 3.0 has the same ones.
+    int64_t max_threads_per_block = 1024;
+    int64_t max_grid_x = 2147483647;  // 2^31 - 1 blocks along x
+    int64_t max_grid_yz = 65535;      // along y, and along z
+    // Registers: Halide compiles its kernels at most 64 registers per thread (spilling beyond), so
+    // a block needs at most 64 x its threads of the 64K registers one block may hold.
+    int64_t registers_per_thread_cap = 64;
+    int64_t registers_per_block = 64 * 1024;
+
+    // Shared memory one block may use: the opt-in size where launches opt in, else the default.
+    int64_t shared_memory_limit() const { return std::max(shared_memory_bytes, shared_memory_optin_bytes); }
 };
 
 }  // namespace solder::autosched

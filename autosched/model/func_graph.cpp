@@ -453,10 +453,11 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
         for (auto &u : f.updates()) {
             int64_t pts = 1;
             bool any = false;
+            n.rvar_extents.emplace_back();
             for (auto &rv : u.schedule().rvars()) {
-                pts *= std::max<int64_t>(0, const_or_throw(rv.extent,
-                                                           "the extent of RVar '" + rv.var + "' of Func '" + name + "'",
-                                                           g.estimates_));
+                const std::string what = "the extent of RVar '" + rv.var + "' of Func '" + name + "'";
+                n.rvar_extents.back().push_back(std::max<int64_t>(0, const_or_throw(rv.extent, what, g.estimates_)));
+                pts *= n.rvar_extents.back().back();
                 any = true;
             }
             if (any) n.reduction_points += pts;

@@ -63,8 +63,9 @@ struct FuncNode {
     int elem_bytes = 4;             // summed over Tuple elements
     std::string type;               // e.g. "float32", "uint16"
     int updates = 0;
-    int64_t reduction_points = 0;  // product of RVar extents over all updates (0: none)
-    int64_t ops_per_point = 0;     // arithmetic in one point's definition (a recompute cost)
+    int64_t reduction_points = 0;                    // product of RVar extents over all updates (0: none)
+    std::vector<std::vector<int64_t>> rvar_extents;  // per update, each RVar's extent (innermost first)
+    int64_t ops_per_point = 0;                       // arithmetic in one point's definition (a recompute cost)
     // Why the fused templates cannot take this Func (autosched/model/generic_reason.h); empty when they
     // can. Such a Func is a kernel root of the generic template.
     std::string generic;

@@ -4,6 +4,7 @@
 // the CostModel (autosched/model/cost_model.h).
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "autosched/model/kernel_params.h"
@@ -20,6 +21,8 @@ struct KernelChoice {
     bool ok = true;
     int offender = -1;  // reduction that did not fit, if !ok
     int64_t offender_bytes = 0;
+    // Why it did not fit (empty: its per-block bytes exceed the device's shared memory).
+    std::string offense;
     // Split-K: `split_func`, the kernel's one heavy reduction, is summed in `split_k` slices by
     // launches of `split_blocks` blocks into partials (`split_bytes`: zeroed, written, and read
     // back by the root's blocks, which add them). -1/0: none.

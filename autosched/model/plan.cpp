@@ -101,6 +101,7 @@ std::string Plan::to_json() const {
                          ", \"vector_width\": " + std::to_string(k.vector_width()) +
                          ", \"rows_per_block\": " + std::to_string(k.rows_per_block()) +
                          (tile && tile->whole_tiles ? ", \"whole_tiles\": true" : std::string()) +
+                         (k.grid_in_x ? ", \"grid_in_x\": true" : std::string()) +
                          (k.row_threads() > 0 ? ", \"row_threads\": " + std::to_string(k.row_threads())
                                               : std::string()) +
                          (row && row->warps > 0 ? ", \"row_warps\": " + std::to_string(row->warps) : std::string()) +
@@ -189,6 +190,7 @@ std::string Plan::to_text() const {
         if (tile && tile->whole_tiles)
             vec += fixed_sizes ? ", edge tiles shifted inwards"
                                : ", edge tiles shifted inwards where the output spans a tile, guarded elsewhere";
+        if (k.grid_in_x) vec += ", block dims fused into grid x";
         o << "  " << k.name << " [" << k.template_name() << vec << "] writes " << writes << ": reads "
           << mb_text(k.bytes_read) << ", writes " << mb_text(k.bytes_written) << ", est " << num(k.est_us) << " us\n";
         std::vector<std::string> at, inl;

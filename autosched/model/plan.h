@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "autosched/model/device_limits.h"
 #include "autosched/model/kernel_params.h"
 
 namespace solder::autosched {
@@ -43,6 +44,12 @@ struct KernelPlan {
     int launches = 1;  // GPU launches this kernel takes (3 with split-K)
     int64_t bytes_read = 0, bytes_written = 0;
     double est_us = 0;
+    // Every block dim of its stages fused into grid x: a y or z extent at the planned size is above
+    // the device's 65535 (Plan::grid_map).
+    bool grid_in_x = false;
+    // Its launches at the planning estimates, as its template lays them out (GPU plans only): what
+    // the device's limits are checked against (autosched/model/device_limits.h). Not printed.
+    std::vector<LaunchShape> launch_shapes;
 
     TemplateKind kind() const { return TemplateKind(params.index()); }
     std::string template_name() const { return autosched::template_name(kind()); }
@@ -78,10 +85,16 @@ struct Plan {
     std::vector<Explanation> explanations;
     std::string search;  // how the roots were chosen (greedy, exact, budget)
     // Every input and output extent was a constant when planned. Otherwise the pipeline may run at
-    // any size, and every split of the schedule guards its tail (schedules/writer/schedule_writer.h).
+    // any size: every split of the schedule guards its tail, and every kernel's block dims over
+    // whole points (rows, channels, batches: extents known only at run time, which may exceed the
+    // 65535 blocks of grid y or z) are fused into grid x (schedules/writer/schedule_writer.h).
     bool fixed_sizes = true;
 
     const FuncPlan *find(const std::string &func) const;
+    // How kernel `k`'s block dims map to the grid (KernelPlan::grid_in_x, fixed_sizes).
+    GridMap grid_map(const KernelPlan &k) const {
+        return k.grid_in_x ? GridMap::AllInX : fixed_sizes ? GridMap::Three : GridMap::OuterInX;
+    }
     std::string to_text() const;
     std::string to_json() const;
 };

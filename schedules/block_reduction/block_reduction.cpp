@@ -34,6 +34,24 @@ public:
     void apply(ApplyContext &c, const KernelPlan &k) const override {
         schedule_block_reduction(c.w, c.get(k.root), c.target);
     }
+
+    // One block per result: the pure stage one thread each, the update 256 lanes whose partials
+    // sit in shared memory (schedule_block_reduction).
+    std::vector<LaunchShape> launch_shapes(const ShapeContext &c, const KernelPlan &) const override {
+        const FuncNode &O = c.root_node();
+        std::vector<LaunchShape> out;
+        for (int stage = 0; stage <= O.updates; stage++) {
+            LaunchShape s;
+            s.stage = stage_name(O, stage);
+            set_grid(s, stage_extents(O, stage), 0, c.grid);
+            if (stage > 0) {
+                s.threads[0] = 256;
+                s.shared_bytes = 256 * O.elem_bytes;
+            }
+            out.push_back(s);
+        }
+        return out;
+    }
 };
 
 }  // namespace

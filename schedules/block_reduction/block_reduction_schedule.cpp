@@ -21,17 +21,15 @@ void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target) {
     w.compute_root(f);
     const std::string tag = f.name();
     // Both stages: one block per result.
-    std::vector<VarOrRVar> init = fold_into_three(w, {f}, stage_pure_vars(fn, 0), tag + "_s0");
-    for (auto &d : init) w.gpu_blocks({f}, d);
+    gpu_blocks_over(w, {f}, stage_pure_vars(fn, 0), tag + "_s0");
     // The reduction across the block's threads, as block_level does for a fused one. rfactor
     // first: the partials would otherwise inherit the update's block loops.
     RVar r(fn.update(0).schedule().rvars()[0].var), ro(tag + "_ro"), ri(tag + "_ri");
     Var lane(tag + "_lane");
     w.split({f, 0}, r, ro, ri, 256, TailStrategy::GuardWithIf);
     Func partial = w.rfactor({f, 0}, ri, lane);
-    std::vector<VarOrRVar> upd = fold_into_three(w, {f, 0}, stage_pure_vars(fn, 1), tag + "_s1");
-    for (auto &d : upd) w.gpu_blocks({f, 0}, d);
-    w.compute_at(partial, f, upd.front());  // alone in its block: nothing to overlap
+    const VarOrRVar at = gpu_blocks_over(w, {f, 0}, stage_pure_vars(fn, 1), tag + "_s1");
+    w.compute_at(partial, f, at);  // alone in its block: nothing to overlap
     w.gpu_threads({partial}, lane);
     w.gpu_threads({partial, 0}, lane);
 }

@@ -30,6 +30,25 @@ std::vector<int> generic_stage_threads(const FuncNode &O, const DeviceProfile &d
     return threads;
 }
 
+// A stage's pure loops as schedules/generic/generic_schedule.cpp lays them out on a GPU: 32 x 8 tiles
+// over two dims or more (the rest further grid dims), blocks of `threads_1d` (0: 256) over one, one
+// thread over none.
+LaunchShape pure_loops_shape(const std::string &stage, std::vector<int64_t> e, int threads_1d, GridMap grid) {
+    LaunchShape s;
+    s.stage = stage;
+    if (e.size() >= 2) {
+        e[0] = blocks_of(e[0], kGenericTileX);
+        e[1] = blocks_of(e[1], kGenericTileY);
+        set_grid(s, e, 2, grid);
+        s.threads[0] = kGenericTileX, s.threads[1] = kGenericTileY;
+    } else if (e.size() == 1) {
+        const int t = threads_1d > 0 ? threads_1d : 256;
+        s.grid[0] = blocks_of(e[0], t);
+        s.threads[0] = t;
+    }
+    return s;
+}
+
 class GenericTemplate : public KernelTemplate {
 public:
     TemplateKind kind() const override { return TemplateKind::Generic; }
@@ -56,6 +75,49 @@ public:
 
     void apply(ApplyContext &c, const KernelPlan &k) const override {
         schedule_generic_kernel(c.w, c.get(k.root), c.target, k.get<GenericParams>()->stage_threads);
+    }
+
+    // Each stage a launch (schedules/generic/generic_schedule.cpp): pure vars as pure_loops lays
+    // them out; an update without pure vars over its RDom atomically where Halide can, a scatter
+    // in chunks of rows (three launches), else one thread. An extern stage launches nothing of Solder's.
+    std::vector<LaunchShape> launch_shapes(const ShapeContext &c, const KernelPlan &k) const override {
+        const FuncNode &O = c.root_node();
+        std::vector<LaunchShape> out;
+        if (O.is_input || O.function.has_extern_definition()) return out;
+        const auto &threads = k.get<GenericParams>()->stage_threads;
+        const Halide::Target cuda = Halide::get_host_target().with_feature(Halide::Target::CUDA);
+        for (int stage = 0; stage <= O.updates; stage++) {
+            const std::string name = stage_name(O, stage);
+            const std::vector<int64_t> e = stage_extents(O, stage);
+            const int t = size_t(stage) < threads.size() ? threads[size_t(stage)] : 0;
+            if (!e.empty() || stage == 0) {
+                out.push_back(pure_loops_shape(name, e, t, c.grid));
+                continue;
+            }
+            const std::vector<int64_t> &rv = O.rvar_extents[size_t(stage - 1)];
+            int64_t points = 1;
+            for (int64_t n : rv) points *= n;
+            LaunchShape s;
+            s.stage = name;
+            if (chunked_scatter(O.function, stage - 1)) {
+                // The chunks' bins (the Func's dims, then the chunks), zeroed, then filled by a block
+                // per chunk; then the Func adds its chunks' bins over its own dims.
+                const int64_t chunks = blocks_of(rv.empty() ? 1 : rv.back(), kScatterRowsPerChunk);
+                std::vector<int64_t> bins = stage_extents(O, 0);
+                std::vector<int64_t> intm = bins;
+                intm.push_back(chunks);
+                out.push_back(pure_loops_shape(name + " (chunks' bins)", intm, 0, c.grid));
+                s.grid[0] = chunks;
+                s.threads[0] = 256;
+                s.stage = name + " (chunks)";
+                out.push_back(s);
+                out.push_back(pure_loops_shape(name, bins, 0, c.grid));
+                continue;
+            }
+            if (atomic_update(O.function, stage - 1, cuda)) s.grid[0] = blocks_of(points, 256), s.threads[0] = 256;
+            out.push_back(s);
+        }
+        return out;
     }
 };
 

@@ -8,13 +8,23 @@ using namespace Halide;
 
 namespace {
 
-constexpr int kTileX = 32, kTileY = 8, kThreads1D = 256;
+constexpr int kTileX = kGenericTileX, kTileY = kGenericTileY, kThreads1D = 256;
 constexpr int kHostChunk = 1024, kHostVector = 8;
-constexpr int kRowsPerChunk = 8;
+constexpr int kRowsPerChunk = kScatterRowsPerChunk;
 constexpr int kScanUnroll = 8;
 
 void pure_loops(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> pure, const Target &target,
                 const std::string &tag, int threads_1d) {
+    if (is_gpu_target(target) && pure.size() >= 2 && grid_changes(w, pure.size(), 2)) {
+        // The grid as the writer maps it (schedules/writer/schedule_writer.h): the tile's threads first.
+        Var bx(tag + "_bx"), by(tag + "_by"), tx(tag + "_tx"), ty(tag + "_ty");
+        w.tile(s, pure[0], pure[1], bx, by, tx, ty, kTileX, kTileY, TailStrategy::GuardWithIf);
+        w.gpu_threads(s, tx, ty);
+        std::vector<VarOrRVar> blocks{bx, by};
+        blocks.insert(blocks.end(), pure.begin() + 2, pure.end());
+        gpu_blocks_over(w, s, blocks, tag, 2);
+        return;
+    }
     pure = fold_into_three(w, s, pure, tag);
     if (is_gpu_target(target)) {
         if (pure.size() >= 2) {

@@ -15,6 +15,10 @@
 
 namespace solder {
 
+// Its GPU tiles (threads per block along x and y), and the rows each chunk of a scatter takes.
+constexpr int kGenericTileX = 32, kGenericTileY = 8;
+constexpr int kScatterRowsPerChunk = 8;
+
 // `stage_threads[s]` > 0: the threads per block of stage s where its loops are one-dimensional.
 void schedule_generic_kernel(ScheduleWriter &w, Halide::Func f, const Halide::Target &target,
                              const std::vector<int> &stage_threads = {});

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "autosched/model/pipeline_funcs.h"
+#include "schedules/inner_outer/inner_outer_plan.h"
 #include "schedules/inner_outer/inner_outer_schedule.h"
 #include "schedules/shared_split_k/shared_split_k_apply.h"
 #include "schedules/split_k/split_k.h"
@@ -67,6 +68,24 @@ public:
         const auto at = c.at_block(k);
         schedule_inner_outer_kernel(c.w, c.get(k.root), shape, at.funcs, at.row_dims, staged, columns, cs.sk.slice,
                                     cs.sk.step, c.target);
+    }
+
+    // `rows` rows of `lanes` threads per block, over the root's rows and its dims beyond them, each
+    // its own grid dim (the column sums' blocks are named after them: never fused into x); the
+    // staged rows and the reductions' partials in shared memory (as its plan step sized them).
+    std::vector<LaunchShape> launch_shapes(const ShapeContext &c, const KernelPlan &k) const override {
+        const FuncNode &O = c.root_node();
+        const InnerOuterParams &p = *k.get<InnerOuterParams>();
+        LaunchShape s;
+        s.stage = O.name;
+        std::vector<int64_t> e;
+        for (size_t d = 1; d < O.region.size(); d++) e.push_back(O.region[d].extent());
+        if (!e.empty()) e[0] = blocks_of(e[0], p.rows);
+        for (size_t i = 0; i < e.size() && i < 3; i++) s.grid[i] = e[i];
+        s.threads[0] = p.lanes, s.threads[1] = p.rows;
+        s.shared_bytes = kInnerOuterReductionBytes;
+        for (auto &st : p.staged) s.shared_bytes += st.bytes_per_block;
+        return {s};
     }
 };
 

@@ -59,6 +59,20 @@ public:
     void apply(ApplyContext &c, const KernelPlan &k) const override {
         schedule_pointwise_kernel(c.w, c.get(k.root), k.get<PointwiseParams>()->vector_width, c.target);
     }
+
+    // (schedule_pointwise_kernel: 256 threads of `vector_width` neighbours each, or the Func's own kernel.)
+    std::vector<LaunchShape> launch_shapes(const ShapeContext &c, const KernelPlan &k) const override {
+        const FuncNode &O = c.root_node();
+        const int width = k.get<PointwiseParams>()->vector_width;
+        if (width <= 1 || O.updates > 0 || O.dims.empty()) return own_kernel_shapes(O, c.grid);
+        LaunchShape s;
+        s.stage = O.name;
+        std::vector<int64_t> e = stage_extents(O, 0);
+        e[0] = blocks_of(blocks_of(e[0], width), 256);
+        set_grid(s, e, 1, c.grid);
+        s.threads[0] = 256;
+        return {s};
+    }
 };
 
 }  // namespace

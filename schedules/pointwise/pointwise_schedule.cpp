@@ -23,9 +23,17 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, c
     // The planner asks for a width only when it divides the innermost extent: RoundUp rounds nothing.
     w.split({root}, pure[0], xo, xv, vector_width, TailStrategy::RoundUp);
     pure[0] = xo;
-    pure = fold_into_three(w, {root}, pure, tag);
-    w.gpu_tile({root}, pure[0], bx, tx, 256, TailStrategy::GuardWithIf);
-    for (size_t i = 1; i < pure.size(); i++) w.gpu_blocks({root}, pure[i]);
+    if (grid_changes(w, pure.size(), 1)) {
+        // The grid as the writer maps it (schedules/writer/schedule_writer.h): the threads split off first.
+        w.split({root}, xo, bx, tx, 256, TailStrategy::GuardWithIf);
+        w.gpu_threads({root}, tx);
+        pure[0] = bx;
+        gpu_blocks_over(w, {root}, pure, tag, 1);
+    } else {
+        pure = fold_into_three(w, {root}, pure, tag);
+        w.gpu_tile({root}, pure[0], bx, tx, 256, TailStrategy::GuardWithIf);
+        for (size_t i = 1; i < pure.size(); i++) w.gpu_blocks({root}, pure[i]);
+    }
     w.vectorize({root}, xv, vector_width, TailStrategy::RoundUp);
 }
 

@@ -5,6 +5,7 @@
 #include "autosched/model/block_regions.h"
 #include "autosched/model/pipeline_funcs.h"
 #include "schedules/row/row_blocks.h"
+#include "schedules/row/row_launches.h"
 #include "schedules/row/row_schedule.h"
 #include "schedules/row/row_staging.h"
 #include "schedules/row/warp_rows.h"
@@ -72,6 +73,30 @@ int rows_per_block_for(const FuncGraph &g, const FuncNode &O, const KernelChoice
     return r;
 }
 
+// A pipeline that runs at any size: a reduction computed per block whose points there grow with
+// the extents the block owns (a convolution's row, where a row's mean is one point) takes shared
+// memory, and threads, in proportion to a run-time extent: planned at 56 points, it fails to launch
+// at 12289 (48 KB of floats). Such a block shape is refused, naming the reduction: the search then
+// stores it, or tries another shape.
+void grows_with_rows(const KernelContext &c, const Region &blk, const std::vector<Region> &per_block,
+                     KernelChoice &kc) {
+    Region one = blk;
+    for (int d = 0; d < kc.inner_dims && d < int(one.size()); d++) one[size_t(d)].max = one[size_t(d)].min;
+    const auto small = c.g.regions_for(c.root, one, c.inside);
+    for (int m : c.members) {
+        const FuncNode &M = c.g.nodes[size_t(m)];
+        if (!M.is_reduction() || region_points(per_block[size_t(m)]) <= region_points(small[size_t(m)])) continue;
+        kc.ok = false;
+        kc.offender = m;
+        kc.offender_bytes = region_points(per_block[size_t(m)]) * M.elem_bytes;
+        kc.offense = "its points per block of " + c.root_node().name + "'s kernel (" +
+                     std::to_string(region_points(per_block[size_t(m)])) +
+                     " at the estimates) grow with the run-time extents each block owns, and so would its shared "
+                     "memory and threads: the sizes are known only when the pipeline runs";
+        return;
+    }
+}
+
 // A block owns the root's k innermost dims; fused reductions live in shared memory (normalizations,
 // softmax, the row reductions of layer-norm backward).
 class RowTemplate : public KernelTemplate {
@@ -108,6 +133,7 @@ public:
                     if (b > kc.offender_bytes) kc.offender = m, kc.offender_bytes = b;
                 }
             kc.ok = shared <= c.opt.device.shared_memory_bytes;
+            if (kc.ok && !c.g.fixed_sizes()) grows_with_rows(c, blk, per_block, kc);
             if (!kc.ok) {
                 // Keep the offender of the smallest block shape, costed all the same: scoring a
                 // schedule Solder would not build still needs its bytes.
@@ -184,7 +210,9 @@ public:
             for (auto &s : p.staged) {
                 std::vector<Halide::Func> readers;
                 for (auto &r : s.readers) readers.push_back(c.get(r));
-                staged.push_back({c.w.in(c.get(s.func), readers), s.row_extent});
+                const int64_t row_bytes = s.row_extent * std::max(1, c.get(s.func).type().bytes());
+                staged.push_back(
+                    {c.w.in(c.get(s.func), readers), s.row_extent, row_bytes > 0 ? s.bytes_per_block / row_bytes : 1});
             }
         RowShape shape;
         shape.inner_dims = p.inner_dims;
@@ -196,6 +224,10 @@ public:
         shape.unrolled_dims = p.unrolled_dims;
         const auto at = c.at_block(k);
         schedule_row_kernel(c.w, c.get(k.root), shape, at.funcs, at.points, at.row_dims, staged, c.target);
+    }
+
+    std::vector<LaunchShape> launch_shapes(const ShapeContext &c, const KernelPlan &k) const override {
+        return {row_launch_shape(c, k)};
     }
 };
 

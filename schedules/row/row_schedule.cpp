@@ -13,14 +13,50 @@ namespace solder {
 using namespace Halide;
 
 namespace {
+// Staged rows of a block that owns several (`block_rows`, each by `threads_x` threads): each row by
+// the threads of one row of the block (thread y, where it has as many rows as the block), each
+// `width` neighbours per access. Loaded by 256 threads along x as one row is, the block would be
+// 256 x its rows threads wide, above the 1024 a block may have.
+void stage_rows_in_block(ScheduleWriter &w, Func staged, const std::vector<Var> &v, int64_t row_extent, int threads_x,
+                         bool by_rows) {
+    const std::string tag = staged.name();
+    int width = std::max(1, 16 / std::max(1, staged.type().bytes()));
+    while (width > 1 && (row_extent <= 0 || row_extent % (int64_t(threads_x) * width) != 0)) width /= 2;
+    Var xo(tag + "_xo"), xi(tag + "_xi"), tx(tag + "_tx"), xv(tag + "_xv");
+    std::vector<VarOrRVar> order;
+    if (width > 1) {
+        w.split({staged}, v[0], xo, xi, threads_x * width, TailStrategy::GuardWithIf);
+        w.split({staged}, xi, tx, xv, width, TailStrategy::GuardWithIf);
+        order.push_back(xv);
+    } else {
+        w.split({staged}, v[0], xo, tx, threads_x, TailStrategy::GuardWithIf);
+    }
+    order.push_back(xo);
+    order.push_back(tx);
+    if (by_rows) order.push_back(v[1]);
+    w.reorder({staged}, order);
+    if (by_rows)
+        w.gpu_threads({staged}, tx, v[1]);
+    else
+        w.gpu_threads({staged}, tx);
+    if (width > 1) w.vectorize({staged}, xv, width, TailStrategy::GuardWithIf);
+}
+
 // A staged row: all threads of the block load it together, each `width` neighbours per access
 // (16 bytes where 256 x width divides the row), before the block's stages read it.
-void stage_in_block(ScheduleWriter &w, Func staged, Func root, const Var &at, int64_t row_extent, bool mixed) {
+void stage_in_block(ScheduleWriter &w, const StagedRow &s, Func root, const Var &at, bool mixed, int threads_x,
+                    int block_rows) {
+    Func staged = s.func;
+    const int64_t row_extent = s.row_extent;
     w.compute_at(staged, root, at);
     pad_block_allocation(w, staged, mixed);
     std::vector<Var> v = pure_vars(staged);
     if (v.empty()) {
         w.one_thread_of_block({staged});
+        return;
+    }
+    if (block_rows > 1) {
+        stage_rows_in_block(w, staged, v, row_extent, threads_x, v.size() >= 2 && s.rows == block_rows);
         return;
     }
     const std::string tag = staged.name();
@@ -79,11 +115,11 @@ void schedule_warp_row_kernel(ScheduleWriter &w, Func root, const RowShape &shap
     w.gpu_threads({root}, warp);
     w.gpu_lanes({root}, lane);
     std::vector<VarOrRVar> blocks(v.begin() + inner, v.end());
-    blocks_over(w, {root}, blocks, tag);
+    const Var at = blocks_over(w, {root}, blocks, tag);
     const bool mixed = mixed_element_sizes(at_block);
     for (size_t i = 0; i < at_block.size(); i++)
         block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, 1, 32 * shape.warps, "", root,
-                    v[size_t(inner)], target, mixed, shape.warps, vector);
+                    at, target, mixed, shape.warps, vector);
 }
 
 void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, const std::vector<Func> &at_block,
@@ -126,21 +162,19 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, co
             w.reorder({root}, {tx, ri, xo, ro});
             w.gpu_threads({root}, tx, ri);
             blocks[0] = ro;
-            at = ro;
-            blocks_over(w, {root}, blocks, tag);
+            at = blocks_over(w, {root}, blocks, tag, 1);
         } else if (blocks.empty()) {
             w.gpu_threads({root}, tx);
             w.gpu_blocks({root}, xo);  // a small root owned by one block per 256-wide strip
         } else {
             w.gpu_threads({root}, tx);
-            at = v[inner_dims];
-            blocks_over(w, {root}, blocks, tag);
+            at = blocks_over(w, {root}, blocks, tag);
         }
         unroll_row_inner_dims(w, root, v, shape, inner_dims);
         std::vector<Func> on_chip = at_block;
         for (auto &s : staged) on_chip.push_back(s.func);
         const bool mixed = mixed_element_sizes(on_chip);
-        for (auto &s : staged) stage_in_block(w, s.func, root, at, s.row_extent, mixed);
+        for (auto &s : staged) stage_in_block(w, s, root, at, mixed, tx_extent, rows);
         std::vector<LaneSplit> splits;
         for (size_t i = 0; i < at_block.size(); i++)
             splits.push_back(block_level(

@@ -18,6 +18,7 @@ namespace solder {
 struct StagedRow {
     Halide::Func func;
     int64_t row_extent = 0;
+    int64_t rows = 1;  // rows of it one block loads (its second dim follows the root's rows)
 };
 // `rows_per_block` > 1 (GPU): a block owns that many rows of the dim after the inner ones, each
 // reduction split over 256 / rows threads per row (fewer for a short row: one thread per

@@ -25,6 +25,10 @@ public:
     void apply(ApplyContext &c, const KernelPlan &k) const override {
         schedule_pointwise_kernel(c.w, c.get(k.root), 1, c.target);
     }
+
+    std::vector<LaunchShape> launch_shapes(const ShapeContext &c, const KernelPlan &) const override {
+        return own_kernel_shapes(c.root_node(), c.grid);
+    }
 };
 
 }  // namespace

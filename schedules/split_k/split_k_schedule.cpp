@@ -34,7 +34,7 @@ void lay_out_partials(ScheduleWriter &w, const StageRef &s, const Var &x, const 
     order.push_back(tx);
     order.insert(order.end(), blocks.begin(), blocks.end());
     w.reorder(s, order);
-    for (auto &b : fold_into_three(w, s, blocks, fold_tag)) w.gpu_blocks(s, b);
+    gpu_blocks_over(w, s, blocks, fold_tag, 1);
     w.gpu_threads(s, tx);
     if (vector_width > 1) w.vectorize(s, xv, vector_width, TailStrategy::GuardWithIf);
 }

@@ -73,6 +73,7 @@ void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, bool 
         // A kStencilTileX x kStencilTileY tile per block of 32 x 8 threads: each thread writes a
         // column of 4 neighbouring rows (unrolled: the loads of its rows are in flight together,
         // and rows share the shared-memory loads of their overlapping taps). Producers per tile.
+        Var tile_loop = xo;  // the innermost block loop: the tiles' producers are computed there
         auto tiles = [&](const StageRef &s, TailStrategy edge) {
             Var yt(tag + "_yt"), yr(tag + "_yr");
             w.tile(s, v[0], v[1], xo, yo, xi, yi, kStencilTileX, kStencilTileY, edge);
@@ -80,12 +81,30 @@ void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, bool 
             w.reorder(s, {yr, xi, yt, xo, yo});
             keep_inside_tile(w, s, v, inner_dims, {yr, xi, yt}, xo, yo);
             w.gpu_threads(s, xi, yt);
-            w.gpu_blocks(s, xo);
-            w.gpu_blocks(s, yo);
-            w.unroll(s, yr, kStencilTileY / kStencilThreadsY, TailStrategy::GuardWithIf);
             std::vector<VarOrRVar> outer;
             for (size_t d = std::max(2, inner_dims); d < v.size(); d++) outer.push_back(v[d]);
-            if (!outer.empty()) blocks_over(w, s, outer, tag + "_o");
+            const bool changes = grid_changes(w, 2 + outer.size(), 2);
+            if (changes) {
+                // The grid as the writer maps it (schedules/writer/schedule_writer.h).
+                std::vector<VarOrRVar> blocks{xo, yo};
+                blocks.insert(blocks.end(), outer.begin(), outer.end());
+                tile_loop = blocks_over(w, s, blocks, tag, 2);
+            } else {
+                w.gpu_blocks(s, xo);
+                w.gpu_blocks(s, yo);
+            }
+            w.unroll(s, yr, kStencilTileY / kStencilThreadsY, TailStrategy::GuardWithIf);
+            if (!outer.empty() && !changes) {
+                // The tiles take grid x and y: every outer dim goes to z, fused (a fourth block
+                // loop is one Halide refuses).
+                VarOrRVar z = outer[0];
+                for (size_t i = 1; i < outer.size(); i++) {
+                    Var next(tag + "_oz" + std::to_string(i));
+                    w.fuse(s, z, outer[i], next);
+                    z = next;
+                }
+                w.gpu_blocks(s, z);
+            }
         };
         if (!whole_tiles) {
             tiles({root}, TailStrategy::GuardWithIf);
@@ -101,7 +120,7 @@ void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, bool 
         }
         const bool mixed = mixed_element_sizes(at_tile);
         for (Func f : at_tile) {
-            w.compute_at(f, root, xo);
+            w.compute_at(f, root, tile_loop);
             pad_block_allocation(w, f, mixed);
             deal_producer_to_threads(w, f);
         }

@@ -13,6 +13,15 @@ void schedule_stage(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar>
         if (is_gpu_target(target)) w.gpu_single_thread(s);
         return;
     }
+    if (is_gpu_target(target) && grid_changes(w, pure.size(), 1)) {
+        // The grid as the writer maps it (schedules/writer/schedule_writer.h): the innermost split first.
+        Var bx(tag + "_bx"), tx(tag + "_tx");
+        w.split(s, pure[0], bx, tx, 256, TailStrategy::GuardWithIf);
+        w.gpu_threads(s, tx);
+        pure[0] = bx;
+        gpu_blocks_over(w, s, pure, tag, 1);
+        return;
+    }
     // Grid y and z each hold 65535 blocks; dims beyond the third share the third.
     pure = fold_into_three(w, s, pure, tag);
     if (is_gpu_target(target)) {

@@ -10,11 +10,9 @@
 namespace solder {
 using namespace Halide;
 
-namespace {}  // namespace
-
-// Marks dims as GPU blocks: up to three; extra outer dims are fused into the third.
-void blocks_over(ScheduleWriter &w, const StageRef &s, const std::vector<VarOrRVar> &dims, const std::string &tag) {
-    for (auto &d : fold_into_three(w, s, dims, tag)) w.gpu_blocks(s, d);
+Var blocks_over(ScheduleWriter &w, const StageRef &s, const std::vector<VarOrRVar> &dims, const std::string &tag,
+                int tile_dims) {
+    return gpu_blocks_over(w, s, dims, tag, tile_dims).var;
 }
 
 // Works around Halide issue 6803 (still in 21): Funcs computed per block share one shared-memory
@@ -87,13 +85,22 @@ LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int m
             if (!row_dim.empty() && p.name() == row_dim) return true;
         return false;
     };
+    // More points per block than a block may have threads (a row of a convolution 2048 wide): the
+    // innermost dim in strips as wide as the root's threads along a row, each thread looping over
+    // the strips. Threaded whole, the block would be as wide as the row, which the device refuses.
+    const bool strips = points > kMaxBlockThreads && max_lanes > 0;
     auto thread_stage = [&](const StageRef &st, const std::vector<VarOrRVar> &pure) {
-        if (has_row_dim(pure))
+        if (has_row_dim(pure)) {
             w.gpu_threads(st, Var(row_dim));
-        else if (pure.empty())
+        } else if (pure.empty()) {
             w.one_thread_of_block(st);
-        else
+        } else if (strips) {
+            Var so(f.name() + "_strip"), si(f.name() + "_strip_t");
+            w.split(st, pure[0], so, si, max_lanes, TailStrategy::GuardWithIf);
+            w.gpu_threads(st, si);
+        } else {
             w.gpu_threads(st, pure[0]);
+        }
     };
     auto lane_threads = [&](const StageRef &st, const Var &lane) {
         auto pure = stage_pure_vars(st.func.function(), st.update + 1);

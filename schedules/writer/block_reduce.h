@@ -10,9 +10,14 @@
 
 namespace solder {
 
-// Marks dims as GPU blocks: up to three; extra outer dims are fused into the third.
-void blocks_over(ScheduleWriter &w, const StageRef &s, const std::vector<Halide::VarOrRVar> &dims,
-                 const std::string &tag);
+// Marks dims as GPU blocks (gpu_blocks_over, the first `tile_dims` tile counts). Returns the
+// innermost block loop, where Funcs computed per block go.
+Halide::Var blocks_over(ScheduleWriter &w, const StageRef &s, const std::vector<Halide::VarOrRVar> &dims,
+                        const std::string &tag, int tile_dims = 0);
+// Threads a block may have (DeviceProfile::max_threads_per_block): a Func computed per block with
+// more points than this has its innermost dim laid over the block's threads in strips.
+constexpr int64_t kMaxBlockThreads = 1024;
+
 // Whether the Funcs computed in one block mix element sizes; then each allocation is padded to
 // whole 8-byte words (Halide issue 6803, see block_reduce.cpp).
 bool mixed_element_sizes(const std::vector<Halide::Func> &fs);

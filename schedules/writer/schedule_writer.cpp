@@ -292,4 +292,37 @@ std::vector<VarOrRVar> fold_into_three(ScheduleWriter &w, const StageRef &s, std
     return dims;
 }
 
+bool grid_changes(const ScheduleWriter &w, size_t blocks, int tile_dims) {
+    using autosched::GridMap;
+    return w.grid_map() == GridMap::AllInX ||
+           (w.grid_map() == GridMap::OuterInX && blocks > size_t(std::max(0, tile_dims)) && blocks > 1);
+}
+
+VarOrRVar gpu_blocks_over(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> blocks, const std::string &tag,
+                          int tile_dims) {
+    using autosched::GridMap;
+    if (!grid_changes(w, blocks.size(), tile_dims)) {
+        for (auto &d : fold_into_three(w, s, blocks, tag)) w.gpu_blocks(s, d);
+        return blocks[0];
+    }
+    // Fused after the splits, never split after: a guarded split of a fused dim makes Halide lose
+    // the bounds of the dims inside it (fold_into_three).
+    const size_t tiles = w.grid_map() == GridMap::AllInX ? 0 : std::min(blocks.size(), size_t(std::max(0, tile_dims)));
+    std::vector<VarOrRVar> order;
+    if (tiles < blocks.size()) {
+        VarOrRVar all = blocks[tiles];
+        for (size_t i = tiles + 1; i < blocks.size(); i++) {
+            Var next(tag + "_gx" + std::to_string(i));
+            w.fuse(s, all, blocks[i], next);
+            all = next;
+        }
+        order.push_back(all);
+    }
+    order.insert(order.end(), blocks.begin(), blocks.begin() + long(tiles));
+    // The whole-point dims inside the tile counts: the innermost block loop is grid x.
+    if (tiles > 0) w.reorder(s, order);
+    for (auto &d : order) w.gpu_blocks(s, d);
+    return order[0];
+}
+
 }  // namespace solder

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "Halide.h"
+#include "autosched/model/device_limits.h"
 
 namespace solder {
 
@@ -36,6 +37,11 @@ public:
     // a specialization whose condition guarantees whole tiles (StageRef::spans_x) are left as asked.
     void guard_every_tail(bool guarded_vectors);
     bool guards_every_tail() const { return guard_tails_; }
+
+    // How every stage's GPU block dims map to the grid from now on (gpu_blocks_over; the kernel's,
+    // Plan::grid_map).
+    void set_grid_map(autosched::GridMap m) { grid_map_ = m; }
+    autosched::GridMap grid_map() const { return grid_map_; }
 
     void compute_root(Halide::Func f);
     void compute_at(Halide::Func f, Halide::Func at, const Halide::VarOrRVar &v);
@@ -104,6 +110,7 @@ private:
     }
 
     bool guard_tails_ = false, guarded_vectors_ = true;
+    autosched::GridMap grid_map_ = autosched::GridMap::Three;
 
     std::map<std::string, size_t> topo_index_;     // Func name -> pipeline.get_func index
     std::map<std::string, std::string> func_ids_;  // Func name -> C++ identifier
@@ -118,5 +125,21 @@ std::string tail_strategy_source(Halide::TailStrategy t);
 // split of a fused dim makes Halide lose the bounds of the dims inside it. Returns at most 3 dims.
 std::vector<Halide::VarOrRVar> fold_into_three(ScheduleWriter &w, const StageRef &s,
                                                std::vector<Halide::VarOrRVar> dims, const std::string &tag);
+
+// Marks `blocks` (innermost first, each already split off what its threads take; the first
+// `tile_dims` of them count tiles of a split dim, the rest run over whole points) as the stage's GPU
+// block dims, as the writer's grid map says (autosched/model/device_limits.h):
+//   Three     each a grid dim of its own up to three (fold_into_three);
+//   OuterInX  the whole-point dims fused into grid x, the tile counts after it (y, z): sizes known
+//             only at run time, where a row count or a batch may exceed the 65535 blocks of y or z.
+//             The tile counts stay apart: fused with a tile count, whose extent Halide cannot prove
+//             positive, a loop's bounds widen (a Func's rows inferred from 573 rows before its first).
+//   AllInX    all fused into grid x (2^31 - 1 blocks): a planned y or z extent above 65535.
+// Returns the innermost block loop as it is named then: where Funcs computed per block go.
+Halide::VarOrRVar gpu_blocks_over(ScheduleWriter &w, const StageRef &s, std::vector<Halide::VarOrRVar> blocks,
+                                  const std::string &tag, int tile_dims = 0);
+// Whether the writer's grid map lays out `blocks` block dims (the first `tile_dims` tile counts)
+// otherwise than as three grid dims: templates keep their own directives (gpu_tile) where not.
+bool grid_changes(const ScheduleWriter &w, size_t blocks, int tile_dims);
 
 }  // namespace solder

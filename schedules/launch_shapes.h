@@ -1,0 +1,54 @@
+// The launches a kernel of the plan makes, at the planning estimates, as the templates lay them out
+// on a GPU (autosched/model/device_limits.h checks them against the device's limits). Each template
+// works out its own (KernelTemplate::launch_shapes); what several share is here: a Func in a kernel
+// of its own, the split-K partials' launches, horizontal launches.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "autosched/model/device_limits.h"
+#include "autosched/model/func_graph.h"
+#include "autosched/model/kernel_choice.h"
+#include "autosched/model/options.h"
+#include "autosched/model/plan.h"
+
+namespace solder::autosched {
+
+struct ShapeContext {
+    const FuncGraph &g;
+    const Plan &plan;
+    const PlannerOptions &opt;
+    int root;
+    GridMap grid;  // how the kernel's block dims map to the grid (Plan::grid_map)
+    const FuncNode &root_node() const { return g.nodes[size_t(root)]; }
+};
+
+// "f", or "f.update(0)" for stage 1.
+std::string stage_name(const FuncNode &n, int stage);
+// The extents (innermost first) of the pure vars stage `stage` of `n` loops over in parallel.
+std::vector<int64_t> stage_extents(const FuncNode &n, int stage);
+// One stage laid out as schedules/unfused's own kernel: 256 threads along its innermost pure var,
+// grid over the rest; one thread without pure vars.
+LaunchShape own_kernel_stage(const FuncNode &n, int stage, GridMap grid);
+// Every stage of `n` so (schedules/unfused's schedule_as_own_kernel).
+std::vector<LaunchShape> own_kernel_shapes(const FuncNode &n, GridMap grid);
+// The kernel's members and block shape as its choose step saw them (for per-block regions).
+KernelChoice choice_of(const FuncGraph &g, const KernelPlan &k, int inner_dims);
+// The Funcs the plan computes per block of kernel `k` (nodes).
+std::vector<int> at_block_nodes(const ShapeContext &c, const KernelPlan &k);
+// Bytes of an allocation of `extent0` x `rest` elements of `elem` bytes; where the Funcs of one block
+// mix element sizes (`mixed`), its innermost extent padded to whole 8-byte words
+// (schedules/writer/block_reduce.h, pad_block_allocation).
+int64_t padded_bytes(int64_t extent0, int64_t rest, int64_t elem, bool mixed);
+// Shared memory one block of kernel `k` takes for the Funcs the plan computes per block, at their
+// regions per block (`per_block`).
+int64_t block_shared_bytes(const ShapeContext &c, const KernelPlan &k, const std::vector<Region> &per_block,
+                           bool mixed);
+// The split-K partials' two launches (zeroing, sums) where kernel `k` launches them.
+std::vector<LaunchShape> split_k_shapes(const ShapeContext &c, const KernelPlan &k);
+// A horizontal kernel's launches: one per stage, its roots' blocks side by side along x.
+std::vector<LaunchShape> horizontal_shapes(const ShapeContext &c, const KernelPlan &k);
+// Every launch of kernel `k` (its template's, split-K's, or the horizontal ones).
+std::vector<LaunchShape> kernel_launch_shapes(const ShapeContext &c, const KernelPlan &k);
+
+}  // namespace solder::autosched
