@@ -4,9 +4,9 @@ namespace solder {
 
 BuiltPipeline causal_softmax_pipeline(const AppIO &io) {
     using namespace Halide;
-    const float scale = 0.125f;  // TODO(param): 1/sqrt(head_dim)
     Var k("k"), q("q"), b("b");
     ImageParam scores = image_input(io.inputs[0]);
+    Param<float> scale = scalar_input<float>(io.scalars[0]);  // 1/sqrt(head_dim)
     RDom r(0, scores.dim(0).extent(), "r");
     // (Float(32).min() is -infinity.)
     Func masked("masked"), row_max("row_max"), e("e"), denom("denom"), probs("probs");
@@ -18,6 +18,7 @@ BuiltPipeline causal_softmax_pipeline(const AppIO &io) {
     lang::set_estimates(probs, io.outputs[0].shape);
     BuiltPipeline p;
     p.inputs = {scores};
+    p.scalars = {scale};
     p.outputs = {probs};
     return p;
 }

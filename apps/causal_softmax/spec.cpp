@@ -7,6 +7,10 @@
 
 namespace solder {
 
+namespace {
+constexpr double kScale = 0.125;  // the scalar parameter "scale": 1/sqrt(64), a head dimension of 64
+}  // namespace
+
 AppSpec causal_softmax_spec() {
     AppSpec a;
     a.name = "causal_softmax";
@@ -14,11 +18,12 @@ AppSpec causal_softmax_spec() {
     a.family = "ml";
     a.io = [](AppSize s) {
         int64_t B = s == AppSize::Full ? 16 : 3, S = s == AppSize::Full ? 2048 : 45;
-        return AppIO{{{"scores", DType::F32, {B, S, S}}}, {{"probs", DType::F32, {B, S, S}}}};
+        return AppIO{
+            {{"scores", DType::F32, {B, S, S}}}, {{"probs", DType::F32, {B, S, S}}}, {{"scale", DType::F32, kScale}}};
     };
     a.make_inputs = [](std::vector<HostBuffer> &in, uint64_t seed) { fill_normal(in[0], DType::F32, seed, 8.0); };
     a.reference = [](const std::vector<HostBuffer> &in, std::vector<HostBuffer> &out) {
-        const double scale = 0.125;  // TODO(param): 1/sqrt(64), a head dimension of 64
+        const double scale = kScale;
         const float *x = data_as<float>(in[0]);
         float *o = data_as<float>(out[0]);
         const int64_t S = in[0].dim(0).extent(), B = in[0].dim(2).extent();

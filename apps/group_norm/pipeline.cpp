@@ -4,9 +4,9 @@ namespace solder {
 
 BuiltPipeline group_norm_pipeline(const AppIO &io) {
     using namespace Halide;
-    const int groups = 32;  // TODO(param): the group count
     Var w("w"), h("h"), c("c"), n("n"), g("g");
     ImageParam x = image_input(io.inputs[0]), gamma = image_input(io.inputs[1]), beta = image_input(io.inputs[2]);
+    Param<int> groups = scalar_input<int>(io.scalars[0]);
     Expr cpg = x.dim(2).extent() / groups;
     RDom r(0, x.dim(0).extent(), 0, x.dim(1).extent(), 0, cpg, "r");
     Expr count = cast<float>(x.dim(0).extent() * x.dim(1).extent() * cpg);
@@ -20,6 +20,7 @@ BuiltPipeline group_norm_pipeline(const AppIO &io) {
     lang::set_estimates(out, io.outputs[0].shape);
     BuiltPipeline p;
     p.inputs = {x, gamma, beta};
+    p.scalars = {groups};
     p.outputs = {out};
     return p;
 }

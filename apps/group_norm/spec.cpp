@@ -7,6 +7,10 @@
 
 namespace solder {
 
+namespace {
+constexpr int kGroups = 32;  // the scalar parameter "groups"
+}  // namespace
+
 AppSpec group_norm_spec() {
     AppSpec a;
     a.name = "group_norm";
@@ -17,7 +21,8 @@ AppSpec group_norm_spec() {
         // (C must be a multiple of the group count: 3 channels per group at the small size.)
         int64_t N = full ? 32 : 3, C = full ? 256 : 96, H = full ? 64 : 9, W = full ? 64 : 11;
         return AppIO{{{"x", DType::F32, {N, C, H, W}}, {"gamma", DType::F32, {C}}, {"beta", DType::F32, {C}}},
-                     {{"out", DType::F32, {N, C, H, W}}}};
+                     {{"out", DType::F32, {N, C, H, W}}},
+                     {{"groups", DType::I32, double(kGroups)}}};
     };
     a.make_inputs = [](std::vector<HostBuffer> &in, uint64_t seed) {
         // An offset mean per sample so that the centering matters.
@@ -29,7 +34,7 @@ AppSpec group_norm_spec() {
         fill_normal(in[2], DType::F32, seed + 2);
     };
     a.reference = [](const std::vector<HostBuffer> &in, std::vector<HostBuffer> &out) {
-        const int64_t G = 32;  // TODO(param): the group count
+        const int64_t G = kGroups;
         const float *x = data_as<float>(in[0]), *gamma = data_as<float>(in[1]), *beta = data_as<float>(in[2]);
         float *o = data_as<float>(out[0]);
         const int64_t W = in[0].dim(0).extent(), H = in[0].dim(1).extent(), C = in[0].dim(2).extent(),
