@@ -19,7 +19,15 @@ namespace solder {
     X(harris)                                                                                                          \
     X(hist_equalize)                                                                                                   \
     X(iir_blur)                                                                                                        \
-    X(row_norm)
+    X(row_norm)                                                                                                        \
+    X(swiglu_fwd)                                                                                                      \
+    X(swiglu_bwd)                                                                                                      \
+    X(group_norm)                                                                                                      \
+    X(causal_softmax)                                                                                                  \
+    X(int8_quant)                                                                                                      \
+    X(int8_dequant)                                                                                                    \
+    X(embedding_gather)                                                                                                \
+    X(layernorm_bwd)
 
 #define DECLARE_SPEC(n) AppSpec n##_spec();
 SOLDER_APPS(DECLARE_SPEC)

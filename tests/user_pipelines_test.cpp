@@ -3,11 +3,13 @@
 // and on OpenCL, against a plain C++ reference: reductions over an input's extent or a scalar
 // parameter, scans, histograms, a cumulative table read at data-dependent points, Tuples and
 // several outputs of different shapes, a scalar output, an update Halide cannot prove
-// associative, boundary conditions and a lookup table, an 8-level pyramid, an extern stage.
+// associative, boundary conditions and a lookup table, an 8-level pyramid, an extern stage; and
+// the modelled bytes of an embedding gather.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
+#include "tests/support/plan_and_run.h"
 #include "tests/support/user_pipeline.h"
 
 using namespace Halide;
@@ -657,4 +659,23 @@ TEST(UserPipelines, ColumnSumsOverInputExtentAreSplitIntoSlices) {
                 << plan;
         }
     });
+}
+
+// An embedding lookup: rows of a table larger than the L2 picked by token ids (a gather at
+// data-dependent points). Bounds give each block the whole table; the model once counted that box
+// once per block (2.1 TB for a 131 MB table), where each output point loads one table point.
+TEST(UserPipelines, GatherFromALargeTableIsCountedPerPointRead) {
+    ImageParam tokens(Int(32), 2, "gtokens"), table(Float(32), 2, "gtable");
+    Var d("d"), t("t"), b("b");
+    Func out("gathered");
+    out(d, t, b) = table(d, clamp(tokens(t, b), 0, table.dim(1).extent() - 1)) * 2.0f;
+    tokens.dim(0).set_estimate(0, 2048);
+    tokens.dim(1).set_estimate(0, 8);
+    table.dim(0).set_estimate(0, 1024);
+    table.dim(1).set_estimate(0, 32000);
+    solder::lang::set_estimates(out, {8, 2048, 1024});
+    solder::autosched::Plan plan = plan_for({out}, {}, true);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+    // Every input read once and the output written once: the table's 131 MB, not once per block.
+    EXPECT_EQ(plan.total_bytes, plan.min_bytes) << plan.to_text();
 }
