@@ -69,3 +69,35 @@ TEST(SingleKernelGroups, UnknownEnableWordsAreErrors) {
         EXPECT_NE(std::string(e.what()).find("single_kernel_groups"), std::string::npos) << e.what();
     }
 }
+
+// A sum over the two inner dims (a group normalization's statistics over its planes): the RVars
+// are fused into one walk and split across the block's threads; 300 x 1000 points per result, which
+// no block width divides.
+TEST(SingleKernelGroups, AReductionOverSeveralInnerDimsTakesOneBlockPerResult) {
+    using namespace Halide;
+    ImageParam in(Float(32), 3, "plane_in");
+    RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
+    Var n("n");
+    Func s("plane_sum");
+    s(n) = 0.f;
+    s(n) += in(r.x, r.y, n);
+    in.set_estimates({{0, 1000}, {0, 300}, {0, 3}});
+    s.set_estimates({{0, 3}});
+    autosched::Plan plan = solder::testing::plan_for({s}, {}, true);
+    ASSERT_EQ(plan.kernels.size(), 1u);
+    ASSERT_EQ(plan.kernels[0].template_name(), "block_reduction") << plan.to_text();
+    const int64_t N = 3, H = 300, W = 1000;
+    std::vector<HostBuffer> ins{make_host_buffer({"plane_in", DType::F32, {N, H, W}})};
+    std::vector<HostBuffer> outs{make_host_buffer({"plane_sum", DType::F32, {N}})};
+    float *px = data_as<float>(ins[0]);
+    for (int64_t i = 0; i < N * H * W; i++) px[i] = float((i * 7919) % 101) / 50.0f - 1.0f;
+    std::string source;
+    ASSERT_EQ(solder::testing::apply_compile_and_call(plan, {s}, {in}, "opencl", ins, outs, &source), "");
+    EXPECT_NE(source.find(".fuse("), std::string::npos) << source;
+    const float *ps = data_as<float>(outs[0]);
+    for (int64_t k = 0; k < N; k++) {
+        double want = 0;
+        for (int64_t i = 0; i < H * W; i++) want += px[k * H * W + i];
+        EXPECT_NEAR(ps[k], want, 1e-3) << "result " << k;
+    }
+}

@@ -8,7 +8,7 @@ namespace solder::autosched {
 
 namespace {
 
-// Whether the reduction's RVar walks the innermost dim of something it reads (a row sum,
+// Whether the reduction's innermost RVar walks the innermost dim of something it reads (a row sum,
 // in(r, y)): the block's lanes then read neighbouring elements. A reduction down the columns
 // (in(x, r)) reads coalesced with one thread per result instead, which the pointwise template does.
 class InnermostWalk : public Halide::Internal::IRVisitor {
@@ -45,9 +45,12 @@ public:
         if (!c.opt.single_kernel_groups) return "single_kernel_groups is off";
         if (!c.opt.gpu) return "not a GPU target";
         if (!c.members.empty()) return "other Funcs are fused into the kernel";
-        if (!O.is_reduction() || O.updates != 1 || O.dims.empty() ||
-            O.function.update(0).schedule().rvars().size() != 1)
-            return "the root is not a reduction of one update over one RVar with pure dims";
+        if (!O.is_reduction() || O.updates != 1 || O.dims.empty())
+            return "the root is not a reduction of one update with pure dims";
+        const auto &def = O.function.update(0);
+        if (def.schedule().rvars().empty()) return "its update has no RVar";
+        if (def.predicate().defined() && !Halide::Internal::is_const_one(def.predicate()))
+            return "its RDom has a predicate";
         if (!walks_innermost(O.function))
             return "its RVar does not walk the innermost dim of what it reads (one thread per result reads "
                    "those coalesced)";

@@ -13,7 +13,7 @@ using namespace Halide;
 
 void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target) {
     auto fn = f.function();
-    if (!is_gpu_target(target) || fn.updates().size() != 1 || fn.update(0).schedule().rvars().size() != 1 ||
+    if (!is_gpu_target(target) || fn.updates().size() != 1 || fn.update(0).schedule().rvars().empty() ||
         fn.args().empty()) {
         schedule_as_own_kernel(w, f, target);
         return;
@@ -24,7 +24,15 @@ void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target) {
     gpu_blocks_over(w, {f}, stage_pure_vars(fn, 0), tag + "_s0");
     // The reduction across the block's threads, as block_level does for a fused one. rfactor
     // first: the partials would otherwise inherit the update's block loops.
-    RVar r(fn.update(0).schedule().rvars()[0].var), ro(tag + "_ro"), ri(tag + "_ri");
+    // Several RVars (a group normalization's sums over the channels of a group and their planes):
+    // fused, innermost first, into one walk over every point of a result.
+    const auto rvars = fn.update(0).schedule().rvars();
+    RVar r(rvars[0].var), ro(tag + "_ro"), ri(tag + "_ri");
+    for (size_t i = 1; i < rvars.size(); i++) {
+        RVar fused(tag + "_rf" + std::to_string(i));
+        w.fuse({f, 0}, r, RVar(rvars[i].var), fused);
+        r = fused;
+    }
     Var lane(tag + "_lane");
     w.split({f, 0}, r, ro, ri, 256, TailStrategy::GuardWithIf);
     Func partial = w.rfactor({f, 0}, ri, lane);
