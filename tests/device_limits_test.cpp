@@ -108,7 +108,8 @@ Plan plan_for_cuda(const std::vector<Func> &outputs, PlannerOptions opt = {}) {
     return ::testing::AssertionFailure() << violations_text(v) << p.to_text();
 }
 
-// Buffer fields at the estimates of a built app's inputs and outputs, for lowered_cuda_launches.
+// Buffer fields at the estimates of a built app's inputs and outputs, and its integer scalars at
+// theirs, for lowered_cuda_launches.
 std::map<std::string, int64_t> estimate_sizes(const BuiltPipeline &p) {
     std::map<std::string, int64_t> sizes;
     for (auto &in : p.inputs) {
@@ -124,6 +125,9 @@ std::map<std::string, int64_t> estimate_sizes(const BuiltPipeline &p) {
                 if (b.var == arg) e.push_back(*Internal::as_const_int(b.extent));
         add_buffer_sizes(sizes, f.name(), e);
     }
+    // Integer scalar parameters at their estimates (group_norm's group count sets its grids).
+    for (auto &a : p.scalars)
+        if (auto v = Internal::as_const_int(a.argument_estimates.scalar_estimate)) sizes[a.name] = *v;
     return sizes;
 }
 

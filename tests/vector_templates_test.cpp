@@ -48,3 +48,31 @@ TEST(VectorTemplates, WideRowsAndPointwiseRunCorrectlyOnOpenCL) {
     }
     for (int64_t i = 0; i < P * Q; i++) ASSERT_NEAR(pa[i], std::max(0.0f, py[i] * 2.0f), 1e-6) << "element " << i;
 }
+
+// A row shorter than a block's 256 accesses (a 36-wide plane: 9 float4s): rows of the next dim
+// share the block (16 x 8 threads here, the 7 rows rounded up), instead of 256 threads per row with
+// 9 busy. Run on OpenCL with tails in both thread dims.
+TEST(VectorTemplates, ShortRowsShareAPointwiseBlock) {
+    const int64_t N = 5, H = 7, W = 36;
+    Graph g;
+    Tensor x = g.input("sx", DType::F32, {N, H, W});
+    Tensor act = relu(x * 3.0);
+    set_estimates(act.func, act.shape);
+    std::vector<Halide::Func> outs{act.func};
+    autosched::Plan plan = solder::testing::plan_for(outs, {}, true);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+    const auto *p = plan.kernels[0].get<autosched::PointwiseParams>();
+    ASSERT_TRUE(p) << plan.to_text();
+    EXPECT_EQ(p->vector_width, 4);
+    EXPECT_EQ(p->threads_x, 16);
+    EXPECT_EQ(p->threads_y, 8);
+    EXPECT_EQ(plan.kernels[0].rows_per_block(), 8);
+
+    std::vector<HostBuffer> in{make_host_buffer({"sx", DType::F32, {N, H, W}})};
+    std::vector<HostBuffer> out{make_host_buffer({"a", DType::F32, {N, H, W}})};
+    float *px = data_as<float>(in[0]);
+    for (int64_t i = 0; i < N * H * W; i++) px[i] = float(std::sin(0.29 * double(i)));
+    ASSERT_EQ(solder::testing::apply_compile_and_call(plan, outs, {*x.param}, "opencl", in, out), "");
+    const float *pa = data_as<float>(out[0]);
+    for (int64_t i = 0; i < N * H * W; i++) ASSERT_NEAR(pa[i], std::max(0.0f, px[i] * 3.0f), 1e-6) << "element " << i;
+}

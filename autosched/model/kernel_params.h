@@ -29,6 +29,10 @@ struct StagedInput {
 // Blocks of 256 along the innermost dim (schedules/pointwise).
 struct PointwiseParams {
     int vector_width = 1;  // innermost elements per thread access
+    // The block: threads_x accesses along the innermost dim by threads_y rows of the next one. Rows
+    // share a block where the innermost dim is shorter than 256 accesses (a 64-wide plane: 16 x 16),
+    // which one row per block would leave mostly idle.
+    int threads_x = 256, threads_y = 1;
 };
 // A 0-d root: one point (schedules/single).
 struct SingleParams {};

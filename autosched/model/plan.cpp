@@ -67,6 +67,7 @@ int KernelPlan::vector_width() const {
 int KernelPlan::rows_per_block() const {
     if (auto *r = get<RowParams>()) return r->rows_per_block;
     if (auto *io = get<InnerOuterParams>()) return io->rows;
+    if (auto *p = get<PointwiseParams>()) return p->threads_y;
     return 1;
 }
 

@@ -70,7 +70,7 @@ public:
     }
 
     // One block per result: the pure stage one thread each, the update 256 lanes whose partials
-    // sit in shared memory (schedule_block_reduction).
+    // and the 16 sums of those sit in shared memory (schedule_block_reduction).
     std::vector<LaunchShape> launch_shapes(const ShapeContext &c, const KernelPlan &) const override {
         const FuncNode &O = c.root_node();
         std::vector<LaunchShape> out;
@@ -80,7 +80,7 @@ public:
             set_grid(s, stage_extents(O, stage), 0, c.grid);
             if (stage > 0) {
                 s.threads[0] = 256;
-                s.shared_bytes = 256 * O.elem_bytes;
+                s.shared_bytes = (256 + 16) * O.elem_bytes;  // both levels of partials
             }
             out.push_back(s);
         }

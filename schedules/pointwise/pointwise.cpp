@@ -52,25 +52,38 @@ public:
 
     void fill(const KernelPlanContext &c, KernelPlan &k) const override {
         PointwiseParams p;
-        p.vector_width = c.opt.gpu ? pointwise_vector_width(c.g.nodes[size_t(c.root)]) : 1;
+        const FuncNode &O = c.g.nodes[size_t(c.root)];
+        p.vector_width = c.opt.gpu ? pointwise_vector_width(O) : 1;
+        // Rows per block where a row is shorter than the block (at the estimates; any size runs).
+        if (p.vector_width > 1 && O.dims.size() >= 2) {
+            const int64_t accesses = blocks_of(O.region[0].extent(), p.vector_width);
+            while (p.threads_x > 1 && p.threads_x / 2 >= accesses) p.threads_x /= 2;
+            p.threads_y = 256 / p.threads_x;
+            while (p.threads_y > 1 && p.threads_y / 2 >= O.region[1].extent()) p.threads_y /= 2;
+        }
         k.params = p;
     }
 
     void apply(ApplyContext &c, const KernelPlan &k) const override {
-        schedule_pointwise_kernel(c.w, c.get(k.root), k.get<PointwiseParams>()->vector_width, c.target);
+        const PointwiseParams *p = k.get<PointwiseParams>();
+        schedule_pointwise_kernel(c.w, c.get(k.root), p->vector_width, c.target, p->threads_x, p->threads_y);
     }
 
     // (schedule_pointwise_kernel: 256 threads of `vector_width` neighbours each, or the Func's own kernel.)
     std::vector<LaunchShape> launch_shapes(const ShapeContext &c, const KernelPlan &k) const override {
         const FuncNode &O = c.root_node();
-        const int width = k.get<PointwiseParams>()->vector_width;
+        const PointwiseParams *p = k.get<PointwiseParams>();
+        const int width = p->vector_width;
         if (width <= 1 || O.updates > 0 || O.dims.empty()) return own_kernel_shapes(O, c.grid);
         LaunchShape s;
         s.stage = O.name;
         std::vector<int64_t> e = stage_extents(O, 0);
-        e[0] = blocks_of(blocks_of(e[0], width), 256);
+        const bool rows = p->threads_y > 1 && e.size() >= 2;
+        e[0] = blocks_of(blocks_of(e[0], width), rows ? p->threads_x : 256);
+        if (rows) e[1] = blocks_of(e[1], p->threads_y);
         set_grid(s, e, 1, c.grid);
-        s.threads[0] = 256;
+        s.threads[0] = rows ? p->threads_x : 256;
+        s.threads[1] = rows ? p->threads_y : 1;
         return {s};
     }
 };

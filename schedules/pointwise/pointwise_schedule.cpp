@@ -10,7 +10,8 @@
 namespace solder {
 using namespace Halide;
 
-void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, const Target &target) {
+void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, const Target &target, int threads_x,
+                               int threads_y) {
     auto fn = root.function();
     if (!is_gpu_target(target) || vector_width <= 1 || !fn.updates().empty()) {
         schedule_as_own_kernel(w, root, target);
@@ -23,7 +24,19 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, c
     // The planner asks for a width only when it divides the innermost extent: RoundUp rounds nothing.
     w.split({root}, pure[0], xo, xv, vector_width, TailStrategy::RoundUp);
     pure[0] = xo;
-    if (grid_changes(w, pure.size(), 1)) {
+    if (threads_y > 1 && pure.size() >= 2) {
+        // Rows of the next dim share the block: thread x along the row, thread y across rows.
+        Var by(tag + "_by"), ty(tag + "_ty");
+        w.split({root}, xo, bx, tx, threads_x, TailStrategy::GuardWithIf);
+        w.split({root}, pure[1], by, ty, threads_y, TailStrategy::GuardWithIf);
+        std::vector<VarOrRVar> order{xv, tx, ty, bx, by};
+        for (size_t i = 2; i < pure.size(); i++) order.push_back(pure[i]);
+        w.reorder({root}, order);
+        w.gpu_threads({root}, tx, ty);
+        pure[0] = bx;
+        pure[1] = by;
+        gpu_blocks_over(w, {root}, pure, tag, 1);
+    } else if (grid_changes(w, pure.size(), 1)) {
         // The grid as the writer maps it (schedules/writer/schedule_writer.h): the threads split off first.
         w.split({root}, xo, bx, tx, 256, TailStrategy::GuardWithIf);
         w.gpu_threads({root}, tx);

@@ -11,6 +11,9 @@ namespace solder {
 // Pointwise template: 256-thread blocks along the innermost dim, outer dims as grid dims; with
 // `vector_width` > 1 (GPU, pure Funcs, width dividing the innermost extent) each thread handles
 // that many neighbours with wide loads and stores. Otherwise the unfused schedule's own kernel.
-void schedule_pointwise_kernel(ScheduleWriter &w, Halide::Func root, int vector_width, const Halide::Target &target);
+// With `threads_y` > 1 (a rank-2 or higher root), blocks of `threads_x` accesses by `threads_y` rows
+// of the next dim.
+void schedule_pointwise_kernel(ScheduleWriter &w, Halide::Func root, int vector_width, const Halide::Target &target,
+                               int threads_x = 256, int threads_y = 1);
 
 }  // namespace solder
