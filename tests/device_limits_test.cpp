@@ -127,6 +127,13 @@ std::map<std::string, int64_t> estimate_sizes(const BuiltPipeline &p) {
     return sizes;
 }
 
+// The scalar parameters of a built app at their estimates (the values it is planned at).
+std::map<std::string, Expr> estimate_scalars(const BuiltPipeline &p) {
+    std::map<std::string, Expr> v;
+    for (auto &a : p.scalars) v[a.name] = a.argument_estimates.scalar_estimate;
+    return v;
+}
+
 }  // namespace
 
 // The check on hand-made kernels: one launch within every limit, then one beyond each in turn.
@@ -220,7 +227,8 @@ TEST_P(PlannedLaunches, AreHalides) {
     auto a = autoschedule(p.outputs, make_target("cuda"), opt, name);
     const auto v = check_device_limits(a.plan, opt.device);
     EXPECT_TRUE(v.empty()) << violations_text(v);
-    EXPECT_TRUE(same_launches(a.plan, lowered_cuda_launches(p.outputs, estimate_sizes(p)))) << a.plan.to_text();
+    EXPECT_TRUE(same_launches(a.plan, lowered_cuda_launches(p.outputs, estimate_sizes(p), estimate_scalars(p))))
+        << a.plan.to_text();
 }
 
 std::vector<std::tuple<std::string, std::string, bool>> app_knobs() {
