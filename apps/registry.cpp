@@ -29,7 +29,8 @@ namespace solder {
     X(embedding_gather)                                                                                                \
     X(layernorm_bwd)                                                                                                   \
     X(stencil_chain)                                                                                                   \
-    X(max_filter)
+    X(max_filter)                                                                                                      \
+    X(camera_pipe)
 
 #define DECLARE_SPEC(n) AppSpec n##_spec();
 SOLDER_APPS(DECLARE_SPEC)
