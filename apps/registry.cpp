@@ -30,7 +30,8 @@ namespace solder {
     X(layernorm_bwd)                                                                                                   \
     X(stencil_chain)                                                                                                   \
     X(max_filter)                                                                                                      \
-    X(camera_pipe)
+    X(camera_pipe)                                                                                                     \
+    X(bilateral_grid)
 
 #define DECLARE_SPEC(n) AppSpec n##_spec();
 SOLDER_APPS(DECLARE_SPEC)
