@@ -31,7 +31,8 @@ namespace solder {
     X(stencil_chain)                                                                                                   \
     X(max_filter)                                                                                                      \
     X(camera_pipe)                                                                                                     \
-    X(bilateral_grid)
+    X(bilateral_grid)                                                                                                  \
+    X(conv_layer)
 
 #define DECLARE_SPEC(n) AppSpec n##_spec();
 SOLDER_APPS(DECLARE_SPEC)
