@@ -32,7 +32,8 @@ namespace solder {
     X(max_filter)                                                                                                      \
     X(camera_pipe)                                                                                                     \
     X(bilateral_grid)                                                                                                  \
-    X(conv_layer)
+    X(conv_layer)                                                                                                      \
+    X(depthwise_conv)
 
 #define DECLARE_SPEC(n) AppSpec n##_spec();
 SOLDER_APPS(DECLARE_SPEC)
