@@ -27,7 +27,13 @@ namespace solder {
     X(int8_quant)                                                                                                      \
     X(int8_dequant)                                                                                                    \
     X(embedding_gather)                                                                                                \
-    X(layernorm_bwd)
+    X(layernorm_bwd)                                                                                                   \
+    X(stencil_chain)                                                                                                   \
+    X(max_filter)                                                                                                      \
+    X(camera_pipe)                                                                                                     \
+    X(bilateral_grid)                                                                                                  \
+    X(conv_layer)                                                                                                      \
+    X(depthwise_conv)
 
 #define DECLARE_SPEC(n) AppSpec n##_spec();
 SOLDER_APPS(DECLARE_SPEC)

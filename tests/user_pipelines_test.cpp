@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 
 #include "tests/support/plan_and_run.h"
 #include "tests/support/user_pipeline.h"
@@ -678,4 +679,47 @@ TEST(UserPipelines, GatherFromALargeTableIsCountedPerPointRead) {
     ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
     // Every input read once and the output written once: the table's 131 MB, not once per block.
     EXPECT_EQ(plan.total_bytes, plan.min_bytes) << plan.to_text();
+}
+
+// A 1x1 convolution over the input's channels under a ReLU (the reduction read by its consumer one
+// to one, at the consumer's own point, over an extent known only at run time): one kernel whose
+// threads each compute their point's sum, where the row template would hold a row of sums per block
+// and refuses (its shared memory would grow with the run-time extents), storing the sums.
+TEST(UserPipelines, AReductionReadOneToOneIsComputedInItsConsumersThreads) {
+    ImageParam in(Float(32), 3, "cin"), w(Float(32), 2, "cw");
+    Var x("x"), y("y"), co("co");
+    RDom r(0, in.dim(2).extent(), "r");
+    Func conv("conv"), relu("relu");
+    conv(x, y, co) = 0.0f;
+    conv(x, y, co) += w(r, co) * in(x, y, r);
+    relu(x, y, co) = max(conv(x, y, co), 0.0f);
+    in.set_estimates({{0, 512}, {0, 384}, {0, 16}});
+    w.set_estimates({{0, 16}, {0, 32}});
+    relu.set_estimates({{0, 512}, {0, 384}, {0, 32}});
+    solder::autosched::Plan plan = plan_for({relu}, {}, true);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+    EXPECT_EQ(plan.kernels[0].template_name(), "pointwise") << plan.to_text();
+    EXPECT_EQ(plan.total_bytes, plan.min_bytes) << plan.to_text();
+    for_each_target([&](const std::string &target) {
+        std::string text = schedule_with_solder({relu}, target);
+        Pipeline p = compiled({relu}, target);
+        for (auto [W, H, CI, CO] : std::vector<std::array<int, 4>>{{512, 384, 16, 32}, {37, 29, 5, 7}, {1, 1, 1, 1}}) {
+            SCOPED_TRACE(std::to_string(W) + "x" + std::to_string(H) + "x" + std::to_string(CI) + " -> " +
+                         std::to_string(CO));
+            auto a = random_buffer<float>({W, H, CI}, 11, -1, 1);
+            auto b = random_buffer<float>({CI, CO}, 12, -1, 1);
+            in.set(a);
+            w.set(b);
+            Buffer<float> o = realized<float>(p, {W, H, CO}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    double s = 0;
+                    for (int c = 0; c < CI; c++) s += double(b(c, q[2])) * a(q[0], q[1], c);
+                    return std::max(s, 0.0);
+                },
+                1e-4))
+                << text;
+        }
+    });
 }

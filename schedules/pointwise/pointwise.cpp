@@ -20,14 +20,39 @@ int pointwise_vector_width(const FuncNode &O) {
     return 1;
 }
 
+// Whether every reduction fused into the kernel is read by the root one to one: one of its points
+// per point of the root, no point shared by two (a convolution's sum under its bias and ReLU, a
+// filter's max under a copy). Each thread then computes its own point's reduction where it reads
+// it (Halide computes a Func with an update, left inline, at the innermost loop of its consumer):
+// no block has to hold it, whatever the extents. A row's sum read by the whole row is shared, and
+// is not this. Taken where the row template cannot hold the reductions in its blocks (sizes known
+// only at run time: they would grow with them) or where the points give every SM its threads; a
+// few long reductions (nvfuser_2146's 57344 row sums of 1024) are split across a block's threads.
+bool reductions_read_one_to_one(const KernelContext &c) {
+    const FuncNode &O = c.root_node();
+    const DeviceProfile &d = c.opt.device;
+    if (c.g.fixed_sizes() && O.points() < int64_t(d.sms) * d.blocks_per_sm_to_fill * 256) return false;
+    Region one = O.region;
+    for (auto &iv : one) iv.max = iv.min;
+    const auto at_point = c.g.regions_for(c.root, one, c.inside);
+    const auto whole = c.g.regions_for(c.root, O.region, c.inside);
+    for (int m : c.members) {
+        const FuncNode &M = c.g.nodes[size_t(m)];
+        if (!M.is_reduction()) continue;
+        if (region_points(at_point[size_t(m)]) != 1 || region_points(whole[size_t(m)]) != O.points()) return false;
+    }
+    return true;
+}
+
 // Blocks of 256 along the innermost dim; any kernel that fuses no reduction into a root that is
-// not one (a reduction root's members are its inputs' producers, recomputed per point).
+// not one (a reduction root's members are its inputs' producers, recomputed per point), or only
+// reductions the root reads one to one, each computed in the thread that reads it.
 class PointwiseTemplate : public KernelTemplate {
 public:
     TemplateKind kind() const override { return TemplateKind::Pointwise; }
 
     std::string why_not(const KernelContext &c) const override {
-        return c.reduction_member && !c.root_node().is_reduction()
+        return c.reduction_member && !c.root_node().is_reduction() && !reductions_read_one_to_one(c)
                    ? "a reduction is fused into a root that is not one (its consumer's blocks must hold it)"
                    : "";
     }
@@ -52,8 +77,11 @@ public:
 
     void fill(const KernelPlanContext &c, KernelPlan &k) const override {
         PointwiseParams p;
+        // A fused reduction is computed per point in each thread: one point per thread, not a vector.
+        bool reduction_member = false;
+        for (int m : c.kc.members) reduction_member |= c.g.nodes[size_t(m)].is_reduction();
         const FuncNode &O = c.g.nodes[size_t(c.root)];
-        p.vector_width = c.opt.gpu ? pointwise_vector_width(O) : 1;
+        p.vector_width = c.opt.gpu && !reduction_member ? pointwise_vector_width(O) : 1;
         // Rows per block where a row is shorter than the block (at the estimates; any size runs).
         if (p.vector_width > 1 && O.dims.size() >= 2) {
             const int64_t accesses = blocks_of(O.region[0].extent(), p.vector_width);

@@ -27,8 +27,9 @@ namespace detail {
 // buffers' fields.
 class LaunchFinder : public Halide::Internal::IRVisitor {
 public:
-    explicit LaunchFinder(const std::map<std::string, int64_t> &sizes) {
+    LaunchFinder(const std::map<std::string, int64_t> &sizes, const std::map<std::string, Halide::Expr> &scalars) {
         for (auto &[name, v] : sizes) known_[name] = Halide::Expr(int32_t(v));  // buffer fields are int32
+        for (auto &[name, v] : scalars) known_[name] = v;
     }
     std::vector<LoweredLaunch> launches;
 
@@ -74,12 +75,14 @@ private:
 
 }  // namespace detail
 
-// Lowers `outputs` (scheduled already) for CUDA and lists its launches at `sizes`.
+// Lowers `outputs` (scheduled already) for CUDA and lists its launches at `sizes`, and the scalar
+// parameters at `scalars` (name -> value of the Param's type) where launches depend on them.
 inline std::vector<LoweredLaunch> lowered_cuda_launches(const std::vector<Halide::Func> &outputs,
-                                                        const std::map<std::string, int64_t> &sizes) {
+                                                        const std::map<std::string, int64_t> &sizes,
+                                                        const std::map<std::string, Halide::Expr> &scalars = {}) {
     Halide::Pipeline p(outputs);
     Halide::Module m = p.compile_to_module(p.infer_arguments(), "launches", make_target("cuda"));
-    detail::LaunchFinder f(sizes);
+    detail::LaunchFinder f(sizes, scalars);
     for (auto &fn : m.functions()) fn.body.accept(&f);
     return f.launches;
 }
