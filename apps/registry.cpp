@@ -27,7 +27,8 @@ namespace solder {
     X(int8_quant)                                                                                                      \
     X(int8_dequant)                                                                                                    \
     X(embedding_gather)                                                                                                \
-    X(layernorm_bwd)
+    X(layernorm_bwd)                                                                                                   \
+    X(interpolate)
 
 #define DECLARE_SPEC(n) AppSpec n##_spec();
 SOLDER_APPS(DECLARE_SPEC)
