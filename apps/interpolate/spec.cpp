@@ -47,8 +47,8 @@ AppSpec interpolate_spec() {
             double kx = r.uniform(0.01, 0.1), ky = r.uniform(0.01, 0.1), ph = r.uniform(0, 6.28);
             for (int64_t y = 0; y < H; y++)
                 for (int64_t x = 0; x < W; x++)
-                    p[c * N + y * W + x] =
-                        float(0.5 + 0.3 * std::sin(double(x) * kx + ph) * std::cos(double(y) * ky) + r.uniform(-0.1, 0.1));
+                    p[c * N + y * W + x] = float(0.5 + 0.3 * std::sin(double(x) * kx + ph) * std::cos(double(y) * ky) +
+                                                 r.uniform(-0.1, 0.1));
         }
         const int64_t bs = std::max<int64_t>(3, W / 16);
         for (int64_t y = 0; y < H; y++)
