@@ -28,7 +28,8 @@ namespace solder {
     X(int8_dequant)                                                                                                    \
     X(embedding_gather)                                                                                                \
     X(layernorm_bwd)                                                                                                   \
-    X(interpolate)
+    X(interpolate)                                                                                                     \
+    X(lens_blur)
 
 #define DECLARE_SPEC(n) AppSpec n##_spec();
 SOLDER_APPS(DECLARE_SPEC)

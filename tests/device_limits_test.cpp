@@ -108,7 +108,8 @@ Plan plan_for_cuda(const std::vector<Func> &outputs, PlannerOptions opt = {}) {
     return ::testing::AssertionFailure() << violations_text(v) << p.to_text();
 }
 
-// Buffer fields at the estimates of a built app's inputs and outputs, for lowered_cuda_launches.
+// Buffer fields at the estimates of a built app's inputs and outputs, and its integer scalars, for
+// lowered_cuda_launches.
 std::map<std::string, int64_t> estimate_sizes(const BuiltPipeline &p) {
     std::map<std::string, int64_t> sizes;
     for (auto &in : p.inputs) {
@@ -124,6 +125,10 @@ std::map<std::string, int64_t> estimate_sizes(const BuiltPipeline &p) {
                 if (b.var == arg) e.push_back(*Internal::as_const_int(b.extent));
         add_buffer_sizes(sizes, f.name(), e);
     }
+    // Integer scalars at their estimates (a launch's grid may follow one: an RDom's extent).
+    for (auto &s : p.scalars)
+        if (s.type.is_int() || s.type.is_uint())
+            if (auto v = Internal::as_const_int(s.argument_estimates.scalar_estimate)) sizes[s.name] = *v;
     return sizes;
 }
 

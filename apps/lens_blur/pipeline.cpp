@@ -16,7 +16,8 @@ BuiltPipeline lens_blur_pipeline(const AppIO &io) {
     for (int ch = 0; ch < 3; ch++) sad = sad + abs(cast<int>(lc(x, y, ch)) - cast<int>(rc(x - d, y, ch)));
     diff(x, y, d) = cast<int>(sad);
     cost_x(x, y, d) = diff(x - 2, y, d) + diff(x - 1, y, d) + diff(x, y, d) + diff(x + 1, y, d) + diff(x + 2, y, d);
-    cost(x, y, d) = cost_x(x, y - 2, d) + cost_x(x, y - 1, d) + cost_x(x, y, d) + cost_x(x, y + 1, d) + cost_x(x, y + 2, d);
+    cost(x, y, d) =
+        cost_x(x, y - 2, d) + cost_x(x, y - 1, d) + cost_x(x, y, d) + cost_x(x, y + 1, d) + cost_x(x, y + 2, d);
     // The arg-min over the disparities, the smallest d on ties: the least of cost * 256 + d (a
     // cost is at most 25 * 3 * 255, and there are fewer than 256 disparities).
     RDom rd(0, disparities, "rd");

@@ -93,10 +93,13 @@ AppSpec lens_blur_spec() {
                 for (int64_t x = 0; x < W; x++) {
                     int32_t s = 0;
                     for (int64_t k = -2; k <= 2; k++) s += costx[size_t(cy(y + k) * W + x)];
-                    if (d == 0 || s < best_cost[size_t(y * W + x)]) best_cost[size_t(y * W + x)] = s, best[size_t(y * W + x)] = d;
+                    if (d == 0 || s < best_cost[size_t(y * W + x)])
+                        best_cost[size_t(y * W + x)] = s, best[size_t(y * W + x)] = d;
                 }
         }
-        auto radius = [&](int64_t x, int64_t y) { return std::min(std::abs(best[size_t(y * W + x)] - kFocus), kMaxRadius); };
+        auto radius = [&](int64_t x, int64_t y) {
+            return std::min(std::abs(best[size_t(y * W + x)] - kFocus), kMaxRadius);
+        };
         for (int64_t c = 0; c < 3; c++)
             for (int64_t y = 0; y < H; y++)
                 for (int64_t x = 0; x < W; x++) {
