@@ -29,7 +29,8 @@ namespace solder {
     X(embedding_gather)                                                                                                \
     X(layernorm_bwd)                                                                                                   \
     X(interpolate)                                                                                                     \
-    X(lens_blur)
+    X(lens_blur)                                                                                                       \
+    X(bgu)
 
 #define DECLARE_SPEC(n) AppSpec n##_spec();
 SOLDER_APPS(DECLARE_SPEC)
