@@ -2,6 +2,7 @@
 
 #include "schedules/block_reduction/block_reduction_schedule.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace solder::autosched {
@@ -70,7 +71,8 @@ public:
     }
 
     // One block per result: the pure stage one thread each, the update 256 lanes whose partials
-    // sit in shared memory (schedule_block_reduction).
+    // sit in shared memory (schedule_block_reduction), or one lane per reduced point where there are
+    // fewer (Halide bounds the lanes' loop by the fused RVars' extent: 49 for a 7 x 7 window).
     std::vector<LaunchShape> launch_shapes(const ShapeContext &c, const KernelPlan &) const override {
         const FuncNode &O = c.root_node();
         std::vector<LaunchShape> out;
@@ -79,8 +81,9 @@ public:
             s.stage = stage_name(O, stage);
             set_grid(s, stage_extents(O, stage), 0, c.grid);
             if (stage > 0) {
-                s.threads[0] = 256;
-                s.shared_bytes = 256 * O.elem_bytes;
+                const int lanes = int(std::min<int64_t>(256, std::max<int64_t>(1, O.reduction_points)));
+                s.threads[0] = lanes;
+                s.shared_bytes = lanes * O.elem_bytes;
             }
             out.push_back(s);
         }
