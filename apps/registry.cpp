@@ -30,7 +30,8 @@ namespace solder {
     X(layernorm_bwd)                                                                                                   \
     X(interpolate)                                                                                                     \
     X(lens_blur)                                                                                                       \
-    X(bgu)
+    X(bgu)                                                                                                             \
+    X(local_laplacian)
 
 #define DECLARE_SPEC(n) AppSpec n##_spec();
 SOLDER_APPS(DECLARE_SPEC)

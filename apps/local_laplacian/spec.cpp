@@ -42,11 +42,13 @@ Plane downsample(const Plane &f) {
     for (int64_t k = 0; k < f.ch; k++)
         for (int64_t y = 0; y < dx.h; y++)
             for (int64_t x = 0; x < dx.w; x++)
-                dx.ref(x, y, k) = 0.25f * f.at(2 * x - 1, y, k) + 0.5f * f.at(2 * x, y, k) + 0.25f * f.at(2 * x + 1, y, k);
+                dx.ref(x, y, k) =
+                    0.25f * f.at(2 * x - 1, y, k) + 0.5f * f.at(2 * x, y, k) + 0.25f * f.at(2 * x + 1, y, k);
     for (int64_t k = 0; k < f.ch; k++)
         for (int64_t y = 0; y < d.h; y++)
             for (int64_t x = 0; x < d.w; x++)
-                d.ref(x, y, k) = 0.25f * dx.at(x, 2 * y - 1, k) + 0.5f * dx.at(x, 2 * y, k) + 0.25f * dx.at(x, 2 * y + 1, k);
+                d.ref(x, y, k) =
+                    0.25f * dx.at(x, 2 * y - 1, k) + 0.5f * dx.at(x, 2 * y, k) + 0.25f * dx.at(x, 2 * y + 1, k);
     return d;
 }
 
@@ -124,7 +126,8 @@ AppSpec local_laplacian_spec() {
                     float li = gin[l].at(x, y, 0) * float(K - 1);
                     int64_t k0 = std::min<int64_t>(std::max<int64_t>(int64_t(std::floor(li)), 0), K - 2);
                     float t = li - float(k0);
-                    float l0 = gp[l].at(x, y, k0) - lap_up.at(x, y, k0), l1 = gp[l].at(x, y, k0 + 1) - lap_up.at(x, y, k0 + 1);
+                    float l0 = gp[l].at(x, y, k0) - lap_up.at(x, y, k0),
+                          l1 = gp[l].at(x, y, k0 + 1) - lap_up.at(x, y, k0 + 1);
                     next.ref(x, y, 0) = ((1.0f - t) * l0 + t * l1) + up.at(x, y, 0);
                 }
             cur = next;
