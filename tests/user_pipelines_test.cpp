@@ -9,7 +9,6 @@
 
 #include <algorithm>
 
-#include "autosched/partition.h"
 #include "tests/support/plan_and_run.h"
 #include "tests/support/user_pipeline.h"
 
@@ -679,50 +678,4 @@ TEST(UserPipelines, GatherFromALargeTableIsCountedPerPointRead) {
     ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
     // Every input read once and the output written once: the table's 131 MB, not once per block.
     EXPECT_EQ(plan.total_bytes, plan.min_bytes) << plan.to_text();
-}
-
-// A Gaussian pyramid of 8 levels, each decimated by a [1 2 1] / 4 filter in x then in y: fused into
-// one kernel, every level's bounds (and, inlined, its expression) double with each resampling below
-// it, and Halide compiled a local Laplacian filter's for minutes. No kernel reads through more than
-// kMaxResamplingsPerKernel resamplings, on either target, even where the levels are a few points.
-TEST(UserPipelines, PyramidLevelsAreNotAllFusedIntoOneKernel) {
-    constexpr int L = 8;
-    // Built afresh for each size (estimates once set stay on the Funcs).
-    auto pyramid = [](int w, int h) {
-        ImageParam in(Float(32), 2, "pin");
-        Var x("x"), y("y");
-        std::vector<Expr> W(L), H(L);
-        W[0] = in.dim(0).extent(), H[0] = in.dim(1).extent();
-        std::vector<Func> level(L);
-        level[0] = Func("pyr_0");
-        level[0](x, y) = in(x, y);
-        for (int l = 1; l < L; l++) {
-            W[l] = (W[l - 1] + 1) / 2, H[l] = (H[l - 1] + 1) / 2;
-            Func dx("pyr_x_" + std::to_string(l)), d("pyr_" + std::to_string(l));
-            auto cx = [&](Expr e) { return clamp(e, 0, W[l - 1] - 1); };
-            auto cy = [&](Expr e) { return clamp(e, 0, H[l - 1] - 1); };
-            dx(x, y) = 0.25f * level[l - 1](cx(2 * x - 1), y) + 0.5f * level[l - 1](cx(2 * x), y) +
-                       0.25f * level[l - 1](cx(2 * x + 1), y);
-            d(x, y) = 0.25f * dx(x, cy(2 * y - 1)) + 0.5f * dx(x, cy(2 * y)) + 0.25f * dx(x, cy(2 * y + 1));
-            level[l] = d;
-        }
-        Func out("pyr_out");
-        out(x, y) = level[L - 1](x, y) * 2.0f;
-        in.set_estimates({{0, w}, {0, h}});
-        out.set_estimates({{0, w}, {0, h}});
-        return out;
-    };
-    for (auto [w, h] : std::vector<std::pair<int, int>>{{53, 37}, {2560, 1536}})
-        for (bool gpu : {false, true}) {
-            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + (gpu ? " gpu" : " host"));
-            solder::autosched::Plan plan = plan_for({pyramid(w, h)}, {}, gpu);
-            // The chain is linear: a kernel of its root and k fused levels reads through k resamplings
-            // (the output reads its level at its own point).
-            for (auto &k : plan.kernels)
-                EXPECT_LE(int(k.funcs.size()) - 1 - (k.root.rfind("pyr_out", 0) == 0),
-                          solder::autosched::kMaxResamplingsPerKernel)
-                    << plan.to_text();
-            EXPECT_GE(plan.kernels.size(), size_t(2 * (L - 1) / (solder::autosched::kMaxResamplingsPerKernel + 1)))
-                << plan.to_text();
-        }
 }
