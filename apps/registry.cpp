@@ -33,7 +33,11 @@ namespace solder {
     X(camera_pipe)                                                                                                     \
     X(bilateral_grid)                                                                                                  \
     X(conv_layer)                                                                                                      \
-    X(depthwise_conv)
+    X(depthwise_conv)                                                                                                  \
+    X(interpolate)                                                                                                     \
+    X(lens_blur)                                                                                                       \
+    X(bgu)                                                                                                             \
+    X(local_laplacian)
 
 #define DECLARE_SPEC(n) AppSpec n##_spec();
 SOLDER_APPS(DECLARE_SPEC)

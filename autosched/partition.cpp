@@ -1,5 +1,7 @@
 #include "autosched/partition.h"
 
+#include <algorithm>
+
 #include "autosched/model/cost_model.h"
 #include "schedules/registry.h"
 
@@ -41,6 +43,23 @@ std::vector<std::set<int>> kernel_groups(const FuncGraph &g, const std::vector<b
     return groups;
 }
 
+namespace {
+
+// The most resampling reads (FuncGraph::read_through_resampling) along any chain of Funcs from node
+// `i` to its kernel's root, consumers' roots already decided. `memo`: -1 for not yet known.
+int resampling_depth(const FuncGraph &g, const std::vector<bool> &root, int i, std::vector<int> &memo) {
+    if (memo[size_t(i)] >= 0) return memo[size_t(i)];
+    int depth = 0;
+    for (int e : g.nodes[size_t(i)].out_edges) {
+        const FuncEdge &E = g.edges[size_t(e)];
+        const int below = root[size_t(E.consumer)] ? 0 : resampling_depth(g, root, E.consumer, memo);
+        depth = std::max(depth, below + (E.access == Access::Remap && E.sites > 1 ? 1 : 0));
+    }
+    return memo[size_t(i)] = depth;
+}
+
+}  // namespace
+
 std::string storage_rule(const FuncGraph &g, const PlannerOptions &opt, const std::vector<bool> &root,
                          const std::vector<std::set<int>> &groups, int i) {
     const FuncNode &n = g.nodes[i];
@@ -56,6 +75,13 @@ std::string storage_rule(const FuncGraph &g, const PlannerOptions &opt, const st
     for (int k : groups[i])
         if (!g.nodes[k].generic.empty() && (n.is_reduction() || n.updates > 0))
             return "feeds " + g.nodes[k].name + ", whose generic kernel computes nothing inside it but inlined Funcs";
+    // A pyramid's levels fused into one kernel: each level's region is bounded through every
+    // resampling below it, and Halide's bounds expressions (and, inlined, the Funcs' own) double
+    // with each; eight levels of a local Laplacian filter took minutes to compile on the host.
+    std::vector<int> memo(g.nodes.size(), -1);
+    if (resampling_depth(g, root, i, memo) > kMaxResamplingsPerKernel)
+        return "read through more than " + std::to_string(kMaxResamplingsPerKernel) +
+               " resamplings (pyramid levels) inside the kernel of " + names;
     if (n.is_reduction())
         for (int k : groups[i])
             if (g.nodes[k].is_reduction())

@@ -43,6 +43,10 @@ std::set<int> kernel_group_of(const FuncGraph &g, const std::vector<bool> &root,
 std::vector<std::set<int>> kernel_dependencies(const FuncGraph &g, const std::vector<bool> &root,
                                                const std::vector<std::set<int>> &groups);
 
+// A kernel reads through at most this many resamplings (a pyramid's decimation in x, then in y, is
+// two) along any chain of its Funcs: a node deeper than that is stored.
+constexpr int kMaxResamplingsPerKernel = 4;
+
 // A rule that forces node i to be stored given its groups (known once its consumers are decided):
 // empty when none does. Shared by the full evaluation and by the search, which applies it early.
 std::string storage_rule(const FuncGraph &g, const PlannerOptions &opt, const std::vector<bool> &root,

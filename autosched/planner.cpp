@@ -68,7 +68,7 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
             fp.placement = Placement::Root;
         } else {
             int anchor = *groups[i].begin();
-            const bool stencil_out = g.read_through_stencil(i);
+            const bool stencil_out = g.read_through_stencil(i) || g.read_through_resampling(i);
             // Computed once per block where the anchor's template has blocks to hold it: reductions
             // in row kernels, stencil producers in tiled kernels. Anything else is recomputed.
             const TemplateKind tmpl = choice[anchor].kind;

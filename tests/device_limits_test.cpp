@@ -264,6 +264,25 @@ TEST(DeviceLimits, BlockReductionLaunchIsHalides) {
     EXPECT_TRUE(same_launches(a.plan, lowered_cuda_launches({s.func}, sizes))) << a.plan.to_text();
 }
 
+// A block reduction over fewer points than the block's 256 lanes (a 7 x 7 search window's weights):
+// Halide bounds the lanes' loop by the reduction's extent, and the planned launch has that many.
+TEST(DeviceLimits, BlockReductionOverFewerPointsThanLanesIsHalides) {
+    const int64_t R = 65536, C = 49;
+    lang::Graph g;
+    lang::Tensor x = g.input("wx", lang::DType::F32, {R, C});
+    lang::Tensor s = lang::sum(x, {-1});
+    lang::set_estimates(s.func, s.shape);
+    SolderOptions so;
+    so.enable("single_kernel_groups");
+    PlannerOptions opt = so.planner;
+    auto a = autoschedule({s.func}, make_target("cuda"), opt, "sum");
+    ASSERT_EQ(a.plan.kernels.at(0).template_name(), "block_reduction") << a.plan.to_text();
+    std::map<std::string, int64_t> sizes;
+    add_buffer_sizes(sizes, "wx", {C, R});
+    add_buffer_sizes(sizes, s.func.name(), {R});
+    EXPECT_TRUE(same_launches(a.plan, lowered_cuda_launches({s.func}, sizes))) << a.plan.to_text();
+}
+
 // Staged rows in a block of several rows (staging, on a GPU of one SM: 8 rows of 512 per block) are
 // loaded by the block's own threads, 32 along each row: 256 along each, the block had 2048 threads.
 TEST(DeviceLimits, StagedRowsOfSeveralRowsPerBlockIsHalides) {

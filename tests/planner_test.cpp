@@ -2,6 +2,10 @@
 // placements, bytes, JSON, options, and clear errors on pipelines it cannot analyse.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <set>
+
 #include "apps/app_pipeline.h"
 #include "autosched/apply_plan.h"
 #include "autosched/planner.h"
@@ -201,4 +205,41 @@ TEST(Planner, HorizontalFusionMergesTheSmallTensors) {
     PlannerOptions opt;
     opt.horizontal = false;
     EXPECT_EQ(plan_app("many_small", opt).kernels.size(), 200u);
+}
+
+// A pyramid's levels fused into one kernel: every level's bounds (and, inlined, its expression)
+// double with each resampling below it, and Halide compiled local_laplacian's Small plan for
+// minutes (58 Funcs inlined into one kernel). On both targets and at both sizes, no kernel of
+// local_laplacian or interpolate reads through more than 4 resamplings (kMaxResamplingsPerKernel,
+// written out so that the test fails if the limit goes) along any chain of its Funcs.
+TEST(Planner, NoKernelFusesMoreThanFourResamplingsOfAPyramid) {
+    for (const char *name : {"local_laplacian", "interpolate"})
+        for (AppSize size : {AppSize::Small, AppSize::Full})
+            for (bool gpu : {false, true}) {
+                SCOPED_TRACE(std::string(name) + (size == AppSize::Small ? " small" : " full") +
+                             (gpu ? " gpu" : " host"));
+                BuiltPipeline p = build_app_pipeline(*find_app_spec(name), size);
+                FuncGraph g = FuncGraph::build(p.outputs);
+                PlannerOptions opt;
+                opt.gpu = gpu;
+                Plan plan = plan_pipeline(g, opt, name);
+                for (auto &k : plan.kernels) {
+                    std::set<int> in;
+                    for (auto &f : k.funcs) in.insert(g.find(f));
+                    // The longest chain of resampling reads inside the kernel, consumers first.
+                    std::map<int, int> depth;
+                    int deepest = 0;
+                    for (auto it = in.rbegin(); it != in.rend(); ++it) {
+                        int d = 0;
+                        for (int e : g.nodes[size_t(*it)].out_edges) {
+                            const FuncEdge &E = g.edges[size_t(e)];
+                            if (in.count(E.consumer))
+                                d = std::max(d, depth[E.consumer] + (E.access == Access::Remap && E.sites > 1));
+                        }
+                        depth[*it] = d;
+                        deepest = std::max(deepest, d);
+                    }
+                    EXPECT_LE(deepest, 4) << k.name << "\n" << plan.to_text();
+                }
+            }
 }

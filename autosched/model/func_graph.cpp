@@ -179,6 +179,12 @@ bool FuncGraph::read_through_stencil(int n) const {
     return false;
 }
 
+bool FuncGraph::read_through_resampling(int n) const {
+    for (int e : nodes[size_t(n)].out_edges)
+        if (edges[size_t(e)].access == Access::Remap && edges[size_t(e)].sites > 1) return true;
+    return false;
+}
+
 void FuncGraph::push_rvars_at_estimates(const std::vector<ReductionVariable> &rvars, Scope<Interval> &scope) const {
     for (auto &rv : rvars) scope.push(rv.var, Interval(at_estimates(rv.min), at_estimates(rv.min + rv.extent - 1)));
 }

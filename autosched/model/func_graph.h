@@ -102,6 +102,12 @@ public:
     const FuncEdge *edge(int producer, int consumer) const;
     // Whether some consumer reads node `n` through a stencil (at several points per point).
     bool read_through_stencil(int n) const;
+    // Whether some consumer reads node `n` at several points per point through a resampling (a
+    // pyramid's decimation reads 2x - 1, 2x and 2x + 1 of the finer level, its upsampling two points
+    // of the coarser one). Like a stencil's producer, such a Func inlined is recomputed at every tap,
+    // and a chain of them (a pyramid's levels) at every tap of every tap: the expression, and
+    // Halide's compile time, grow exponentially with the chain's length.
+    bool read_through_resampling(int n) const;
 
     // The region of each node needed to compute `root` over `root_region`, following only edges
     // whose producer `inside(producer)` says belongs to the same computation (others are leaves,

@@ -37,7 +37,9 @@ struct PointwiseParams {
 // A 0-d root: one point (schedules/single).
 struct SingleParams {};
 // A reduction alone in its kernel, one block per result (schedules/block_reduction).
-struct BlockReductionParams {};
+struct BlockReductionParams {
+    int lanes = 256;  // threads per result: fewer where the reduction has fewer points (a 7 x 7 window)
+};
 // 2-D tiles with producers computed per tile (schedules/stencil_tile).
 struct StencilTileParams {
     int inner_dims = 2;  // dims of the root inside one tile (2, or all: channels loop in the tile)

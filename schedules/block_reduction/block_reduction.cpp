@@ -2,6 +2,7 @@
 
 #include "schedules/block_reduction/block_reduction_schedule.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace solder::autosched {
@@ -63,15 +64,22 @@ public:
         return c.whole_root_choice(TemplateKind::BlockReduction, O.points());
     }
 
-    void fill(const KernelPlanContext &, KernelPlan &k) const override { k.params = BlockReductionParams{}; }
+    void fill(const KernelPlanContext &c, KernelPlan &k) const override {
+        BlockReductionParams p;
+        const int64_t points = c.g.nodes[size_t(c.root)].reduction_points;
+        p.lanes = int(std::min<int64_t>(p.lanes, std::max<int64_t>(1, points)));
+        k.params = p;
+    }
 
     void apply(ApplyContext &c, const KernelPlan &k) const override {
-        schedule_block_reduction(c.w, c.get(k.root), c.target);
+        schedule_block_reduction(c.w, c.get(k.root), c.target, k.get<BlockReductionParams>()->lanes);
     }
 
     // One block per result: the pure stage one thread each, the update 256 lanes whose partials
-    // and the 16 sums of those sit in shared memory (schedule_block_reduction).
-    std::vector<LaunchShape> launch_shapes(const ShapeContext &c, const KernelPlan &) const override {
+    // and the 16 sums of those sit in shared memory (schedule_block_reduction), or one lane per
+    // reduced point where there are fewer (Halide bounds the lanes' loop by the fused RVars' extent:
+    // 49 for a 7 x 7 window).
+    std::vector<LaunchShape> launch_shapes(const ShapeContext &c, const KernelPlan &k) const override {
         const FuncNode &O = c.root_node();
         std::vector<LaunchShape> out;
         for (int stage = 0; stage <= O.updates; stage++) {
@@ -79,8 +87,9 @@ public:
             s.stage = stage_name(O, stage);
             set_grid(s, stage_extents(O, stage), 0, c.grid);
             if (stage > 0) {
-                s.threads[0] = 256;
-                s.shared_bytes = (256 + 16) * O.elem_bytes;  // both levels of partials
+                const int lanes = k.get<BlockReductionParams>()->lanes;
+                s.threads[0] = lanes;
+                s.shared_bytes = (lanes + (lanes >= 64 ? 16 : 0)) * O.elem_bytes;  // both levels of partials
             }
             out.push_back(s);
         }

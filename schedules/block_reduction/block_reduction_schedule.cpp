@@ -13,10 +13,10 @@ namespace solder {
 using namespace Halide;
 
 namespace {
-constexpr int kBlockLanes = 256, kSecondLanes = 16;
+constexpr int kSecondLanes = 16;
 }  // namespace
 
-void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target) {
+void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target, int lanes) {
     auto fn = f.function();
     if (!is_gpu_target(target) || fn.updates().size() != 1 || fn.update(0).schedule().rvars().empty() ||
         fn.args().empty()) {
@@ -41,14 +41,14 @@ void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target) {
         r = fused;
     }
     Var lane(tag + "_lane"), lane2(tag + "_lane2");
-    w.split({f, 0}, r, ro, ri, kBlockLanes, TailStrategy::GuardWithIf);
+    w.split({f, 0}, r, ro, ri, lanes, TailStrategy::GuardWithIf);
     Func partial = w.rfactor({f, 0}, ri, lane);
-    // The 256 partials summed by 16 threads of 16 each, then the 16 by one thread: one thread
+    // The partials (256) summed by 16 threads of 16 each, then the 16 by one thread: one thread
     // adding all 256 is a dependent chain of shared-memory loads per block. (Both rfactors before
     // the block loops, as above.)
     Func partial2;
     const auto left = fn.update(0).schedule().rvars();
-    if (left.size() == 1) {
+    if (left.size() == 1 && lanes >= 4 * kSecondLanes) {
         RVar r2(left[0].var), r2o(tag + "_r2o"), r2i(tag + "_r2i");
         w.split({f, 0}, r2, r2o, r2i, kSecondLanes, TailStrategy::GuardWithIf);
         partial2 = w.rfactor({f, 0}, r2i, lane2);
@@ -61,7 +61,7 @@ void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target) {
     // are in flight together: walked one load at a time, the H100 ran these kernels at 45% of
     // DRAM's peak (int8_quant's row maxima, layernorm_bwd's statistics).
     w.reorder({partial, 0}, {ro, lane});
-    unroll_walk(w, {partial, 0}, ro, (extent + kBlockLanes - 1) / kBlockLanes);
+    unroll_walk(w, {partial, 0}, ro, (extent + lanes - 1) / lanes);
     if (partial2.defined()) {
         w.compute_at(partial2, f, at);
         w.gpu_threads({partial2}, lane2);

@@ -9,8 +9,9 @@
 namespace solder {
 
 // Block-reduction template for a reduction alone in its kernel along the innermost dim it reads:
-// one block per result, the reduction split across 256 threads (rfactor), then one thread adds the
-// partials. Falls back to the unfused kernel where it does not apply (host, several RVars).
-void schedule_block_reduction(ScheduleWriter &w, Halide::Func f, const Halide::Target &target);
+// one block per result, the reduction split across `lanes` threads (rfactor), their partials summed
+// 16 at a time (64 lanes or more), then by one thread. Falls back to the unfused kernel where it
+// does not apply (host).
+void schedule_block_reduction(ScheduleWriter &w, Halide::Func f, const Halide::Target &target, int lanes = 256);
 
 }  // namespace solder

@@ -59,7 +59,7 @@ TileStaging stencil_tile_staging(const FuncGraph &g, int root, const std::vector
     TileStaging t;
     auto member = [&](int n) { return std::find(members.begin(), members.end(), n) != members.end(); };
     for (int m : members)
-        if (g.read_through_stencil(m)) t.staged.insert(m);
+        if (g.read_through_stencil(m) || g.read_through_resampling(m)) t.staged.insert(m);
     // Staged members that are cheap and read only members (and pipeline inputs) at their own point.
     std::set<int> swapped, sources;
     for (int m : t.staged) {
