@@ -108,3 +108,22 @@ TEST_P(AppCase, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(Apps, AppCase, ::testing::ValuesIn(all_cases()), [](const ::testing::TestParamInfo<Case> &i) {
     return i.param.app + "_" + i.param.target + "_" + i.param.schedule;
 });
+
+// local_laplacian at its full size (1536 x 2560) on OpenCL: its pyramid levels' producers per tile,
+// read through resamplings clamped to run-time extents, once read the input at row -1535 there
+// (Halide error -4) while the reduced size passed.
+TEST(AppsAtFullSize, LocalLaplacianReadsItsInputInBoundsOnOpenCL) {
+    AppBuildRequest req{"local_laplacian", AppSize::Full, "opencl", "solder", ""};
+    AppBuild b = build_app_library_cached(req);
+    std::string error;
+    auto lib = PipelineLibrary::open(b.library_path, &error);
+    ASSERT_TRUE(lib) << error;
+    RunOptions opt;
+    opt.size = AppSize::Full;
+    opt.iters = 1;
+    opt.warmup = 0;
+    RunReport rep = run_app(*find_app_spec("local_laplacian"), *lib, opt);
+    ASSERT_EQ(rep.error, "");
+    EXPECT_EQ(rep.fallback, "");
+    EXPECT_TRUE(rep.pass);
+}

@@ -38,6 +38,20 @@ void keep_inside_tile(ScheduleWriter &w, const StageRef &root, const std::vector
 // 97 us; 32x16 tiles (3 turns) by 4, 35 / 91 / 93 us; 32x64 tiles by 8, 40 / 115 / 132 us.
 constexpr int kTileProducerUnroll = 16;
 
+// A producer whose per-tile region has run-time extents (read through a resampling): columns of 32
+// and rows of 8 split apart, each guarded. The flattened walk above divides by the region's width,
+// a run-time value, and Halide's bounds of that quotient then span negative rows: a local
+// Laplacian read its input at row -1535 (Halide error -4 at 1536 x 2560).
+void deal_rows_and_columns_to_threads(ScheduleWriter &w, Func f) {
+    std::vector<Var> fv = pure_vars(f);
+    const std::string tag = f.name();
+    Var xo(tag + "_xo"), yo(tag + "_yo"), tx(tag + "_tx"), ty(tag + "_ty");
+    w.split({f}, fv[0], xo, tx, kStencilThreadsX, TailStrategy::GuardWithIf);
+    w.split({f}, fv[1], yo, ty, kStencilThreadsY, TailStrategy::GuardWithIf);
+    w.reorder({f}, {tx, ty, xo, yo});
+    w.gpu_threads({f}, tx, ty);
+}
+
 void deal_producer_to_threads(ScheduleWriter &w, Func f) {
     std::vector<Var> fv = pure_vars(f);
     if (fv.empty()) {
@@ -64,7 +78,8 @@ void deal_producer_to_threads(ScheduleWriter &w, Func f) {
 }  // namespace
 
 void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, bool whole_tiles, bool root_is_output,
-                             const std::vector<Func> &at_tile, const Target &target) {
+                             const std::vector<Func> &at_tile, const Target &target,
+                             const std::vector<std::string> &resampled) {
     w.compute_root(root);
     std::vector<Var> v = pure_vars(root);
     const std::string tag = root.name();
@@ -122,7 +137,10 @@ void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, bool 
         for (Func f : at_tile) {
             w.compute_at(f, root, tile_loop);
             pad_block_allocation(w, f, mixed);
-            deal_producer_to_threads(w, f);
+            if (pure_vars(f).size() >= 2 && std::find(resampled.begin(), resampled.end(), f.name()) != resampled.end())
+                deal_rows_and_columns_to_threads(w, f);
+            else
+                deal_producer_to_threads(w, f);
         }
     } else {
         w.tile({root}, v[0], v[1], xo, yo, xi, yi, 64, 16, TailStrategy::GuardWithIf);

@@ -23,6 +23,6 @@ constexpr int kStencilThreadsX = 32, kStencilThreadsY = 8;
 // keeps guarded tiles.
 void schedule_stencil_kernel(ScheduleWriter &w, Halide::Func root, int inner_dims, bool whole_tiles,
                              bool root_is_output, const std::vector<Halide::Func> &at_tile,
-                             const Halide::Target &target);
+                             const Halide::Target &target, const std::vector<std::string> &resampled = {});
 
 }  // namespace solder

@@ -102,6 +102,8 @@ public:
         p.inner_dims = c.kc.inner_dims;
         if (c.opt.gpu && O.dims.size() >= 2 && O.updates == 0)
             p.whole_tiles = O.region[0].extent() >= kStencilTileX && O.region[1].extent() >= kStencilTileY;
+        for (int m : c.kc.members)
+            if (c.g.read_through_resampling(m)) p.resampled.push_back(c.g.nodes[size_t(m)].name);
         k.params = p;
     }
 
@@ -111,7 +113,7 @@ public:
         const StencilTileParams &p = *k.get<StencilTileParams>();
         const bool is_output = std::find(k.outputs.begin(), k.outputs.end(), k.root) != k.outputs.end();
         schedule_stencil_kernel(c.w, c.get(k.root), p.inner_dims, p.whole_tiles, is_output, c.at_block(k).funcs,
-                                c.target);
+                                c.target, p.resampled);
     }
 
     // One launch: kStencilTileX x kStencilTileY tiles of 32 x 8 threads, the dims from inner_dims out
