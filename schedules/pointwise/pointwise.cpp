@@ -32,14 +32,22 @@ bool reductions_read_one_to_one(const KernelContext &c) {
     const FuncNode &O = c.root_node();
     const DeviceProfile &d = c.opt.device;
     if (c.g.fixed_sizes() && O.points() < int64_t(d.sms) * d.blocks_per_sm_to_fill * 256) return false;
-    Region one = O.region;
-    for (auto &iv : one) iv.max = iv.min;
-    const auto at_point = c.g.regions_for(c.root, one, c.inside);
+    // One point of the root at its first corner, its last and its middle: a read at fixed
+    // coordinates beside the root's own (Gaussian elimination's pivot row, A(i, k) with k = 0) is
+    // one point at the first corner only.
     const auto whole = c.g.regions_for(c.root, O.region, c.inside);
-    for (int m : c.members) {
-        const FuncNode &M = c.g.nodes[size_t(m)];
-        if (!M.is_reduction()) continue;
-        if (region_points(at_point[size_t(m)]) != 1 || region_points(whole[size_t(m)]) != O.points()) return false;
+    for (int at = 0; at < 3; at++) {
+        Region one = O.region;
+        for (auto &iv : one) {
+            const int64_t v = at == 0 ? iv.min : at == 1 ? iv.max : iv.min + (iv.max - iv.min) / 2;
+            iv.min = iv.max = v;
+        }
+        const auto at_point = c.g.regions_for(c.root, one, c.inside);
+        for (int m : c.members) {
+            const FuncNode &M = c.g.nodes[size_t(m)];
+            if (!M.is_reduction()) continue;
+            if (region_points(at_point[size_t(m)]) != 1 || region_points(whole[size_t(m)]) != O.points()) return false;
+        }
     }
     return true;
 }
