@@ -15,11 +15,22 @@ libs=() slow_libs=()
 for lib in bench/out/libs/*.so; do
   if [[ -n "$slow" && "$(basename "$lib")" =~ $slow ]]; then slow_libs+=("$lib"); else libs+=("$lib"); fi
 done
+# Each library in a process of its own, stopped after LIB_TIMEOUT seconds: a kernel that faults
+# (CUDA_ERROR_ILLEGAL_ADDRESS) leaves the context unusable, and in one shared process every later
+# library then failed with it.
 {
-  bench/out/solder-exec "${libs[@]}" --machine --iters "${ITERS:-30}" --warmup 5 --device "$dev" 2>&1
-  [ ${#slow_libs[@]} -eq 0 ] || bench/out/solder-exec "${slow_libs[@]}" --machine --iters 3 --warmup 1 --device "$dev" 2>&1
+  for lib in "${libs[@]}"; do
+    timeout "${LIB_TIMEOUT:-60}" bench/out/solder-exec "$lib" --machine --iters "${ITERS:-30}" --warmup 5 --device "$dev" 2>&1 ||
+      echo "  error: $(basename "$lib"): exit status $?"
+  done
+  for lib in "${slow_libs[@]}"; do
+    timeout "${LIB_TIMEOUT:-60}" bench/out/solder-exec "$lib" --machine --iters 3 --warmup 1 --device "$dev" 2>&1 ||
+      echo "  error: $(basename "$lib"): exit status $?"
+  done
 } | tee "$out/solder.log" | grep -E "^(SOLDER_RESULT|  error)" | cut -c1-220
 PYTHONUNBUFFERED=1 python3 bench/out/torch_peers.py 2>&1 | tee "$out/peers.log" | tail -3 | cut -c1-300
+# The ML suite's PyTorch versions (bench/torch_suite.py): one JSON line per app.
+python3 bench/torch_suite.py 2>&1 | tee "$out/torch_suite.log" | grep name | cut -c1-300
 # Per-kernel view of Solder's libraries: grid/block/shared memory of each launch, and each kernel's
 # device time from CUDA events with its planned bytes (SOLDER_DUMP=launch,bandwidth; extra runs
 # after the timed ones, so the table above is unaffected).
