@@ -1,6 +1,7 @@
 #include "autosched/partition.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "autosched/model/cost_model.h"
 #include "schedules/registry.h"
@@ -60,8 +61,14 @@ int resampling_depth(const FuncGraph &g, const std::vector<bool> &root, int i, s
 
 }  // namespace
 
+std::vector<int> resampling_depths(const FuncGraph &g, const std::vector<bool> &root) {
+    std::vector<int> memo(g.nodes.size(), -1);
+    for (size_t i = g.nodes.size(); i-- > 0;) resampling_depth(g, root, int(i), memo);  // consumers first
+    return memo;
+}
+
 std::string storage_rule(const FuncGraph &g, const PlannerOptions &opt, const std::vector<bool> &root,
-                         const std::vector<std::set<int>> &groups, int i) {
+                         const std::vector<std::set<int>> &groups, int i, const std::vector<int> *depths) {
     const FuncNode &n = g.nodes[i];
     if (n.is_input || root[i]) return "";
     std::string names;
@@ -78,8 +85,9 @@ std::string storage_rule(const FuncGraph &g, const PlannerOptions &opt, const st
     // A pyramid's levels fused into one kernel: each level's region is bounded through every
     // resampling below it, and Halide's bounds expressions (and, inlined, the Funcs' own) double
     // with each; eight levels of a local Laplacian filter took minutes to compile on the host.
-    std::vector<int> memo(g.nodes.size(), -1);
-    if (resampling_depth(g, root, i, memo) > kMaxResamplingsPerKernel)
+    std::vector<int> memo;
+    if (!depths) memo.assign(g.nodes.size(), -1);
+    if ((depths ? (*depths)[size_t(i)] : resampling_depth(g, root, i, memo)) > kMaxResamplingsPerKernel)
         return "read through more than " + std::to_string(kMaxResamplingsPerKernel) +
                " resamplings (pyramid levels) inside the kernel of " + names;
     if (n.is_reduction())
@@ -93,14 +101,15 @@ std::string storage_rule(const FuncGraph &g, const PlannerOptions &opt, const st
 namespace {
 
 Partition evaluate(const FuncGraph &g, const PlannerOptions &opt, const std::vector<bool> &root, KernelCache *cache,
-                   bool check_rules) {
+                   bool check_rules, MendRules rules) {
     const int N = int(g.nodes.size());
     Partition p;
     p.root = root;
     p.groups = kernel_groups(g, root);
     // Consumers first, as the search decides them.
+    const std::vector<int> depths = check_rules ? resampling_depths(g, root) : std::vector<int>();
     for (int i = N - 1; i >= 0 && p.violation < 0 && check_rules; i--) {
-        std::string why = storage_rule(g, opt, root, p.groups, i);
+        std::string why = storage_rule(g, opt, root, p.groups, i, &depths);
         if (!why.empty()) p.violation = i, p.violation_reason = why;
     }
     if (p.violation >= 0) return p;
@@ -122,11 +131,21 @@ Partition evaluate(const FuncGraph &g, const PlannerOptions &opt, const std::vec
             if (cache) cache->emplace(std::move(key), kc);
         }
         if (!kc.ok && check_rules) {
-            p.violation = kc.offender;
+            p.violation = rules.cut_nearest && kc.cut_offender >= 0 ? kc.cut_offender : kc.offender;
             p.violation_reason = !kc.offense.empty() ? kc.offense
                                                      : "its per-block footprint in " + g.nodes[r].name + "'s kernel (" +
                                                            kb_text(kc.offender_bytes) + ") exceeds shared memory (" +
                                                            kb_text(opt.device.shared_memory_bytes) + ")";
+            p.choice.clear();
+            return p;
+        }
+        if (rules.cap_recompute && kc.recompute_offender >= 0) {
+            char factor[32];
+            std::snprintf(factor, sizeof factor, "%.3g", kc.recompute_factor);
+            p.violation = kc.recompute_offender;
+            p.violation_reason = "inlined into " + g.nodes[r].name + "'s kernel, it would be recomputed " + factor +
+                                 " times per point (through a chain of stencils or resamplings); the search's "
+                                 "greedy start stores it";
             p.choice.clear();
             return p;
         }
@@ -140,12 +159,12 @@ Partition evaluate(const FuncGraph &g, const PlannerOptions &opt, const std::vec
 }  // namespace
 
 Partition evaluate_partition(const FuncGraph &g, const PlannerOptions &opt, const std::vector<bool> &root,
-                             KernelCache *cache) {
-    return evaluate(g, opt, root, cache, true);
+                             KernelCache *cache, MendRules rules) {
+    return evaluate(g, opt, root, cache, true, rules);
 }
 
 Partition score_partition(const FuncGraph &g, const PlannerOptions &opt, const std::vector<bool> &root) {
-    return evaluate(g, opt, root, nullptr, false);
+    return evaluate(g, opt, root, nullptr, false, {});
 }
 
 std::vector<std::set<int>> kernel_dependencies(const FuncGraph &g, const std::vector<bool> &root,

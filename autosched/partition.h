@@ -49,15 +49,29 @@ constexpr int kMaxResamplingsPerKernel = 4;
 
 // A rule that forces node i to be stored given its groups (known once its consumers are decided):
 // empty when none does. Shared by the full evaluation and by the search, which applies it early.
+// `depths`: resampling_depths(g, root), where the caller has them for every node.
 std::string storage_rule(const FuncGraph &g, const PlannerOptions &opt, const std::vector<bool> &root,
-                         const std::vector<std::set<int>> &groups, int i);
+                         const std::vector<std::set<int>> &groups, int i, const std::vector<int> *depths = nullptr);
+
+// Per node, the most resampling reads along any chain of Funcs from it to its kernel's root.
+std::vector<int> resampling_depths(const FuncGraph &g, const std::vector<bool> &root);
 
 // Kernel choices already costed, by root and members: partitions the search visits share most of
 // their kernels, and costing a kernel (bounds over the graph per block shape) dominates the search.
 using KernelCache = std::map<std::pair<int, std::vector<int>>, KernelChoice>;
 
+// How a partition's broken rules are named, for the greedy pass that mends them by storing the Func
+// named (autosched/search.cpp).
+struct MendRules {
+    // An inlined member recomputed more than kGreedyRecompute times per point breaks a rule too.
+    bool cap_recompute = false;
+    // A kernel whose Funcs overfill the chip names the Func where they fill it, walking out from the
+    // root (KernelChoice::cut_offender), not the largest.
+    bool cut_nearest = false;
+};
+
 Partition evaluate_partition(const FuncGraph &g, const PlannerOptions &opt, const std::vector<bool> &root,
-                             KernelCache *cache = nullptr);
+                             KernelCache *cache = nullptr, MendRules rules = {});
 
 // The cost of any partition, legal for Solder's templates or not (a schedule another
 // auto-scheduler made): every kernel costed with its best block shape, no rule checked.

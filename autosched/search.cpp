@@ -12,11 +12,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+struct OutOfTime {};  // a greedy pass given a deadline ran past it
+
 // Stores, one at a time, the Func each broken rule names. Ends legal: at worst every Func is a root.
 Partition greedy(const FuncGraph &g, const PlannerOptions &opt, std::vector<bool> root, std::map<int, std::string> &why,
-                 KernelCache *cache) {
+                 KernelCache *cache, MendRules rules = {}, const Clock::time_point *deadline = nullptr) {
     for (size_t iter = 0; iter <= g.nodes.size(); iter++) {
-        Partition p = evaluate_partition(g, opt, root, cache);
+        if (deadline && Clock::now() > *deadline) throw OutOfTime{};
+        Partition p = evaluate_partition(g, opt, root, cache, rules);
         if (p.legal()) return p;
         root[p.violation] = true;
         why[p.violation] = p.violation_reason;
@@ -101,9 +104,8 @@ struct BranchAndBound {
 // flip breaks with the greedy rules, keep it if the estimate drops; repeat until no flip helps or
 // the evaluation budget is spent. Deterministic: candidates in a fixed order.
 Partition local_improvement(const FuncGraph &g, const PlannerOptions &opt, const std::vector<int> &order,
-                            Partition best, KernelCache &cache, int64_t &evaluated, bool &out_of_budget,
-                            bool &out_of_time) {
-    const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(opt.time_budget_ms);
+                            Partition best, MendRules mend, KernelCache &cache, Clock::time_point deadline,
+                            int64_t &evaluated, bool &out_of_budget, bool &out_of_time) {
     for (bool improved = true; improved && !out_of_budget && !out_of_time;) {
         improved = false;
         for (int i : order) {
@@ -111,7 +113,7 @@ Partition local_improvement(const FuncGraph &g, const PlannerOptions &opt, const
                 out_of_budget = true;
                 break;
             }
-            if ((evaluated & 15) == 0 && Clock::now() > deadline) {
+            if (Clock::now() > deadline) {  // (one flip of a large kernel may take milliseconds)
                 out_of_time = true;
                 break;
             }
@@ -120,9 +122,12 @@ Partition local_improvement(const FuncGraph &g, const PlannerOptions &opt, const
             std::map<int, std::string> ignored;
             Partition p;
             try {
-                p = greedy(g, opt, root, ignored, &cache);
+                p = greedy(g, opt, root, ignored, &cache, mend, &deadline);
             } catch (const std::logic_error &) {
                 continue;
+            } catch (const OutOfTime &) {
+                out_of_time = true;
+                break;
             }
             evaluated++;
             if (p.est_us < best.est_us * (1 - 1e-9)) best = p, improved = true;
@@ -138,7 +143,8 @@ std::string us(double v) {
 }
 
 // Why each stored Func of a searched partition is stored: the rule fusing it would break, or the cost.
-std::map<int, std::string> reasons_for_roots(const FuncGraph &g, const PlannerOptions &opt, const Partition &best) {
+std::map<int, std::string> reasons_for_roots(const FuncGraph &g, const PlannerOptions &opt, const Partition &best,
+                                             KernelCache &cache) {
     std::map<int, std::string> why, forced_why;
     forced_roots(g, opt, forced_why);
     for (size_t i = 0; i < g.nodes.size(); i++) {
@@ -149,7 +155,7 @@ std::map<int, std::string> reasons_for_roots(const FuncGraph &g, const PlannerOp
         }
         std::vector<bool> without = best.root;
         without[i] = false;
-        Partition p = evaluate_partition(g, opt, without);
+        Partition p = evaluate_partition(g, opt, without, &cache);
         if (!p.legal())
             why[int(i)] = p.violation == int(i) ? p.violation_reason
                                                 : "fusing it would force storing " + g.nodes[p.violation].name + " (" +
@@ -167,7 +173,22 @@ SearchResult search_roots(const FuncGraph &g, const PlannerOptions &opt) {
     SearchResult r;
     KernelCache cache;
     std::vector<bool> forced = forced_roots(g, opt, r.why);
+    std::map<int, std::string> capped_why = r.why;
     r.best = greedy(g, opt, forced, r.why, &cache);
+    // The greedy pass again, storing what inlining would recompute many times over (a long chain of
+    // stencils ending in a reduction otherwise starts as one kernel recomputing the whole chain,
+    // which no local step mends in the time it has). The cheaper start is the exact search's
+    // incumbent; local improvement starts from both.
+    // Each start's flips are mended by the rules it was made with: the capped start's name the Func
+    // where a kernel's Funcs fill the chip, so that mending a long chain takes a step per kernel.
+    const MendRules capped_rules{true, true};
+    Partition capped = greedy(g, opt, forced, capped_why, &cache, capped_rules);
+    std::vector<std::pair<Partition, MendRules>> starts{{r.best, MendRules{}}};
+    if (capped.root != r.best.root) starts.emplace_back(capped, capped_rules);
+    if (capped.est_us < r.best.est_us) {
+        std::swap(starts.front(), starts.back());
+        r.best = std::move(capped), r.why = std::move(capped_why);
+    }
     r.greedy_us = r.best.est_us;
     if (!opt.exact_search) {
         r.summary = "greedy (the exact search is disabled by option)";
@@ -187,8 +208,15 @@ SearchResult search_roots(const FuncGraph &g, const PlannerOptions &opt) {
                                : "exact search stopped at its evaluation budget";
     } else {
         bool out_of_budget = false, out_of_time = false;
-        bb.best = local_improvement(g, opt, bb.order, r.best, cache, r.evaluated, out_of_budget, out_of_time);
-        bb.best_us = bb.best.est_us;
+        // Each start gets its share of the time budget; the best result wins.
+        const auto share = std::chrono::milliseconds(opt.time_budget_ms / int64_t(starts.size()));
+        for (auto &[start, mend] : starts) {
+            bool budget = false, time = false;
+            Partition p = local_improvement(g, opt, bb.order, start, mend, cache, Clock::now() + share, r.evaluated,
+                                            budget, time);
+            out_of_budget |= budget, out_of_time |= time;
+            if (p.est_us < bb.best_us * (1 - 1e-9)) bb.best = std::move(p), bb.best_us = bb.best.est_us;
+        }
         how = std::to_string(bb.order.size()) + " optional roots, more than the exact search takes (" +
               std::to_string(opt.exact_max_free) + "): greedy plus local improvement" +
               (out_of_budget ? ", stopped at its evaluation budget"
@@ -198,7 +226,7 @@ SearchResult search_roots(const FuncGraph &g, const PlannerOptions &opt) {
     bool improved = bb.best_us < r.greedy_us * (1 - 1e-9);
     if (improved) {
         r.best = bb.best;
-        r.why = reasons_for_roots(g, opt, r.best);
+        r.why = reasons_for_roots(g, opt, r.best, cache);
     }
     r.summary = how + " (" + std::to_string(r.evaluated) + " partitions costed" +
                 (improved ? "; improves the greedy plan from " + us(r.greedy_us) + " to " + us(r.best.est_us)

@@ -96,3 +96,65 @@ TEST(Search, TheExactSearchCanBeTurnedOff) {
     EXPECT_EQ(r.evaluated, 0);
     EXPECT_NEAR(r.best.est_us, r.greedy_us, 1e-12);
 }
+
+TEST(Search, AnOverfullKernelIsCutWhereItsFuncsFillTheChip) {
+    // Nodes 2, 5 and 7 on chip (7 nearest the root): 20 + 30 passes 45 at node 5, the largest is 2.
+    KernelChoice kc;
+    EXPECT_EQ(total_naming_offender({{2, 40}, {7, 20}, {5, 30}}, 45, kc), 90);
+    EXPECT_EQ(kc.cut_offender, 5);
+    EXPECT_EQ(kc.offender, 2);
+    EXPECT_EQ(kc.offender_bytes, 40);
+    KernelChoice fits;
+    EXPECT_EQ(total_naming_offender({{2, 10}, {7, 20}}, 45, fits), 30);
+    EXPECT_EQ(fits.cut_offender, -1);
+}
+
+namespace {
+
+// A chain as users write long pipelines: pointwise stages and 2-tap stencils along x and y, with a
+// row's mean subtracted every 50 stages (its RDom over the input's extent).
+FuncGraph stencil_chain_graph(int n) {
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Var x("x"), y("y");
+    Halide::Func prev = Halide::BoundaryConditions::repeat_edge(in);
+    for (int i = 0; i < n; i++) {
+        Halide::Func f("f" + std::to_string(i));
+        if (i % 50 == 49) {
+            Halide::RDom r(0, in.dim(0).extent());
+            Halide::Func s("rowsum" + std::to_string(i));
+            s(y) = Halide::sum(prev(r, y));
+            f(x, y) = prev(x, y) - s(y) / Halide::cast<float>(in.dim(0).extent());
+        } else if (i % 3 == 1) {
+            f(x, y) = 0.5f * (prev(x, y) + prev(x + 1, y));
+        } else if (i % 3 == 2) {
+            f(x, y) = 0.5f * (prev(x, y) + prev(x, y + 1));
+        } else {
+            f(x, y) = prev(x, y) * 0.99f + 0.01f;
+        }
+        prev = f;
+    }
+    in.set_estimates({{0, 1920}, {0, 1080}});
+    prev.set_estimates({{0, 1920}, {0, 1080}});
+    return FuncGraph::build({prev});
+}
+
+}  // namespace
+
+TEST(Search, TheGreedyStartDoesNotInlineALongStencilChain) {
+    // Fusing every Func breaks no rule here: a row kernel computes the row sums per block and would
+    // inline the whole chain, recomputing it at every tap of every tap (2^66 times at its far end).
+    // The greedy pass that stores what inlining recomputes more than kGreedyRecompute times starts
+    // the search far lower.
+    FuncGraph g = stencil_chain_graph(100);
+    PlannerOptions opt;
+    opt.exact_search = false;
+    SearchResult r = search_roots(g, opt);
+    std::vector<bool> all_fused(g.nodes.size(), false);
+    for (size_t i = 0; i < g.nodes.size(); i++) all_fused[i] = g.nodes[i].is_output;
+    Partition one = evaluate_partition(g, opt, all_fused);
+    ASSERT_TRUE(one.legal());
+    EXPECT_LT(r.greedy_us * 100, one.est_us) << r.summary;
+    EXPECT_GT(r.best.choice.size(), 5u);
+    // Each of its kernels recomputes nothing more than the cap allows.
+    for (auto &[root, kc] : r.best.choice) EXPECT_LT(kc.recompute_offender, 0) << g.nodes[size_t(root)].name;
+}

@@ -55,11 +55,15 @@ void CostModel::kernel_reads(const FuncGraph &g, int root, const std::vector<boo
                              KernelChoice &kc, bool inlined) const {
     kc.bytes_read = 0;
     kc.flops = 0;
+    kc.recompute_offender = -1;
+    kc.recompute_factor = 1;
     // Members recomputed wherever they are read: through a stencil or a resampling (a pyramid's
     // 2x2 average) that many times per point of the consumer, and so on down a chain of them.
     std::vector<double> recompute(g.nodes.size(), 1.0);
     for (int p = root - 1; inlined && p >= 0; p--) {
-        if (!inside[size_t(p)]) continue;
+        // (A fused reduction is computed per block, or per point where read one to one: not again
+        // at each tap. Its region per block counts its points.)
+        if (!inside[size_t(p)] || g.nodes[size_t(p)].is_reduction()) continue;
         double m = 1;
         for (int e : g.nodes[size_t(p)].out_edges) {
             const FuncEdge &E = g.edges[size_t(e)];
@@ -68,6 +72,7 @@ void CostModel::kernel_reads(const FuncGraph &g, int root, const std::vector<boo
             m = std::max(m, recompute[size_t(E.consumer)] * (spread ? E.sites : 1));
         }
         recompute[size_t(p)] = m;
+        if (m > kGreedyRecompute && kc.recompute_offender < 0) kc.recompute_offender = p, kc.recompute_factor = m;
     }
     for (size_t p = 0; p < g.nodes.size(); p++) {
         if (per_block[p].empty()) continue;

@@ -34,7 +34,8 @@ public:
     // Bytes read from global memory and arithmetic of a kernel of root `root` computing the nodes
     // `inside`: `whole` is each node's region over the kernel, `per_block` over one of its
     // `blocks` blocks. `inlined`: members are recomputed wherever they are read (a Func read at
-    // several points of its consumer through a stencil is evaluated that many times per point).
+    // several points of its consumer through a stencil is evaluated that many times per point);
+    // fused reductions are not (templates compute them per block, or per point read one to one).
     void kernel_reads(const FuncGraph &g, int root, const std::vector<bool> &inside, const std::vector<Region> &whole,
                       const std::vector<Region> &per_block, int64_t blocks, KernelChoice &kc,
                       bool inlined = false) const;

@@ -95,13 +95,6 @@ private:
     }
 };
 
-struct StageExprs {
-    std::vector<Expr> exprs;        // values, args, predicate
-    std::vector<std::string> pure;  // the stage's pure vars
-    std::vector<ReductionVariable> rvars;
-    bool update = false;
-};
-
 std::vector<StageExprs> stages_of(const Function &f) {
     std::vector<StageExprs> out;
     auto add = [&](const Definition &d, bool update) {
@@ -149,6 +142,8 @@ int64_t const_or_throw(const Expr &e, const std::string &what, const std::map<st
 }  // namespace
 
 int FuncGraph::find(const std::string &name) const {
+    // (A node's call name is nearly always its name; plans of 2,000 Funcs look names up often.)
+    if (auto it = lookup_.find(name); it != lookup_.end() && nodes[size_t(it->second)].name == name) return it->second;
     for (size_t i = 0; i < nodes.size(); i++)
         if (nodes[i].name == name) return int(i);
     return -1;
@@ -237,7 +232,7 @@ std::vector<Region> FuncGraph::regions_for(int root, const Region &root_region, 
         if (reg[c].empty() || nodes[c].is_input) continue;
         if (c != root && !inside[c]) continue;
         const FuncNode &n = nodes[c];
-        for (auto &st : stages_of(n.function)) {
+        for (auto &st : stages_[size_t(c)]) {
             Scope<Interval> scope;
             for (size_t d = 0; d < st.pure.size() && d < reg[c].size(); d++)
                 scope.push(st.pure[d], Interval(Expr(int32_t(reg[c][d].min)), Expr(int32_t(reg[c][d].max))));
@@ -476,6 +471,8 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
         g.nodes.push_back(n);
         g.lookup_.emplace(name, idx);
     }
+
+    for (auto &n : g.nodes) g.stages_.push_back(n.is_input ? std::vector<StageExprs>() : stages_of(n.function));
 
     // Output regions from their estimates.
     std::vector<bool> all(g.nodes.size(), true);

@@ -84,6 +84,14 @@ struct FuncEdge {
     int sites = 1;  // distinct calls (distinct args) of the producer in the consumer's definition
 };
 
+// One definition of a Func (its pure definition or an update): what it reads and over what.
+struct StageExprs {
+    std::vector<Halide::Expr> exprs;  // values, args, predicate
+    std::vector<std::string> pure;    // the stage's pure vars
+    std::vector<Halide::Internal::ReductionVariable> rvars;
+    bool update = false;
+};
+
 class FuncGraph {
 public:
     // Throws EstimateError (naming the Func or parameter and the dimension) on missing or
@@ -117,6 +125,7 @@ public:
 
 private:
     std::unordered_map<std::string, int> lookup_;  // call name -> node (input wrappers map to inputs)
+    std::vector<std::vector<StageExprs>> stages_;  // per node, its definitions (none for inputs)
     // Estimates by the name of the variable that stands for them: "in.min.0", "in.extent.1"
     // (inputs' and outputs' buffers), "patch_size" (scalar parameters).
     std::map<std::string, Halide::Expr> estimates_;

@@ -3,13 +3,20 @@
 // reductions fit on chip. Made by the templates' choose step (schedules/<template>/), costed by
 // the CostModel (autosched/model/cost_model.h).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "autosched/model/kernel_params.h"
 
 namespace solder::autosched {
+
+// The search's greedy start stores an inlined member recomputed more than this many times per point
+// (four levels of 2-tap stencils): without it, a reduction at the end of a long chain of stencils
+// starts as one kernel recomputing the whole chain at every tap of every tap.
+constexpr double kGreedyRecompute = 16;
 
 struct KernelChoice {
     TemplateKind kind = TemplateKind::Pointwise;
@@ -19,7 +26,8 @@ struct KernelChoice {
     double flops = 0;
     std::vector<int> members;  // non-root nodes computed in this kernel
     bool ok = true;
-    int offender = -1;  // reduction that did not fit, if !ok
+    int offender = -1;      // reduction that did not fit, if !ok
+    int cut_offender = -1;  // where fused Funcs fill the chip, walking out from the root (total_naming_offender)
     int64_t offender_bytes = 0;
     // Why it did not fit (empty: its per-block bytes exceed the device's shared memory).
     std::string offense;
@@ -28,8 +36,33 @@ struct KernelChoice {
     // back by the root's blocks, which add them). -1/0: none.
     int split_func = -1;
     int64_t split_k = 0, split_blocks = 0, split_bytes = 0;
+    // Where members are inlined (recomputed wherever read): the member nearest the root that is
+    // recomputed more than kGreedyRecompute times per point of its reader's kernel (through a
+    // chain of stencils or resamplings), and that factor; -1 where none is.
+    int recompute_offender = -1;
+    double recompute_factor = 1;
 
     int launches() const { return split_func >= 0 ? 3 : 1; }
 };
+
+// The bytes a kernel's on-chip Funcs take (node, bytes per block), totalled. Where the total passes
+// `limit`, `kc` names two Funcs the search may store: the largest (`offender`), and the cut
+// (`cut_offender`): walking them from the root outwards (consumers before producers: higher node
+// numbers first), the first at which the running total passes the limit. Storing the cut keeps
+// every Func nearer the root in the kernel, so a long chain is cut where its tiles fill in one step;
+// storing the largest (in a chain of stencils, the farthest, with the widest halo) takes one step,
+// and leaves one kernel, per Func beyond the limit, but is the better start on small graphs.
+inline int64_t total_naming_offender(std::vector<std::pair<int, int64_t>> on_chip, int64_t limit, KernelChoice &kc) {
+    std::sort(on_chip.begin(), on_chip.end());
+    kc.offender = kc.cut_offender = -1, kc.offender_bytes = 0;
+    for (auto &[node, bytes] : on_chip)
+        if (bytes > kc.offender_bytes) kc.offender = node, kc.offender_bytes = bytes;  // the first of the largest
+    int64_t total = 0;
+    for (auto it = on_chip.rbegin(); it != on_chip.rend(); ++it) {
+        total += it->second;
+        if (total > limit && kc.cut_offender < 0) kc.cut_offender = it->first;
+    }
+    return total;
+}
 
 }  // namespace solder::autosched

@@ -6,6 +6,7 @@
 // Each pipeline is built afresh for each scheduler, scheduled for a CUDA target (no code is
 // generated), and timed; the process's peak resident memory after each is printed too.
 //   solder-plan-time [--sizes 100,300,1000,2000 (',': none)] [--levels 10 (0: none)] [--schedulers solder,li2018,...]
+//                    [--show-plan]
 #include <sys/resource.h>
 
 #include <chrono>
@@ -93,10 +94,11 @@ double peak_mb() {
 
 int plan_time(int argc, char **argv) {
     using namespace solder;
-    Args a = Args::parse(argc, argv, 1, {"sizes", "levels", "schedulers"}, {});
+    Args a = Args::parse(argc, argv, 1, {"sizes", "levels", "schedulers"}, {"show-plan"});
     if (a.has("help")) {
         std::puts("usage: solder-plan-time [--sizes 100,300,1000,2000] [--levels 10] [--schedulers "
-                  "solder,li2018,mullapudi2016,anderson2021]");
+                  "solder,li2018,mullapudi2016,anderson2021] [--show-plan]");
+        std::puts("  --show-plan: print each Solder plan (kernels, placements, reasons) after its time");
         return 0;
     }
     std::vector<std::string> pipelines;
@@ -112,11 +114,12 @@ int plan_time(int argc, char **argv) {
             Built b = p.rfind("chain", 0) == 0 ? chain(int(parse_integer("--sizes", p.substr(5), 1, 100000)))
                                                : pyramid(int(parse_integer("--levels", p.substr(7), 2, 30)));
             auto t0 = std::chrono::steady_clock::now();
-            std::string result = "ok";
+            std::string result = "ok", shown;
             try {
                 if (s == "solder") {
                     auto r = autosched::autoschedule(b.outputs, target, opt, p);
                     result = std::to_string(r.plan.kernels.size()) + " kernels; search: " + r.plan.search;
+                    if (a.has("show-plan")) shown = r.plan.to_text();
                 } else {
                     const HalideAutoscheduler *h = nullptr;
                     for (auto &c : halide_autoschedulers())
@@ -130,6 +133,7 @@ int plan_time(int argc, char **argv) {
             double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             std::printf("%-12s %6d %-14s %10.3f %10.0f  %s\n", p.c_str(), b.funcs, s.c_str(), secs, peak_mb(),
                         result.c_str());
+            if (!shown.empty()) std::printf("%s\n", shown.c_str());
             std::fflush(stdout);
         }
     }

@@ -32,6 +32,9 @@ bool reductions_read_one_to_one(const KernelContext &c) {
     const FuncNode &O = c.root_node();
     const DeviceProfile &d = c.opt.device;
     if (c.g.fixed_sizes() && O.points() < int64_t(d.sms) * d.blocks_per_sm_to_fill * 256) return false;
+    // (Quickly: a reduction with fewer points in the whole pipeline than the root has cannot be.)
+    for (int m : c.members)
+        if (c.g.nodes[size_t(m)].is_reduction() && c.g.nodes[size_t(m)].points() < O.points()) return false;
     // One point of the root at its first corner, its last and its middle: a read at fixed
     // coordinates beside the root's own (Gaussian elimination's pivot row, A(i, k) with k = 0) is
     // one point at the first corner only.

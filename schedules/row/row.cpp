@@ -125,23 +125,21 @@ public:
             kc.blocks = blocks_for(O.region, k);
             Region blk = block_region(O.region, k);
             auto per_block = g.regions_for(root, blk, inside);
-            int64_t shared = 0;
+            std::vector<std::pair<int, int64_t>> on_chip;
             for (int m : c.members)
-                if (g.nodes[m].is_reduction()) {
-                    int64_t b = region_points(per_block[m]) * g.nodes[m].elem_bytes;
-                    shared += b;
-                    if (b > kc.offender_bytes) kc.offender = m, kc.offender_bytes = b;
-                }
+                if (g.nodes[m].is_reduction())
+                    on_chip.emplace_back(m, region_points(per_block[m]) * g.nodes[m].elem_bytes);
+            const int64_t shared = total_naming_offender(on_chip, c.opt.device.shared_memory_bytes, kc);
             kc.ok = shared <= c.opt.device.shared_memory_bytes;
             if (kc.ok && !c.g.fixed_sizes()) grows_with_rows(c, blk, per_block, kc);
             if (!kc.ok) {
                 // Keep the offender of the smallest block shape, costed all the same: scoring a
                 // schedule Solder would not build still needs its bytes.
                 if (!found && best.offender < 0)
-                    best = kc, c.cost.kernel_reads(g, root, inside, whole, per_block, kc.blocks, best);
+                    best = kc, c.cost.kernel_reads(g, root, inside, whole, per_block, kc.blocks, best, true);
                 continue;
             }
-            c.cost.kernel_reads(g, root, inside, whole, per_block, kc.blocks, kc);
+            c.cost.kernel_reads(g, root, inside, whole, per_block, kc.blocks, kc, true);
             consider_split_k(g, c.opt, root, kc);
             // Fewest bytes first; then least recompute (a block that owns more dims computes shared
             // reductions once, not once per inner block); then least time (bandwidth left idle by

@@ -24,17 +24,15 @@ bool has_stencil_member(const FuncGraph &g, int root, const std::vector<bool> &i
 // Whether the Funcs one tile computes in shared memory (those stencil_tile_staging stages) fit in
 // the device's default 48 KB: a convolution's padded input, read over every input channel by each
 // output point, is 34 x 34 x channels per tile (295 KB for 64 channels of floats), which no block
-// may have. Where they do not, the largest is the offender the search stores.
+// may have. Where they do not, the search stores the one total_naming_offender names.
 bool tile_fits(const KernelContext &c, const std::vector<Region> &per_tile, KernelChoice &kc) {
     if (!c.opt.gpu || !c.opt.compute_at) return true;
-    int64_t shared = 0;
-    for (int m : stencil_tile_staging(c.g, c.root, c.members).staged) {
-        const int64_t b = region_points(per_tile[size_t(m)]) * c.g.nodes[size_t(m)].elem_bytes;
-        shared += b;
-        if (b > kc.offender_bytes) kc.offender = m, kc.offender_bytes = b;
-    }
+    std::vector<std::pair<int, int64_t>> on_chip;
+    for (int m : stencil_tile_staging(c.g, c.root, c.members).staged)
+        on_chip.emplace_back(m, region_points(per_tile[size_t(m)]) * c.g.nodes[size_t(m)].elem_bytes);
+    const int64_t shared = total_naming_offender(on_chip, c.opt.device.shared_memory_bytes, kc);
     if (shared <= c.opt.device.shared_memory_bytes) {
-        kc.offender = -1, kc.offender_bytes = 0;
+        kc.offender = kc.cut_offender = -1, kc.offender_bytes = 0;
         return true;
     }
     kc.ok = false;
