@@ -54,7 +54,7 @@ int resampling_depth(const FuncGraph &g, const std::vector<bool> &root, int i, s
     for (int e : g.nodes[size_t(i)].out_edges) {
         const FuncEdge &E = g.edges[size_t(e)];
         const int below = root[size_t(E.consumer)] ? 0 : resampling_depth(g, root, E.consumer, memo);
-        depth = std::max(depth, below + (E.access == Access::Remap && E.sites > 1 ? 1 : 0));
+        depth = std::max(depth, below + (E.resamples() ? 1 : 0));
     }
     return memo[size_t(i)] = depth;
 }

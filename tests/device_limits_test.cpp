@@ -245,12 +245,13 @@ INSTANTIATE_TEST_SUITE_P(DeviceLimits, PlannedLaunches, ::testing::ValuesIn(app_
            (std::get<2>(info.param) ? "_small" : "");
 });
 
-// The block-reduction template (single_kernel_groups), which no bundled app's plan takes: a row
-// sum of 5 rows of 3001, one block per row.
-TEST(DeviceLimits, BlockReductionLaunchIsHalides) {
-    const int64_t R = 5, C = 3001;
+namespace {
+
+// Rows x cols row sums under the block-reduction template (single_kernel_groups, which no bundled
+// app's plan takes): one block per row, its planned launch as Halide lowers it.
+void expect_block_reduction_launch_is_halides(const std::string &input, int64_t rows, int64_t cols) {
     lang::Graph g;
-    lang::Tensor x = g.input("sx", lang::DType::F32, {R, C});
+    lang::Tensor x = g.input(input, lang::DType::F32, {rows, cols});
     lang::Tensor s = lang::sum(x, {-1});
     lang::set_estimates(s.func, s.shape);
     SolderOptions so;
@@ -259,28 +260,20 @@ TEST(DeviceLimits, BlockReductionLaunchIsHalides) {
     auto a = autoschedule({s.func}, make_target("cuda"), opt, "sum");
     ASSERT_EQ(a.plan.kernels.at(0).template_name(), "block_reduction") << a.plan.to_text();
     std::map<std::string, int64_t> sizes;
-    add_buffer_sizes(sizes, "sx", {C, R});
-    add_buffer_sizes(sizes, s.func.name(), {R});
+    add_buffer_sizes(sizes, input, {cols, rows});
+    add_buffer_sizes(sizes, s.func.name(), {rows});
     EXPECT_TRUE(same_launches(a.plan, lowered_cuda_launches({s.func}, sizes))) << a.plan.to_text();
 }
+
+}  // namespace
+
+// 5 rows of 3001: 256 lanes and the second level of partials.
+TEST(DeviceLimits, BlockReductionLaunchIsHalides) { expect_block_reduction_launch_is_halides("sx", 5, 3001); }
 
 // A block reduction over fewer points than the block's 256 lanes (a 7 x 7 search window's weights):
 // Halide bounds the lanes' loop by the reduction's extent, and the planned launch has that many.
 TEST(DeviceLimits, BlockReductionOverFewerPointsThanLanesIsHalides) {
-    const int64_t R = 65536, C = 49;
-    lang::Graph g;
-    lang::Tensor x = g.input("wx", lang::DType::F32, {R, C});
-    lang::Tensor s = lang::sum(x, {-1});
-    lang::set_estimates(s.func, s.shape);
-    SolderOptions so;
-    so.enable("single_kernel_groups");
-    PlannerOptions opt = so.planner;
-    auto a = autoschedule({s.func}, make_target("cuda"), opt, "sum");
-    ASSERT_EQ(a.plan.kernels.at(0).template_name(), "block_reduction") << a.plan.to_text();
-    std::map<std::string, int64_t> sizes;
-    add_buffer_sizes(sizes, "wx", {C, R});
-    add_buffer_sizes(sizes, s.func.name(), {R});
-    EXPECT_TRUE(same_launches(a.plan, lowered_cuda_launches({s.func}, sizes))) << a.plan.to_text();
+    expect_block_reduction_launch_is_halides("wx", 65536, 49);
 }
 
 // Staged rows in a block of several rows (staging, on a GPU of one SM: 8 rows of 512 per block) are

@@ -176,7 +176,7 @@ bool FuncGraph::read_through_stencil(int n) const {
 
 bool FuncGraph::read_through_resampling(int n) const {
     for (int e : nodes[size_t(n)].out_edges)
-        if (edges[size_t(e)].access == Access::Remap && edges[size_t(e)].sites > 1) return true;
+        if (edges[size_t(e)].resamples()) return true;
     return false;
 }
 

@@ -82,6 +82,9 @@ struct FuncEdge {
     Region footprint;  // the region of the producer this consumer needs, over the consumer's region
     std::string detail;
     int sites = 1;  // distinct calls (distinct args) of the producer in the consumer's definition
+
+    // A read at several points per point through a resampling (FuncGraph::read_through_resampling).
+    bool resamples() const { return access == Access::Remap && sites > 1; }
 };
 
 // One definition of a Func (its pure definition or an update): what it reads and over what.

@@ -89,7 +89,7 @@ public:
             if (stage > 0) {
                 const int lanes = k.get<BlockReductionParams>()->lanes;
                 s.threads[0] = lanes;
-                s.shared_bytes = (lanes + (lanes >= 64 ? 16 : 0)) * O.elem_bytes;  // both levels of partials
+                s.shared_bytes = (lanes + block_reduction_second_partials(lanes)) * O.elem_bytes;  // both levels
             }
             out.push_back(s);
         }

@@ -12,10 +12,6 @@
 namespace solder {
 using namespace Halide;
 
-namespace {
-constexpr int kSecondLanes = 16;
-}  // namespace
-
 void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target, int lanes) {
     auto fn = f.function();
     if (!is_gpu_target(target) || fn.updates().size() != 1 || fn.update(0).schedule().rvars().empty() ||
@@ -47,10 +43,10 @@ void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target, i
     // adding all 256 is a dependent chain of shared-memory loads per block. (Both rfactors before
     // the block loops, as above.)
     Func partial2;
+    RVar r2o(tag + "_r2o"), r2i(tag + "_r2i");
     const auto left = fn.update(0).schedule().rvars();
-    if (left.size() == 1 && lanes >= 4 * kSecondLanes) {
-        RVar r2(left[0].var), r2o(tag + "_r2o"), r2i(tag + "_r2i");
-        w.split({f, 0}, r2, r2o, r2i, kSecondLanes, TailStrategy::GuardWithIf);
+    if (const int second = block_reduction_second_partials(lanes); left.size() == 1 && second > 0) {
+        w.split({f, 0}, RVar(left[0].var), r2o, r2i, second, TailStrategy::GuardWithIf);
         partial2 = w.rfactor({f, 0}, r2i, lane2);
     }
     const VarOrRVar at = gpu_blocks_over(w, {f, 0}, stage_pure_vars(fn, 1), tag + "_s1");
@@ -66,7 +62,7 @@ void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target, i
         w.compute_at(partial2, f, at);
         w.gpu_threads({partial2}, lane2);
         w.gpu_threads({partial2, 0}, lane2);
-        w.reorder({partial2, 0}, {RVar(tag + "_r2o"), lane2});
+        w.reorder({partial2, 0}, {r2o, lane2});
     }
 }
 
