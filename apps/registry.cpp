@@ -37,7 +37,8 @@ namespace solder {
     X(interpolate)                                                                                                     \
     X(lens_blur)                                                                                                       \
     X(bgu)                                                                                                             \
-    X(local_laplacian)
+    X(local_laplacian)                                                                                                 \
+    X(nl_means)
 
 #define DECLARE_SPEC(n) AppSpec n##_spec();
 SOLDER_APPS(DECLARE_SPEC)
