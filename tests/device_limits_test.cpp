@@ -707,3 +707,13 @@ TEST(DeviceLimits, OutputsReadByOtherOutputsKeepTheirBoundsOnOpenCL) {
         }
     }
 }
+// nl_means's patch sums (49 points each, 192 million results) took a block of 49 lanes per result,
+// its four dims fused into grid x at run-time extents: Halide then sized each block's partials in
+// shared memory over whole rows, and the launch failed on the GPU. One thread per result sums them.
+TEST(DeviceLimits, FewPointsPerResultOverManyResultsAreNotABlockReduction) {
+    BuiltPipeline p = build_app_pipeline(*find_app_spec("nl_means"), AppSize::Full);
+    auto a = autoschedule(p.outputs, make_target("cuda"), SolderOptions{}.planner, "nl_means");
+    for (auto &k : a.plan.kernels) EXPECT_NE(k.template_name(), "block_reduction") << a.plan.to_text();
+    for (auto &l : lowered_cuda_launches(p.outputs, estimate_sizes(p), estimate_scalars(p)))
+        EXPECT_GE(l.shape.shared_bytes, 0) << l.kernel << ": shared memory sized per launch on the host";
+}

@@ -9,6 +9,10 @@ namespace solder::autosched {
 
 namespace {
 
+// Fewer points per result than this, over results enough to fill the device one thread each: one
+// thread per result (the pointwise template) sums them.
+constexpr int64_t kMinBlockReductionPoints = 256;
+
 // Whether the reduction's innermost RVar walks the innermost dim of something it reads (a row sum,
 // in(r, y)): the block's lanes then read neighbouring elements. A reduction down the columns
 // (in(x, r)) reads coalesced with one thread per result instead, which the pointwise template does.
@@ -52,6 +56,14 @@ public:
         if (def.schedule().rvars().empty()) return "its update has no RVar";
         if (def.predicate().defined() && !Halide::Internal::is_const_one(def.predicate()))
             return "its RDom has a predicate";
+        // nl_means's patch sums: 49 points each for 192 million results took a block of 49 lanes per
+        // result (and, with its four dims fused into grid x at run-time extents, Halide sized each
+        // block's partials in shared memory over whole rows: the launch failed on the H100).
+        const DeviceProfile &d = c.opt.device;
+        if (O.reduction_points < kMinBlockReductionPoints &&
+            O.points() >= int64_t(d.sms) * d.blocks_per_sm_to_fill * 256)
+            return "each result reduces fewer than " + std::to_string(kMinBlockReductionPoints) +
+                   " points and there are results enough for a thread each";
         if (!walks_innermost(O.function))
             return "its RVar does not walk the innermost dim of what it reads (one thread per result reads "
                    "those coalesced)";
