@@ -16,6 +16,7 @@
 #include "runtime/compile_cache.h"
 #include "runtime/targets.h"
 #include "runtime/schedule_registry.h"
+#include "tests/support/app_runs.h"
 
 using namespace solder;
 
@@ -69,13 +70,7 @@ TEST_P(AppCase, MatchesReference) {
     RunReport rep;
     try {
         AppBuild b = build_app_library_cached(req);
-        auto lib = PipelineLibrary::open(b.library_path, &error);
-        ASSERT_TRUE(lib) << error;
-        RunOptions opt;
-        opt.size = AppSize::Small;
-        opt.iters = 1;
-        opt.warmup = 0;
-        rep = run_app(*find_app_spec(c.app), *lib, opt);
+        rep = solder::testing::run_library_once(c.app, b.library_path, AppSize::Small);
         error = rep.error;
         if (c.target == "opencl" && rep.ran) {
             EXPECT_GT(rep.launches_per_run, 0) << "no kernel launch was counted";
@@ -119,14 +114,7 @@ class AppsAtFullSize : public ::testing::TestWithParam<std::string> {};
 TEST_P(AppsAtFullSize, MatchOnOpenCL) {
     AppBuildRequest req{GetParam(), AppSize::Full, "opencl", "solder", ""};
     AppBuild b = build_app_library_cached(req);
-    std::string error;
-    auto lib = PipelineLibrary::open(b.library_path, &error);
-    ASSERT_TRUE(lib) << error;
-    RunOptions opt;
-    opt.size = AppSize::Full;
-    opt.iters = 1;
-    opt.warmup = 0;
-    RunReport rep = run_app(*find_app_spec(GetParam()), *lib, opt);
+    RunReport rep = solder::testing::run_library_once(GetParam(), b.library_path, AppSize::Full);
     ASSERT_EQ(rep.error, "");
     EXPECT_EQ(rep.fallback, "");
     EXPECT_TRUE(rep.pass);

@@ -12,6 +12,7 @@
 #include "runtime/app_build.h"
 #include "runtime/app_runner.h"
 #include "runtime/compile_cache.h"
+#include "tests/support/app_runs.h"
 #include "tests/support/plan_fields.h"
 
 using namespace solder;
@@ -183,14 +184,7 @@ TEST(Planner, DisabledPlansStayCorrect) {
             AppBuildRequest req{app, AppSize::Small, "host", "solder", ""};
             req.options.disable(knob);
             AppBuild b = build_app_library_cached(req);
-            std::string err;
-            auto lib = PipelineLibrary::open(b.library_path, &err);
-            ASSERT_TRUE(lib) << err;
-            RunOptions opt;
-            opt.size = AppSize::Small;
-            opt.iters = 1;
-            opt.warmup = 0;
-            RunReport r = run_app(*find_app_spec(app), *lib, opt);
+            RunReport r = solder::testing::run_library_once(app, b.library_path, AppSize::Small);
             EXPECT_TRUE(r.pass) << app << " with " << knob << " disabled: " << r.error;
         }
     }

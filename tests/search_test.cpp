@@ -9,6 +9,7 @@
 #include "apps/app_pipeline.h"
 #include "autosched/planner.h"
 #include "autosched/search.h"
+#include "bench/plan_time/plan_time_pipelines.h"
 #include "runtime/halide_error.h"
 #include "support/random_graphs.h"
 
@@ -109,43 +110,13 @@ TEST(Search, AnOverfullKernelIsCutWhereItsFuncsFillTheChip) {
     EXPECT_EQ(fits.cut_offender, -1);
 }
 
-namespace {
-
-// A chain as users write long pipelines: pointwise stages and 2-tap stencils along x and y, with a
-// row's mean subtracted every 50 stages (its RDom over the input's extent).
-FuncGraph stencil_chain_graph(int n) {
-    Halide::ImageParam in(Halide::Float(32), 2, "in");
-    Halide::Var x("x"), y("y");
-    Halide::Func prev = Halide::BoundaryConditions::repeat_edge(in);
-    for (int i = 0; i < n; i++) {
-        Halide::Func f("f" + std::to_string(i));
-        if (i % 50 == 49) {
-            Halide::RDom r(0, in.dim(0).extent());
-            Halide::Func s("rowsum" + std::to_string(i));
-            s(y) = Halide::sum(prev(r, y));
-            f(x, y) = prev(x, y) - s(y) / Halide::cast<float>(in.dim(0).extent());
-        } else if (i % 3 == 1) {
-            f(x, y) = 0.5f * (prev(x, y) + prev(x + 1, y));
-        } else if (i % 3 == 2) {
-            f(x, y) = 0.5f * (prev(x, y) + prev(x, y + 1));
-        } else {
-            f(x, y) = prev(x, y) * 0.99f + 0.01f;
-        }
-        prev = f;
-    }
-    in.set_estimates({{0, 1920}, {0, 1080}});
-    prev.set_estimates({{0, 1920}, {0, 1080}});
-    return FuncGraph::build({prev});
-}
-
-}  // namespace
-
 TEST(Search, TheGreedyStartDoesNotInlineALongStencilChain) {
     // Fusing every Func breaks no rule here: a row kernel computes the row sums per block and would
     // inline the whole chain, recomputing it at every tap of every tap (2^66 times at its far end).
     // The greedy pass that stores what inlining recomputes more than kGreedyRecompute times starts
     // the search far lower.
-    FuncGraph g = stencil_chain_graph(100);
+    // (solder-plan-time's chain: pointwise stages, 2-tap stencils, a row's mean every 50 stages.)
+    FuncGraph g = FuncGraph::build(plan_time_chain(100).outputs);
     PlannerOptions opt;
     opt.exact_search = false;
     SearchResult r = search_roots(g, opt);

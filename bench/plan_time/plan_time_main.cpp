@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "Halide.h"
+#include "bench/plan_time/plan_time_pipelines.h"
 #include "autosched/autoschedule.h"
 #include "autosched/model/options.h"
 #include "cli/args.h"
@@ -26,65 +27,6 @@
 using namespace Halide;
 
 namespace {
-
-struct Built {
-    std::vector<Func> outputs;
-    int funcs = 0;
-};
-
-Built chain(int n) {
-    ImageParam in(Float(32), 2, "in");
-    Var x("x"), y("y");
-    Func prev = BoundaryConditions::repeat_edge(in);
-    Built b;
-    for (int i = 0; i < n; i++) {
-        Func f("f" + std::to_string(i));
-        if (i % 50 == 49) {
-            RDom r(0, in.dim(0).extent(), "r" + std::to_string(i));
-            Func s("rowsum" + std::to_string(i));
-            s(y) = sum(prev(r, y));
-            f(x, y) = prev(x, y) - s(y) / cast<float>(in.dim(0).extent());
-            b.funcs++;
-        } else if (i % 3 == 1) {
-            f(x, y) = 0.5f * (prev(x, y) + prev(x + 1, y));
-        } else if (i % 3 == 2) {
-            f(x, y) = 0.5f * (prev(x, y) + prev(x, y + 1));
-        } else {
-            f(x, y) = prev(x, y) * 0.99f + 0.01f;
-        }
-        prev = f;
-        b.funcs++;
-    }
-    in.set_estimates({{0, 1920}, {0, 1080}});
-    prev.set_estimates({{0, 1920}, {0, 1080}});
-    b.outputs = {prev};
-    return b;
-}
-
-Built pyramid(int levels) {
-    ImageParam in(Float(32), 2, "in");
-    Var x("x"), y("y");
-    std::vector<Func> down(levels), up(levels);
-    down[0] = BoundaryConditions::repeat_edge(in);
-    Built b;
-    for (int l = 1; l < levels; l++) {
-        down[l] = Func("down" + std::to_string(l));
-        down[l](x, y) = (down[l - 1](2 * x, 2 * y) + down[l - 1](2 * x + 1, 2 * y) + down[l - 1](2 * x, 2 * y + 1) +
-                         down[l - 1](2 * x + 1, 2 * y + 1)) /
-                        4;
-        b.funcs++;
-    }
-    up[levels - 1] = down[levels - 1];
-    for (int l = levels - 2; l >= 0; l--) {
-        up[l] = Func("up" + std::to_string(l));
-        up[l](x, y) = down[l](x, y) + 0.5f * up[l + 1](x / 2, y / 2);
-        b.funcs++;
-    }
-    in.set_estimates({{0, 4096}, {0, 4096}});
-    up[0].set_estimates({{0, 4096}, {0, 4096}});
-    b.outputs = {up[0]};
-    return b;
-}
 
 double peak_mb() {
     rusage u{};
@@ -111,8 +53,9 @@ int plan_time(int argc, char **argv) {
     std::printf("%-12s %6s %-14s %10s %10s  %s\n", "pipeline", "funcs", "scheduler", "seconds", "peak MB", "result");
     for (auto &p : pipelines) {
         for (auto &s : comma_words(a.get("schedulers", "solder,li2018,mullapudi2016,anderson2021"))) {
-            Built b = p.rfind("chain", 0) == 0 ? chain(int(parse_integer("--sizes", p.substr(5), 1, 100000)))
-                                               : pyramid(int(parse_integer("--levels", p.substr(7), 2, 30)));
+            PlanTimePipeline b = p.rfind("chain", 0) == 0
+                                     ? plan_time_chain(int(parse_integer("--sizes", p.substr(5), 1, 100000)))
+                                     : plan_time_pyramid(int(parse_integer("--levels", p.substr(7), 2, 30)));
             auto t0 = std::chrono::steady_clock::now();
             std::string result = "ok", shown;
             try {
