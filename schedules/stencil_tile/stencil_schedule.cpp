@@ -38,18 +38,33 @@ void keep_inside_tile(ScheduleWriter &w, const StageRef &root, const std::vector
 // 97 us; 32x16 tiles (3 turns) by 4, 35 / 91 / 93 us; 32x64 tiles by 8, 40 / 115 / 132 us.
 constexpr int kTileProducerUnroll = 16;
 
-// A producer whose per-tile region has run-time extents (read through a resampling): columns of 32
-// and rows of 8 split apart, each guarded. The flattened walk above divides by the region's width,
-// a run-time value, and Halide's bounds of that quotient then span negative rows: a local
-// Laplacian read its input at row -1535 (Halide error -4 at 1536 x 2560).
-void deal_rows_and_columns_to_threads(ScheduleWriter &w, Func f) {
+// Turns of 8 rows unrolled together when a producer's columns and rows are dealt apart (below):
+// up to 64 rows of a 32-wide piece per pass, their loads in flight together.
+constexpr int kTileRowTurnUnroll = 8;
+
+// A producer whose per-tile region has run-time extents: columns of 32 and rows of 8 split apart,
+// each guarded. The flattened walk below fuses the 32-wide pieces with the rows, so each point's
+// piece and row come from a division by the number of pieces, a run-time value when the region's
+// width is: a signed division and a remainder by a register per point, which left a stencil
+// chain's intermediate kernel (guarded tiles, regions that shrink at the image's edges) bound by
+// integer instructions, 217 us where the same kernel with whole tiles has no division. Read
+// through a resampling, Halide's bounds of that quotient also span negative rows: a local
+// Laplacian read its input at row -1535 (Halide error -4 at 1536 x 2560). With `unroll_turns`,
+// each 32-wide piece's turns of 8 rows are unrolled kTileRowTurnUnroll at a time.
+void deal_rows_and_columns_to_threads(ScheduleWriter &w, Func f, bool unroll_turns) {
     std::vector<Var> fv = pure_vars(f);
     const std::string tag = f.name();
     Var xo(tag + "_xo"), yo(tag + "_yo"), tx(tag + "_tx"), ty(tag + "_ty");
     w.split({f}, fv[0], xo, tx, kStencilThreadsX, TailStrategy::GuardWithIf);
     w.split({f}, fv[1], yo, ty, kStencilThreadsY, TailStrategy::GuardWithIf);
-    w.reorder({f}, {tx, ty, xo, yo});
-    w.gpu_threads({f}, tx, ty);
+    if (unroll_turns) {
+        w.reorder({f}, {tx, ty, yo, xo});
+        w.gpu_threads({f}, tx, ty);
+        w.unroll({f}, yo, kTileRowTurnUnroll, TailStrategy::GuardWithIf);
+    } else {
+        w.reorder({f}, {tx, ty, xo, yo});
+        w.gpu_threads({f}, tx, ty);
+    }
 }
 
 void deal_producer_to_threads(ScheduleWriter &w, Func f) {
@@ -121,11 +136,12 @@ void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, bool 
                 w.gpu_blocks(s, z);
             }
         };
+        const bool shifts_edge_tiles = root_is_output && root.outputs() == 1 && root.function().updates().empty();
         if (!whole_tiles) {
             tiles({root}, TailStrategy::GuardWithIf);
         } else if (!w.guards_every_tail()) {
             tiles({root}, TailStrategy::ShiftInwards);
-        } else if (root_is_output && root.outputs() == 1 && root.function().updates().empty()) {
+        } else if (shifts_edge_tiles) {
             // Sizes known only at run time: edge tiles shift inwards where the output spans a tile
             // (a specialization), and are guarded where it does not.
             tiles({root, -1, kStencilTileX, kStencilTileY}, TailStrategy::ShiftInwards);
@@ -133,12 +149,18 @@ void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, bool 
         } else {
             tiles({root}, TailStrategy::GuardWithIf);
         }
+        // Every tile whole (shifted inwards at the edges) where sizes allow: the producers' regions
+        // per tile are constants there, and the flattened walk divides by a constant.
+        const bool constant_regions = whole_tiles && (!w.guards_every_tail() || shifts_edge_tiles);
         const bool mixed = mixed_element_sizes(at_tile);
         for (Func f : at_tile) {
             w.compute_at(f, root, tile_loop);
             pad_block_allocation(w, f, mixed);
-            if (pure_vars(f).size() >= 2 && std::find(resampled.begin(), resampled.end(), f.name()) != resampled.end())
-                deal_rows_and_columns_to_threads(w, f);
+            const bool two_d = pure_vars(f).size() >= 2;
+            if (two_d && std::find(resampled.begin(), resampled.end(), f.name()) != resampled.end())
+                deal_rows_and_columns_to_threads(w, f, false);
+            else if (two_d && !constant_regions)
+                deal_rows_and_columns_to_threads(w, f, true);
             else
                 deal_producer_to_threads(w, f);
         }
