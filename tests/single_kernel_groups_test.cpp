@@ -11,6 +11,7 @@
 #include "autosched/model/options.h"
 #include "lang/lang.h"
 #include "tests/support/plan_and_run.h"
+#include "tests/support/user_pipeline.h"
 #include "tests/support/plan_fields.h"
 
 using namespace solder;
@@ -70,10 +71,15 @@ TEST(SingleKernelGroups, UnknownEnableWordsAreErrors) {
     }
 }
 
-// A sum over the two inner dims (a group normalization's statistics over its planes): the RVars
-// are fused into one walk and split across the block's threads; 300 x 1000 points per result, which
-// no block width divides.
-TEST(SingleKernelGroups, AReductionOverSeveralInnerDimsTakesOneBlockPerResult) {
+namespace {
+
+// A sum over the two inner dims (a group normalization's statistics over its planes), sizes from
+// the input: planned at plan_w x plan_h, run on OpenCL at each of `runs` (w, h). At run-time
+// extents the RVars are not fused into one walk (finding each point's RVars would divide by the
+// width): the innermost RVar goes to `lanes_x` threads, the next to the rest (`lanes` in the plan's
+// text). The values are multiples of 1/64 whose partial sums all stay below 2^18, so every order of
+// summing gives the exact sum: a point summed twice or missed shows.
+void expect_plane_sums(int plan_w, int plan_h, const std::vector<std::pair<int, int>> &runs, const std::string &lanes) {
     using namespace Halide;
     ImageParam in(Float(32), 3, "plane_in");
     RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
@@ -81,23 +87,41 @@ TEST(SingleKernelGroups, AReductionOverSeveralInnerDimsTakesOneBlockPerResult) {
     Func s("plane_sum");
     s(n) = 0.f;
     s(n) += in(r.x, r.y, n);
-    in.set_estimates({{0, 1000}, {0, 300}, {0, 3}});
+    in.set_estimates({{0, plan_w}, {0, plan_h}, {0, 3}});
     s.set_estimates({{0, 3}});
     autosched::Plan plan = solder::testing::plan_for({s}, {}, true);
     ASSERT_EQ(plan.kernels.size(), 1u);
     ASSERT_EQ(plan.kernels[0].template_name(), "block_reduction") << plan.to_text();
-    const int64_t N = 3, H = 300, W = 1000;
-    std::vector<HostBuffer> ins{make_host_buffer({"plane_in", DType::F32, {N, H, W}})};
-    std::vector<HostBuffer> outs{make_host_buffer({"plane_sum", DType::F32, {N}})};
-    float *px = data_as<float>(ins[0]);
-    for (int64_t i = 0; i < N * H * W; i++) px[i] = float((i * 7919) % 101) / 50.0f - 1.0f;
-    std::string source;
-    ASSERT_EQ(solder::testing::apply_compile_and_call(plan, {s}, {in}, "opencl", ins, outs, &source), "");
-    EXPECT_NE(source.find(".fuse("), std::string::npos) << source;
-    const float *ps = data_as<float>(outs[0]);
-    for (int64_t k = 0; k < N; k++) {
-        double want = 0;
-        for (int64_t i = 0; i < H * W; i++) want += px[k * H * W + i];
-        EXPECT_NEAR(ps[k], want, 1e-3) << "result " << k;
+    EXPECT_NE(plan.to_text().find(lanes + " lanes (innermost two RVars)"), std::string::npos) << plan.to_text();
+    const std::string schedule = solder::testing::schedule_with_solder({s}, "opencl");
+    EXPECT_EQ(schedule.find(".fuse(r_x, r_y"), std::string::npos) << schedule;
+    for (auto [w, h] : runs) {
+        Buffer<float> b(w, h, 3);
+        int64_t i = 0;
+        b.for_each_value([&](float &v) { v = float((i++ * 7919) % 101 - 50) / 64.0f; });
+        b.set_host_dirty();
+        in.set(b);
+        Buffer<float> got = s.realize({3}, make_target("opencl"));
+        got.copy_to_host();
+        for (int k = 0; k < 3; k++) {
+            double want = 0;
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x < w; x++) want += b(x, y, k);
+            EXPECT_EQ(double(got(k)), want) << "result " << k << " at " << w << " x " << h << "\n" << schedule;
+        }
     }
+}
+
+}  // namespace
+
+// Rows of 1000: all 256 lanes along a row, each thread walking the rest of its row in strides and
+// then every row; no block width divides 300 x 1000.
+TEST(SingleKernelGroups, AReductionOverSeveralInnerDimsTakesOneBlockPerResult) {
+    expect_plane_sums(1000, 300, {{1000, 300}, {517, 263}}, "256 x 1");
+}
+
+// Planes of 64 x 64 (group_norm's): 64 lanes along a row by 4 rows. Run also at 67 x 5, 3 x 2 and
+// 1 x 1: rows and planes that no lane count divides, fewer rows than lanes, one point.
+TEST(SingleKernelGroups, NarrowPlanesAreSplitOverTwoDimensionalLanes) {
+    expect_plane_sums(64, 64, {{64, 64}, {67, 5}, {3, 2}, {1, 1}}, "64 x 4");
 }

@@ -39,6 +39,14 @@ struct SingleParams {};
 // A reduction alone in its kernel, one block per result (schedules/block_reduction).
 struct BlockReductionParams {
     int lanes = 256;  // threads per result: fewer where the reduction has fewer points (a 7 x 7 window)
+    // 0: the RVars fused into one walk, dealt to `lanes` threads in strides. Otherwise (several
+    // RVars, some extent known only at run time) the innermost RVar split over `lanes_x` threads
+    // and the next over lanes / lanes_x: a fused walk would find each point's RVars by dividing by
+    // run-time extents.
+    int lanes_x = 0;
+    // With lanes_x: each thread's walk unrolled along the innermost RVar (rows of several strides
+    // of lanes_x), else along the next.
+    bool unroll_inner = false;
 };
 // 2-D tiles with producers computed per tile (schedules/stencil_tile).
 struct StencilTileParams {

@@ -184,6 +184,9 @@ std::string Plan::to_text() const {
                    " per row (shuffle reductions on CUDA)";
         if (row)
             for (auto d : row->unrolled_dims) vec += ", dim " + std::to_string(d.first) + " unrolled";
+        if (const BlockReductionParams *br = k.get<BlockReductionParams>(); br && br->lanes_x > 0)
+            vec += ", " + std::to_string(br->lanes_x) + " x " + std::to_string(br->lanes / br->lanes_x) +
+                   " lanes (innermost two RVars)";
         if (const GenericParams *gp = k.get<GenericParams>())
             for (size_t s = 0; s < gp->stage_threads.size(); s++)
                 if (gp->stage_threads[s] > 0 && gp->stage_threads[s] != 256)

@@ -1,6 +1,7 @@
 #include "schedules/block_reduction/block_reduction_schedule.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "autosched/model/pipeline_funcs.h"
@@ -12,7 +13,55 @@
 namespace solder {
 using namespace Halide;
 
-void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target, int lanes) {
+int block_reduction_lanes_x(const std::vector<int64_t> &extents, bool fused_walk_divides, int lanes) {
+    if (!fused_walk_divides || extents.size() < 2) return 0;
+    int x = 1;
+    while (x < lanes && x < extents[0]) x *= 2;
+    return x;
+}
+
+namespace {
+
+// The 2-D lanes of BlockReductionParams::lanes_x: the innermost RVar over `lanes_x` threads, the
+// next over `lanes` / lanes_x, each thread walking the rest of both and every outer RVar, unrolled
+// along the innermost RVar (`unroll_inner`: rows of several strides of lanes) or the next (a
+// 64-wide plane: each thread's rows in flight together). Returns the partials; the reduction's
+// own RVars over them are fused into one (constant extents: the division is a shift), for the
+// second level: `over_lanes`.
+Func two_d_lanes(ScheduleWriter &w, Func f, int lanes, int lanes_x, bool unroll_inner, const Var &lane,
+                 const Var &lane_y, std::optional<RVar> *over_lanes) {
+    const std::string tag = f.name();
+    const auto rvars = f.function().update(0).schedule().rvars();
+    const int lanes_y = lanes / lanes_x;
+    RVar r0(rvars[0].var), r1(rvars[1].var);
+    RVar r0o(tag + "_r0o"), r0i(tag + "_r0i"), r1o(tag + "_r1o"), r1i(tag + "_r1i");
+    w.split({f, 0}, r0, r0o, r0i, lanes_x, TailStrategy::GuardWithIf);
+    if (lanes_y > 1) w.split({f, 0}, r1, r1o, r1i, lanes_y, TailStrategy::GuardWithIf);
+    Func partial = lanes_y > 1 ? w.rfactor({f, 0}, {{r0i, lane}, {r1i, lane_y}}) : w.rfactor({f, 0}, r0i, lane);
+    const RVar walk_y = lanes_y > 1 ? r1o : r1;
+    std::vector<VarOrRVar> order{unroll_inner ? r0o : walk_y, unroll_inner ? walk_y : r0o};
+    for (size_t i = 2; i < rvars.size(); i++) order.push_back(RVar(rvars[i].var));
+    order.push_back(lane);
+    if (lanes_y > 1) order.push_back(lane_y);
+    for (const StageRef &st : {StageRef{partial}, StageRef{partial, 0}}) {
+        if (st.update == 0) w.reorder(st, order);
+        if (lanes_y > 1)
+            w.gpu_threads(st, lane, lane_y);
+        else
+            w.gpu_threads(st, lane);
+    }
+    unroll_walk(w, {partial, 0}, unroll_inner ? r0o : walk_y,
+                unroll_inner ? (rvars[0].extent + lanes_x - 1) / lanes_x : (rvars[1].extent + lanes_y - 1) / lanes_y);
+    const auto left = f.function().update(0).schedule().rvars();
+    if (left.size() == 2) w.fuse({f, 0}, RVar(left[0].var), RVar(left[1].var), RVar(tag + "_lanes"));
+    *over_lanes = left.size() == 2 ? RVar(tag + "_lanes") : RVar(left[0].var);
+    return partial;
+}
+
+}  // namespace
+
+void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target, int lanes, int lanes_x,
+                              bool unroll_inner) {
     auto fn = f.function();
     if (!is_gpu_target(target) || fn.updates().size() != 1 || fn.update(0).schedule().rvars().empty() ||
         fn.args().empty()) {
@@ -30,34 +79,44 @@ void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target, i
     const auto rvars = fn.update(0).schedule().rvars();
     Expr extent = rvars[0].extent;
     RVar r(rvars[0].var), ro(tag + "_ro"), ri(tag + "_ri");
-    for (size_t i = 1; i < rvars.size(); i++) {
-        RVar fused(tag + "_rf" + std::to_string(i));
-        w.fuse({f, 0}, r, RVar(rvars[i].var), fused);
-        extent = extent * rvars[i].extent;
-        r = fused;
+    Var lane(tag + "_lane"), lane2(tag + "_lane2"), lane_y(tag + "_lane_y");
+    const bool two_d = lanes_x > 0 && rvars.size() >= 2;
+    Func partial;
+    std::optional<RVar> over_lanes;  // the update's RVar over the partials
+    if (two_d) {
+        partial = two_d_lanes(w, f, lanes, lanes_x, unroll_inner, lane, lane_y, &over_lanes);
+    } else {
+        for (size_t i = 1; i < rvars.size(); i++) {
+            RVar fused(tag + "_rf" + std::to_string(i));
+            w.fuse({f, 0}, r, RVar(rvars[i].var), fused);
+            extent = extent * rvars[i].extent;
+            r = fused;
+        }
+        w.split({f, 0}, r, ro, ri, lanes, TailStrategy::GuardWithIf);
+        partial = w.rfactor({f, 0}, ri, lane);
+        const auto left = fn.update(0).schedule().rvars();
+        if (left.size() == 1) over_lanes = RVar(left[0].var);
     }
-    Var lane(tag + "_lane"), lane2(tag + "_lane2");
-    w.split({f, 0}, r, ro, ri, lanes, TailStrategy::GuardWithIf);
-    Func partial = w.rfactor({f, 0}, ri, lane);
     // The partials (256) summed by 16 threads of 16 each, then the 16 by one thread: one thread
     // adding all 256 is a dependent chain of shared-memory loads per block. (Both rfactors before
     // the block loops, as above.)
     Func partial2;
     RVar r2o(tag + "_r2o"), r2i(tag + "_r2i");
-    const auto left = fn.update(0).schedule().rvars();
-    if (const int second = block_reduction_second_partials(lanes); left.size() == 1 && second > 0) {
-        w.split({f, 0}, RVar(left[0].var), r2o, r2i, second, TailStrategy::GuardWithIf);
+    if (const int second = block_reduction_second_partials(lanes); over_lanes && second > 0) {
+        w.split({f, 0}, *over_lanes, r2o, r2i, second, TailStrategy::GuardWithIf);
         partial2 = w.rfactor({f, 0}, r2i, lane2);
     }
     const VarOrRVar at = gpu_blocks_over(w, {f, 0}, stage_pure_vars(fn, 1), tag + "_s1");
     w.compute_at(partial, f, at);  // alone in its block: nothing to overlap
-    w.gpu_threads({partial}, lane);
-    w.gpu_threads({partial, 0}, lane);
-    // Each thread walks its strided share inside its own thread loop, unrolled so that its loads
-    // are in flight together: walked one load at a time, the H100 ran these kernels at 45% of
-    // DRAM's peak (int8_quant's row maxima, layernorm_bwd's statistics).
-    w.reorder({partial, 0}, {ro, lane});
-    unroll_walk(w, {partial, 0}, ro, (extent + lanes - 1) / lanes);
+    if (!two_d) {
+        w.gpu_threads({partial}, lane);
+        w.gpu_threads({partial, 0}, lane);
+        // Each thread walks its strided share inside its own thread loop, unrolled so that its
+        // loads are in flight together: walked one load at a time, the H100 ran these kernels at
+        // 45% of DRAM's peak (int8_quant's row maxima, layernorm_bwd's statistics).
+        w.reorder({partial, 0}, {ro, lane});
+        unroll_walk(w, {partial, 0}, ro, (extent + lanes - 1) / lanes);
+    }
     if (partial2.defined()) {
         w.compute_at(partial2, f, at);
         w.gpu_threads({partial2}, lane2);
