@@ -92,6 +92,11 @@ struct GenericParams {
     // template's 256). Fewer where the stage has few parallel points (a scan over 2160 rows), so
     // that its blocks spread over the SMs.
     std::vector<int> stage_threads;
+    // Per stage of four pure dims or more, on a GPU: how many of its outermost pure dims each
+    // thread loops over serially, so that the rest fit the grid's three dims unfused. Fused into
+    // one grid dim, each thread found its block's point of them by a division and a remainder by
+    // their run-time extents (max_filter's 4-D table: about 100 instructions for each store).
+    std::vector<int> stage_serial_outer;
 };
 
 using TemplateParams = std::variant<PointwiseParams, SingleParams, BlockReductionParams, StencilTileParams, RowParams,

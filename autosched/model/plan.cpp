@@ -188,6 +188,12 @@ std::string Plan::to_text() const {
             vec += ", " + std::to_string(br->lanes_x) + " x " + std::to_string(br->lanes / br->lanes_x) +
                    " lanes (innermost two RVars)";
         if (const GenericParams *gp = k.get<GenericParams>())
+            for (size_t s = 0; s < gp->stage_serial_outer.size(); s++)
+                if (gp->stage_serial_outer[s] > 0)
+                    vec += ", stage " + std::to_string(s) + " loops its outer " +
+                           std::to_string(gp->stage_serial_outer[s]) +
+                           (gp->stage_serial_outer[s] == 1 ? " dim" : " dims") + " in each thread";
+        if (const GenericParams *gp = k.get<GenericParams>())
             for (size_t s = 0; s < gp->stage_threads.size(); s++)
                 if (gp->stage_threads[s] > 0 && gp->stage_threads[s] != 256)
                     vec += ", stage " + std::to_string(s) + " in blocks of " + std::to_string(gp->stage_threads[s]);

@@ -30,6 +30,21 @@ std::vector<int> generic_stage_threads(const FuncNode &O, const DeviceProfile &d
     return threads;
 }
 
+// Per stage, the outermost pure dims beyond the grid's three that each GPU thread loops over
+// serially (GenericParams): all of them where the other dims keep kGenericMinThreads points or
+// more at the estimate and the thread's serial points stay within kGenericSerialPoints, else none.
+std::vector<int> generic_stage_serial_outer(const FuncNode &O) {
+    std::vector<int> serial;
+    for (int s = 0; s <= O.updates; s++) {
+        const std::vector<int64_t> e = stage_extents(O, s);
+        int64_t grid = 1, looped = 1;
+        for (size_t d = 0; d < e.size(); d++) (d < 3 ? grid : looped) *= e[d];
+        const bool loop = e.size() > 3 && grid >= kGenericMinThreads && looped <= kGenericSerialPoints;
+        serial.push_back(loop ? int(e.size()) - 3 : 0);
+    }
+    return serial;
+}
+
 // A stage's pure loops as schedules/generic/generic_schedule.cpp lays them out on a GPU: 32 x 8 tiles
 // over two dims or more (the rest further grid dims), blocks of `threads_1d` (0: 256) over one, one
 // thread over none.
@@ -68,13 +83,15 @@ public:
         const FuncNode &O = c.g.nodes[size_t(c.root)];
         GenericParams p;
         if (c.opt.gpu) p.stage_threads = generic_stage_threads(O, c.opt.device);
+        if (c.opt.gpu) p.stage_serial_outer = generic_stage_serial_outer(O);
         k.params = p;
         // Scatters in chunks of rows take two launches more (their chunks' bins).
         for (int u = 0; c.opt.gpu && u < O.updates; u++) k.launches += chunked_scatter(O.function, u) ? 2 : 0;
     }
 
     void apply(ApplyContext &c, const KernelPlan &k) const override {
-        schedule_generic_kernel(c.w, c.get(k.root), c.target, k.get<GenericParams>()->stage_threads);
+        const GenericParams &p = *k.get<GenericParams>();
+        schedule_generic_kernel(c.w, c.get(k.root), c.target, p.stage_threads, p.stage_serial_outer);
     }
 
     // Each stage a launch (schedules/generic/generic_schedule.cpp): pure vars as pure_loops lays
@@ -85,11 +102,15 @@ public:
         std::vector<LaunchShape> out;
         if (O.is_input || O.function.has_extern_definition()) return out;
         const auto &threads = k.get<GenericParams>()->stage_threads;
+        const auto &serial = k.get<GenericParams>()->stage_serial_outer;
         const Halide::Target cuda = Halide::get_host_target().with_feature(Halide::Target::CUDA);
         for (int stage = 0; stage <= O.updates; stage++) {
             const std::string name = stage_name(O, stage);
-            const std::vector<int64_t> e = stage_extents(O, stage);
+            std::vector<int64_t> e = stage_extents(O, stage);
             const int t = size_t(stage) < threads.size() ? threads[size_t(stage)] : 0;
+            // Dims a thread loops over serially are no grid dims.
+            if (size_t(stage) < serial.size() && serial[size_t(stage)] > 0 && e.size() > 3)
+                e.resize(e.size() - size_t(std::min<int>(serial[size_t(stage)], int(e.size()) - 3)));
             if (!e.empty() || stage == 0) {
                 out.push_back(pure_loops_shape(name, e, t, c.grid));
                 continue;

@@ -1,5 +1,7 @@
 #include "schedules/generic/generic_schedule.h"
 
+#include <algorithm>
+
 #include "autosched/model/generic_reason.h"
 #include "autosched/model/pipeline_funcs.h"
 
@@ -13,8 +15,33 @@ constexpr int kHostChunk = 1024, kHostVector = 8;
 constexpr int kRowsPerChunk = kScatterRowsPerChunk;
 constexpr int kScanUnroll = 8;
 
+// The `serial` outermost of `pure` (at most all but three) move inside the thread loops `tx`, `ty`
+// that a tile over pure[0], pure[1] made: innermost first, the serial dims, the threads, then the
+// tile's block loops and the other dims. Returns the dims left for the grid.
+std::vector<VarOrRVar> serial_inside_threads(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> pure,
+                                             int serial, const Var &tx, const Var &ty, const Var &bx, const Var &by) {
+    serial = std::min(serial, int(pure.size()) - 3);
+    if (serial <= 0) return pure;
+    std::vector<VarOrRVar> order(pure.end() - serial, pure.end());
+    for (const VarOrRVar &v : {VarOrRVar(tx), VarOrRVar(ty), VarOrRVar(bx), VarOrRVar(by)}) order.push_back(v);
+    order.insert(order.end(), pure.begin() + 2, pure.end() - serial);
+    w.reorder(s, order);
+    pure.erase(pure.end() - serial, pure.end());
+    return pure;
+}
+
 void pure_loops(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> pure, const Target &target,
-                const std::string &tag, int threads_1d) {
+                const std::string &tag, int threads_1d, int serial = 0) {
+    if (is_gpu_target(target) && pure.size() >= 4 && serial > 0) {
+        Var bx(tag + "_bx"), by(tag + "_by"), tx(tag + "_tx"), ty(tag + "_ty");
+        w.tile(s, pure[0], pure[1], bx, by, tx, ty, kTileX, kTileY, TailStrategy::GuardWithIf);
+        pure = serial_inside_threads(w, s, pure, serial, tx, ty, bx, by);
+        w.gpu_threads(s, tx, ty);
+        std::vector<VarOrRVar> blocks{bx, by};
+        blocks.insert(blocks.end(), pure.begin() + 2, pure.end());
+        gpu_blocks_over(w, s, blocks, tag, 2);
+        return;
+    }
     if (is_gpu_target(target) && pure.size() >= 2 && grid_changes(w, pure.size(), 2)) {
         // The grid as the writer maps it (schedules/writer/schedule_writer.h): the tile's threads first.
         Var bx(tag + "_bx"), by(tag + "_by"), tx(tag + "_tx"), ty(tag + "_ty");
@@ -100,7 +127,8 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
 
 }  // namespace
 
-void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, const std::vector<int> &stage_threads) {
+void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, const std::vector<int> &stage_threads,
+                             const std::vector<int> &stage_serial_outer) {
     w.compute_root(f);
     const Internal::Function fn = f.function();
     if (fn.has_extern_definition()) return;
@@ -110,8 +138,9 @@ void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, co
         const std::string tag = name + "_g" + std::to_string(stage);
         std::vector<VarOrRVar> pure = stage_pure_vars(fn, stage);
         const int threads = size_t(stage) < stage_threads.size() ? stage_threads[size_t(stage)] : 0;
+        const int serial = size_t(stage) < stage_serial_outer.size() ? stage_serial_outer[size_t(stage)] : 0;
         if (!pure.empty()) {
-            pure_loops(w, s, pure, target, tag, threads);
+            pure_loops(w, s, pure, target, tag, threads, serial);
             // A scan's RVars walk serially in each thread: unrolled, the loads of several steps
             // issue ahead of the arithmetic that waits on the previous step.
             if (stage > 0 && is_gpu_target(target))

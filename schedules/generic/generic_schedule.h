@@ -1,8 +1,9 @@
 // The generic template: one Func in a kernel (a loop nest on the host) of its own, correct for any
 // definition Halide accepts and any size the pipeline runs at. Every split guards its tail.
 //  - The pure definition, on a GPU: 2-D tiles of 32 x 8 threads over the two innermost dims (256
-//    threads along a 1-D Func), outer dims as grid dims. On the host: the outermost dim in
-//    parallel, the innermost vectorized.
+//    threads along a 1-D Func), outer dims as grid dims (those beyond the grid's third looped
+//    serially in each thread where that leaves threads enough, else fused into it). On the host:
+//    the outermost dim in parallel, the innermost vectorized.
 //  - Each update: the same over the pure vars it writes as they are (scans keep their RVars serial
 //    inside each thread, unrolled by 8 on a GPU). An update without such vars runs on all its RDom's points at once with
 //    atomic read-modify-writes where Halide proves that legal (histograms, scatters of sums), else
@@ -19,8 +20,16 @@ namespace solder {
 constexpr int kGenericTileX = 32, kGenericTileY = 8;
 constexpr int kScatterRowsPerChunk = 8;
 
+// A GPU thread loops serially over the pure dims of a stage beyond the grid's three (its outermost)
+// where the other dims still have at least this many points, and the points it loops over are at
+// most kGenericSerialPoints; else they are fused into the grid's third dim.
+constexpr int64_t kGenericMinThreads = 1 << 20;
+constexpr int64_t kGenericSerialPoints = 64;
+
 // `stage_threads[s]` > 0: the threads per block of stage s where its loops are one-dimensional.
+// `stage_serial_outer[s]`: the outermost pure dims of stage s each GPU thread loops over.
 void schedule_generic_kernel(ScheduleWriter &w, Halide::Func f, const Halide::Target &target,
-                             const std::vector<int> &stage_threads = {});
+                             const std::vector<int> &stage_threads = {},
+                             const std::vector<int> &stage_serial_outer = {});
 
 }  // namespace solder
