@@ -36,6 +36,23 @@ LaunchShape own_kernel_stage(const FuncNode &n, int stage, GridMap grid) {
     return s;
 }
 
+LaunchShape tiled_stage(const std::string &stage, std::vector<int64_t> e, int tx, int ty, int threads_1d,
+                        GridMap grid) {
+    LaunchShape s;
+    s.stage = stage;
+    if (e.size() >= 2) {
+        e[0] = blocks_of(e[0], tx);
+        e[1] = blocks_of(e[1], ty);
+        set_grid(s, e, 2, grid);
+        s.threads[0] = tx, s.threads[1] = ty;
+    } else if (e.size() == 1) {
+        const int t = threads_1d > 0 ? threads_1d : 256;
+        s.grid[0] = blocks_of(e[0], t);
+        s.threads[0] = t;
+    }
+    return s;
+}
+
 std::vector<LaunchShape> own_kernel_shapes(const FuncNode &n, GridMap grid) {
     std::vector<LaunchShape> out;
     for (int stage = 0; stage <= n.updates; stage++) out.push_back(own_kernel_stage(n, stage, grid));

@@ -45,25 +45,6 @@ std::vector<int> generic_stage_serial_outer(const FuncNode &O) {
     return serial;
 }
 
-// A stage's pure loops as schedules/generic/generic_schedule.cpp lays them out on a GPU: 32 x 8 tiles
-// over two dims or more (the rest further grid dims), blocks of `threads_1d` (0: 256) over one, one
-// thread over none.
-LaunchShape pure_loops_shape(const std::string &stage, std::vector<int64_t> e, int threads_1d, GridMap grid) {
-    LaunchShape s;
-    s.stage = stage;
-    if (e.size() >= 2) {
-        e[0] = blocks_of(e[0], kGenericTileX);
-        e[1] = blocks_of(e[1], kGenericTileY);
-        set_grid(s, e, 2, grid);
-        s.threads[0] = kGenericTileX, s.threads[1] = kGenericTileY;
-    } else if (e.size() == 1) {
-        const int t = threads_1d > 0 ? threads_1d : 256;
-        s.grid[0] = blocks_of(e[0], t);
-        s.threads[0] = t;
-    }
-    return s;
-}
-
 class GenericTemplate : public KernelTemplate {
 public:
     TemplateKind kind() const override { return TemplateKind::Generic; }
@@ -112,7 +93,7 @@ public:
             if (size_t(stage) < serial.size() && serial[size_t(stage)] > 0 && e.size() > 3)
                 e.resize(e.size() - size_t(std::min<int>(serial[size_t(stage)], int(e.size()) - 3)));
             if (!e.empty() || stage == 0) {
-                out.push_back(pure_loops_shape(name, e, t, c.grid));
+                out.push_back(tiled_stage(name, e, kGenericTileX, kGenericTileY, t, c.grid));
                 continue;
             }
             const std::vector<int64_t> &rv = O.rvar_extents[size_t(stage - 1)];
@@ -127,12 +108,12 @@ public:
                 std::vector<int64_t> bins = stage_extents(O, 0);
                 std::vector<int64_t> intm = bins;
                 intm.push_back(chunks);
-                out.push_back(pure_loops_shape(name + " (chunks' bins)", intm, 0, c.grid));
+                out.push_back(tiled_stage(name + " (chunks' bins)", intm, kGenericTileX, kGenericTileY, 0, c.grid));
                 s.grid[0] = chunks;
                 s.threads[0] = 256;
                 s.stage = name + " (chunks)";
                 out.push_back(s);
-                out.push_back(pure_loops_shape(name, bins, 0, c.grid));
+                out.push_back(tiled_stage(name, bins, kGenericTileX, kGenericTileY, 0, c.grid));
                 continue;
             }
             if (atomic_update(O.function, stage - 1, cuda)) s.grid[0] = blocks_of(points, 256), s.threads[0] = 256;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "autosched/model/block_regions.h"
+#include "autosched/model/pipeline_funcs.h"
 #include "schedules/pointwise/pointwise_schedule.h"
 #include "schedules/split_k/split_k_plan.h"
 
@@ -58,6 +59,15 @@ bool reductions_read_one_to_one(const KernelContext &c) {
 // Blocks of 256 along the innermost dim; any kernel that fuses no reduction into a root that is
 // not one (a reduction root's members are its inputs' producers, recomputed per point), or only
 // reductions the root reads one to one, each computed in the thread that reads it.
+// Whether a reduction root takes 2-D tiles (PointwiseParams): two dims or more, every stage over all
+// of them, and a tile's extent in each of the two innermost at the estimates.
+bool reduction_tiles(const FuncNode &O) {
+    if (O.updates == 0 || O.dims.size() < 2 || O.region.size() < 2) return false;
+    for (int s = 0; s <= O.updates; s++)
+        if (stage_pure_vars(O.function, s).size() != O.dims.size()) return false;
+    return O.region[0].extent() >= kPointwiseTileX && O.region[1].extent() >= kPointwiseTileY;
+}
+
 class PointwiseTemplate : public KernelTemplate {
 public:
     TemplateKind kind() const override { return TemplateKind::Pointwise; }
@@ -100,6 +110,11 @@ public:
             p.threads_y = 256 / p.threads_x;
             while (p.threads_y > 1 && p.threads_y / 2 >= O.region[1].extent()) p.threads_y /= 2;
         }
+        // A reduction root (one thread per result, its RDom serial in the thread) in 2-D tiles where
+        // every stage loops over all its dims and they span a tile at the estimates: the windows
+        // that neighbouring results read (a patch sum) then overlap within a block, in rows as
+        // well as along them.
+        if (c.opt.gpu && reduction_tiles(O)) p.threads_x = kPointwiseTileX, p.threads_y = kPointwiseTileY;
         k.params = p;
     }
 
@@ -113,6 +128,13 @@ public:
         const FuncNode &O = c.root_node();
         const PointwiseParams *p = k.get<PointwiseParams>();
         const int width = p->vector_width;
+        if (O.updates > 0 && p->threads_y > 1) {
+            std::vector<LaunchShape> out;
+            for (int stage = 0; stage <= O.updates; stage++)
+                out.push_back(
+                    tiled_stage(stage_name(O, stage), stage_extents(O, stage), p->threads_x, p->threads_y, 0, c.grid));
+            return out;
+        }
         if (width <= 1 || O.updates > 0 || O.dims.empty()) return own_kernel_shapes(O, c.grid);
         LaunchShape s;
         s.stage = O.name;
