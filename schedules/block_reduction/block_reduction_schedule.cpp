@@ -43,13 +43,15 @@ Func two_d_lanes(ScheduleWriter &w, Func f, int lanes, int lanes_x, bool unroll_
     for (size_t i = 2; i < rvars.size(); i++) order.push_back(RVar(rvars[i].var));
     order.push_back(lane);
     if (lanes_y > 1) order.push_back(lane_y);
-    for (const StageRef &st : {StageRef{partial}, StageRef{partial, 0}}) {
-        if (st.update == 0) w.reorder(st, order);
+    auto lane_threads = [&](const StageRef &st) {
         if (lanes_y > 1)
             w.gpu_threads(st, lane, lane_y);
         else
             w.gpu_threads(st, lane);
-    }
+    };
+    lane_threads({partial});
+    w.reorder({partial, 0}, order);
+    lane_threads({partial, 0});
     unroll_walk(w, {partial, 0}, unroll_inner ? r0o : walk_y,
                 unroll_inner ? (rvars[0].extent + lanes_x - 1) / lanes_x : (rvars[1].extent + lanes_y - 1) / lanes_y);
     const auto left = f.function().update(0).schedule().rvars();

@@ -1,7 +1,5 @@
 #include "schedules/generic/generic_schedule.h"
 
-#include <algorithm>
-
 #include "autosched/model/generic_reason.h"
 #include "autosched/model/pipeline_funcs.h"
 
@@ -15,41 +13,13 @@ constexpr int kHostChunk = 1024, kHostVector = 8;
 constexpr int kRowsPerChunk = kScatterRowsPerChunk;
 constexpr int kScanUnroll = 8;
 
-// The `serial` outermost of `pure` (at most all but three) move inside the thread loops `tx`, `ty`
-// that a tile over pure[0], pure[1] made: innermost first, the serial dims, the threads, then the
-// tile's block loops and the other dims. Returns the dims left for the grid.
-std::vector<VarOrRVar> serial_inside_threads(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> pure,
-                                             int serial, const Var &tx, const Var &ty, const Var &bx, const Var &by) {
-    serial = std::min(serial, int(pure.size()) - 3);
-    if (serial <= 0) return pure;
-    std::vector<VarOrRVar> order(pure.end() - serial, pure.end());
-    for (const VarOrRVar &v : {VarOrRVar(tx), VarOrRVar(ty), VarOrRVar(bx), VarOrRVar(by)}) order.push_back(v);
-    order.insert(order.end(), pure.begin() + 2, pure.end() - serial);
-    w.reorder(s, order);
-    pure.erase(pure.end() - serial, pure.end());
-    return pure;
-}
-
 void pure_loops(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> pure, const Target &target,
                 const std::string &tag, int threads_1d, int serial = 0) {
-    if (is_gpu_target(target) && pure.size() >= 4 && serial > 0) {
-        Var bx(tag + "_bx"), by(tag + "_by"), tx(tag + "_tx"), ty(tag + "_ty");
-        w.tile(s, pure[0], pure[1], bx, by, tx, ty, kTileX, kTileY, TailStrategy::GuardWithIf);
-        pure = serial_inside_threads(w, s, pure, serial, tx, ty, bx, by);
-        w.gpu_threads(s, tx, ty);
-        std::vector<VarOrRVar> blocks{bx, by};
-        blocks.insert(blocks.end(), pure.begin() + 2, pure.end());
-        gpu_blocks_over(w, s, blocks, tag, 2);
-        return;
-    }
-    if (is_gpu_target(target) && pure.size() >= 2 && grid_changes(w, pure.size(), 2)) {
-        // The grid as the writer maps it (schedules/writer/schedule_writer.h): the tile's threads first.
-        Var bx(tag + "_bx"), by(tag + "_by"), tx(tag + "_tx"), ty(tag + "_ty");
-        w.tile(s, pure[0], pure[1], bx, by, tx, ty, kTileX, kTileY, TailStrategy::GuardWithIf);
-        w.gpu_threads(s, tx, ty);
-        std::vector<VarOrRVar> blocks{bx, by};
-        blocks.insert(blocks.end(), pure.begin() + 2, pure.end());
-        gpu_blocks_over(w, s, blocks, tag, 2);
+    // Dims beyond the grid's three looped in each thread, or the grid as the writer maps it
+    // (schedules/writer/schedule_writer.h): the tile's threads first.
+    if (is_gpu_target(target) &&
+        ((pure.size() >= 4 && serial > 0) || (pure.size() >= 2 && grid_changes(w, pure.size(), 2)))) {
+        gpu_tile_over_blocks(w, s, pure, kTileX, kTileY, tag, pure.size() >= 4 ? serial : 0);
         return;
     }
     pure = fold_into_three(w, s, pure, tag);

@@ -56,9 +56,6 @@ bool reductions_read_one_to_one(const KernelContext &c) {
     return true;
 }
 
-// Blocks of 256 along the innermost dim; any kernel that fuses no reduction into a root that is
-// not one (a reduction root's members are its inputs' producers, recomputed per point), or only
-// reductions the root reads one to one, each computed in the thread that reads it.
 // Whether a reduction root takes 2-D tiles (PointwiseParams): two dims or more, every stage over all
 // of them, and a tile's extent in each of the two innermost at the estimates.
 bool reduction_tiles(const FuncNode &O) {
@@ -68,6 +65,9 @@ bool reduction_tiles(const FuncNode &O) {
     return O.region[0].extent() >= kPointwiseTileX && O.region[1].extent() >= kPointwiseTileY;
 }
 
+// Blocks of 256 along the innermost dim; any kernel that fuses no reduction into a root that is
+// not one (a reduction root's members are its inputs' producers, recomputed per point), or only
+// reductions the root reads one to one, each computed in the thread that reads it.
 class PointwiseTemplate : public KernelTemplate {
 public:
     TemplateKind kind() const override { return TemplateKind::Pointwise; }

@@ -16,17 +16,9 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, c
     if (is_gpu_target(target) && !fn.updates().empty() && threads_y > 1) {
         // Every stage over all the root's dims (the planner checked): tiles of threads_x x threads_y.
         w.compute_root(root);
-        for (int stage = 0; stage <= int(fn.updates().size()); stage++) {
-            const StageRef s{root, stage - 1};
-            const std::string tag = root.name() + "_t" + std::to_string(stage);
-            std::vector<VarOrRVar> pure = stage_pure_vars(fn, stage);
-            Var bx(tag + "_bx"), by(tag + "_by"), tx(tag + "_tx"), ty(tag + "_ty");
-            w.tile(s, pure[0], pure[1], bx, by, tx, ty, threads_x, threads_y, TailStrategy::GuardWithIf);
-            w.gpu_threads(s, tx, ty);
-            std::vector<VarOrRVar> blocks{bx, by};
-            blocks.insert(blocks.end(), pure.begin() + 2, pure.end());
-            gpu_blocks_over(w, s, blocks, tag, 2);
-        }
+        for (int stage = 0; stage <= int(fn.updates().size()); stage++)
+            gpu_tile_over_blocks(w, {root, stage - 1}, stage_pure_vars(fn, stage), threads_x, threads_y,
+                                 root.name() + "_t" + std::to_string(stage));
         return;
     }
     if (!is_gpu_target(target) || vector_width <= 1 || !fn.updates().empty()) {

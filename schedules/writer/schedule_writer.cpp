@@ -325,4 +325,23 @@ VarOrRVar gpu_blocks_over(ScheduleWriter &w, const StageRef &s, std::vector<VarO
     return order[0];
 }
 
+void gpu_tile_over_blocks(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> pure, int tx, int ty,
+                          const std::string &tag, int serial_outer) {
+    Var bx(tag + "_bx"), by(tag + "_by"), vx(tag + "_tx"), vy(tag + "_ty");
+    w.tile(s, pure[0], pure[1], bx, by, vx, vy, tx, ty, TailStrategy::GuardWithIf);
+    const int serial = std::min(serial_outer, int(pure.size()) - 3);
+    if (serial > 0) {
+        // Innermost first: the serial dims, the threads, the tile counts, the other dims.
+        std::vector<VarOrRVar> order(pure.end() - serial, pure.end());
+        for (const VarOrRVar &v : {VarOrRVar(vx), VarOrRVar(vy), VarOrRVar(bx), VarOrRVar(by)}) order.push_back(v);
+        order.insert(order.end(), pure.begin() + 2, pure.end() - serial);
+        w.reorder(s, order);
+        pure.erase(pure.end() - serial, pure.end());
+    }
+    w.gpu_threads(s, vx, vy);
+    std::vector<VarOrRVar> blocks{bx, by};
+    blocks.insert(blocks.end(), pure.begin() + 2, pure.end());
+    gpu_blocks_over(w, s, blocks, tag, 2);
+}
+
 }  // namespace solder

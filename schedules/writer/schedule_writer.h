@@ -138,6 +138,12 @@ std::vector<Halide::VarOrRVar> fold_into_three(ScheduleWriter &w, const StageRef
 // Returns the innermost block loop as it is named then: where Funcs computed per block go.
 Halide::VarOrRVar gpu_blocks_over(ScheduleWriter &w, const StageRef &s, std::vector<Halide::VarOrRVar> blocks,
                                   const std::string &tag, int tile_dims = 0);
+// Tiles a stage's two innermost pure dims (`pure`, innermost first) over `tx` x `ty` GPU threads,
+// tails guarded (loops tag_bx, tag_by, tag_tx, tag_ty), and marks the tile counts and the outer
+// pure dims as block dims (gpu_blocks_over). The `serial_outer` outermost pure dims (at most all
+// but three) instead loop serially inside each thread.
+void gpu_tile_over_blocks(ScheduleWriter &w, const StageRef &s, std::vector<Halide::VarOrRVar> pure, int tx, int ty,
+                          const std::string &tag, int serial_outer = 0);
 // Whether the writer's grid map lays out `blocks` block dims (the first `tile_dims` tile counts)
 // otherwise than as three grid dims: templates keep their own directives (gpu_tile) where not.
 bool grid_changes(const ScheduleWriter &w, size_t blocks, int tile_dims);
