@@ -166,9 +166,13 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
     share_split_k(g, opt, choice, deps, kernel_root, plan);
     // The plan's last steps, on a copy each: horizontal merges, then numbering and costing.
     auto finish = [&](Plan p, std::vector<int> kroot) {
-        if (opt.horizontal) merge_horizontal(g, root, deps, choice, p, kroot);
+        if (opt.horizontal) {
+            merge_horizontal(g, root, deps, choice, p, kroot);
+            merge_siblings(g, deps, choice, p, kroot);
+        }
         // Recost merged kernels (one launch per stage) and number them in order.
         p.est_us = 0;
+        p.total_bytes = 0;
         for (size_t i = 0; i < p.kernels.size(); i++) {
             KernelPlan &k = p.kernels[i];
             if (!k.with.empty()) {
@@ -178,6 +182,7 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
                 k.name = "k" + std::to_string(i) + "_" + k.root;
             }
             p.est_us += k.est_us;
+            p.total_bytes += k.bytes_read + k.bytes_written;
         }
         return p;
     };
@@ -225,8 +230,9 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
              opt.horizontal ? "remaining kernels are separate launches: horizontal fusion merges independent 1-D "
                               "kernels, stage by stage (at most " +
                                   std::to_string(kMaxHorizontalRoots) +
-                                  " per launch, for the kernel-parameter limit) and the split-K launches of "
-                                  "reductions over the same points, not other kernels so far"
+                                  " per launch, for the kernel-parameter limit), pointwise kernels over the same "
+                                  "points that read a common input, and the split-K launches of reductions over "
+                                  "the same points, not other kernels so far"
                             : "horizontal fusion is disabled by option"});
     return plan;
 }

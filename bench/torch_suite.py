@@ -2,8 +2,9 @@
 # dtypes, timed eager and under torch.compile with triton.testing.do_bench (warmup 25, rep 100,
 # median). Prints one JSON line per app: name, min_bytes (every input read once plus every output
 # written once, as AppSpec::min_bytes), eager_us, compile_us. Run on the GPU machine:
-#   python3 bench/torch_suite.py
+#   python3 bench/torch_suite.py [APP ...]     (the named apps only; all without names)
 import json
+import sys
 
 import torch
 import torch.nn.functional as F
@@ -18,6 +19,8 @@ def nbytes(ts):
 
 
 def bench(name, fn, args):
+    if len(sys.argv) > 1 and name not in sys.argv[1:]:
+        return
     outs = fn(*args)
     outs = outs if isinstance(outs, tuple) else (outs,)
     row = {"name": name, "min_bytes": nbytes(args) + nbytes(outs)}

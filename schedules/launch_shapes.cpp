@@ -5,6 +5,7 @@
 
 #include "autosched/model/kernel_leaves.h"
 #include "autosched/model/pipeline_funcs.h"
+#include "schedules/horizontal/horizontal.h"
 #include "schedules/registry.h"
 #include "schedules/split_k/split_k_plan.h"
 #include "schedules/split_k/split_k_schedule.h"
@@ -195,7 +196,9 @@ std::vector<LaunchShape> horizontal_shapes(const ShapeContext &c, const KernelPl
 std::vector<LaunchShape> kernel_launch_shapes(const ShapeContext &c, const KernelPlan &k) {
     // (A horizontal kernel keeps split-K fields only where its first root launches partials.)
     std::vector<LaunchShape> out = split_k_shapes(c, k);
-    auto own = k.with.empty() ? kernel_template(k.kind()).launch_shapes(c, k) : horizontal_shapes(c, k);
+    // (Sibling launches: every root in the first one's blocks, which its template lays out.)
+    auto own = k.with.empty() || sibling_kernel(k, c.root_node()) ? kernel_template(k.kind()).launch_shapes(c, k)
+                                                                  : horizontal_shapes(c, k);
     out.insert(out.end(), own.begin(), own.end());
     return out;
 }

@@ -633,7 +633,7 @@ TEST(UserPipelines, HalfAndDoubleFloatImages) {
 
 // Column sums down a number of rows known only at run time (RDom over in.dim(1)): too few results
 // to fill a GPU, so the rows are cut into slices summed by launches of their own (split-K), planned
-// at the estimate and correct at any number of rows (the last slice guarded).
+// at the estimate and correct at any number of rows (the last slice guarded, the others not).
 TEST(UserPipelines, ColumnSumsOverInputExtentAreSplitIntoSlices) {
     for_each_target([](const std::string &target) {
         ImageParam in(Float(32), 2, "in");
@@ -647,6 +647,8 @@ TEST(UserPipelines, ColumnSumsOverInputExtentAreSplitIntoSlices) {
         std::string plan = schedule_with_solder({colsum}, target);
         if (target != "host") {
             EXPECT_NE(plan.find("split-K: colsum"), std::string::npos) << plan;
+            // The walk partitioned: every slice but the one past the rows unguarded.
+            EXPECT_NE(plan.find(".always_partition("), std::string::npos) << plan;
         }
         Pipeline p = compiled({colsum}, target);
         for (auto [w, h] : std::vector<std::pair<int, int>>{{512, 16384}, {37, 29}, {517, 2063}, {1, 1}}) {
@@ -769,6 +771,151 @@ TEST(UserPipelines, RunningMaximaTableLoopsItsFourthDimInEachThread) {
                     o, [&](auto &q) { return colmax(q[0], q[1], q[2], d) - colmax(q[0], q[1], q[2], d / 2); }, 0))
                     << plan;
             }
+        }
+    });
+}
+
+// Two gradients from the same three inputs (SwiGLU's backward): pointwise kernels over the same
+// points that read common inputs launch together, each thread computing both (compute_with at
+// the thread loop), and stay right at every size, with the two outputs' sizes apart too.
+TEST(UserPipelines, SiblingGradientsLaunchTogether) {
+    for_each_target([](const std::string &target) {
+        ImageParam gate(Float(32), 2, "gate"), up(Float(32), 2, "up"), dy(Float(32), 2, "dy");
+        Var h("h"), t("t");
+        Func sig("sig"), dgate("dgate"), dup("dup");
+        sig(h, t) = 1.0f / (1.0f + exp(-gate(h, t)));
+        dgate(h, t) = dy(h, t) * up(h, t) * sig(h, t) * (1.0f + gate(h, t) * (1.0f - sig(h, t)));
+        dup(h, t) = dy(h, t) * gate(h, t) * sig(h, t);
+        for (auto *p : {&gate, &up, &dy}) p->set_estimates({{0, 1024}, {0, 512}});
+        dgate.set_estimates({{0, 1024}, {0, 512}});
+        dup.set_estimates({{0, 1024}, {0, 512}});
+        std::string plan = schedule_with_solder({dgate, dup}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("1 kernel,"), std::string::npos) << plan;
+            EXPECT_NE(plan.find(".compute_with(dgate"), std::string::npos) << plan;
+        }
+        Pipeline p = compiled({dgate, dup}, target);
+        auto sg = [](double g) { return 1 / (1 + std::exp(-g)); };
+        auto sizes = sizes_with(1024, 512);
+        sizes.push_back({1030, 7});  // the second output smaller than the first, below
+        for (auto [w, ht] : sizes) {
+            // The second output narrower and shorter (inputs cover the larger): its points past
+            // its own extents are skipped.
+            const bool apart = w == 1030;
+            const int w2 = apart ? 517 : w, h2 = apart ? 3 : ht;
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(ht));
+            auto a = random_buffer<float>({w, ht}, 3, -3, 3), b = random_buffer<float>({w, ht}, 4, -1, 1),
+                 d = random_buffer<float>({w, ht}, 5, -1, 1);
+            gate.set(a);
+            up.set(b);
+            dy.set(d);
+            Buffer<float> o1(w, ht), o2(w2, h2);
+            p.realize({o1, o2}, jit_target(target));
+            o1.copy_to_host();
+            o2.copy_to_host();
+            EXPECT_TRUE(matches(
+                o1,
+                [&](auto &q) {
+                    const double g = a(q[0], q[1]), s = sg(g);
+                    return double(d(q[0], q[1])) * b(q[0], q[1]) * s * (1 + g * (1 - s));
+                },
+                1e-5))
+                << plan;
+            EXPECT_TRUE(matches(
+                o2, [&](auto &q) { return double(d(q[0], q[1])) * a(q[0], q[1]) * sg(a(q[0], q[1])); }, 1e-5))
+                << plan;
+        }
+    });
+}
+
+// An embedding lookup with a positional add, written as users write it: the table too large for
+// the caches, each thread takes four rows of tokens, unrolled (their token loads, then their table loads, in flight together), and
+// stays right at sizes that are not a multiple of four rows, or of the block, and at one point.
+TEST(UserPipelines, GatherRowsAreUnrolledInEachThread) {
+    for_each_target([](const std::string &target) {
+        ImageParam tokens(Int(32), 2, "utokens"), table(Float(32), 2, "utable"), pos(Float(32), 2, "upos");
+        Var d("d"), t("t"), b("b");
+        Func out("embedded");
+        out(d, t, b) = table(d, clamp(tokens(t, b), 0, table.dim(1).extent() - 1)) + pos(d, t);
+        tokens.set_estimates({{0, 64}, {0, 4}});
+        table.set_estimates({{0, 256}, {0, 4096}});  // 4 MB: a table read from DRAM, not L1
+        pos.set_estimates({{0, 256}, {0, 64}});
+        out.set_estimates({{0, 256}, {0, 64}, {0, 4}});
+        std::string plan = schedule_with_solder({out}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("4 rows per thread"), std::string::npos) << plan;
+        }
+        Pipeline p = compiled({out}, target);
+        for (auto [D, T, B] : std::vector<std::array<int, 3>>{{256, 64, 4}, {37, 29, 3}, {260, 7, 2}, {1, 1, 1}}) {
+            SCOPED_TRACE(std::to_string(D) + "x" + std::to_string(T) + "x" + std::to_string(B));
+            const int rows = 500;
+            auto tab = random_buffer<float>({D, rows}, 21, -1, 1), ps = random_buffer<float>({D, T}, 22, -1, 1);
+            Buffer<int32_t> tok(T, B);
+            std::mt19937 rng(23);
+            // Some ids past the table's ends, which the pipeline clamps.
+            tok.for_each_value([&](int32_t &v) { v = int32_t(rng() % (rows + 40)) - 20; });
+            tok.set_host_dirty();
+            tokens.set(tok);
+            table.set(tab);
+            pos.set(ps);
+            Buffer<float> o = realized<float>(p, {D, T, B}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    const int id = std::clamp(int(tok(q[1], q[2])), 0, rows - 1);
+                    return double(tab(q[0], id)) + ps(q[0], q[1]);
+                },
+                1e-6))
+                << plan;
+        }
+    });
+}
+
+// Two column sums down a number of rows known only at run time, over the same points: each keeps
+// its own split-K launches (shared ones measured slower at run-time bounds), each walk partitioned
+// (its steps unguarded but for the slice that ends past the rows), right at any number of rows.
+TEST(UserPipelines, ColumnSumsDownRunTimeRowsWalkUnguardedSlices) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 2, "in");
+        Var x("x");
+        RDom r(0, in.dim(1).extent(), "r");
+        Func plain("plain"), squares("squares");
+        plain(x) = 0.f;
+        plain(x) += in(x, r);
+        squares(x) = 0.f;
+        squares(x) += in(x, r) * in(x, r);
+        in.set_estimates({{0, 512}, {0, 16384}});
+        plain.set_estimates({{0, 512}});
+        squares.set_estimates({{0, 512}});
+        std::string plan = schedule_with_solder({plain, squares}, target);
+        if (target != "host") {
+            EXPECT_EQ(plan.find("split-K shared"), std::string::npos) << plan;
+            EXPECT_NE(plan.find("split-K: plain"), std::string::npos) << plan;
+            EXPECT_NE(plan.find("split-K: squares"), std::string::npos) << plan;
+            const size_t first = plan.find(".always_partition(");
+            ASSERT_NE(first, std::string::npos) << plan;
+            EXPECT_NE(plan.find(".always_partition(", first + 1), std::string::npos) << plan;
+        }
+        Pipeline p = compiled({plain, squares}, target);
+        for (auto [w, h] : std::vector<std::pair<int, int>>{{512, 16384}, {37, 29}, {517, 2063}, {1, 1}}) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto a = random_buffer<float>({w, h}, 8);
+            in.set(a);
+            Buffer<float> o1(w), o2(w);
+            p.realize({o1, o2}, jit_target(target));
+            o1.copy_to_host();
+            o2.copy_to_host();
+            auto col = [&](int i, bool sq) {
+                double s = 0;
+                for (int j = 0; j < h; j++) s += sq ? double(a(i, j)) * a(i, j) : double(a(i, j));
+                return s;
+            };
+            EXPECT_TRUE(matches(
+                o1, [&](auto &q) { return col(q[0], false); }, 1e-4))
+                << plan;
+            EXPECT_TRUE(matches(
+                o2, [&](auto &q) { return col(q[0], true); }, 1e-4))
+                << plan;
         }
     });
 }

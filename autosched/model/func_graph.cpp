@@ -455,9 +455,12 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
             int64_t pts = 1;
             bool any = false;
             n.rvar_extents.emplace_back();
+            n.rvar_mins.emplace_back();
             for (auto &rv : u.schedule().rvars()) {
                 const std::string what = "the extent of RVar '" + rv.var + "' of Func '" + name + "'";
                 n.rvar_extents.back().push_back(std::max<int64_t>(0, const_or_throw(rv.extent, what, g.estimates_)));
+                n.rvar_mins.back().push_back(
+                    const_or_throw(rv.min, "the min of RVar '" + rv.var + "' of Func '" + name + "'", g.estimates_));
                 pts *= n.rvar_extents.back().back();
                 any = true;
             }

@@ -65,6 +65,7 @@ struct FuncNode {
     int updates = 0;
     int64_t reduction_points = 0;                    // product of RVar extents over all updates (0: none)
     std::vector<std::vector<int64_t>> rvar_extents;  // per update, each RVar's extent (innermost first)
+    std::vector<std::vector<int64_t>> rvar_mins;     // per update, each RVar's min
     int64_t ops_per_point = 0;                       // arithmetic in one point's definition (a recompute cost)
     // Why the fused templates cannot take this Func (autosched/model/generic_reason.h); empty when they
     // can. Such a Func is a kernel root of the generic template.

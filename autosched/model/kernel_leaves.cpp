@@ -37,7 +37,11 @@ std::optional<DomainPoints> domain_points(const FuncGraph &g, int func) {
     out.domain = *d;
     for (size_t p = 0; p < d->vars.size(); p++) {
         if (d->reduced[p]) {
-            out.ranges.push_back({d->rvar_mins[p], d->rvar_mins[p] + d->rvar_extents[p] - 1});
+            // The RVar's bounds at the estimates (FuncNode keeps them per update).
+            const size_t i = size_t(d->rvar_index[p]);
+            if (R.rvar_mins.empty() || i >= R.rvar_mins[0].size()) return std::nullopt;
+            const int64_t mn = R.rvar_mins[0][i];
+            out.ranges.push_back({mn, mn + R.rvar_extents[0][i] - 1});
             continue;
         }
         auto it = std::find(R.dims.begin(), R.dims.end(), d->vars[p]);

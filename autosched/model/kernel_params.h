@@ -33,6 +33,10 @@ struct PointwiseParams {
     // share a block where the innermost dim is shorter than 256 accesses (a 64-wide plane: 16 x 16),
     // which one row per block would leave mostly idle.
     int threads_x = 256, threads_y = 1;
+    // Points of the next dim each thread computes, unrolled (1: one). For gathers: each point's
+    // index is loaded before the point it names, so one point per thread has one load in flight at
+    // a time; several have theirs in flight together.
+    int unroll_rows = 1;
 };
 // A 0-d root: one point (schedules/single).
 struct SingleParams {};

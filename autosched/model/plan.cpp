@@ -1,6 +1,7 @@
 #include "autosched/model/plan.h"
 
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 #include "core/quoted.h"
@@ -178,6 +179,8 @@ std::string Plan::to_text() const {
         const SplitK *sk = k.split ? &*k.split : nullptr;
         std::string vec = k.vector_width() > 1 ? ", x" + std::to_string(k.vector_width()) + " vectors" : "";
         if (k.rows_per_block() > 1) vec += ", " + std::to_string(k.rows_per_block()) + " rows per block";
+        if (const PointwiseParams *pw = k.get<PointwiseParams>(); pw && pw->unroll_rows > 1)
+            vec += ", " + std::to_string(pw->unroll_rows) + " rows per thread";
         if (k.row_threads() > 0) vec += ", " + std::to_string(k.row_threads()) + " threads per row";
         if (row && row->warps > 0)
             vec += ", " + std::to_string(row->warps) + (row->warps == 1 ? " warp" : " warps") +
@@ -204,8 +207,10 @@ std::string Plan::to_text() const {
         o << "  " << k.name << " [" << k.template_name() << vec << "] writes " << writes << ": reads "
           << mb_text(k.bytes_read) << ", writes " << mb_text(k.bytes_written) << ", est " << num(k.est_us) << " us\n";
         std::vector<std::string> at, inl;
+        std::set<std::string> listed;  // (a Func inlined into several roots of one launch, once)
         for (auto &f : k.funcs) {
-            if (f == k.root) continue;
+            if (f == k.root || std::find(k.with.begin(), k.with.end(), f) != k.with.end() || !listed.insert(f).second)
+                continue;
             const FuncPlan *p = find(f);
             (p && p->placement == Placement::ComputeAtBlock ? at : inl).push_back(f);
         }

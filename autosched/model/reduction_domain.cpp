@@ -41,11 +41,9 @@ std::optional<ReductionDomain> reduction_domain(const Function &f) {
     const Definition &def = f.update(0);
     if (def.schedule().rvars().empty()) return std::nullopt;
     std::set<std::string> names(f.args().begin(), f.args().end());
-    std::map<std::string, std::pair<int64_t, int64_t>> rvars;  // name -> min, extent
+    std::map<std::string, int> rvars;  // name -> index among the update's RVars
     for (auto &rv : def.schedule().rvars()) {
-        auto mn = as_const_int(simplify(rv.min)), ex = as_const_int(simplify(rv.extent));
-        if (!mn || !ex) return std::nullopt;
-        rvars[rv.var] = {*mn, *ex};
+        rvars[rv.var] = int(rvars.size());
         names.insert(rv.var);
     }
     // A predicate (RDom::where) would have to hold in every member's slices alike.
@@ -58,10 +56,21 @@ std::optional<ReductionDomain> reduction_domain(const Function &f) {
         auto it = rvars.find(name);
         d.vars.push_back(name);
         d.reduced.push_back(it != rvars.end());
-        d.rvar_mins.push_back(it != rvars.end() ? it->second.first : 0);
-        d.rvar_extents.push_back(it != rvars.end() ? it->second.second : 0);
+        const bool r = it != rvars.end();
+        d.rvar_index.push_back(r ? it->second : -1);
+        d.rvar_min.push_back(r ? simplify(def.schedule().rvars()[size_t(it->second)].min) : Halide::Expr());
+        d.rvar_extent.push_back(r ? simplify(def.schedule().rvars()[size_t(it->second)].extent) : Halide::Expr());
     }
     return d;
+}
+
+bool same_rvar_bounds(const ReductionDomain &a, const ReductionDomain &b) {
+    if (a.reduced.size() != b.reduced.size()) return false;
+    for (size_t p = 0; p < a.reduced.size(); p++)
+        if (a.reduced[p] && b.reduced[p] &&
+            !(equal(a.rvar_min[p], b.rvar_min[p]) && equal(a.rvar_extent[p], b.rvar_extent[p])))
+            return false;
+    return true;
 }
 
 std::optional<std::vector<std::string>> shared_position_names(const std::vector<ReductionDomain> &members, int walk) {

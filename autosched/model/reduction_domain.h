@@ -15,13 +15,21 @@
 namespace solder::autosched {
 
 struct ReductionDomain {
-    std::vector<std::string> vars;                 // per position, innermost first: the pure var or RVar there
-    std::vector<bool> reduced;                     // per position: an RVar
-    std::vector<int64_t> rvar_mins, rvar_extents;  // per position, for RVars (0 for pure vars)
+    std::vector<std::string> vars;  // per position, innermost first: the pure var or RVar there
+    std::vector<bool> reduced;      // per position: an RVar
+    // Per position, for RVars: its index among the update's RVars, and its bounds as written
+    // (simplified; constants or expressions of input extents and parameters). -1 and undefined
+    // for pure vars.
+    std::vector<int> rvar_index;
+    std::vector<Halide::Expr> rvar_min, rvar_extent;
 };
 
-// nullopt unless `f` has exactly one update, without a predicate, whose RVars all have constant
-// bounds, and some call in it names every pure var and every RVar once, each as a whole arg.
+// Whether the positions two domains both reduce walk the same points at every run-time size: their
+// bounds are the same expressions.
+bool same_rvar_bounds(const ReductionDomain &a, const ReductionDomain &b);
+
+// nullopt unless `f` has exactly one update, without a predicate, and some call in it names every
+// pure var and every RVar once, each as a whole arg. RVar bounds may be known only at run time.
 std::optional<ReductionDomain> reduction_domain(const Halide::Internal::Function &f);
 
 // The loop name of each domain position in a shared split-K of `members` cut along position

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "autosched/model/kernel_leaves.h"
 #include "schedules/horizontal/horizontal_schedule.h"
+#include "schedules/pointwise/pointwise_schedule.h"
 
 namespace solder::autosched {
 
@@ -19,7 +21,98 @@ bool stages_over_pure_var(const FuncNode &n) {
     return true;
 }
 
+// A sibling candidate: a vectorized pointwise kernel over two dims or more (GPU), pure, alone in
+// its launch.
+bool sibling_candidate(const FuncNode &n, const KernelPlan &k) {
+    const PointwiseParams *p = k.get<PointwiseParams>();
+    return p && p->vector_width > 1 && n.dims.size() >= 2 && n.updates == 0 && !k.split && k.with.empty();
+}
+
+bool same_shape(const FuncNode &a, const KernelPlan &ka, const FuncNode &b, const KernelPlan &kb) {
+    const PointwiseParams *p = ka.get<PointwiseParams>(), *q = kb.get<PointwiseParams>();
+    return a.dims == b.dims && same_region(a.region, b.region) && p->vector_width == q->vector_width &&
+           p->threads_x == q->threads_x && p->threads_y == q->threads_y && p->unroll_rows == q->unroll_rows;
+}
+
+// What kernel `r` (its root and members) reads from global memory.
+std::map<int, Region> kernel_leaves(const FuncGraph &g, int r, const KernelChoice &kc) {
+    std::vector<bool> inside(g.nodes.size(), false);
+    for (int m : kc.members) inside[size_t(m)] = true;
+    std::map<int, Region> leaves;
+    add_leaves(g, r, g.nodes[size_t(r)].region, inside, -1, leaves);
+    return leaves;
+}
+
 }  // namespace
+
+void merge_siblings(const FuncGraph &g, const std::vector<std::set<int>> &deps,
+                    const std::map<int, KernelChoice> &choice, Plan &plan, std::vector<int> &kernel_root) {
+    std::vector<std::vector<size_t>> groups;   // kernel indices, the first one's root leading
+    std::vector<std::map<int, Region>> reads;  // each group's leaves so far
+    for (size_t i = 0; i < plan.kernels.size(); i++) {
+        const int r = kernel_root[i];
+        const FuncNode &n = g.nodes[size_t(r)];
+        if (!sibling_candidate(n, plan.kernels[i])) continue;
+        const auto own = kernel_leaves(g, r, choice.at(r));
+        bool placed = false;
+        for (size_t gi = 0; gi < groups.size() && !placed; gi++) {
+            auto &grp = groups[gi];
+            const size_t first = grp[0];
+            const int r0 = kernel_root[first];
+            if (grp.size() >= kMaxSiblings || !same_shape(g.nodes[size_t(r0)], plan.kernels[first], n, plan.kernels[i]))
+                continue;
+            bool ok = true;
+            for (size_t m : grp)
+                ok = ok && !deps[size_t(r)].count(kernel_root[m]) && !deps[size_t(kernel_root[m])].count(r);
+            // Only kernels that read something in common: launched together, each shared input is
+            // read from DRAM once (the other kernel's loads of it hit the cache).
+            bool shares = false;
+            for (auto &[leaf, region] : own) shares = shares || reads[gi].count(leaf) > 0;
+            if (!ok || !shares) continue;
+            grp.push_back(i);
+            for (auto &[leaf, region] : own) {
+                auto it = reads[gi].find(leaf);
+                if (it == reads[gi].end()) {
+                    reads[gi][leaf] = region;
+                } else {
+                    for (size_t d = 0; d < region.size() && d < it->second.size(); d++) {
+                        it->second[d].min = std::min(it->second[d].min, region[d].min);
+                        it->second[d].max = std::max(it->second[d].max, region[d].max);
+                    }
+                }
+            }
+            placed = true;
+        }
+        if (!placed) groups.push_back({i}), reads.push_back(own);
+    }
+    std::set<size_t> drop;
+    for (size_t gi = 0; gi < groups.size(); gi++) {
+        const auto &grp = groups[gi];
+        if (grp.size() < 2) continue;
+        KernelPlan &k = plan.kernels[grp[0]];
+        std::string names;
+        for (size_t i = 1; i < grp.size(); i++) {
+            const KernelPlan &o = plan.kernels[grp[i]];
+            k.with.push_back(o.root);
+            k.funcs.insert(k.funcs.end(), o.funcs.begin(), o.funcs.end());
+            k.outputs.insert(k.outputs.end(), o.outputs.begin(), o.outputs.end());
+            k.bytes_written += o.bytes_written;
+            names += (i > 1 ? ", " : "") + o.root;
+            drop.insert(grp[i]);
+        }
+        k.bytes_read = leaf_bytes(g, reads[gi]);
+        plan.explanations.push_back({k.root, names,
+                                     "launched together: pointwise kernels over the same points that read the same "
+                                     "inputs, each thread computing its points of every root (the shared inputs read "
+                                     "once)"});
+    }
+    std::vector<KernelPlan> kept;
+    std::vector<int> kept_root;
+    for (size_t i = 0; i < plan.kernels.size(); i++)
+        if (!drop.count(i)) kept.push_back(plan.kernels[i]), kept_root.push_back(kernel_root[i]);
+    plan.kernels = kept;
+    kernel_root = kept_root;
+}
 
 void merge_horizontal(const FuncGraph &g, const std::vector<bool> &root, const std::vector<std::set<int>> &deps,
                       const std::map<int, KernelChoice> &choice, Plan &plan, std::vector<int> &kernel_root) {
@@ -85,7 +178,17 @@ void merge_horizontal(const FuncGraph &g, const std::vector<bool> &root, const s
     kernel_root = kept_root;
 }
 
+bool sibling_kernel(const KernelPlan &k, const FuncNode &root) {
+    return !k.with.empty() && k.get<PointwiseParams>() && root.dims.size() >= 2;
+}
+
 void apply_horizontal(ApplyContext &c, const KernelPlan &k) {
+    if (const PointwiseParams *p = k.get<PointwiseParams>(); p && !k.with.empty() && c.get(k.root).dimensions() >= 2) {
+        std::vector<Halide::Func> roots{c.get(k.root)};
+        for (auto &name : k.with) roots.push_back(c.get(name));
+        schedule_pointwise_siblings(c.w, roots, p->vector_width, c.target, p->threads_x, p->threads_y, p->unroll_rows);
+        return;
+    }
     std::vector<Halide::Func> roots{c.get(k.root)};
     std::vector<bool> adds_partials{c.split.count(k.root) > 0};
     for (auto &name : k.with) {

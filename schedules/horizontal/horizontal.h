@@ -18,6 +18,16 @@ constexpr size_t kMaxHorizontalRoots = 100;
 // them, through any chain, and if its loops are named as the group's.
 void merge_horizontal(const FuncGraph &g, const std::vector<bool> &root, const std::vector<std::set<int>> &deps,
                       const std::map<int, KernelChoice> &choice, Plan &plan, std::vector<int> &kernel_root);
+// Sibling launches: independent pointwise kernels over the same points (two dims or more, the same
+// loops and block shape) that read a common input, merged into one launch in which each thread
+// computes every root's points (compute_with at the thread loop; schedule_pointwise_siblings): the
+// shared inputs are read from DRAM once. SwiGLU's backward writes both gradients from the same
+// gate, up and dy. At most kMaxSiblings roots per launch (each adds its registers and code).
+constexpr size_t kMaxSiblings = 8;
+void merge_siblings(const FuncGraph &g, const std::vector<std::set<int>> &deps,
+                    const std::map<int, KernelChoice> &choice, Plan &plan, std::vector<int> &kernel_root);
+// Whether `k` (rooted at `root`) is a sibling launch rather than a 1-D horizontal one.
+bool sibling_kernel(const KernelPlan &k, const FuncNode &root);
 // The merged kernel `k` (k.with not empty) applied: its roots' stages fused launch by launch.
 void apply_horizontal(ApplyContext &c, const KernelPlan &k);
 

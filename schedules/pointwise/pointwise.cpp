@@ -65,6 +65,29 @@ bool reduction_tiles(const FuncNode &O) {
     return O.region[0].extent() >= kPointwiseTileX && O.region[1].extent() >= kPointwiseTileY;
 }
 
+// Points of the next dim each thread of a gathering kernel computes (PointwiseParams::unroll_rows).
+constexpr int kGatherRows = 4;
+
+// A gathered table at least this large is read from DRAM (or L2) at each point: a lookup table
+// of a few KB stays in each SM's L1, and its loads' latency is short (histogram equalization's
+// tone curve: no faster with rows unrolled).
+constexpr int64_t kGatherTableBytes = 1 << 20;
+
+// Whether the kernel gathers from a large table: its root or a Func fused into it reads one at an
+// index it loads first (a table row named by a token). One point per thread then has one load in
+// flight at a time, the index and then what it names.
+bool gathers(const FuncGraph &g, int root, const std::vector<int> &members) {
+    std::vector<int> in{root};
+    in.insert(in.end(), members.begin(), members.end());
+    for (int n : in)
+        for (int e : g.nodes[size_t(n)].in_edges) {
+            const FuncEdge &E = g.edges[size_t(e)];
+            if (E.access == Access::DataDependent && g.nodes[size_t(E.producer)].bytes() >= kGatherTableBytes)
+                return true;
+        }
+    return false;
+}
+
 // Blocks of 256 along the innermost dim; any kernel that fuses no reduction into a root that is
 // not one (a reduction root's members are its inputs' producers, recomputed per point), or only
 // reductions the root reads one to one, each computed in the thread that reads it.
@@ -115,12 +138,20 @@ public:
         // that neighbouring results read (a patch sum) then overlap within a block, in rows as
         // well as along them.
         if (c.opt.gpu && reduction_tiles(O)) p.threads_x = kPointwiseTileX, p.threads_y = kPointwiseTileY;
+        // A gather: each thread takes kGatherRows rows, unrolled, so that their
+        // index loads, and then their gathered loads, are in flight together. Measured on the H100,
+        // embedding_gather's kernel was bound by the latency of its dependent loads (35 cycles of
+        // wait per issued instruction, DRAM at 50%) with one row per thread.
+        if (p.vector_width > 1 && O.dims.size() >= 2 && O.region[1].extent() >= 2 * p.threads_y * kGatherRows &&
+            gathers(c.g, c.root, c.kc.members))
+            p.unroll_rows = kGatherRows;
         k.params = p;
     }
 
     void apply(ApplyContext &c, const KernelPlan &k) const override {
         const PointwiseParams *p = k.get<PointwiseParams>();
-        schedule_pointwise_kernel(c.w, c.get(k.root), p->vector_width, c.target, p->threads_x, p->threads_y);
+        schedule_pointwise_kernel(c.w, c.get(k.root), p->vector_width, c.target, p->threads_x, p->threads_y, "",
+                                  p->unroll_rows);
     }
 
     // (schedule_pointwise_kernel: 256 threads of `vector_width` neighbours each, or the Func's own kernel.)
@@ -141,6 +172,7 @@ public:
         std::vector<int64_t> e = stage_extents(O, 0);
         const bool rows = p->threads_y > 1 && e.size() >= 2;
         e[0] = blocks_of(blocks_of(e[0], width), rows ? p->threads_x : 256);
+        if (p->unroll_rows > 1 && e.size() >= 2) e[1] = blocks_of(e[1], p->unroll_rows);
         if (rows) e[1] = blocks_of(e[1], p->threads_y);
         set_grid(s, e, 1, c.grid);
         s.threads[0] = rows ? p->threads_x : 256;

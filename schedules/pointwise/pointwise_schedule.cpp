@@ -11,7 +11,7 @@ namespace solder {
 using namespace Halide;
 
 void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, const Target &target, int threads_x,
-                               int threads_y) {
+                               int threads_y, const std::string &loop_tag, int unroll_rows) {
     auto fn = root.function();
     if (is_gpu_target(target) && !fn.updates().empty() && threads_y > 1) {
         // Every stage over all the root's dims (the planner checked): tiles of threads_x x threads_y.
@@ -26,18 +26,28 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, c
         return;
     }
     w.compute_root(root);
-    const std::string tag = root.name();
+    const std::string tag = loop_tag.empty() ? root.name() : loop_tag;
     std::vector<VarOrRVar> pure = stage_pure_vars(fn, 0);
     Var xo(tag + "_xo"), xv(tag + "_xv"), bx(tag + "_bx"), tx(tag + "_tx");
     // The planner asks for a width only when it divides the innermost extent: RoundUp rounds nothing.
     w.split({root}, pure[0], xo, xv, vector_width, TailStrategy::RoundUp);
     pure[0] = xo;
+    // Rows each thread unrolls: inside the thread loop, just outside the vector (reordered below,
+    // once the thread loop exists).
+    Var yi(tag + "_yi");
+    const bool rows = unroll_rows > 1 && pure.size() >= 2;
+    if (rows) {
+        Var yo(tag + "_yo");
+        w.split({root}, pure[1], yo, yi, unroll_rows, TailStrategy::GuardWithIf);
+        pure[1] = yo;
+    }
     if (threads_y > 1 && pure.size() >= 2) {
         // Rows of the next dim share the block: thread x along the row, thread y across rows.
         Var by(tag + "_by"), ty(tag + "_ty");
         w.split({root}, xo, bx, tx, threads_x, TailStrategy::GuardWithIf);
         w.split({root}, pure[1], by, ty, threads_y, TailStrategy::GuardWithIf);
         std::vector<VarOrRVar> order{xv, tx, ty, bx, by};
+        if (rows) order.insert(order.begin() + 1, yi);
         for (size_t i = 2; i < pure.size(); i++) order.push_back(pure[i]);
         w.reorder({root}, order);
         w.gpu_threads({root}, tx, ty);
@@ -47,15 +57,32 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, c
     } else if (grid_changes(w, pure.size(), 1)) {
         // The grid as the writer maps it (schedules/writer/schedule_writer.h): the threads split off first.
         w.split({root}, xo, bx, tx, 256, TailStrategy::GuardWithIf);
+        if (rows) w.reorder({root}, {xv, yi, tx, bx});
         w.gpu_threads({root}, tx);
         pure[0] = bx;
         gpu_blocks_over(w, {root}, pure, tag, 1);
     } else {
         pure = fold_into_three(w, {root}, pure, tag);
         w.gpu_tile({root}, pure[0], bx, tx, 256, TailStrategy::GuardWithIf);
+        if (rows) w.reorder({root}, {xv, yi, tx, bx});
         for (size_t i = 1; i < pure.size(); i++) w.gpu_blocks({root}, pure[i]);
     }
+    if (rows) w.unroll({root}, yi, unroll_rows, TailStrategy::GuardWithIf);
     w.vectorize({root}, xv, vector_width, TailStrategy::RoundUp);
+}
+
+void schedule_pointwise_siblings(ScheduleWriter &w, const std::vector<Func> &roots, int vector_width,
+                                 const Target &target, int threads_x, int threads_y, int unroll_rows) {
+    if (!is_gpu_target(target) || vector_width <= 1) {
+        for (auto &f : roots)
+            schedule_pointwise_kernel(w, f, vector_width, target, threads_x, threads_y, "", unroll_rows);
+        return;
+    }
+    const std::string tag = roots[0].name();
+    for (size_t i = 0; i < roots.size(); i++) {
+        schedule_pointwise_kernel(w, roots[i], vector_width, target, threads_x, threads_y, tag, unroll_rows);
+        if (i > 0) w.compute_with({roots[i]}, {roots[0]}, Var(tag + "_tx"));
+    }
 }
 
 }  // namespace solder

@@ -17,7 +17,18 @@ namespace solder {
 // A root with updates in 2-D tiles on a GPU: kPointwiseTileX x kPointwiseTileY threads.
 constexpr int kPointwiseTileX = 32, kPointwiseTileY = 8;
 
+// With `unroll_rows` > 1 (the vector path), each thread computes that many points of the next dim,
+// unrolled. `tag` names the loops it makes (the root's name when empty).
 void schedule_pointwise_kernel(ScheduleWriter &w, Halide::Func root, int vector_width, const Halide::Target &target,
-                               int threads_x = 256, int threads_y = 1);
+                               int threads_x = 256, int threads_y = 1, const std::string &tag = "",
+                               int unroll_rows = 1);
+
+// Sibling roots (pure, the same pure var names and extents, GPU) in one launch: each laid out as
+// schedule_pointwise_kernel does with `vector_width` > 1, under the first root's loop names, and
+// fused into the first at the thread loop (compute_with), so that each thread computes its
+// points of every root in turn; past a root's own extents its points are skipped.
+void schedule_pointwise_siblings(ScheduleWriter &w, const std::vector<Halide::Func> &roots, int vector_width,
+                                 const Halide::Target &target, int threads_x = 256, int threads_y = 1,
+                                 int unroll_rows = 1);
 
 }  // namespace solder

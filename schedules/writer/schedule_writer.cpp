@@ -227,6 +227,11 @@ void ScheduleWriter::never_partition_all(const StageRef &s) {
     emit(stage_expr(s) + ".never_partition_all();");
 }
 
+void ScheduleWriter::always_partition(const StageRef &s, const VarOrRVar &v) {
+    s.stage().always_partition({v});
+    emit(stage_expr(s) + ".always_partition({" + var_id(v) + "});");
+}
+
 void ScheduleWriter::compute_with(const StageRef &s, const StageRef &with, const VarOrRVar &v) {
     s.stage().compute_with(with.stage(), v);
     emit(stage_expr(s) + ".compute_with(" + stage_expr(with) + ", " + var_id(v) + ");");

@@ -84,6 +84,9 @@ public:
     // Stage::never_partition_all: no loop of the stage is split into prologue, steady state and
     // epilogue (which, on fused GPU block loops, puts an `if` between block loops: a compile error).
     void never_partition_all(const StageRef &s);
+    // Stage::always_partition: the loop over `v` is split into a steady state without its tail's
+    // guards (Halide reports an error where it cannot).
+    void always_partition(const StageRef &s, const Halide::VarOrRVar &v);
     void compute_with(const StageRef &s, const StageRef &with, const Halide::VarOrRVar &v);
     // Splits off the reduction's intermediate over `r` (as Stage::rfactor); the new Func is named
     // in the source from the statement that creates it.
