@@ -919,3 +919,60 @@ TEST(UserPipelines, ColumnSumsDownRunTimeRowsWalkUnguardedSlices) {
         }
     });
 }
+
+// A trilinear lookup at each pixel (a bilateral grid's slice): 8 corners of a grid cell picked by
+// the pixel's value, so neighbouring pixels read scattered addresses. One pixel per thread in
+// 32 x 8 tiles, not vectors along rows; right at any size.
+TEST(UserPipelines, ScatteredLookupsTakeOnePointPerThreadInTiles) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 2, "sin"), grid(Float(32), 3, "sgrid");
+        Var x("x"), y("y");
+        Expr fx = cast<float>(x) / 8.0f, fy = cast<float>(y) / 8.0f, fz = clamp(in(x, y), 0.0f, 1.0f) * 7.0f;
+        Expr ix = cast<int>(floor(fx)), iy = cast<int>(floor(fy)), iz = cast<int>(floor(fz));
+        Expr ax = fx - floor(fx), ay = fy - floor(fy), az = fz - floor(fz);
+        auto at = [&](Expr a, Expr b, Expr c) {
+            return grid(clamp(a, 0, grid.dim(0).extent() - 1), clamp(b, 0, grid.dim(1).extent() - 1),
+                        clamp(c, 0, grid.dim(2).extent() - 1));
+        };
+        auto lx = [&](Expr b, Expr c) { return (1 - ax) * at(ix, b, c) + ax * at(ix + 1, b, c); };
+        auto ly = [&](Expr c) { return (1 - ay) * lx(iy, c) + ay * lx(iy + 1, c); };
+        Func out("sliced");
+        out(x, y) = (1 - az) * ly(iz) + az * ly(iz + 1);
+        in.set_estimates({{0, 1024}, {0, 512}});
+        grid.set_estimates({{0, 129}, {0, 65}, {0, 8}});
+        out.set_estimates({{0, 1024}, {0, 512}});
+        std::string plan = schedule_with_solder({out}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("[pointwise, 8 rows per block]"), std::string::npos) << plan;
+        }
+        Pipeline p = compiled({out}, target);
+        for (auto [w, h] : sizes_with(1024, 512)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            const int gw = w / 8 + 2, gh = h / 8 + 2;
+            auto a = random_buffer<float>({w, h}, 31), gr = random_buffer<float>({gw, gh, 8}, 32);
+            in.set(a);
+            grid.set(gr);
+            Buffer<float> o = realized<float>(p, {w, h}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    const double fxr = q[0] / 8.0, fyr = q[1] / 8.0,
+                                 fzr = std::clamp(double(a(q[0], q[1])), 0.0, 1.0) * 7.0;
+                    const int x0 = int(std::floor(fxr)), y0 = int(std::floor(fyr)), z0 = int(std::floor(fzr));
+                    const double wx = fxr - x0, wy = fyr - y0, wz = fzr - z0;
+                    auto g = [&](int i, int j, int k) {
+                        return double(gr(std::clamp(i, 0, gw - 1), std::clamp(j, 0, gh - 1), std::clamp(k, 0, 7)));
+                    };
+                    double s = 0;
+                    for (int dz = 0; dz < 2; dz++)
+                        for (int dy = 0; dy < 2; dy++)
+                            for (int dx = 0; dx < 2; dx++)
+                                s += (dx ? wx : 1 - wx) * (dy ? wy : 1 - wy) * (dz ? wz : 1 - wz) *
+                                     g(x0 + dx, y0 + dy, z0 + dz);
+                    return s;
+                },
+                1e-4))
+                << plan;
+        }
+    });
+}

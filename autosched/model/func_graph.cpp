@@ -50,19 +50,27 @@ struct CallSite {
     std::string name;
     std::vector<Expr> args;
     bool nested_load = false;  // an arg reads memory: a data-dependent index
+    bool scattered = false;    // a loaded arg that varies along the reader's innermost var
 };
 
 class CallCollector : public IRVisitor {
 public:
+    // `innermost`: the reading Func's innermost pure var (for CallSite::scattered; empty: none).
+    explicit CallCollector(std::string innermost = "") : innermost_(std::move(innermost)) {}
     std::vector<CallSite> sites;
     int64_t ops = 0;
 
 private:
     using IRVisitor::visit;
+    std::string innermost_;
     void visit(const Call *op) override {
         if (op->call_type == Call::Halide || op->call_type == Call::Image) {
             CallSite s{op->name, op->args, false};
-            for (auto &a : op->args) s.nested_load |= reads_memory(a);
+            for (auto &a : op->args) {
+                s.nested_load |= reads_memory(a);
+                const Traits t = traits(a);
+                s.scattered |= t.loads && t.innermost;
+            }
             sites.push_back(s);
         } else if (op->call_type == Call::PureExtern) {
             ops += 20;  // transcendental math
@@ -80,6 +88,10 @@ private:
     void visit(const Max *op) override { ops++, IRVisitor::visit(op); }
     void visit(const Select *op) override { ops++, IRVisitor::visit(op); }
 
+    // Whether an expression itself loads (a call to a Func or an image). The lets it names are not
+    // followed: an index loaded through a let classifies as the affine access it is written as.
+    // (Followed, local_laplacian's and bilateral_grid's lookups became data-dependent reads, whose
+    // producers the planner must store: their plans' costs rose 1.7x and 1.1x under the model.)
     static bool reads_memory(const Expr &e) {
         struct Finder : IRVisitor {
             bool found = false;
@@ -92,6 +104,38 @@ private:
         } f;
         e.accept(&f);
         return f.found;
+    }
+    // What an expression depends on: a load, and the reader's innermost var, through the lets it
+    // names (Halide's definitions share common subexpressions as lets: a trilinear lookup's z index
+    // is a let of the pixel's loaded luminance).
+    struct Traits {
+        bool loads = false, innermost = false;
+    };
+    std::map<std::string, Traits> lets_;
+    Traits traits(const Expr &e) const {
+        struct Finder : IRVisitor {
+            const CallCollector &cc;
+            Traits t;
+            explicit Finder(const CallCollector &c) : cc(c) {}
+            using IRVisitor::visit;
+            void visit(const Call *c) override {
+                if (c->call_type == Call::Halide || c->call_type == Call::Image) t.loads = true;
+                IRVisitor::visit(c);
+            }
+            void visit(const Load *) override { t.loads = true; }
+            void visit(const Variable *v) override {
+                if (!cc.innermost_.empty() && v->name == cc.innermost_) t.innermost = true;
+                auto it = cc.lets_.find(v->name);
+                if (it != cc.lets_.end()) t.loads |= it->second.loads, t.innermost |= it->second.innermost;
+            }
+        } f(*this);
+        e.accept(&f);
+        return f.t;
+    }
+    void visit(const Let *op) override {
+        op->value.accept(this);
+        lets_[op->name] = traits(op->value);
+        op->body.accept(this);
     }
 };
 
@@ -520,8 +564,9 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
         std::map<int, Access> acc;
         std::map<int, std::string> detail;
         std::map<int, std::set<std::string>> sites;
+        std::set<int> scattered;
         for (auto &st : stages_of(g.nodes[c].function)) {
-            CallCollector cc;
+            CallCollector cc(g.nodes[c].dims.empty() ? std::string() : g.nodes[c].dims[0]);
             for (auto &e : st.exprs) e.accept(&cc);
             for (auto &s : cc.sites) {
                 int p = g.lookup(s.name);
@@ -529,6 +574,7 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
                 std::string args;
                 for (auto &a : s.args) args += expr_text(a) + ",";
                 sites[p].insert(args);
+                if (s.scattered) scattered.insert(p);
                 Access a = classify(s, st, int(g.nodes[p].dims.size()));
                 if (!acc.count(p) || rank_of(a) > rank_of(acc[p])) {
                     acc[p] = a;
@@ -550,6 +596,7 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
             e.footprint = reg[p];
             e.detail = detail[p];
             e.sites = int(sites[p].size());
+            e.scattered = scattered.count(p) > 0;
             g.nodes[p].out_edges.push_back(int(g.edges.size()));
             g.nodes[c].in_edges.push_back(int(g.edges.size()));
             g.edges.push_back(e);

@@ -83,6 +83,11 @@ struct FuncEdge {
     Region footprint;  // the region of the producer this consumer needs, over the consumer's region
     std::string detail;
     int sites = 1;  // distinct calls (distinct args) of the producer in the consumer's definition
+    // A read at an index that is loaded (directly or through a let) and varies along the consumer's
+    // innermost var (a trilinear lookup at each pixel's luminance): neighbouring points read
+    // scattered addresses, where a gather of whole rows (table(d, id(t))) reads one row along d.
+    // (`access` follows no lets, and may call such a read a remap.)
+    bool scattered = false;
 
     // A read at several points per point through a resampling (FuncGraph::read_through_resampling).
     bool resamples() const { return access == Access::Remap && sites > 1; }

@@ -88,6 +88,24 @@ bool gathers(const FuncGraph &g, int root, const std::vector<int> &members) {
     return false;
 }
 
+// Scattered gathers per point (FuncEdge::scattered) from which a kernel's threads take one point
+// each, in 2-D tiles (PointwiseParams), instead of vectors along the innermost dim.
+constexpr int kScatteredSites = 4;
+
+// Whether the kernel's root or a Func fused into it reads some producer at kScatteredSites or more
+// scattered points per point (bilateral guided upsampling's slice: 8 corners of a grid cell picked by
+// the pixel's luminance). A vector's lanes then each load alone, guarded where the sizes are known
+// only at run time, and its neighbours' cells are far apart along one row: measured on the H100,
+// bgu's slice took 423 us in x4 vectors along rows, 156 us one point per thread in 32 x 8 tiles.
+bool gathers_scattered(const FuncGraph &g, int root, const std::vector<int> &members) {
+    std::vector<int> in{root};
+    in.insert(in.end(), members.begin(), members.end());
+    for (int n : in)
+        for (int e : g.nodes[size_t(n)].in_edges)
+            if (g.edges[size_t(e)].scattered && g.edges[size_t(e)].sites >= kScatteredSites) return true;
+    return false;
+}
+
 // Blocks of 256 along the innermost dim; any kernel that fuses no reduction into a root that is
 // not one (a reduction root's members are its inputs' producers, recomputed per point), or only
 // reductions the root reads one to one, each computed in the thread that reads it.
@@ -138,6 +156,11 @@ public:
         // that neighbouring results read (a patch sum) then overlap within a block, in rows as
         // well as along them.
         if (c.opt.gpu && reduction_tiles(O)) p.threads_x = kPointwiseTileX, p.threads_y = kPointwiseTileY;
+        if (c.opt.gpu && O.updates == 0 && O.dims.size() >= 2 && O.region[0].extent() >= kPointwiseTileX &&
+            O.region[1].extent() >= kPointwiseTileY && gathers_scattered(c.g, c.root, c.kc.members)) {
+            p.vector_width = 1;
+            p.threads_x = kPointwiseTileX, p.threads_y = kPointwiseTileY;
+        }
         // A gather: each thread takes kGatherRows rows, unrolled, so that their
         // index loads, and then their gathered loads, are in flight together. Measured on the H100,
         // embedding_gather's kernel was bound by the latency of its dependent loads (35 cycles of
@@ -159,7 +182,7 @@ public:
         const FuncNode &O = c.root_node();
         const PointwiseParams *p = k.get<PointwiseParams>();
         const int width = p->vector_width;
-        if (O.updates > 0 && p->threads_y > 1) {
+        if ((O.updates > 0 || width <= 1) && p->threads_y > 1) {
             std::vector<LaunchShape> out;
             for (int stage = 0; stage <= O.updates; stage++)
                 out.push_back(

@@ -13,8 +13,9 @@ using namespace Halide;
 void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, const Target &target, int threads_x,
                                int threads_y, const std::string &loop_tag, int unroll_rows) {
     auto fn = root.function();
-    if (is_gpu_target(target) && !fn.updates().empty() && threads_y > 1) {
-        // Every stage over all the root's dims (the planner checked): tiles of threads_x x threads_y.
+    if (is_gpu_target(target) && (!fn.updates().empty() || vector_width <= 1) && threads_y > 1) {
+        // Every stage over all the root's dims (the planner checked): tiles of threads_x x threads_y,
+        // one point per thread (a reduction root's, or scattered gathers').
         w.compute_root(root);
         for (int stage = 0; stage <= int(fn.updates().size()); stage++)
             gpu_tile_over_blocks(w, {root, stage - 1}, stage_pure_vars(fn, stage), threads_x, threads_y,

@@ -12,8 +12,9 @@ namespace solder {
 // `vector_width` > 1 (GPU, pure Funcs, width dividing the innermost extent) each thread handles
 // that many neighbours with wide loads and stores. Otherwise the unfused schedule's own kernel.
 // With `threads_y` > 1 (a rank-2 or higher root), blocks of `threads_x` accesses by `threads_y` rows
-// of the next dim; for a root with updates (a reduction per point, serial in each thread), 2-D tiles
-// of `threads_x` x `threads_y` threads over every stage's two innermost dims.
+// of the next dim; for a root with updates (a reduction per point, serial in each thread), or with
+// `vector_width` 1 (scattered gathers), 2-D tiles of `threads_x` x `threads_y` threads over every
+// stage's two innermost dims.
 // A root with updates in 2-D tiles on a GPU: kPointwiseTileX x kPointwiseTileY threads.
 constexpr int kPointwiseTileX = 32, kPointwiseTileY = 8;
 
