@@ -976,3 +976,40 @@ TEST(UserPipelines, ScatteredLookupsTakeOnePointPerThreadInTiles) {
         }
     });
 }
+
+// A sum per point over a channel count known only at run time, on rows 40 wide (a grid of cells):
+// one point per thread, in a tile snug to the rows (8 x 8 threads), not blocks of 256 along rows
+// of 40. Right at any size.
+TEST(UserPipelines, NarrowRowsOfPerPointSumsTakeSnugTiles) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 3, "nin");
+        Var x("x"), y("y");
+        RDom r(0, in.dim(2).extent(), "r");
+        Func total("total"), out("narrow");
+        total(x, y) = 0.0f;
+        total(x, y) += in(x, y, r) * in(x, y, r);
+        out(x, y) = sqrt(total(x, y));
+        in.set_estimates({{0, 40}, {0, 24}, {0, 64}});
+        out.set_estimates({{0, 40}, {0, 24}});
+        std::string plan = schedule_with_solder({out}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("[pointwise, 8 rows per block]"), std::string::npos) << plan;
+        }
+        Pipeline p = compiled({out}, target);
+        for (auto [w, h, n] : std::vector<std::array<int, 3>>{{40, 24, 64}, {37, 29, 5}, {517, 3, 2}, {1, 1, 1}}) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(n));
+            auto a = random_buffer<float>({w, h, n}, 41, -1, 1);
+            in.set(a);
+            Buffer<float> o = realized<float>(p, {w, h}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    double s = 0;
+                    for (int k = 0; k < n; k++) s += double(a(q[0], q[1], k)) * a(q[0], q[1], k);
+                    return std::sqrt(s);
+                },
+                1e-5))
+                << plan;
+        }
+    });
+}

@@ -106,6 +106,27 @@ bool gathers_scattered(const FuncGraph &g, int root, const std::vector<int> &mem
     return false;
 }
 
+// Threads of a one-point-per-thread tile (PointwiseParams) over innermost extents `e0` x `e1` that
+// leaves the fewest lanes idle: of tiles of 64 to 256 threads, at least 8 wide, the one whose
+// tiles cover the extents with the least waste (ties: more threads, then wider). Where a row is
+// shorter than a block of 256, most of the block's lanes would have no point: bgu's normal
+// equations, 40 cells wide, ran 40 of each 64 lanes busy.
+std::pair<int, int> snug_tile(int64_t e0, int64_t e1) {
+    std::pair<int, int> best{256, 1};
+    double best_use = -1;
+    for (int tx = 8; tx <= 256; tx *= 2)
+        for (int ty = 1; tx * ty <= 256; ty *= 2) {
+            if (tx * ty < 64) continue;
+            const double use =
+                double(e0) / double(blocks_of(e0, tx) * tx) * double(e1) / double(blocks_of(e1, ty) * ty);
+            const bool better = use > best_use + 1e-9 ||
+                                (use > best_use - 1e-9 && (tx * ty > best.first * best.second ||
+                                                           (tx * ty == best.first * best.second && tx > best.first)));
+            if (better) best = {tx, ty}, best_use = use;
+        }
+    return best;
+}
+
 // Blocks of 256 along the innermost dim; any kernel that fuses no reduction into a root that is
 // not one (a reduction root's members are its inputs' producers, recomputed per point), or only
 // reductions the root reads one to one, each computed in the thread that reads it.
@@ -160,6 +181,12 @@ public:
             O.region[1].extent() >= kPointwiseTileY && gathers_scattered(c.g, c.root, c.kc.members)) {
             p.vector_width = 1;
             p.threads_x = kPointwiseTileX, p.threads_y = kPointwiseTileY;
+        }
+        // One point per thread along rows shorter than the block: a snug 2-D tile instead.
+        if (c.opt.gpu && p.vector_width == 1 && p.threads_y == 1 && O.updates == 0 && O.dims.size() >= 2 &&
+            O.region[0].extent() < 256) {
+            auto [tx, ty] = snug_tile(O.region[0].extent(), O.region[1].extent());
+            if (ty > 1) p.threads_x = tx, p.threads_y = ty;
         }
         // A gather: each thread takes kGatherRows rows, unrolled, so that their
         // index loads, and then their gathered loads, are in flight together. Measured on the H100,
