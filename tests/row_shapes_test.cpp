@@ -200,3 +200,16 @@ TEST(RowShapes, ShortRowsFillTheBlockWithRowsAndUnrollTheSlices) {
             ASSERT_NEAR(py[r * D + c], (row[c] - m) / std::sqrt(v + 1e-5), 1e-3) << "row " << r << " col " << c;
     }
 }
+
+TEST(RowShapes, RowsInFlightStayWithinHalfTheL2) {
+    // Rows are read once per reduction and again for the output: the rows resident at once (8
+    // blocks of 256 threads per SM here) stay within half the L2, or the later passes miss it.
+    // 1 SM x 8 blocks x r rows x 2 KB within 48 KB: 2 rows per block, not 8.
+    Norm n;
+    autosched::PlannerOptions opt = small_gpu();
+    opt.device.l2_bytes = 96 * 1024;
+    autosched::Plan plan = solder::testing::plan_for(n.outs, opt, true);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+    EXPECT_EQ(plan.kernels[0].rows_per_block(), 2) << plan.to_text();
+    expect_layer_norm(plan, n, nullptr);
+}

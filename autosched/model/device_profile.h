@@ -23,6 +23,7 @@ struct DeviceProfile {
     // unless asked. Only the inner-outer kernels use it (schedules/inner_outer/inner_outer_plan.h).
     int64_t shared_memory_optin_bytes = 227 * 1024;
     int64_t shared_memory_per_sm = 228 * 1024;  // what the blocks resident on one SM share
+    int64_t max_threads_per_sm = 2048;          // resident threads per SM (sm_80 and later)
     int64_t l2_bytes = 50 * 1024 * 1024;
 
     // Launch limits: a launch beyond any of them fails (cuLaunchKernel's CUDA_ERROR_INVALID_VALUE).
