@@ -1013,3 +1013,39 @@ TEST(UserPipelines, NarrowRowsOfPerPointSumsTakeSnugTiles) {
         }
     });
 }
+
+// Sibling outputs over short rows (a block holds several rows: thread y) and three dims: their
+// fused block and thread loops are never partitioned, which Halide would reject between GPU loops.
+TEST(UserPipelines, SiblingOutputsOverShortRowsLaunchTogether) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 3, "shin");
+        Var x("x"), y("y"), z("z");
+        Func twice("twice"), shifted("shifted");
+        twice(x, y, z) = in(x, y, z) * 2.0f;
+        shifted(x, y, z) = in(x, y, z) - in(x, y, 0);
+        in.set_estimates({{0, 64}, {0, 32}, {0, 4}});
+        twice.set_estimates({{0, 64}, {0, 32}, {0, 4}});
+        shifted.set_estimates({{0, 64}, {0, 32}, {0, 4}});
+        std::string plan = schedule_with_solder({twice, shifted}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("1 kernel,"), std::string::npos) << plan;
+            EXPECT_NE(plan.find("rows per block"), std::string::npos) << plan;
+        }
+        Pipeline p = compiled({twice, shifted}, target);
+        for (auto [w, h, d] : std::vector<std::array<int, 3>>{{64, 32, 4}, {37, 29, 3}, {1, 1, 1}}) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(d));
+            auto a = random_buffer<float>({w, h, d}, 51, -1, 1);
+            in.set(a);
+            Buffer<float> o1(w, h, d), o2(w, h, d);
+            p.realize({o1, o2}, jit_target(target));
+            o1.copy_to_host();
+            o2.copy_to_host();
+            EXPECT_TRUE(matches(
+                o1, [&](auto &q) { return 2.0 * a(q[0], q[1], q[2]); }, 1e-6))
+                << plan;
+            EXPECT_TRUE(matches(
+                o2, [&](auto &q) { return double(a(q[0], q[1], q[2])) - a(q[0], q[1], 0); }, 1e-6))
+                << plan;
+        }
+    });
+}

@@ -82,6 +82,10 @@ void schedule_pointwise_siblings(ScheduleWriter &w, const std::vector<Func> &roo
     const std::string tag = roots[0].name();
     for (size_t i = 0; i < roots.size(); i++) {
         schedule_pointwise_kernel(w, roots[i], vector_width, target, threads_x, threads_y, tag, unroll_rows);
+        // Partitioned, the fused GPU loops of roots whose bounds Halide cannot prove equal put an
+        // `if` between block or thread loops, which it rejects ("Unexpected construct inside if
+        // statement": random seed 100001's batch, rows of a block as thread y, on OpenCL).
+        w.never_partition_all({roots[i]});
         if (i > 0) w.compute_with({roots[i]}, {roots[0]}, Var(tag + "_tx"));
     }
 }
