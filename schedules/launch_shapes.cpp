@@ -197,8 +197,9 @@ std::vector<LaunchShape> kernel_launch_shapes(const ShapeContext &c, const Kerne
     // (A horizontal kernel keeps split-K fields only where its first root launches partials.)
     std::vector<LaunchShape> out = split_k_shapes(c, k);
     // (Sibling launches: every root in the first one's blocks, which its template lays out.)
-    auto own = k.with.empty() || sibling_kernel(k, c.root_node()) ? kernel_template(k.kind()).launch_shapes(c, k)
-                                                                  : horizontal_shapes(c, k);
+    auto own = k.with.empty() || sibling_kernel(k, c.root_node().dims.size())
+                   ? kernel_template(k.kind()).launch_shapes(c, k)
+                   : horizontal_shapes(c, k);
     out.insert(out.end(), own.begin(), own.end());
     return out;
 }

@@ -4,20 +4,24 @@
 
 namespace solder::autosched {
 
+void merge_leaf(std::map<int, Region> &leaves, int node, const Region &region) {
+    auto it = leaves.find(node);
+    if (it == leaves.end()) {
+        leaves.emplace(node, region);
+        return;
+    }
+    for (size_t d = 0; d < it->second.size() && d < region.size(); d++) {
+        it->second[d].min = std::min(it->second[d].min, region[d].min);
+        it->second[d].max = std::max(it->second[d].max, region[d].max);
+    }
+}
+
 void add_leaves(const FuncGraph &g, int from, const Region &region, const std::vector<bool> &inside, int skip,
                 std::map<int, Region> &leaves) {
     auto regions = g.regions_for(from, region, inside);
     for (size_t p = 0; p < regions.size(); p++) {
         if (regions[p].empty() || int(p) == from || int(p) == skip || inside[p]) continue;
-        auto it = leaves.find(int(p));
-        if (it == leaves.end()) {
-            leaves.emplace(int(p), regions[p]);
-            continue;
-        }
-        for (size_t d = 0; d < it->second.size() && d < regions[p].size(); d++) {
-            it->second[d].min = std::min(it->second[d].min, regions[p][d].min);
-            it->second[d].max = std::max(it->second[d].max, regions[p][d].max);
-        }
+        merge_leaf(leaves, int(p), regions[p]);
     }
 }
 

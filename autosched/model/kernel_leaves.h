@@ -16,6 +16,8 @@ namespace solder::autosched {
 // reads, with `inside` computed on chip; `skip` (-1: none) counts as a leaf that is not read.
 void add_leaves(const FuncGraph &g, int from, const Region &region, const std::vector<bool> &inside, int skip,
                 std::map<int, Region> &leaves);
+// Adds `region` of `node` to `leaves`, merged with what is there as a bounding box.
+void merge_leaf(std::map<int, Region> &leaves, int node, const Region &region);
 int64_t leaf_bytes(const FuncGraph &g, const std::map<int, Region> &leaves);
 
 // Reduction `func`'s iteration domain and the points it walks per position (RVars' bounds, and

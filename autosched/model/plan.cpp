@@ -190,16 +190,16 @@ std::string Plan::to_text() const {
         if (const BlockReductionParams *br = k.get<BlockReductionParams>(); br && br->lanes_x > 0)
             vec += ", " + std::to_string(br->lanes_x) + " x " + std::to_string(br->lanes / br->lanes_x) +
                    " lanes (innermost two RVars)";
-        if (const GenericParams *gp = k.get<GenericParams>())
+        if (const GenericParams *gp = k.get<GenericParams>()) {
             for (size_t s = 0; s < gp->stage_serial_outer.size(); s++)
                 if (gp->stage_serial_outer[s] > 0)
                     vec += ", stage " + std::to_string(s) + " loops its outer " +
                            std::to_string(gp->stage_serial_outer[s]) +
                            (gp->stage_serial_outer[s] == 1 ? " dim" : " dims") + " in each thread";
-        if (const GenericParams *gp = k.get<GenericParams>())
             for (size_t s = 0; s < gp->stage_threads.size(); s++)
                 if (gp->stage_threads[s] > 0 && gp->stage_threads[s] != 256)
                     vec += ", stage " + std::to_string(s) + " in blocks of " + std::to_string(gp->stage_threads[s]);
+        }
         if (tile && tile->whole_tiles)
             vec += fixed_sizes ? ", edge tiles shifted inwards"
                                : ", edge tiles shifted inwards where the output spans a tile, guarded elsewhere";

@@ -34,6 +34,16 @@ bool same_shape(const FuncNode &a, const KernelPlan &ka, const FuncNode &b, cons
            p->threads_x == q->threads_x && p->threads_y == q->threads_y && p->unroll_rows == q->unroll_rows;
 }
 
+// Removes the kernels at `drop` (merged into others) and their roots.
+void drop_kernels(Plan &plan, std::vector<int> &kernel_root, const std::set<size_t> &drop) {
+    std::vector<KernelPlan> kept;
+    std::vector<int> kept_root;
+    for (size_t i = 0; i < plan.kernels.size(); i++)
+        if (!drop.count(i)) kept.push_back(plan.kernels[i]), kept_root.push_back(kernel_root[i]);
+    plan.kernels = kept;
+    kernel_root = kept_root;
+}
+
 // What kernel `r` (its root and members) reads from global memory.
 std::map<int, Region> kernel_leaves(const FuncGraph &g, int r, const KernelChoice &kc) {
     std::vector<bool> inside(g.nodes.size(), false);
@@ -70,17 +80,7 @@ void merge_siblings(const FuncGraph &g, const std::vector<std::set<int>> &deps,
             for (auto &[leaf, region] : own) shares = shares || reads[gi].count(leaf) > 0;
             if (!ok || !shares) continue;
             grp.push_back(i);
-            for (auto &[leaf, region] : own) {
-                auto it = reads[gi].find(leaf);
-                if (it == reads[gi].end()) {
-                    reads[gi][leaf] = region;
-                } else {
-                    for (size_t d = 0; d < region.size() && d < it->second.size(); d++) {
-                        it->second[d].min = std::min(it->second[d].min, region[d].min);
-                        it->second[d].max = std::max(it->second[d].max, region[d].max);
-                    }
-                }
-            }
+            for (auto &[leaf, region] : own) merge_leaf(reads[gi], leaf, region);
             placed = true;
         }
         if (!placed) groups.push_back({i}), reads.push_back(own);
@@ -106,12 +106,7 @@ void merge_siblings(const FuncGraph &g, const std::vector<std::set<int>> &deps,
                                      "inputs, each thread computing its points of every root (the shared inputs read "
                                      "once)"});
     }
-    std::vector<KernelPlan> kept;
-    std::vector<int> kept_root;
-    for (size_t i = 0; i < plan.kernels.size(); i++)
-        if (!drop.count(i)) kept.push_back(plan.kernels[i]), kept_root.push_back(kernel_root[i]);
-    plan.kernels = kept;
-    kernel_root = kept_root;
+    drop_kernels(plan, kernel_root, drop);
 }
 
 void merge_horizontal(const FuncGraph &g, const std::vector<bool> &root, const std::vector<std::set<int>> &deps,
@@ -152,7 +147,7 @@ void merge_horizontal(const FuncGraph &g, const std::vector<bool> &root, const s
         }
         if (!placed) hgroups.push_back({r});
     }
-    std::set<int> drop;
+    std::set<size_t> drop;
     for (auto &hg : hgroups) {
         if (hg.size() < 2) continue;
         int first = int(std::find(kernel_root.begin(), kernel_root.end(), hg[0]) - kernel_root.begin());
@@ -167,23 +162,19 @@ void merge_horizontal(const FuncGraph &g, const std::vector<bool> &root, const s
             k.bytes_written += o.bytes_written;
             k.blocks += o.blocks;
             k.launches = std::max(k.launches, o.launches);  // stage by stage
-            drop.insert(ki);
+            drop.insert(size_t(ki));
         }
     }
-    std::vector<KernelPlan> kept;
-    std::vector<int> kept_root;
-    for (size_t i = 0; i < plan.kernels.size(); i++)
-        if (!drop.count(int(i))) kept.push_back(plan.kernels[i]), kept_root.push_back(kernel_root[i]);
-    plan.kernels = kept;
-    kernel_root = kept_root;
+    drop_kernels(plan, kernel_root, drop);
 }
 
-bool sibling_kernel(const KernelPlan &k, const FuncNode &root) {
-    return !k.with.empty() && k.get<PointwiseParams>() && root.dims.size() >= 2;
+bool sibling_kernel(const KernelPlan &k, size_t root_dims) {
+    return !k.with.empty() && k.get<PointwiseParams>() && root_dims >= 2;
 }
 
 void apply_horizontal(ApplyContext &c, const KernelPlan &k) {
-    if (const PointwiseParams *p = k.get<PointwiseParams>(); p && !k.with.empty() && c.get(k.root).dimensions() >= 2) {
+    if (sibling_kernel(k, size_t(c.get(k.root).dimensions()))) {
+        const PointwiseParams *p = k.get<PointwiseParams>();
         std::vector<Halide::Func> roots{c.get(k.root)};
         for (auto &name : k.with) roots.push_back(c.get(name));
         schedule_pointwise_siblings(c.w, roots, p->vector_width, c.target, p->threads_x, p->threads_y, p->unroll_rows);

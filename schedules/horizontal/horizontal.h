@@ -26,8 +26,8 @@ void merge_horizontal(const FuncGraph &g, const std::vector<bool> &root, const s
 constexpr size_t kMaxSiblings = 8;
 void merge_siblings(const FuncGraph &g, const std::vector<std::set<int>> &deps,
                     const std::map<int, KernelChoice> &choice, Plan &plan, std::vector<int> &kernel_root);
-// Whether `k` (rooted at `root`) is a sibling launch rather than a 1-D horizontal one.
-bool sibling_kernel(const KernelPlan &k, const FuncNode &root);
+// Whether `k` (its root of `root_dims` dims) is a sibling launch rather than a 1-D horizontal one.
+bool sibling_kernel(const KernelPlan &k, size_t root_dims);
 // The merged kernel `k` (k.with not empty) applied: its roots' stages fused launch by launch.
 void apply_horizontal(ApplyContext &c, const KernelPlan &k);
 

@@ -73,19 +73,23 @@ constexpr int kGatherRows = 4;
 // tone curve: no faster with rows unrolled).
 constexpr int64_t kGatherTableBytes = 1 << 20;
 
+// Whether some read by the kernel's root or a Func fused into it is one `pred` accepts.
+template<typename Pred> bool some_read(const FuncGraph &g, int root, const std::vector<int> &members, Pred pred) {
+    std::vector<int> in{root};
+    in.insert(in.end(), members.begin(), members.end());
+    for (int n : in)
+        for (int e : g.nodes[size_t(n)].in_edges)
+            if (pred(g.edges[size_t(e)])) return true;
+    return false;
+}
+
 // Whether the kernel gathers from a large table: its root or a Func fused into it reads one at an
 // index it loads first (a table row named by a token). One point per thread then has one load in
 // flight at a time, the index and then what it names.
 bool gathers(const FuncGraph &g, int root, const std::vector<int> &members) {
-    std::vector<int> in{root};
-    in.insert(in.end(), members.begin(), members.end());
-    for (int n : in)
-        for (int e : g.nodes[size_t(n)].in_edges) {
-            const FuncEdge &E = g.edges[size_t(e)];
-            if (E.access == Access::DataDependent && g.nodes[size_t(E.producer)].bytes() >= kGatherTableBytes)
-                return true;
-        }
-    return false;
+    return some_read(g, root, members, [&](const FuncEdge &E) {
+        return E.access == Access::DataDependent && g.nodes[size_t(E.producer)].bytes() >= kGatherTableBytes;
+    });
 }
 
 // Scattered gathers per point (FuncEdge::scattered) from which a kernel's threads take one point
@@ -98,12 +102,7 @@ constexpr int kScatteredSites = 4;
 // only at run time, and its neighbours' cells are far apart along one row: measured on the H100,
 // bgu's slice took 423 us in x4 vectors along rows, 156 us one point per thread in 32 x 8 tiles.
 bool gathers_scattered(const FuncGraph &g, int root, const std::vector<int> &members) {
-    std::vector<int> in{root};
-    in.insert(in.end(), members.begin(), members.end());
-    for (int n : in)
-        for (int e : g.nodes[size_t(n)].in_edges)
-            if (g.edges[size_t(e)].scattered && g.edges[size_t(e)].sites >= kScatteredSites) return true;
-    return false;
+    return some_read(g, root, members, [](const FuncEdge &E) { return E.scattered && E.sites >= kScatteredSites; });
 }
 
 // Threads of a one-point-per-thread tile (PointwiseParams) over innermost extents `e0` x `e1` that
