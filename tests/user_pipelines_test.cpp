@@ -1049,3 +1049,47 @@ TEST(UserPipelines, SiblingOutputsOverShortRowsLaunchTogether) {
         }
     });
 }
+
+// A scan at each pixel over a parameter's steps (a running sum along the row, one more column per
+// step), read by another kernel at two of its steps and a neighbouring pixel. On a GPU the scan is
+// computed per tile of a copy, which the reader reads; planned at 5 steps, run at others.
+TEST(UserPipelines, PointScanRunsPerTileOfACopy) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 2, "psin");
+        Param<int> steps("steps");
+        steps.set_estimate(5);
+        Var x("x"), y("y"), t("t");
+        Func clamped = BoundaryConditions::repeat_edge(in);
+        Func acc("acc"), out("psout");
+        acc(x, y, t) = clamped(x, y);
+        RDom r(1, steps, "r");
+        acc(x, y, r) = acc(x, y, r - 1) + clamped(x + r, y) * 0.5f;
+        out(x, y) = acc(x, y, steps) - acc(x + 1, y, steps / 2);
+        in.set_estimates({{0, 96}, {0, 40}});
+        out.set_estimates({{0, 96}, {0, 40}});
+        std::string plan = schedule_with_solder({out}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("its scan per tile in shared memory, written once through a copy"), std::string::npos)
+                << plan;
+        }
+        Pipeline p = compiled({out}, target);
+        for (int n : {5, 1, 9}) {
+            steps.set(n);
+            for (auto [w, h] : std::vector<std::array<int, 2>>{{96, 40}, {37, 29}, {1, 1}}) {
+                SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " steps " + std::to_string(n));
+                auto a = random_buffer<float>({w, h}, 61);
+                in.set(a);
+                Buffer<float> o = realized<float>(p, {w, h}, target);
+                auto at = [&](int i, int j) { return double(a(std::clamp(i, 0, w - 1), std::clamp(j, 0, h - 1))); };
+                auto scan = [&](int i, int j, int k) {
+                    double s = at(i, j);
+                    for (int q = 1; q <= k; q++) s += 0.5 * at(i + q, j);
+                    return s;
+                };
+                EXPECT_TRUE(matches(
+                    o, [&](auto &q) { return scan(q[0], q[1], n) - scan(q[0] + 1, q[1], n / 2); }, 1e-4))
+                    << plan;
+            }
+        }
+    });
+}

@@ -51,6 +51,73 @@ std::string generic_reason(const Function &f) {
 
 namespace {
 
+bool mentions_any(const Expr &e, const std::vector<std::string> &vars) {
+    for (auto &v : vars)
+        if (expr_uses_var(e, v)) return true;
+    return false;
+}
+
+// Whether every call of `f` in `e` reads, at each position in `pure_at` (true), the pure var of
+// that position as it is.
+bool reads_own_point(const Function &f, const Expr &e, const std::vector<bool> &pure_at) {
+    struct Reads : IRVisitor {
+        const Function &f;
+        const std::vector<bool> &pure_at;
+        bool own = true;
+        Reads(const Function &f, const std::vector<bool> &pure_at) : f(f), pure_at(pure_at) {}
+        using IRVisitor::visit;
+        void visit(const Call *c) override {
+            IRVisitor::visit(c);
+            if (c->call_type != Call::Halide || c->name != f.name() || c->args.size() != pure_at.size()) return;
+            for (size_t d = 0; d < c->args.size(); d++) {
+                const auto *v = c->args[d].as<Variable>();
+                if (pure_at[d] && !(v && v->name == f.args()[d])) own = false;
+            }
+        }
+    } r(f, pure_at);
+    e.accept(&r);
+    return r.own;
+}
+
+}  // namespace
+
+bool point_scan(const Function &f) {
+    if (f.has_extern_definition() || f.updates().empty() || f.args().size() < 2) return false;
+    const auto &pure = f.args();
+    for (const Definition &u : f.updates()) {
+        const auto &args = u.args();
+        if (args.size() != pure.size()) return false;
+        std::vector<bool> pure_at(pure.size(), false);
+        for (size_t d = 0; d < args.size(); d++) {
+            const auto *v = args[d].as<Variable>();
+            if (v && v->name == pure[d])
+                pure_at[d] = true;
+            else if (mentions_any(args[d], pure))
+                return false;  // a pure var moved or shifted: a transpose or a shift, not a scan
+        }
+        if (!pure_at[0] || !pure_at[1]) return false;
+        for (auto &v : u.values())
+            if (!reads_own_point(f, v, pure_at)) return false;
+        if (u.predicate().defined() && !reads_own_point(f, u.predicate(), pure_at)) return false;
+    }
+    return true;
+}
+
+std::vector<int> point_scan_dims(const Function &f) {
+    std::vector<int> dims;
+    for (size_t d = 0; d < f.args().size(); d++)
+        for (const Definition &u : f.updates()) {
+            const auto *v = u.args()[d].as<Variable>();
+            if (!(v && v->name == f.args()[d])) {
+                dims.push_back(int(d));
+                break;
+            }
+        }
+    return dims;
+}
+
+namespace {
+
 // Update `u` of `f` has one value, an RDom without a predicate, and an operator Halide proves
 // associative and commutative: its RDom's points may run in any order, all at once.
 bool any_order_update(const Function &f, int u) {

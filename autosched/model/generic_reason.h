@@ -3,6 +3,7 @@
 // reason is data: the plan prints it beside the Func.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "Halide.h"
 
@@ -13,6 +14,18 @@ namespace solder::autosched {
 // reduces with an operator Halide proves associative, over an RDom without a predicate (its
 // bounds may be known only at run time: every split of such a pipeline guards its tail).
 std::string generic_reason(const Halide::Internal::Function &f);
+
+// Whether every update of `f` is a scan at each point of its pure dims (a "point scan"): each
+// update writes its pure vars in their places, except in positions indexed by RDom and constant
+// expressions only (the scan's positions), and reads `f` only at its own point in the pure
+// positions (`vert(x, y, c, rt) = max(vert(x, y, c, rt - 1), ...)`: a column window grown one
+// step at a time, for each pixel). Dims 0 and 1 must be pure positions. Such a Func's points are
+// independent of each other across the pure dims: any region of them may be computed apart (per
+// tile, each thread walking its own points' scans in order): the generic template computes it per
+// tile of a copy (schedules/generic/generic_schedule.h).
+bool point_scan(const Halide::Internal::Function &f);
+// A point scan's scan dims: those some update writes at an RDom's point, not its pure var.
+std::vector<int> point_scan_dims(const Halide::Internal::Function &f);
 
 // Whether Halide can run update `u` of `f` on all its RDom's points at once with atomic
 // read-modify-writes (Stage::atomic): an associative and commutative single-valued update whose

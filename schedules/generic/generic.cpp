@@ -45,6 +45,20 @@ std::vector<int> generic_stage_serial_outer(const FuncNode &O) {
     return serial;
 }
 
+// The shared memory one tile of a point scan's copy (GenericParams::scan_tiles) takes at the
+// estimates: kGenericTileX x kGenericTileY points, every point of its scan dims.
+int64_t scan_tile_bytes(const FuncNode &O) {
+    int64_t bytes = int64_t(kGenericTileX) * kGenericTileY * O.elem_bytes;
+    for (int d : point_scan_dims(O.function)) bytes *= O.region[size_t(d)].extent();
+    return bytes;
+}
+
+// Whether a generic root's scan runs per tile of a copy (GenericParams::scan_tiles): a point scan
+// that is no pipeline output (other kernels read the copy), on a GPU, whose tile fits shared memory.
+bool scan_per_tile(const FuncNode &O, const PlannerOptions &opt) {
+    return opt.gpu && !O.is_output && point_scan(O.function) && scan_tile_bytes(O) <= opt.device.shared_memory_bytes;
+}
+
 class GenericTemplate : public KernelTemplate {
 public:
     TemplateKind kind() const override { return TemplateKind::Generic; }
@@ -65,6 +79,11 @@ public:
         GenericParams p;
         if (c.opt.gpu) p.stage_threads = generic_stage_threads(O, c.opt.device);
         if (c.opt.gpu) p.stage_serial_outer = generic_stage_serial_outer(O);
+        if (scan_per_tile(O, c.opt)) {
+            p = GenericParams();
+            p.scan_tiles = true;
+            k.launches = 1;
+        }
         k.params = p;
         // Scatters in chunks of rows take two launches more (their chunks' bins).
         for (int u = 0; c.opt.gpu && u < O.updates; u++) k.launches += chunked_scatter(O.function, u) ? 2 : 0;
@@ -72,7 +91,10 @@ public:
 
     void apply(ApplyContext &c, const KernelPlan &k) const override {
         const GenericParams &p = *k.get<GenericParams>();
-        schedule_generic_kernel(c.w, c.get(k.root), c.target, p.stage_threads, p.stage_serial_outer);
+        if (p.scan_tiles)
+            schedule_point_scan_tiles(c.w, c.get(k.root));
+        else
+            schedule_generic_kernel(c.w, c.get(k.root), c.target, p.stage_threads, p.stage_serial_outer);
     }
 
     // Each stage a launch (schedules/generic/generic_schedule.cpp): pure vars as pure_loops lays
@@ -82,6 +104,16 @@ public:
         const FuncNode &O = c.root_node();
         std::vector<LaunchShape> out;
         if (O.is_input || O.function.has_extern_definition()) return out;
+        if (k.get<GenericParams>()->scan_tiles) {
+            // The copy's launch: tiles over the dims other than the scan's, which each thread loops.
+            std::vector<int64_t> e;
+            const std::vector<int> scan = point_scan_dims(O.function);
+            for (size_t d = 0; d < O.region.size(); d++)
+                if (std::find(scan.begin(), scan.end(), int(d)) == scan.end()) e.push_back(O.region[d].extent());
+            LaunchShape s = tiled_stage(O.name + " (copy)", e, kGenericTileX, kGenericTileY, 0, c.grid);
+            s.shared_bytes = scan_tile_bytes(O);
+            return {s};
+        }
         const auto &threads = k.get<GenericParams>()->stage_threads;
         const auto &serial = k.get<GenericParams>()->stage_serial_outer;
         const Halide::Target cuda = Halide::get_host_target().with_feature(Halide::Target::CUDA);

@@ -1,5 +1,7 @@
 #include "schedules/generic/generic_schedule.h"
 
+#include <algorithm>
+
 #include "autosched/model/generic_reason.h"
 #include "autosched/model/pipeline_funcs.h"
 
@@ -121,6 +123,55 @@ void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, co
         } else if (is_gpu_target(target)) {
             w.gpu_single_thread(s);  // a scalar Func's pure definition
         }
+    }
+}
+
+}  // namespace solder
+
+namespace solder {
+
+void schedule_point_scan_tiles(ScheduleWriter &w, Func f) {
+    const Internal::Function fn = f.function();
+    const std::vector<int> scan = autosched::point_scan_dims(fn);
+    auto is_scan = [&](size_t d) { return std::find(scan.begin(), scan.end(), int(d)) != scan.end(); };
+    const std::string tag = f.name() + "_copy";
+    Func copy = w.in(f, {});
+    w.compute_root(copy);
+    const std::vector<Var> cv = pure_vars(copy);
+    Var bx(tag + "_bx"), by(tag + "_by"), tx(tag + "_tx"), ty(tag + "_ty");
+    w.tile({copy}, cv[0], cv[1], bx, by, tx, ty, kTileX, kTileY, TailStrategy::GuardWithIf);
+    // Innermost first: the scan dims (in each thread), the threads, the tiles, the other dims.
+    std::vector<VarOrRVar> order, blocks{bx, by};
+    for (size_t d = 2; d < cv.size(); d++)
+        if (is_scan(d)) order.push_back(cv[d]);
+    for (const VarOrRVar &v : {VarOrRVar(tx), VarOrRVar(ty), VarOrRVar(bx), VarOrRVar(by)}) order.push_back(v);
+    for (size_t d = 2; d < cv.size(); d++)
+        if (!is_scan(d)) order.push_back(cv[d]), blocks.push_back(cv[d]);
+    w.reorder({copy}, order);
+    w.gpu_threads({copy}, tx, ty);
+    const VarOrRVar at = gpu_blocks_over(w, {copy}, blocks, tag, 2);
+    // No loop split into prologue, steady state and epilogue (here or in the scan's stages): each
+    // split doubles the tile's code, and with it the registers (64, with spills, against 40).
+    w.never_partition_all({copy});
+    // The scan per tile: each stage over the tile's 32 x 8 points (guarded at the edges), its other
+    // dims and its RDom looping inside each thread.
+    w.compute_at(f, copy, at);
+    const std::vector<Var> fv = pure_vars(f);
+    Var xo(f.name() + "_xo"), yo(f.name() + "_yo"), fx(f.name() + "_tx"), fy(f.name() + "_ty");
+    for (int stage = -1; stage < int(fn.updates().size()); stage++) {
+        const StageRef s{f, stage};
+        w.split(s, fv[0], xo, fx, kTileX, TailStrategy::GuardWithIf);
+        w.split(s, fv[1], yo, fy, kTileY, TailStrategy::GuardWithIf);
+        std::vector<VarOrRVar> inner{yo, xo};
+        if (stage >= 0)
+            for (auto &rv : fn.update(stage).schedule().rvars()) inner.push_back(RVar(rv.var));
+        for (size_t d = 2; d < fv.size(); d++)
+            if (stage < 0 || !is_scan(d)) inner.push_back(fv[d]);
+        inner.push_back(fx);
+        inner.push_back(fy);
+        w.reorder(s, inner);
+        w.gpu_threads(s, fx, fy);
+        w.never_partition_all(s);
     }
 }
 

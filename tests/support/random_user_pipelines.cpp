@@ -94,6 +94,18 @@ void build(uint64_t seed, UserPipeline &p) {
             break;
         }
         case 6:
+            if (s % 2 == 1) {
+                // (By the stage's place, not a draw: the seeds' other stages stay as they were.)
+                p.kinds.push_back("point_scan");
+                Func c = BoundaryConditions::repeat_edge(a, whole);
+                Func sc("scan" + n);
+                Var k("k");
+                sc(x, y, k) = c(x, y);
+                RDom r(1, p.taps, "rs" + n);
+                sc(x, y, r) = 0.5f * sc(x, y, r - 1) + 0.5f * c(x + r, y);
+                f(x, y) = 0.5f * sc(x, y, p.taps) + 0.5f * sc(x - 1, y, p.taps / 2);
+                break;
+            }
             p.kinds.push_back("updates");
             f(x, y) = a(x, y);
             f(x, y) = f(x, y) * 0.5f;

@@ -1,6 +1,7 @@
 // Random pipelines written the way Halide users write them: a 2-D float image whose extents come
 // from the input, stages drawn from pointwise mixes, stencils over boundary conditions, row
-// reductions over the input's extent, scans, histograms read back at data-dependent points,
+// reductions over the input's extent, scans (along a dim, and at each point over a parameter's
+// steps), histograms read back at data-dependent points,
 // Tuples, several updates, resamplings (a pyramid level down and back up), and reductions over a
 // scalar parameter. Each pipeline is built twice from its seed: once scheduled by Solder, once with
 // every Func at root and nothing else (the reference, on the host), and the two are compared at
