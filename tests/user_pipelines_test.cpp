@@ -1069,7 +1069,8 @@ TEST(UserPipelines, PointScanRunsPerTileOfACopy) {
         out.set_estimates({{0, 96}, {0, 40}});
         std::string plan = schedule_with_solder({out}, target);
         if (target != "host") {
-            EXPECT_NE(plan.find("its scan per tile in shared memory, written once through a copy"), std::string::npos)
+            EXPECT_NE(plan.find("its scan per 32 x 8 tile in shared memory, written once through a copy"),
+                      std::string::npos)
                 << plan;
         }
         Pipeline p = compiled({out}, target);
@@ -1088,6 +1089,108 @@ TEST(UserPipelines, PointScanRunsPerTileOfACopy) {
                 };
                 EXPECT_TRUE(matches(
                     o, [&](auto &q) { return scan(q[0], q[1], n) - scan(q[0] + 1, q[1], n / 2); }, 1e-4))
+                    << plan;
+            }
+        }
+    });
+}
+
+// A point scan with a Tuple value, two updates (one at a constant step) and its scan dim between
+// pure dims: still per tile of a copy on a GPU, and right at sizes and step counts it was not
+// planned for.
+TEST(UserPipelines, PointScansOfTuplesWithSeveralUpdates) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 3, "ptin");
+        Param<int> steps("steps");
+        steps.set_estimate(4);
+        Var x("x"), y("y"), k("k"), c("c");
+        Func clamped = BoundaryConditions::repeat_edge(in);
+        Func win("win"), out("ptout");
+        win(x, y, k, c) = Tuple(clamped(x, y, c), 0.0f);
+        RDom r(1, steps, "r");
+        win(x, y, r, c) =
+            Tuple(max(win(x, y, r - 1, c)[0], clamped(x, y + r, c)), win(x, y, r - 1, c)[1] + clamped(x, y - r, c));
+        win(x, y, 0, c) = Tuple(win(x, y, 0, c)[0] * 2.0f, win(x, y, 0, c)[1]);
+        out(x, y, c) = win(x, y, steps, c)[0] + 0.25f * win(x + 1, y, steps / 2, c)[1] + win(x, y, 0, c)[0];
+        in.set_estimates({{0, 80}, {0, 48}, {0, 3}});
+        out.set_estimates({{0, 80}, {0, 48}, {0, 3}});
+        std::string plan = schedule_with_solder({out}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("its scan per 32 x 8 tile in shared memory, written once through a copy"),
+                      std::string::npos)
+                << plan;
+        }
+        Pipeline p = compiled({out}, target);
+        for (int n : {4, 7}) {
+            steps.set(n);
+            for (auto [w, h, d] : std::vector<std::array<int, 3>>{{80, 48, 3}, {33, 9, 2}, {1, 1, 1}}) {
+                SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(d) + " steps " +
+                             std::to_string(n));
+                auto a = random_buffer<float>({w, h, d}, 71);
+                in.set(a);
+                Buffer<float> o = realized<float>(p, {w, h, d}, target);
+                auto at = [&](int i, int j, int l) {
+                    return double(a(std::clamp(i, 0, w - 1), std::clamp(j, 0, h - 1), l));
+                };
+                // Step 0 is doubled only after the scan has run from its first value.
+                auto hi = [&](int i, int j, int l, int m) {
+                    double v = at(i, j, l);
+                    for (int q = 1; q <= m; q++) v = std::max(v, at(i, j + q, l));
+                    return m == 0 ? 2 * v : v;
+                };
+                auto lo = [&](int i, int j, int l, int m) {
+                    double v = 0;
+                    for (int q = 1; q <= m; q++) v += at(i, j - q, l);
+                    return v;
+                };
+                EXPECT_TRUE(matches(
+                    o,
+                    [&](auto &q) {
+                        return hi(q[0], q[1], q[2], n) + 0.25 * lo(q[0] + 1, q[1], q[2], n / 2) +
+                               hi(q[0], q[1], q[2], 0);
+                    },
+                    1e-4))
+                    << plan;
+            }
+        }
+    });
+}
+
+// A point scan of many steps at the estimates takes tiles of fewer rows, so that its tile stays
+// within half the shared memory and may grow with the steps at run time.
+TEST(UserPipelines, PointScansOfManyStepsTakeFewerRows) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 2, "pmin");
+        Param<int> steps("steps");
+        steps.set_estimate(40);
+        Var x("x"), y("y"), t("t");
+        Func acc("macc"), out("pmout");
+        acc(x, y, t) = in(x, y);
+        RDom r(1, steps, "r");
+        acc(x, y, r) = acc(x, y, r - 1) * 0.5f + 1.0f;
+        out(x, y) = acc(x, y, steps) + acc(x, y, 0);
+        in.set_estimates({{0, 64}, {0, 32}});
+        out.set_estimates({{0, 64}, {0, 32}});
+        std::string plan = schedule_with_solder({out}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("its scan per 32 x 4 tile"), std::string::npos) << plan;
+        }
+        Pipeline p = compiled({out}, target);
+        for (int n : {40, 3, 70}) {
+            steps.set(n);
+            for (auto [w, h] : std::vector<std::array<int, 2>>{{64, 32}, {5, 7}}) {
+                SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " steps " + std::to_string(n));
+                auto a = random_buffer<float>({w, h}, 81);
+                in.set(a);
+                Buffer<float> o = realized<float>(p, {w, h}, target);
+                EXPECT_TRUE(matches(
+                    o,
+                    [&](auto &q) {
+                        double v = a(q[0], q[1]);
+                        for (int s = 1; s <= n; s++) v = v * 0.5 + 1.0;
+                        return v + a(q[0], q[1]);
+                    },
+                    1e-4))
                     << plan;
             }
         }

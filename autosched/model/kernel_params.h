@@ -102,9 +102,10 @@ struct GenericParams {
     // their run-time extents (max_filter's 4-D table: about 100 instructions for each store).
     std::vector<int> stage_serial_outer;
     // A point scan (autosched/model/generic_reason.h) read by other kernels, on a GPU: all its
-    // stages computed per tile of a copy of it in shared memory, the copy written once (one
-    // launch), instead of a launch per stage each writing the whole Func.
-    bool scan_tiles = false;
+    // stages computed per 32 x scan_tile_rows tile of a copy of it in shared memory, the copy
+    // written once (one launch), instead of a launch per stage each writing the whole Func.
+    // 0: not so.
+    int scan_tile_rows = 0;
 };
 
 using TemplateParams = std::variant<PointwiseParams, SingleParams, BlockReductionParams, StencilTileParams, RowParams,

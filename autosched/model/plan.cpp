@@ -191,7 +191,9 @@ std::string Plan::to_text() const {
             vec += ", " + std::to_string(br->lanes_x) + " x " + std::to_string(br->lanes / br->lanes_x) +
                    " lanes (innermost two RVars)";
         if (const GenericParams *gp = k.get<GenericParams>()) {
-            if (gp->scan_tiles) vec += ", its scan per tile in shared memory, written once through a copy";
+            if (gp->scan_tile_rows > 0)
+                vec += ", its scan per 32 x " + std::to_string(gp->scan_tile_rows) +
+                       " tile in shared memory, written once through a copy";
             for (size_t s = 0; s < gp->stage_serial_outer.size(); s++)
                 if (gp->stage_serial_outer[s] > 0)
                     vec += ", stage " + std::to_string(s) + " loops its outer " +

@@ -45,18 +45,23 @@ std::vector<int> generic_stage_serial_outer(const FuncNode &O) {
     return serial;
 }
 
-// The shared memory one tile of a point scan's copy (GenericParams::scan_tiles) takes at the
-// estimates: kGenericTileX x kGenericTileY points, every point of its scan dims.
-int64_t scan_tile_bytes(const FuncNode &O) {
-    int64_t bytes = int64_t(kGenericTileX) * kGenericTileY * O.elem_bytes;
+// The shared memory a tile of `rows` rows of a point scan's copy (GenericParams::scan_tile_rows)
+// takes at the estimates: kGenericTileX x rows points, every point of its scan dims.
+int64_t scan_tile_bytes(const FuncNode &O, int rows) {
+    int64_t bytes = int64_t(kGenericTileX) * rows * O.elem_bytes;
     for (int d : point_scan_dims(O.function)) bytes *= O.region[size_t(d)].extent();
     return bytes;
 }
 
-// Whether a generic root's scan runs per tile of a copy (GenericParams::scan_tiles): a point scan
-// that is no pipeline output (other kernels read the copy), on a GPU, whose tile fits shared memory.
-bool scan_per_tile(const FuncNode &O, const PlannerOptions &opt) {
-    return opt.gpu && !O.is_output && point_scan(O.function) && scan_tile_bytes(O) <= opt.device.shared_memory_bytes;
+// The rows of a point scan's tiles (GenericParams::scan_tile_rows), or 0 where it runs at root: a
+// point scan that is no pipeline output (other kernels read the copy), on a GPU. kGenericTileY
+// rows, or fewer (down to one) where the tile would take more than half the shared memory at the
+// estimates: a scan's steps are often a parameter's, and its tile grows with them at run time.
+int scan_tile_rows(const FuncNode &O, const PlannerOptions &opt) {
+    if (!opt.gpu || O.is_output || !point_scan(O.function)) return 0;
+    for (int rows = kGenericTileY; rows >= 1; rows /= 2)
+        if (2 * scan_tile_bytes(O, rows) <= opt.device.shared_memory_bytes) return rows;
+    return 0;
 }
 
 class GenericTemplate : public KernelTemplate {
@@ -79,9 +84,9 @@ public:
         GenericParams p;
         if (c.opt.gpu) p.stage_threads = generic_stage_threads(O, c.opt.device);
         if (c.opt.gpu) p.stage_serial_outer = generic_stage_serial_outer(O);
-        if (scan_per_tile(O, c.opt)) {
+        if (const int rows = scan_tile_rows(O, c.opt); rows > 0) {
             p = GenericParams();
-            p.scan_tiles = true;
+            p.scan_tile_rows = rows;
             k.launches = 1;
         }
         k.params = p;
@@ -91,8 +96,8 @@ public:
 
     void apply(ApplyContext &c, const KernelPlan &k) const override {
         const GenericParams &p = *k.get<GenericParams>();
-        if (p.scan_tiles)
-            schedule_point_scan_tiles(c.w, c.get(k.root));
+        if (p.scan_tile_rows > 0)
+            schedule_point_scan_tiles(c.w, c.get(k.root), p.scan_tile_rows);
         else
             schedule_generic_kernel(c.w, c.get(k.root), c.target, p.stage_threads, p.stage_serial_outer);
     }
@@ -104,14 +109,14 @@ public:
         const FuncNode &O = c.root_node();
         std::vector<LaunchShape> out;
         if (O.is_input || O.function.has_extern_definition()) return out;
-        if (k.get<GenericParams>()->scan_tiles) {
+        if (const int rows = k.get<GenericParams>()->scan_tile_rows; rows > 0) {
             // The copy's launch: tiles over the dims other than the scan's, which each thread loops.
             std::vector<int64_t> e;
             const std::vector<int> scan = point_scan_dims(O.function);
             for (size_t d = 0; d < O.region.size(); d++)
                 if (std::find(scan.begin(), scan.end(), int(d)) == scan.end()) e.push_back(O.region[d].extent());
-            LaunchShape s = tiled_stage(O.name + " (copy)", e, kGenericTileX, kGenericTileY, 0, c.grid);
-            s.shared_bytes = scan_tile_bytes(O);
+            LaunchShape s = tiled_stage(O.name + " (copy)", e, kGenericTileX, rows, 0, c.grid);
+            s.shared_bytes = scan_tile_bytes(O, rows);
             return {s};
         }
         const auto &threads = k.get<GenericParams>()->stage_threads;

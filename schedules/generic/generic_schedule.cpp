@@ -130,7 +130,7 @@ void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, co
 
 namespace solder {
 
-void schedule_point_scan_tiles(ScheduleWriter &w, Func f) {
+void schedule_point_scan_tiles(ScheduleWriter &w, Func f, int rows) {
     const Internal::Function fn = f.function();
     const std::vector<int> scan = autosched::point_scan_dims(fn);
     auto is_scan = [&](size_t d) { return std::find(scan.begin(), scan.end(), int(d)) != scan.end(); };
@@ -139,7 +139,7 @@ void schedule_point_scan_tiles(ScheduleWriter &w, Func f) {
     w.compute_root(copy);
     const std::vector<Var> cv = pure_vars(copy);
     Var bx(tag + "_bx"), by(tag + "_by"), tx(tag + "_tx"), ty(tag + "_ty");
-    w.tile({copy}, cv[0], cv[1], bx, by, tx, ty, kTileX, kTileY, TailStrategy::GuardWithIf);
+    w.tile({copy}, cv[0], cv[1], bx, by, tx, ty, kTileX, rows, TailStrategy::GuardWithIf);
     // Innermost first: the scan dims (in each thread), the threads, the tiles, the other dims.
     std::vector<VarOrRVar> order, blocks{bx, by};
     for (size_t d = 2; d < cv.size(); d++)
@@ -153,7 +153,7 @@ void schedule_point_scan_tiles(ScheduleWriter &w, Func f) {
     // No loop split into prologue, steady state and epilogue (here or in the scan's stages): each
     // split doubles the tile's code, and with it the registers (64, with spills, against 40).
     w.never_partition_all({copy});
-    // The scan per tile: each stage over the tile's 32 x 8 points (guarded at the edges), its other
+    // The scan per tile: each stage over the tile's 32 x `rows` points (guarded at the edges), its other
     // dims and its RDom looping inside each thread.
     w.compute_at(f, copy, at);
     const std::vector<Var> fv = pure_vars(f);
@@ -161,7 +161,7 @@ void schedule_point_scan_tiles(ScheduleWriter &w, Func f) {
     for (int stage = -1; stage < int(fn.updates().size()); stage++) {
         const StageRef s{f, stage};
         w.split(s, fv[0], xo, fx, kTileX, TailStrategy::GuardWithIf);
-        w.split(s, fv[1], yo, fy, kTileY, TailStrategy::GuardWithIf);
+        w.split(s, fv[1], yo, fy, rows, TailStrategy::GuardWithIf);
         std::vector<VarOrRVar> inner{yo, xo};
         if (stage >= 0)
             for (auto &rv : fn.update(stage).schedule().rvars()) inner.push_back(RVar(rv.var));

@@ -33,8 +33,8 @@ void schedule_generic_kernel(ScheduleWriter &w, Halide::Func f, const Halide::Ta
                              const std::vector<int> &stage_serial_outer = {});
 
 // A point scan (autosched/model/generic_reason.h) that other kernels read, on a GPU: they read a
-// copy of it (Func::in) instead, tiled kGenericTileX x kGenericTileY over its dims other than the
-// scan's, which each thread loops; the scan itself is computed per tile of the copy, in shared
+// copy of it (Func::in) instead, tiled kGenericTileX x `rows` over its dims other than the scan's,
+// which each thread loops; the scan itself is computed per tile of the copy, in shared
 // memory, every stage dealt to the tile's threads alike, so that each thread walks its own points'
 // steps; the copy then writes each point once. At root, each stage is a launch over the whole
 // Func: the pure definition writes every step's first value, and each update reads the table
@@ -44,6 +44,6 @@ void schedule_generic_kernel(ScheduleWriter &w, Halide::Func f, const Halide::Ta
 // registers; 3970 with the loops partitioned, 64 registers and spills), and the scan computed
 // per tile of the disc's own kernel (no copy; tiles of 32 x 8 up to 256 x 1 points) 2757-3061 us,
 // bound by instruction issue: every tile recomputes its halo's column windows.
-void schedule_point_scan_tiles(ScheduleWriter &w, Halide::Func f);
+void schedule_point_scan_tiles(ScheduleWriter &w, Halide::Func f, int rows);
 
 }  // namespace solder
