@@ -1050,6 +1050,18 @@ TEST(UserPipelines, SiblingOutputsOverShortRowsLaunchTogether) {
     });
 }
 
+namespace {
+
+// On a GPU target, the plan computes a point scan per 32 x `rows` tile of a copy.
+void expect_scan_tiles(const std::string &plan, const std::string &target, int rows) {
+    if (target == "host") return;
+    const std::string text =
+        "its scan per 32 x " + std::to_string(rows) + " tile in shared memory, written once through a copy";
+    EXPECT_NE(plan.find(text), std::string::npos) << plan;
+}
+
+}  // namespace
+
 // A scan at each pixel over a parameter's steps (a running sum along the row, one more column per
 // step), read by another kernel at two of its steps and a neighbouring pixel. On a GPU the scan is
 // computed per tile of a copy, which the reader reads; planned at 5 steps, run at others.
@@ -1068,11 +1080,7 @@ TEST(UserPipelines, PointScanRunsPerTileOfACopy) {
         in.set_estimates({{0, 96}, {0, 40}});
         out.set_estimates({{0, 96}, {0, 40}});
         std::string plan = schedule_with_solder({out}, target);
-        if (target != "host") {
-            EXPECT_NE(plan.find("its scan per 32 x 8 tile in shared memory, written once through a copy"),
-                      std::string::npos)
-                << plan;
-        }
+        expect_scan_tiles(plan, target, 8);
         Pipeline p = compiled({out}, target);
         for (int n : {5, 1, 9}) {
             steps.set(n);
@@ -1115,11 +1123,7 @@ TEST(UserPipelines, PointScansOfTuplesWithSeveralUpdates) {
         in.set_estimates({{0, 80}, {0, 48}, {0, 3}});
         out.set_estimates({{0, 80}, {0, 48}, {0, 3}});
         std::string plan = schedule_with_solder({out}, target);
-        if (target != "host") {
-            EXPECT_NE(plan.find("its scan per 32 x 8 tile in shared memory, written once through a copy"),
-                      std::string::npos)
-                << plan;
-        }
+        expect_scan_tiles(plan, target, 8);
         Pipeline p = compiled({out}, target);
         for (int n : {4, 7}) {
             steps.set(n);
@@ -1172,9 +1176,7 @@ TEST(UserPipelines, PointScansOfManyStepsTakeFewerRows) {
         in.set_estimates({{0, 64}, {0, 32}});
         out.set_estimates({{0, 64}, {0, 32}});
         std::string plan = schedule_with_solder({out}, target);
-        if (target != "host") {
-            EXPECT_NE(plan.find("its scan per 32 x 4 tile"), std::string::npos) << plan;
-        }
+        expect_scan_tiles(plan, target, 4);
         Pipeline p = compiled({out}, target);
         for (int n : {40, 3, 70}) {
             steps.set(n);
