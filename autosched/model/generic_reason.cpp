@@ -57,28 +57,6 @@ bool mentions_any(const Expr &e, const std::vector<std::string> &vars) {
     return false;
 }
 
-// Whether every call of `f` in `e` reads, at each position in `pure_at` (true), the pure var of
-// that position as it is.
-bool reads_own_point(const Function &f, const Expr &e, const std::vector<bool> &pure_at) {
-    struct Reads : IRVisitor {
-        const Function &f;
-        const std::vector<bool> &pure_at;
-        bool own = true;
-        Reads(const Function &f, const std::vector<bool> &pure_at) : f(f), pure_at(pure_at) {}
-        using IRVisitor::visit;
-        void visit(const Call *c) override {
-            IRVisitor::visit(c);
-            if (c->call_type != Call::Halide || c->name != f.name() || c->args.size() != pure_at.size()) return;
-            for (size_t d = 0; d < c->args.size(); d++) {
-                const auto *v = c->args[d].as<Variable>();
-                if (pure_at[d] && !(v && v->name == f.args()[d])) own = false;
-            }
-        }
-    } r(f, pure_at);
-    e.accept(&r);
-    return r.own;
-}
-
 }  // namespace
 
 bool point_scan(const Function &f) {
@@ -95,10 +73,9 @@ bool point_scan(const Function &f) {
             else if (mentions_any(args[d], pure))
                 return false;  // a pure var moved or shifted: a transpose or a shift, not a scan
         }
+        // (Halide itself requires every read of the Func in an update to have each of the
+        // update's pure vars in its place: the steps read only their own point's.)
         if (!pure_at[0] || !pure_at[1]) return false;
-        for (auto &v : u.values())
-            if (!reads_own_point(f, v, pure_at)) return false;
-        if (u.predicate().defined() && !reads_own_point(f, u.predicate(), pure_at)) return false;
     }
     return true;
 }

@@ -17,9 +17,9 @@ std::string generic_reason(const Halide::Internal::Function &f);
 
 // Whether every update of `f` is a scan at each point of its pure dims (a "point scan"): each
 // update writes its pure vars in their places, except in positions indexed by RDom and constant
-// expressions only (the scan's positions), and reads `f` only at its own point in the pure
-// positions (`vert(x, y, c, rt) = max(vert(x, y, c, rt - 1), ...)`: a column window grown one
-// step at a time, for each pixel). Dims 0 and 1 must be pure positions. Such a Func's points are
+// expressions only (the scan's positions), dims 0 and 1 among the pure ones; Halide then has it
+// read `f` only at its own point in the pure positions (`vert(x, y, c, rt) = max(vert(x, y, c,
+// rt - 1), ...)`: a column window grown one step at a time, for each pixel). Such a Func's points are
 // independent of each other across the pure dims: any region of them may be computed apart (per
 // tile, each thread walking its own points' scans in order): the generic template computes it per
 // tile of a copy (schedules/generic/generic_schedule.h).

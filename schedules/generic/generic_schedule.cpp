@@ -126,10 +126,6 @@ void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, co
     }
 }
 
-}  // namespace solder
-
-namespace solder {
-
 void schedule_point_scan_tiles(ScheduleWriter &w, Func f, int rows) {
     const Internal::Function fn = f.function();
     const std::vector<int> scan = autosched::point_scan_dims(fn);
