@@ -20,6 +20,12 @@ std::string call_text(const std::string &f, const std::vector<Expr> &args) {
     return s + ")";
 }
 
+// Whether update `u` of `f` writes, at position `d`, the pure var of that position as it is.
+bool pure_in_place(const Function &f, const Definition &u, size_t d) {
+    const auto *v = d < u.args().size() ? u.args()[d].as<Variable>() : nullptr;
+    return v && d < f.args().size() && v->name == f.args()[d];
+}
+
 }  // namespace
 
 std::string generic_reason(const Function &f) {
@@ -32,10 +38,7 @@ std::string generic_reason(const Function &f) {
     const auto &pure = f.args();
     const auto &args = u.args();
     bool in_order = args.size() == pure.size();
-    for (size_t d = 0; in_order && d < args.size(); d++) {
-        const auto *v = args[d].as<Variable>();
-        in_order = v && v->name == pure[d];
-    }
+    for (size_t d = 0; in_order && d < args.size(); d++) in_order = pure_in_place(f, u, d);
     if (!in_order)
         return "its update writes " + call_text(f.name(), args) +
                ", not its pure vars in order: a scan or a scatter (data-dependent or shifted stores)";
@@ -65,17 +68,12 @@ bool point_scan(const Function &f) {
     for (const Definition &u : f.updates()) {
         const auto &args = u.args();
         if (args.size() != pure.size()) return false;
-        std::vector<bool> pure_at(pure.size(), false);
-        for (size_t d = 0; d < args.size(); d++) {
-            const auto *v = args[d].as<Variable>();
-            if (v && v->name == pure[d])
-                pure_at[d] = true;
-            else if (mentions_any(args[d], pure))
+        for (size_t d = 0; d < args.size(); d++)
+            if (!pure_in_place(f, u, d) && mentions_any(args[d], pure))
                 return false;  // a pure var moved or shifted: a transpose or a shift, not a scan
-        }
         // (Halide itself requires every read of the Func in an update to have each of the
         // update's pure vars in its place: the steps read only their own point's.)
-        if (!pure_at[0] || !pure_at[1]) return false;
+        if (!pure_in_place(f, u, 0) || !pure_in_place(f, u, 1)) return false;
     }
     return true;
 }
@@ -83,13 +81,11 @@ bool point_scan(const Function &f) {
 std::vector<int> point_scan_dims(const Function &f) {
     std::vector<int> dims;
     for (size_t d = 0; d < f.args().size(); d++)
-        for (const Definition &u : f.updates()) {
-            const auto *v = u.args()[d].as<Variable>();
-            if (!(v && v->name == f.args()[d])) {
+        for (const Definition &u : f.updates())
+            if (!pure_in_place(f, u, d)) {
                 dims.push_back(int(d));
                 break;
             }
-        }
     return dims;
 }
 

@@ -82,12 +82,12 @@ public:
     void fill(const KernelPlanContext &c, KernelPlan &k) const override {
         const FuncNode &O = c.g.nodes[size_t(c.root)];
         GenericParams p;
-        if (c.opt.gpu) p.stage_threads = generic_stage_threads(O, c.opt.device);
-        if (c.opt.gpu) p.stage_serial_outer = generic_stage_serial_outer(O);
-        if (const int rows = scan_tile_rows(O, c.opt); rows > 0) {
-            p = GenericParams();
-            p.scan_tile_rows = rows;
-            k.launches = 1;
+        p.scan_tile_rows = scan_tile_rows(O, c.opt);
+        if (p.scan_tile_rows > 0) {
+            k.launches = 1;  // the copy's (its stage loops are the copy's, not the Func's own)
+        } else if (c.opt.gpu) {
+            p.stage_threads = generic_stage_threads(O, c.opt.device);
+            p.stage_serial_outer = generic_stage_serial_outer(O);
         }
         k.params = p;
         // Scatters in chunks of rows take two launches more (their chunks' bins).
