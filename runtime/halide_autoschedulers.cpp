@@ -1,8 +1,10 @@
 #include "runtime/halide_autoschedulers.h"
 
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -32,23 +34,33 @@ const std::vector<HalideAutoscheduler> &halide_autoschedulers() {
 
 namespace {
 
+bool this_is_a_child = false;
+
+}  // namespace
+
 // Halide's plugins report some failures by throwing through code built without exception
-// support, which ends the process (std::terminate). So each autoscheduler first runs in a forked
-// child; only if the child survives does this process run it for real. A crash becomes an error
-// that names the autoscheduler and carries its message, instead of taking Solder down.
-void probe_in_child(const HalideAutoscheduler &a, const std::function<void()> &apply) {
-    int fds[2];
-    if (pipe(fds) != 0) return;  // no probe possible: run unprotected
+// support, which ends the process (std::terminate). So an auto-scheduler runs first in a forked
+// child: a crash there becomes an error that names it and carries its message, instead of taking
+// Solder down.
+std::string run_in_child(const std::string &what, const std::function<std::string()> &work) {
+    int errs[2], result[2];
+    if (pipe(errs) != 0) return work();  // no child possible: run here, unprotected
+    if (pipe(result) != 0) {
+        close(errs[0]);
+        close(errs[1]);
+        return work();
+    }
     fflush(nullptr);
     pid_t pid = fork();
     if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return;
+        for (int fd : {errs[0], errs[1], result[0], result[1]}) close(fd);
+        return work();
     }
     if (pid == 0) {
-        close(fds[0]);
-        dup2(fds[1], 2);  // the child's error messages go to the parent
+        close(errs[0]);
+        close(result[0]);
+        dup2(errs[1], 2);  // the child's error messages go to the parent
+        this_is_a_child = true;
         // An exception thrown through code without exception support arrives here.
         std::set_terminate([] {
             try {
@@ -63,7 +75,12 @@ void probe_in_child(const HalideAutoscheduler &a, const std::function<void()> &a
         });
         int code = 0;
         try {
-            apply();
+            std::string out = work();
+            for (size_t at = 0; at < out.size();) {
+                ssize_t n = write(result[1], out.data() + at, out.size() - at);
+                if (n <= 0) break;
+                at += size_t(n);
+            }
         } catch (const Halide::Error &e) {
             fprintf(stderr, "%s\n", e.what());
             code = 3;
@@ -74,22 +91,42 @@ void probe_in_child(const HalideAutoscheduler &a, const std::function<void()> &a
         fflush(nullptr);
         _exit(code);
     }
-    close(fds[1]);
-    std::string msg;
+    close(errs[1]);
+    close(result[1]);
+    // Both pipes are read to their ends together (a child that fills one while the parent waits on
+    // the other would hang): poll them.
+    std::string msg, out;
+    pollfd fds[2] = {{errs[0], POLLIN, 0}, {result[0], POLLIN, 0}};
+    int open_fds = 2;
     char buf[4096];
-    ssize_t n;
-    while ((n = read(fds[0], buf, sizeof buf)) > 0) msg.append(buf, size_t(n));
-    close(fds[0]);
+    while (open_fds > 0) {
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        for (int i = 0; i < 2; i++) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            ssize_t n = read(fds[i].fd, buf, sizeof buf);
+            if (n > 0) {
+                (i ? out : msg).append(buf, size_t(n));
+            } else {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                open_fds--;
+            }
+        }
+    }
+    for (auto &f : fds)
+        if (f.fd >= 0) close(f.fd);
     int st = 0;
     waitpid(pid, &st, 0);
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return;
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return out;
     while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
     std::string how = WIFSIGNALED(st) ? std::string("crashed (") + strsignal(WTERMSIG(st)) + ")" : "failed";
-    throw std::runtime_error("Halide's " + a.halide_name + " auto-scheduler " + how + " on this pipeline" +
-                             (msg.empty() ? std::string() : ": " + msg));
+    throw std::runtime_error(what + " " + how + " on this pipeline" + (msg.empty() ? std::string() : ": " + msg));
 }
 
-}  // namespace
+bool running_in_child() { return this_is_a_child; }
 
 std::string apply_halide_autoscheduler(const HalideAutoscheduler &a, const std::vector<Func> &outputs,
                                        const Target &target) {
@@ -111,7 +148,8 @@ std::string apply_halide_autoscheduler(const HalideAutoscheduler &a, const std::
         Pipeline p(outputs);
         return p.apply_autoscheduler(target, AutoschedulerParams(a.halide_name, params)).schedule_source;
     };
-    probe_in_child(a, [&] { run(); });
+    // In a child already (a caller that runs the whole comparison there), once is enough.
+    if (!this_is_a_child) run_in_child("Halide's " + a.halide_name + " auto-scheduler", [&] { return run(); });
     return run();
 }
 

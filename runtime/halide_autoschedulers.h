@@ -1,6 +1,7 @@
 // Halide's own auto-schedulers, loaded from the plugins the halide wheel ships, applied in place
 // to a pipeline's Funcs. They are the competition Solder is measured against.
 #pragma once
+#include <functional>
 #include <string>
 
 #include "Halide.h"
@@ -15,7 +16,15 @@ struct HalideAutoscheduler {
 };
 
 const std::vector<HalideAutoscheduler> &halide_autoschedulers();
-// Applies the autoscheduler; returns the schedule source Halide printed. Throws on failure.
+// Runs `work` in a forked child process and returns the text it returned there. A failure there
+// (an exception, or the process ending: some of Halide's plugins throw through code without
+// exception support) throws std::runtime_error "WHAT failed|crashed (SIGNAL) on this pipeline: ..."
+// with the child's error output.
+std::string run_in_child(const std::string &what, const std::function<std::string()> &work);
+// Whether this process is such a child.
+bool running_in_child();
+// Applies the autoscheduler; returns the schedule source Halide printed. Throws on failure. It runs
+// the plugin in a child first (run_in_child), then here: the scheduled Funcs are this process's.
 std::string apply_halide_autoscheduler(const HalideAutoscheduler &a, const std::vector<Halide::Func> &outputs,
                                        const Halide::Target &target);
 

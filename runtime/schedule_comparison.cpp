@@ -6,11 +6,45 @@
 #include <stdexcept>
 
 #include "apps/app_pipeline.h"
+#include "runtime/halide_autoschedulers.h"
 #include "runtime/halide_error.h"
 #include "autosched/model/pipeline_funcs.h"
 #include "runtime/schedule_registry.h"
 
 namespace solder::autosched {
+
+namespace {
+
+// A score as lines: schedule, kernels, bytes, minimum bytes, estimated time, then one root a line.
+std::string score_to_text(const ScheduleScore &s) {
+    char nums[160];
+    std::snprintf(nums, sizeof nums, "%d\n%lld\n%lld\n%.17g\n", s.kernels, (long long)s.total_bytes,
+                  (long long)s.min_bytes, s.est_us);
+    std::string out = s.schedule + "\n" + nums;
+    for (auto &r : s.roots) out += r + "\n";
+    return out;
+}
+
+ScheduleScore score_from_text(const std::string &text) {
+    std::vector<std::string> lines;
+    for (size_t at = 0; at < text.size();) {
+        size_t end = text.find('\n', at);
+        if (end == std::string::npos) end = text.size();
+        lines.push_back(text.substr(at, end - at));
+        at = end + 1;
+    }
+    if (lines.size() < 5) throw std::runtime_error("a schedule's score came back incomplete from its process");
+    ScheduleScore s;
+    s.schedule = lines[0];
+    s.kernels = std::stoi(lines[1]);
+    s.total_bytes = std::stoll(lines[2]);
+    s.min_bytes = std::stoll(lines[3]);
+    s.est_us = std::stod(lines[4]);
+    s.roots.assign(lines.begin() + 5, lines.end());
+    return s;
+}
+
+}  // namespace
 
 std::vector<ComparedSchedule> compare_schedules(const AppSpec &app, AppSize size, const Halide::Target &target,
                                                 const SolderOptions &options, const std::vector<std::string> &only) {
@@ -34,8 +68,24 @@ std::vector<ComparedSchedule> compare_schedules(const AppSpec &app, AppSize size
             auto pf = pipeline_functions(p.outputs), qf = pipeline_functions(q.outputs);
             if (pf.size() != qf.size()) throw std::runtime_error(app.name + ": two builds of the pipeline differ");
             for (size_t i = 0; i < pf.size(); i++) original[qf[i].name()] = pf[i].name();
-            with_halide_errors("Halide", [&] { return sched.apply(q.outputs, target, options); });
-            row.score = score_applied_schedule(g, q.outputs, opt, sched.name, original);
+            auto apply_and_score = [&] {
+                // (In the child, Halide's error text goes back as it is, after the auto-scheduler's name.)
+                if (running_in_child())
+                    sched.apply(q.outputs, target, options);
+                else
+                    with_halide_errors("Halide", [&] { return sched.apply(q.outputs, target, options); });
+                return score_applied_schedule(g, q.outputs, opt, sched.name, original);
+            };
+            // Halide's auto-schedulers run in a child process anyway (they may end the process
+            // they fail in); the score is made there too, so the plugin runs once, not twice.
+            const HalideAutoscheduler *halide = nullptr;
+            for (auto &a : halide_autoschedulers())
+                if (a.name == sched.name) halide = &a;
+            if (halide && !running_in_child())
+                row.score = score_from_text(run_in_child("Halide's " + halide->halide_name + " auto-scheduler",
+                                                         [&] { return score_to_text(apply_and_score()); }));
+            else
+                row.score = apply_and_score();
         } catch (const std::exception &e) {
             row.error = e.what();
         }
