@@ -26,6 +26,7 @@ namespace solder {
     X(causal_softmax)                                                                                                  \
     X(int8_quant)                                                                                                      \
     X(int8_dequant)                                                                                                    \
+    X(matmul)                                                                                                          \
     X(embedding_gather)                                                                                                \
     X(layernorm_bwd)                                                                                                   \
     X(stencil_chain)                                                                                                   \

@@ -11,7 +11,7 @@ namespace solder {
     X(add_relu) X(nnc_cast_add_mul) X(puzzler_slices) X(nvfuser_2146) X(rmsnorm) X(layernorm) \
     X(softmax) X(bias_gelu) X(many_small) X(blur) X(unsharp) X(harris) X(hist_equalize) \
     X(iir_blur) X(row_norm) X(swiglu_fwd) X(swiglu_bwd) X(group_norm) X(causal_softmax) X(int8_quant) \
-    X(int8_dequant) X(embedding_gather) X(layernorm_bwd) \
+    X(int8_dequant) X(embedding_gather) X(layernorm_bwd) X(matmul) \
     X(stencil_chain) X(max_filter) X(camera_pipe) X(bilateral_grid) X(conv_layer) X(depthwise_conv) \
     X(interpolate) X(lens_blur) X(bgu) X(local_laplacian) X(nl_means)
 // clang-format on

@@ -1,4 +1,4 @@
-# The ML suite apps (apps/swiglu_fwd ... apps/layernorm_bwd) in PyTorch at their full shapes and
+# The ML suite apps (apps/swiglu_fwd ... apps/layernorm_bwd, and apps/matmul) in PyTorch at their full shapes and
 # dtypes, timed eager and under torch.compile with triton.testing.do_bench (warmup 25, rep 100,
 # median). Prints one JSON line per app: name, min_bytes (every input read once plus every output
 # written once, as AppSpec::min_bytes), eager_us, compile_us. Run on the GPU machine:
@@ -93,3 +93,9 @@ def layernorm_bwd(x, dy, gamma):
     dx = rstd * (g - g.mean(dim=-1, keepdim=True) - xhat * (g * xhat).mean(dim=-1, keepdim=True))
     return dx, (dy * xhat).sum(dim=0), dy.sum(dim=0)
 bench("layernorm_bwd", layernorm_bwd, [randn(R, C), randn(R, C), randn(C)])
+
+# 8. matmul: a [2048, 1024] @ b [1024, 2048] in f32 (cuBLAS; TF32 off, as PyTorch's default).
+torch.backends.cuda.matmul.allow_tf32 = False
+def matmul(a, b):
+    return a @ b
+bench("matmul", matmul, [randn(2048, 1024), randn(1024, 2048)])
