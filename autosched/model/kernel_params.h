@@ -58,6 +58,9 @@ struct StencilTileParams {
     // The root spans at least one tile in both tiled dims, so edge tiles shift inwards (every
     // tile, and so every producer's region per tile, has one constant shape).
     bool whole_tiles = false;
+    // Why edge tiles stay guarded where the output would span a tile (empty: it does not, or sizes
+    // are fixed): a reason shown in the plan.
+    std::string guarded_because;
     // Producers per tile read through a resampling (a pyramid level's 2y - 1 .. 2y + 1, clamped to
     // a run-time extent): their per-tile regions have run-time extents, and they are dealt to the
     // block's threads by rows and columns, not as one flattened walk (stencil_schedule.cpp).

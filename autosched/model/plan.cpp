@@ -206,6 +206,7 @@ std::string Plan::to_text() const {
         if (tile && tile->whole_tiles)
             vec += fixed_sizes ? ", edge tiles shifted inwards"
                                : ", edge tiles shifted inwards where the output spans a tile, guarded elsewhere";
+        if (tile && !tile->guarded_because.empty()) vec += ", edge tiles guarded: " + tile->guarded_because;
         if (k.grid_in_x) vec += ", block dims fused into grid x";
         o << "  " << k.name << " [" << k.template_name() << vec << "] writes " << writes << ": reads "
           << mb_text(k.bytes_read) << ", writes " << mb_text(k.bytes_written) << ", est " << num(k.est_us) << " us\n";

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "autosched/model/block_regions.h"
+#include "autosched/model/pipeline_funcs.h"
 #include "schedules/stencil_tile/stencil_schedule.h"
 #include "schedules/stencil_tile/stencil_staging.h"
 
@@ -18,6 +19,132 @@ bool has_stencil_member(const FuncGraph &g, int root, const std::vector<bool> &i
     for (auto &e : g.edges)
         if (e.access == Access::Stencil && inside[e.producer] && (inside[e.consumer] || e.consumer == root))
             return true;
+    return false;
+}
+
+// Whether some Func reads a pipeline input at an index not clamped (a BoundaryConditions Func clamps
+// its reads). Edge tiles shifted inwards, in a specialization for outputs that span a tile, must
+// then not be used where sizes come at run time: Halide takes the input region a pipeline needs
+// over both branches of the specialization, without its condition, and the shifted branch of an
+// output narrower than a tile starts before the output's min. An input sized exactly for the
+// output's stencil (a blur of a W x H output from a W + 2 x H + 2 input) then fails Halide's bounds
+// check ("accessed at -3, which is before the min (-1)"), though no read there would happen.
+class UnclampedInputRead : public Halide::Internal::IRVisitor {
+public:
+    explicit UnclampedInputRead(const std::set<std::string> &input_like) : input_like_(input_like) {}
+    bool found = false;
+
+private:
+    using IRVisitor::visit;
+    const std::set<std::string> &input_like_;
+    // max(min(x, hi), lo), as BoundaryConditions write it (also under `likely` or in both branches
+    // of a select: mirror_image).
+    static bool is_likely_clamp(const Halide::Expr &e) {
+        using namespace Halide::Internal;
+        const auto *c = e.as<Call>();
+        return c && c->is_intrinsic(Call::likely) && c->args.size() == 1 &&
+               (c->args[0].as<Max>() || c->args[0].as<Min>());
+    }
+    static bool clamped(const Halide::Expr &e) {
+        using namespace Halide::Internal;
+        if (e.as<Max>() || e.as<Min>()) return true;
+        if (const auto *c = e.as<Call>(); c && c->is_intrinsic(Call::likely) && c->args.size() == 1)
+            return clamped(c->args[0]);
+        // BoundaryConditions' selects: the in-bounds branch marked likely and clamped, the other
+        // reflecting (mirror_image, mirror_interior) or clamped too.
+        if (const auto *s = e.as<Select>())
+            return (clamped(s->true_value) && clamped(s->false_value)) ||
+                   (is_likely_clamp(s->true_value) || is_likely_clamp(s->false_value));
+        return false;
+    }
+    // Whether `e` varies with a loop (a Var or RVar): a constant index, or one from parameters only
+    // (a colour matrix's entries), reads the same points wherever the tiles fall.
+    // Only the two innermost pure dims of the Func reading count (and its RVars): the tiles shift
+    // those, and a channel index (a colour matrix's c) reads the same points in every tile.
+    bool varies(const Halide::Expr &e) const {
+        struct Loops : Halide::Internal::IRVisitor {
+            const std::set<std::string> *outer = nullptr;
+            bool found = false;
+            using IRVisitor::visit;
+            void visit(const Halide::Internal::Variable *v) override {
+                found = found || (!v->param.defined() && !v->image.defined() && !outer->count(v->name));
+            }
+        } l;
+        l.outer = &outer_dims;
+        e.accept(&l);
+        return l.found;
+    }
+
+public:
+    std::set<std::string> outer_dims;  // the reading Func's pure dims beyond its two innermost
+
+private:
+    // Whether Halide bounds `e` over every value of the loops it varies with: a clamp, or the
+    // reflections of BoundaryConditions::mirror_interior.
+    static bool bounded(const Halide::Expr &e) {
+        using namespace Halide::Internal;
+        struct Loops : IRVisitor {
+            Scope<Interval> scope;
+            using IRVisitor::visit;
+            void visit(const Variable *v) override {
+                if (!v->param.defined() && !v->image.defined() && !scope.contains(v->name))
+                    scope.push(v->name, Interval::everything());
+            }
+        } l;
+        e.accept(&l);
+        return bounds_of_expr_in_scope(e, l.scope).is_bounded();
+    }
+    void visit(const Halide::Internal::Call *op) override {
+        using Halide::Internal::Call;
+        bool input = op->call_type == Call::Image;
+        if (op->call_type == Call::Halide && op->func.defined())
+            input = input_like_.count(op->name) || is_input_wrapper(Halide::Internal::Function(op->func));
+        if (input)
+            for (auto &a : op->args) found = found || (varies(a) && !clamped(a) && !bounded(a));
+        IRVisitor::visit(op);
+    }
+};
+
+// A Func that only passes an input on, point for point (BoundaryConditions' own wrapper of it).
+bool passes_on(const FuncNode &n, const std::set<std::string> &input_like) {
+    using namespace Halide::Internal;
+    if (n.updates || n.function.definition().values().size() != 1) return false;
+    Halide::Expr e = n.function.definition().values()[0];
+    while (const auto *c = e.as<Cast>()) e = c->value;
+    const auto *c = e.as<Call>();
+    if (!c || c->args.size() != n.dims.size()) return false;
+    bool input = c->call_type == Call::Image ||
+                 (c->call_type == Call::Halide &&
+                  (input_like.count(c->name) || (c->func.defined() && is_input_wrapper(Function(c->func)))));
+    for (size_t d = 0; input && d < c->args.size(); d++) {
+        const auto *v = c->args[d].as<Variable>();
+        input = v && v->name == n.dims[d];
+    }
+    return input;
+}
+
+// Over `root` and every Func it reads, directly or not: the regions a shifted tile of `root` asks for.
+bool reads_an_input_unclamped(const FuncGraph &g, int root) {
+    std::set<std::string> input_like;
+    for (auto &n : g.nodes)
+        if (!n.is_input && passes_on(n, input_like)) input_like.insert(n.name);
+    std::vector<bool> upstream(g.nodes.size(), false);
+    upstream[size_t(root)] = true;
+    for (int i = root; i >= 0; i--)  // topological: producers come first
+        if (upstream[size_t(i)])
+            for (int e : g.nodes[size_t(i)].in_edges) upstream[size_t(g.edges[size_t(e)].producer)] = true;
+    UnclampedInputRead v(input_like);
+    for (size_t i = 0; i < g.nodes.size(); i++) {
+        const FuncNode &n = g.nodes[i];
+        if (!upstream[i] || n.is_input || input_like.count(n.name)) continue;
+        v.outer_dims = std::set<std::string>(n.dims.begin() + std::min<size_t>(2, n.dims.size()), n.dims.end());
+        for (int stage = 0; stage <= n.updates && !v.found; stage++) {
+            const auto &def = stage == 0 ? n.function.definition() : n.function.update(stage - 1);
+            for (auto &e : def.values()) e.accept(&v);
+            for (auto &e : def.args()) e.accept(&v);
+        }
+        if (v.found) return true;
+    }
     return false;
 }
 
@@ -98,8 +225,14 @@ public:
         const FuncNode &O = c.g.nodes[size_t(c.root)];
         StencilTileParams p;
         p.inner_dims = c.kc.inner_dims;
-        if (c.opt.gpu && O.dims.size() >= 2 && O.updates == 0)
+        if (c.opt.gpu && O.dims.size() >= 2 && O.updates == 0) {
             p.whole_tiles = O.region[0].extent() >= kStencilTileX && O.region[1].extent() >= kStencilTileY;
+            if (p.whole_tiles && !c.g.fixed_sizes() && reads_an_input_unclamped(c.g, c.root)) {
+                p.whole_tiles = false;
+                p.guarded_because = "it reads an input unclamped (Halide would ask for input beyond the output's "
+                                    "stencil where the output is narrower than a tile)";
+            }
+        }
         for (int m : c.kc.members)
             if (c.g.read_through_resampling(m)) p.resampled.push_back(c.g.nodes[size_t(m)].name);
         k.params = p;
