@@ -8,6 +8,17 @@
 
 namespace solder::autosched {
 
+namespace {
+
+bool has_specializations(const Halide::Internal::Function &f) {
+    if (!f.definition().specializations().empty()) return true;
+    for (const auto &u : f.updates())
+        if (!u.specializations().empty()) return true;
+    return false;
+}
+
+}  // namespace
+
 std::vector<bool> forced_roots(const FuncGraph &g, const PlannerOptions &opt, std::map<int, std::string> &why) {
     std::vector<bool> root(g.nodes.size(), false);
     for (size_t i = 0; i < g.nodes.size(); i++) {
@@ -15,6 +26,8 @@ std::vector<bool> forced_roots(const FuncGraph &g, const PlannerOptions &opt, st
         if (n.is_input) continue;
         if (n.is_output) root[i] = true;
         if (!n.generic.empty()) root[i] = true, why[int(i)] = "takes the generic template: " + n.generic;
+        if (!n.is_output && has_specializations(n.function))
+            root[i] = true, why[int(i)] = "it has specializations (Func::specialize), so Halide cannot inline it";
         if (opt.keep_unfused.count(n.name) || opt.keep_unfused.count(name_as_written(n.name)))
             root[i] = true, why[int(i)] = "kept out of fusion by the keep_unfused option";
         for (int e : n.out_edges)

@@ -318,6 +318,67 @@ TEST(UserPipelines, NonAssociativeUpdate) {
     });
 }
 
+// Funcs the author specialized before auto-scheduling, on a scalar parameter: the output (its
+// stencil producer computed per tile, so the producer is computed at loops that must exist in every
+// branch) and a pointwise Func the plan would otherwise inline (Halide cannot inline a Func with
+// specializations). Every branch is scheduled alike (on a GPU each runs in blocks of threads) and
+// matches plain loops at each parameter value and at sizes the tiles do not divide.
+TEST(UserPipelines, FuncsSpecializedByTheirAuthor) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 2, "in");
+        Param<int> mode("mode");
+        Var x("x"), y("y");
+        Func clamped = BoundaryConditions::repeat_edge(in);
+        Func scaled("scaled"), bx("bx"), out("out");
+        scaled(x, y) = select(mode > 0, clamped(x, y) * 2.0f, clamped(x, y));
+        scaled.specialize(mode > 0);
+        bx(x, y) = scaled(x - 1, y) + scaled(x, y) + scaled(x + 1, y);
+        out(x, y) = select(mode == 0, bx(x, y - 1) + bx(x, y + 1), mode == 1, bx(x, y) * 3.0f, bx(x, y));
+        out.specialize(mode == 0);
+        out.specialize(mode == 1);
+        mode.set_estimate(0);
+        in.set_estimates({{0, 512}, {0, 256}});
+        out.set_estimates({{0, 512}, {0, 256}});
+        std::string plan = schedule_with_solder({out}, target);
+        EXPECT_NE(plan.find(": it has specializations (Func::specialize), so Halide cannot inline it"),
+                  std::string::npos)
+            << plan;
+        EXPECT_NE(plan.find(" has specializations made before scheduling: each directive"), std::string::npos) << plan;
+        if (target != "host") {
+            for (const auto &sp : out.function().definition().specializations()) {
+                bool blocks = false;
+                for (auto &d : sp.definition.schedule().dims())
+                    blocks = blocks || d.for_type == Internal::ForType::GPUBlock;
+                EXPECT_TRUE(blocks) << "a specialization of out runs without GPU blocks\n" << plan;
+            }
+        }
+        Pipeline p = compiled({out}, target);
+        for (int m : {0, 1, 2}) {
+            for (auto [w, h] : std::vector<std::pair<int, int>>{{512, 256}, {37, 29}, {1, 1}}) {
+                SCOPED_TRACE("mode " + std::to_string(m) + " at " + std::to_string(w) + "x" + std::to_string(h));
+                auto img = random_buffer<float>({w, h}, 5);
+                in.set(img);
+                mode.set(m);
+                Buffer<float> o = realized<float>(p, {w, h}, target);
+                auto sc = [&](int i, int j) {
+                    double v = img(std::clamp(i, 0, w - 1), std::clamp(j, 0, h - 1));
+                    return m > 0 ? 2 * v : v;
+                };
+                auto b = [&](int i, int j) { return sc(i - 1, j) + sc(i, j) + sc(i + 1, j); };
+                EXPECT_TRUE(matches(
+                    o,
+                    [&](auto &q) {
+                        return m == 0   ? b(q[0], q[1] - 1) + b(q[0], q[1] + 1)
+                               : m == 1 ? 3 * b(q[0], q[1])
+                                        : b(q[0], q[1]);
+                    },
+                    1e-5))
+                    << plan;
+            }
+        }
+    });
+}
+
 // A tone curve as a 256-entry lookup table read at each pixel's value, then a sharpening stencil
 // over a constant exterior, with a select on the result: 16-bit output.
 TEST(UserPipelines, ToneCurveLookupAndSharpen) {

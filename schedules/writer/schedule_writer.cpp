@@ -16,6 +16,32 @@ Stage StageRef::stage() const {
     return update < 0 ? Stage(f) : f.update(update);
 }
 
+namespace {
+
+// A specialization the pipeline's author made, and the ones made inside it: each stage a schedule
+// directive must reach too (Halide gives each its own copy of the schedule at specialize()).
+void add_specialization(Stage parent, const Internal::Specialization &sp, std::vector<Stage> &out) {
+    Stage st = parent.specialize(sp.condition);  // the existing one, for the same condition
+    out.push_back(st);
+    for (const auto &inner : sp.definition.specializations()) add_specialization(st, inner, out);
+}
+
+}  // namespace
+
+std::vector<Stage> ScheduleWriter::stages(const StageRef &s) const {
+    std::vector<Stage> out{s.stage()};
+    if (s.specialized()) return out;
+    auto it = user_specializations_.find(s.func.name());
+    if (it == user_specializations_.end()) return out;
+    const size_t stage = size_t(s.update + 1);
+    if (stage >= it->second.size()) return out;
+    Internal::Function fn = s.func.function();
+    const Internal::Definition &def = s.update < 0 ? fn.definition() : fn.update(s.update);
+    const auto &specs = def.specializations();
+    for (size_t i = 0; i < it->second[stage] && i < specs.size(); i++) add_specialization(out[0], specs[i], out);
+    return out;
+}
+
 std::string tail_strategy_source(TailStrategy t) {
     switch (t) {
     case TailStrategy::RoundUp: return "TailStrategy::RoundUp";
@@ -36,6 +62,16 @@ ScheduleWriter::ScheduleWriter(const std::vector<Func> &outputs) {
     }
     auto order = Internal::topological_order(outs, env);
     for (size_t i = 0; i < order.size(); i++) topo_index_[order[i]] = i;
+    // The author's specializations, counted before this writer adds any of its own.
+    for (auto &[name, fn] : env) {
+        std::vector<size_t> counts{fn.definition().specializations().size()};
+        for (const auto &u : fn.updates()) counts.push_back(u.specializations().size());
+        for (size_t c : counts)
+            if (c) {
+                user_specializations_[name] = counts;
+                break;
+            }
+    }
 }
 
 std::string ScheduleWriter::identifier(const std::string &name) {
@@ -117,54 +153,54 @@ void ScheduleWriter::reorder_storage(Func f, const std::vector<Var> &innermost_f
 void ScheduleWriter::split(const StageRef &s, const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
                            int factor, TailStrategy tail) {
     tail = tail_for(tail, s);
-    s.stage().split(old, outer, inner, factor, tail);
+    for (Stage st : stages(s)) st.split(old, outer, inner, factor, tail);
     emit(stage_expr(s) + ".split(" + var_id(old) + ", " + var_id(outer) + ", " + var_id(inner) + ", " +
          std::to_string(factor) + ", " + tail_strategy_source(tail) + ");");
 }
 
 void ScheduleWriter::fuse(const StageRef &s, const VarOrRVar &a, const VarOrRVar &b, const VarOrRVar &fused) {
-    s.stage().fuse(a, b, fused);
+    for (Stage st : stages(s)) st.fuse(a, b, fused);
     emit(stage_expr(s) + ".fuse(" + var_id(a) + ", " + var_id(b) + ", " + var_id(fused) + ");");
 }
 
 void ScheduleWriter::gpu_blocks(const StageRef &s, const VarOrRVar &v) {
-    s.stage().gpu_blocks(v);
+    for (Stage st : stages(s)) st.gpu_blocks(v);
     emit(stage_expr(s) + ".gpu_blocks(" + var_id(v) + ");");
 }
 
 void ScheduleWriter::gpu_threads(const StageRef &s, const VarOrRVar &v) {
-    s.stage().gpu_threads(v);
+    for (Stage st : stages(s)) st.gpu_threads(v);
     emit(stage_expr(s) + ".gpu_threads(" + var_id(v) + ");");
 }
 
 void ScheduleWriter::gpu_lanes(const StageRef &s, const VarOrRVar &v) {
-    s.stage().gpu_lanes(v);
+    for (Stage st : stages(s)) st.gpu_lanes(v);
     emit(stage_expr(s) + ".gpu_lanes(" + var_id(v) + ");");
 }
 
 void ScheduleWriter::gpu_threads(const StageRef &s, const VarOrRVar &x, const VarOrRVar &y) {
-    s.stage().gpu_threads(x, y);
+    for (Stage st : stages(s)) st.gpu_threads(x, y);
     emit(stage_expr(s) + ".gpu_threads(" + var_id(x) + ", " + var_id(y) + ");");
 }
 
 void ScheduleWriter::gpu_single_thread(const StageRef &s) {
-    s.stage().gpu_single_thread();
+    for (Stage st : stages(s)) st.gpu_single_thread();
     emit(stage_expr(s) + ".gpu_single_thread();");
 }
 
 void ScheduleWriter::unscheduled(const StageRef &s) {
-    s.stage().unscheduled();
+    for (Stage st : stages(s)) st.unscheduled();
     emit(stage_expr(s) + ".unscheduled();");
 }
 
 void ScheduleWriter::atomic(const StageRef &s) {
-    s.stage().atomic();
+    for (Stage st : stages(s)) st.atomic();
     emit(stage_expr(s) + ".atomic();");
 }
 
 void ScheduleWriter::one_thread_of_block(const StageRef &s) {
     Var t(s.func.name() + (s.update < 0 ? std::string("_s0") : "_s" + std::to_string(s.update + 1)) + "_thread");
-    s.stage().split(Var::outermost(), Var::outermost(), t, 1).gpu_threads(t);
+    for (Stage st : stages(s)) st.split(Var::outermost(), Var::outermost(), t, 1).gpu_threads(t);
     emit(stage_expr(s) + ".split(Var::outermost(), Var::outermost(), " + var_id(t) + ", 1).gpu_threads(" + var_id(t) +
          ");");
 }
@@ -172,7 +208,7 @@ void ScheduleWriter::one_thread_of_block(const StageRef &s) {
 void ScheduleWriter::gpu_tile(const StageRef &s, const VarOrRVar &x, const Var &bx, const Var &tx, int factor,
                               TailStrategy tail) {
     tail = tail_for(tail, s);
-    s.stage().gpu_tile(x, bx, tx, factor, tail);
+    for (Stage st : stages(s)) st.gpu_tile(x, bx, tx, factor, tail);
     emit(stage_expr(s) + ".gpu_tile(" + var_id(x) + ", " + var_id(bx) + ", " + var_id(tx) + ", " +
          std::to_string(factor) + ", " + tail_strategy_source(tail) + ");");
 }
@@ -180,7 +216,7 @@ void ScheduleWriter::gpu_tile(const StageRef &s, const VarOrRVar &x, const Var &
 void ScheduleWriter::gpu_tile(const StageRef &s, const VarOrRVar &x, const VarOrRVar &y, const Var &xo, const Var &yo,
                               const Var &xi, const Var &yi, int fx, int fy, TailStrategy tail) {
     tail = tail_for(tail, s);
-    s.stage().gpu_tile(x, y, xo, yo, xi, yi, fx, fy, tail);
+    for (Stage st : stages(s)) st.gpu_tile(x, y, xo, yo, xi, yi, fx, fy, tail);
     emit(stage_expr(s) + ".gpu_tile(" + var_id(x) + ", " + var_id(y) + ", " + var_id(xo) + ", " + var_id(yo) + ", " +
          var_id(xi) + ", " + var_id(yi) + ", " + std::to_string(fx) + ", " + std::to_string(fy) + ", " +
          tail_strategy_source(tail) + ");");
@@ -189,19 +225,19 @@ void ScheduleWriter::gpu_tile(const StageRef &s, const VarOrRVar &x, const VarOr
 void ScheduleWriter::tile(const StageRef &s, const VarOrRVar &x, const VarOrRVar &y, const Var &xo, const Var &yo,
                           const Var &xi, const Var &yi, int fx, int fy, TailStrategy tail) {
     tail = tail_for(tail, s);
-    s.stage().tile(x, y, xo, yo, xi, yi, fx, fy, tail);
+    for (Stage st : stages(s)) st.tile(x, y, xo, yo, xi, yi, fx, fy, tail);
     emit(stage_expr(s) + ".tile(" + var_id(x) + ", " + var_id(y) + ", " + var_id(xo) + ", " + var_id(yo) + ", " +
          var_id(xi) + ", " + var_id(yi) + ", " + std::to_string(fx) + ", " + std::to_string(fy) + ", " +
          tail_strategy_source(tail) + ");");
 }
 
 void ScheduleWriter::parallel(const StageRef &s, const VarOrRVar &v) {
-    s.stage().parallel(v);
+    for (Stage st : stages(s)) st.parallel(v);
     emit(stage_expr(s) + ".parallel(" + var_id(v) + ");");
 }
 
 void ScheduleWriter::reorder(const StageRef &s, const std::vector<VarOrRVar> &innermost_first) {
-    s.stage().reorder(innermost_first);
+    for (Stage st : stages(s)) st.reorder(innermost_first);
     std::string args;
     for (auto &v : innermost_first) args += (args.empty() ? "" : ", ") + var_id(v);
     emit(stage_expr(s) + ".reorder(" + args + ");");
@@ -210,25 +246,25 @@ void ScheduleWriter::reorder(const StageRef &s, const std::vector<VarOrRVar> &in
 void ScheduleWriter::vectorize(const StageRef &s, const VarOrRVar &v, int width, TailStrategy tail) {
     if (guard_tails_ && !guarded_vectors_ && !s.specialized()) return;
     tail = tail_for(tail, s);
-    s.stage().vectorize(v, width, tail);
+    for (Stage st : stages(s)) st.vectorize(v, width, tail);
     emit(stage_expr(s) + ".vectorize(" + var_id(v) + ", " + std::to_string(width) + ", " + tail_strategy_source(tail) +
          ");");
 }
 
 void ScheduleWriter::unroll(const StageRef &s, const VarOrRVar &v, int factor, TailStrategy tail) {
     tail = tail_for(tail, s);
-    s.stage().unroll(v, factor, tail);
+    for (Stage st : stages(s)) st.unroll(v, factor, tail);
     emit(stage_expr(s) + ".unroll(" + var_id(v) + ", " + std::to_string(factor) + ", " + tail_strategy_source(tail) +
          ");");
 }
 
 void ScheduleWriter::never_partition_all(const StageRef &s) {
-    s.stage().never_partition_all();
+    for (Stage st : stages(s)) st.never_partition_all();
     emit(stage_expr(s) + ".never_partition_all();");
 }
 
 void ScheduleWriter::always_partition(const StageRef &s, const VarOrRVar &v) {
-    s.stage().always_partition({v});
+    for (Stage st : stages(s)) st.always_partition({v});
     emit(stage_expr(s) + ".always_partition({" + var_id(v) + "});");
 }
 
@@ -258,7 +294,7 @@ Func ScheduleWriter::rfactor(const StageRef &s, const std::vector<std::pair<RVar
 }
 
 void ScheduleWriter::rename(const StageRef &s, const VarOrRVar &old_name, const VarOrRVar &new_name) {
-    s.stage().rename(old_name, new_name);
+    for (Stage st : stages(s)) st.rename(old_name, new_name);
     emit(stage_expr(s) + ".rename(" + var_id(old_name) + ", " + var_id(new_name) + ");");
 }
 
@@ -277,6 +313,9 @@ Func ScheduleWriter::in(Func f, const std::vector<Func> &readers) {
 std::string ScheduleWriter::source(const std::string &header_comment) const {
     std::string out;
     if (!header_comment.empty()) out += "// " + header_comment + "\n";
+    for (auto &[name, counts] : user_specializations_)
+        out += "// " + name + " has specializations made before scheduling: each directive below on a stage of " +
+               name + " was applied to its specializations of that stage as well\n";
     for (auto &l : func_decls_) out += l + "\n";
     // Sorted: argument evaluation order (which decides first use) varies between compilers.
     std::vector<std::string> vars = var_decls_;

@@ -100,6 +100,10 @@ public:
 
     // Declarations first (Funcs, Vars, RVars), then the directives in the order they were applied.
     std::string source(const std::string &header_comment) const;
+    // The stage and the specializations its pipeline's author made of it (Func::specialize): every
+    // directive on a stage reaches them too, so a compute_at into any of its loops is legal in each
+    // branch.
+    std::vector<Halide::Stage> stages(const StageRef &s) const;
 
 private:
     std::string func_id(const Halide::Func &f);
@@ -115,9 +119,10 @@ private:
     bool guard_tails_ = false, guarded_vectors_ = true;
     autosched::GridMap grid_map_ = autosched::GridMap::Three;
 
-    std::map<std::string, size_t> topo_index_;     // Func name -> pipeline.get_func index
-    std::map<std::string, std::string> func_ids_;  // Func name -> C++ identifier
-    std::map<std::string, std::string> var_ids_;   // Var/RVar name -> C++ identifier
+    std::map<std::string, size_t> topo_index_;                         // Func name -> pipeline.get_func index
+    std::map<std::string, std::vector<size_t>> user_specializations_;  // Func name -> per stage
+    std::map<std::string, std::string> func_ids_;                      // Func name -> C++ identifier
+    std::map<std::string, std::string> var_ids_;                       // Var/RVar name -> C++ identifier
     std::map<std::string, bool> ids_taken_;
     std::vector<std::string> func_decls_, var_decls_, lines_;
 };
