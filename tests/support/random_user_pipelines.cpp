@@ -139,6 +139,13 @@ void build(uint64_t seed, UserPipeline &p) {
     }
     p.outputs = {fs.back()};
     if (fs.size() > 3 && pick(3) == 0) p.outputs.push_back(fs[fs.size() / 2]);
+    // Specializations the author makes before scheduling (drawn last: the stages above stay the
+    // same for every seed): on the first output, and on the first stage (never inlined then).
+    if (pick(3) == 0) {
+        p.kinds.push_back("specialized");
+        p.outputs[0].specialize(p.taps > 2);
+        if (fs.size() > 2 && fs[1].function().updates().empty()) fs[1].specialize(p.gain > 0.5f);
+    }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
     p.gain.set_estimate(1.0f);
     p.taps.set_estimate(3);
