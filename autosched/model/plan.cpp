@@ -103,6 +103,9 @@ std::string Plan::to_json() const {
                          ", \"vector_width\": " + std::to_string(k.vector_width()) +
                          ", \"rows_per_block\": " + std::to_string(k.rows_per_block()) +
                          (tile && tile->whole_tiles ? ", \"whole_tiles\": true" : std::string()) +
+                         (tile && !tile->guarded_because.empty()
+                              ? ", \"edge_tiles_guarded\": " + js(tile->guarded_because)
+                              : std::string()) +
                          (k.grid_in_x ? ", \"grid_in_x\": true" : std::string()) +
                          (k.row_threads() > 0 ? ", \"row_threads\": " + std::to_string(k.row_threads())
                                               : std::string()) +
