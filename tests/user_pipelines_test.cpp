@@ -379,6 +379,36 @@ TEST(UserPipelines, FuncsSpecializedByTheirAuthor) {
     });
 }
 
+// Funcs whose every use simplifies away (`0 * f(x)`, `f(x) - f(x)`) are left out of the plan and
+// inlined into nothing. Planned as producers computed per tile of the output, beside the stencil
+// template's specialization, they crashed Halide's bounds inference (a segfault in compile_jit).
+TEST(UserPipelines, FuncsWhoseUsesSimplifyAwayAreLeftOut) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Int(32), 2, "in");
+        Var x("x"), y("y");
+        Func clamped = BoundaryConditions::repeat_edge(in);
+        Func g("unused_g"), mc("unused_mc"), out("out");
+        g(x, y) = clamped(x - 1, y) + clamped(x + 1, y);
+        mc(x, y) = g(x, y - 1) + g(x, y + 1);
+        out(x, y) = clamped(x, y) * 3 + 0 * mc(x - 1, y) * mc(x + 1, y) + (mc(x, y) - mc(x, y));
+        in.set_estimates({{0, 160}, {0, 120}});
+        out.set_estimates({{0, 160}, {0, 120}});
+        std::string plan = schedule_with_solder({out}, target);
+        EXPECT_EQ(plan.find("unused_"), std::string::npos) << plan;
+        Pipeline p = compiled({out}, target);
+        for (auto [w, h] : std::vector<std::pair<int, int>>{{160, 120}, {37, 29}, {1, 1}}) {
+            Buffer<int> img(w, h);
+            img.for_each_element([&](int i, int j) { img(i, j) = (i * 7 + j * 13) % 101; });
+            img.set_host_dirty();
+            in.set(img);
+            Buffer<int> o = realized<int>(p, {w, h}, target);
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return 3 * img(q[0], q[1]); }, 0))
+                << plan;
+        }
+    });
+}
+
 // A tone curve as a 256-entry lookup table read at each pixel's value, then a sharpening stencil
 // over a constant exterior, with a select on the result: 16-bit output.
 TEST(UserPipelines, ToneCurveLookupAndSharpen) {

@@ -413,6 +413,28 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
     std::map<std::string, Function> env = build_environment(outs);
     std::vector<std::string> order = topological_order(outs, env);
     collect_parameter_estimates(env, outputs, g.estimates_);
+    // Funcs whose every call simplifies away (0.0f * f(x), f(x) - f(x)) are left out of the graph:
+    // unscheduled, they are inlined into nothing. (Computed per block beside the stencil template's
+    // specialization, such a Func crashed Halide's bounds inference.)
+    {
+        std::set<std::string> live;
+        for (auto &o : outs) live.insert(o.name());
+        struct Calls : IRVisitor {
+            std::set<std::string> *live = nullptr;
+            using IRVisitor::visit;
+            void visit(const Call *c) override {
+                if (c->call_type == Call::Halide) live->insert(c->name);
+                IRVisitor::visit(c);
+            }
+        } calls;
+        calls.live = &live;
+        for (auto it = order.rbegin(); it != order.rend(); ++it)  // every consumer before its producers
+            if (live.count(*it))
+                for (auto &st : stages_of(env.at(*it)))
+                    for (auto &e : st.exprs) simplify(e).accept(&calls);
+        order.erase(std::remove_if(order.begin(), order.end(), [&](const std::string &n) { return !live.count(n); }),
+                    order.end());
+    }
 
     // Inputs first (from wrappers and direct image calls), then Funcs in topological order.
     auto add_input = [&](const std::string &param_name, const Parameter &p, const std::string &alias) {
