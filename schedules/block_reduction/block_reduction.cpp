@@ -13,63 +13,42 @@ namespace {
 // thread per result (the pointwise template) sums them.
 constexpr int64_t kMinBlockReductionPoints = 256;
 
-// Whether the reduction's innermost RVar walks the innermost dim of something it reads (a row sum,
-// in(r, y)): the block's lanes then read neighbouring elements. A reduction down the columns
-// (in(x, r)) reads coalesced with one thread per result instead, which the pointwise template does.
-class InnermostWalk : public Halide::Internal::IRVisitor {
-public:
-    InnermostWalk(std::string self, std::string rvar) : self_(std::move(self)), rvar_(std::move(rvar)) {}
-    bool found = false;
-
-private:
-    using IRVisitor::visit;
-    std::string self_, rvar_;
-    void visit(const Halide::Internal::Call *op) override {
-        using Halide::Internal::Call;
-        if ((op->call_type == Call::Halide || op->call_type == Call::Image) && op->name != self_ && !op->args.empty() &&
-            Halide::Internal::expr_uses_var(op->args[0], rvar_))
-            found = true;
-        IRVisitor::visit(op);
-    }
+// How the update of a reduction reads other Funcs and inputs along their innermost dim:
+// - `walks_rvar`: some read's innermost arg uses the innermost RVar (a row sum, in(r, y)): the
+//   block's lanes read neighbouring elements. A reduction down the columns (in(x, r)) reads
+//   coalesced with one thread per result instead, which the pointwise template does.
+// - `along_results`: some read's innermost arg follows the result's innermost pure var and no RVar
+//   (B(i, k) in C(i, j) += A(k, j) * B(i, k)): one thread per result reads it coalesced, while a
+//   block's lanes along the RVar would read it a row apart each.
+struct InnermostReads {
+    bool walks_rvar = false, along_results = false;
 };
 
-bool walks_innermost(const Halide::Internal::Function &f) {
-    InnermostWalk w(f.name(), f.update(0).schedule().rvars()[0].var);
-    for (auto &v : f.update(0).values()) v.accept(&w);
-    return w.found;
-}
-
-// Whether the reduction reads something whose innermost arg follows the result's innermost pure
-// var and no RVar (B(i, k) in C(i, j) += A(k, j) * B(i, k)): one thread per result reads it
-// coalesced, while a block's lanes along the RVar would read it a row apart each.
-class ReadAlongResults : public Halide::Internal::IRVisitor {
-public:
-    ReadAlongResults(std::string self, std::string pure0, std::vector<std::string> rvars)
-        : self_(std::move(self)), pure0_(std::move(pure0)), rvars_(std::move(rvars)) {}
-    bool found = false;
-
-private:
-    using IRVisitor::visit;
-    std::string self_, pure0_;
-    std::vector<std::string> rvars_;
-    void visit(const Halide::Internal::Call *op) override {
-        using Halide::Internal::Call;
-        if ((op->call_type == Call::Halide || op->call_type == Call::Image) && op->name != self_ && !op->args.empty() &&
-            Halide::Internal::expr_uses_var(op->args[0], pure0_)) {
-            bool uses_rvar = false;
-            for (auto &r : rvars_) uses_rvar = uses_rvar || Halide::Internal::expr_uses_var(op->args[0], r);
-            found = found || !uses_rvar;
+InnermostReads innermost_reads(const Halide::Internal::Function &f) {
+    struct Reads : Halide::Internal::IRVisitor {
+        std::string self, pure0;
+        std::vector<std::string> rvars;  // innermost first
+        InnermostReads r;
+        using IRVisitor::visit;
+        void visit(const Halide::Internal::Call *op) override {
+            using Halide::Internal::Call;
+            using Halide::Internal::expr_uses_var;
+            if ((op->call_type == Call::Halide || op->call_type == Call::Image) && op->name != self &&
+                !op->args.empty()) {
+                const Halide::Expr &inner = op->args[0];
+                bool uses_rvar = false;
+                for (auto &v : rvars) uses_rvar = uses_rvar || expr_uses_var(inner, v);
+                r.walks_rvar = r.walks_rvar || expr_uses_var(inner, rvars[0]);
+                r.along_results = r.along_results || (expr_uses_var(inner, pure0) && !uses_rvar);
+            }
+            IRVisitor::visit(op);
         }
-        IRVisitor::visit(op);
-    }
-};
-
-bool reads_along_results(const Halide::Internal::Function &f) {
-    std::vector<std::string> rvars;
-    for (auto &rv : f.update(0).schedule().rvars()) rvars.push_back(rv.var);
-    ReadAlongResults w(f.name(), f.args()[0], rvars);
-    for (auto &v : f.update(0).values()) v.accept(&w);
-    return w.found;
+    } reads;
+    reads.self = f.name();
+    reads.pure0 = f.args()[0];
+    for (auto &rv : f.update(0).schedule().rvars()) reads.rvars.push_back(rv.var);
+    for (auto &v : f.update(0).values()) v.accept(&reads);
+    return reads.r;
 }
 
 // A reduction alone in its kernel, with the row template's block reduction: one block per result,
@@ -93,17 +72,18 @@ public:
         // result (and, with its four dims fused into grid x at run-time extents, Halide sized each
         // block's partials in shared memory over whole rows: the launch failed on the H100).
         const DeviceProfile &d = c.opt.device;
-        if (O.reduction_points < kMinBlockReductionPoints &&
-            O.points() >= int64_t(d.sms) * d.blocks_per_sm_to_fill * 256)
+        const bool thread_each = O.points() >= int64_t(d.sms) * d.blocks_per_sm_to_fill * 256;
+        if (O.reduction_points < kMinBlockReductionPoints && thread_each)
             return "each result reduces fewer than " + std::to_string(kMinBlockReductionPoints) +
                    " points and there are results enough for a thread each";
+        const InnermostReads reads = innermost_reads(O.function);
         // A matrix product (4 million results of 1024 products, each row of B read along the
         // results) took 34.7 ms on the H100 in blocks of 256 lanes per result, and 1.36 ms with a
         // thread per result.
-        if (O.points() >= int64_t(d.sms) * d.blocks_per_sm_to_fill * 256 && reads_along_results(O.function))
+        if (thread_each && reads.along_results)
             return "there are results enough for a thread each, and it reads an input along the results' innermost "
                    "dim (one thread per result reads it coalesced, lanes along its RVar a row apart)";
-        if (!walks_innermost(O.function))
+        if (!reads.walks_rvar)
             return "its RVar does not walk the innermost dim of what it reads (one thread per result reads "
                    "those coalesced)";
         return "";
