@@ -4,20 +4,10 @@
 #include <cstdio>
 
 #include "autosched/model/cost_model.h"
+#include "autosched/model/pipeline_funcs.h"
 #include "schedules/registry.h"
 
 namespace solder::autosched {
-
-namespace {
-
-bool has_specializations(const Halide::Internal::Function &f) {
-    if (!f.definition().specializations().empty()) return true;
-    for (const auto &u : f.updates())
-        if (!u.specializations().empty()) return true;
-    return false;
-}
-
-}  // namespace
 
 std::vector<bool> forced_roots(const FuncGraph &g, const PlannerOptions &opt, std::map<int, std::string> &why) {
     std::vector<bool> root(g.nodes.size(), false);

@@ -10,6 +10,18 @@ bool is_input_wrapper(const Function &f) {
     return c && c->call_type == Internal::Call::Image && c->param.defined();
 }
 
+std::vector<size_t> specialization_counts(const Function &f) {
+    std::vector<size_t> counts{f.definition().specializations().size()};
+    for (const auto &u : f.updates()) counts.push_back(u.specializations().size());
+    return counts;
+}
+
+bool has_specializations(const Function &f) {
+    for (size_t c : specialization_counts(f))
+        if (c) return true;
+    return false;
+}
+
 std::vector<Function> pipeline_functions(const std::vector<Func> &outputs) {
     std::vector<Function> outs;
     for (auto &f : outputs) outs.push_back(f.function());

@@ -8,6 +8,10 @@
 namespace solder {
 
 bool is_input_wrapper(const Halide::Internal::Function &f);
+// The specializations (Func::specialize) each stage of `f` has, the pure definition's first: all
+// zero where it has none.
+std::vector<size_t> specialization_counts(const Halide::Internal::Function &f);
+bool has_specializations(const Halide::Internal::Function &f);
 std::vector<Halide::Internal::Function> pipeline_functions(const std::vector<Halide::Func> &outputs);
 // A Func's pure vars, innermost first.
 std::vector<Halide::Var> pure_vars(const Halide::Func &f);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "autosched/model/pipeline_funcs.h"
+
 namespace solder {
 using namespace Halide;
 
@@ -63,15 +65,8 @@ ScheduleWriter::ScheduleWriter(const std::vector<Func> &outputs) {
     auto order = Internal::topological_order(outs, env);
     for (size_t i = 0; i < order.size(); i++) topo_index_[order[i]] = i;
     // The author's specializations, counted before this writer adds any of its own.
-    for (auto &[name, fn] : env) {
-        std::vector<size_t> counts{fn.definition().specializations().size()};
-        for (const auto &u : fn.updates()) counts.push_back(u.specializations().size());
-        for (size_t c : counts)
-            if (c) {
-                user_specializations_[name] = counts;
-                break;
-            }
-    }
+    for (auto &[name, fn] : env)
+        if (has_specializations(fn)) user_specializations_[name] = specialization_counts(fn);
 }
 
 std::string ScheduleWriter::identifier(const std::string &name) {
