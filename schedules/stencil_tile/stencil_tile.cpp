@@ -22,6 +22,18 @@ bool has_stencil_member(const FuncGraph &g, int root, const std::vector<bool> &i
     return false;
 }
 
+// A Var or RVar (a loop's), not a parameter or a buffer's min or extent.
+bool is_loop_var(const Halide::Internal::Variable *v) { return !v->param.defined() && !v->image.defined(); }
+
+// Whether `c` reads a pipeline input: directly, through Halide's wrapper of an ImageParam, or
+// through a Func of `input_like` (passes_on below).
+bool reads_input(const Halide::Internal::Call *c, const std::set<std::string> &input_like) {
+    using Halide::Internal::Call;
+    if (c->call_type == Call::Image) return true;
+    return c->call_type == Call::Halide && c->func.defined() &&
+           (input_like.count(c->name) || is_input_wrapper(Halide::Internal::Function(c->func)));
+}
+
 // Whether some Func reads a pipeline input at an index not clamped (a BoundaryConditions Func clamps
 // its reads). Edge tiles shifted inwards, in a specialization for outputs that span a tile, must
 // then not be used where sizes come at run time: Halide takes the input region a pipeline needs
@@ -33,73 +45,65 @@ class UnclampedInputRead : public Halide::Internal::IRVisitor {
 public:
     explicit UnclampedInputRead(const std::set<std::string> &input_like) : input_like_(input_like) {}
     bool found = false;
+    // The pure dims, beyond its two innermost, of the Func whose definition is visited: only those
+    // two (and RVars) count in an index, since the tiles shift those, and a channel index (a colour
+    // matrix's c) reads the same points in every tile.
+    std::set<std::string> outer_dims;
 
 private:
     using IRVisitor::visit;
     const std::set<std::string> &input_like_;
-    // max(min(x, hi), lo), as BoundaryConditions write it (also under `likely` or in both branches
-    // of a select: mirror_image).
+    // likely(max(min(x, hi), lo)): BoundaryConditions' in-bounds index.
     static bool is_likely_clamp(const Halide::Expr &e) {
         using namespace Halide::Internal;
         const auto *c = e.as<Call>();
         return c && c->is_intrinsic(Call::likely) && c->args.size() == 1 &&
                (c->args[0].as<Max>() || c->args[0].as<Min>());
     }
+    // max(min(x, hi), lo), as BoundaryConditions write it, also under `likely`; or a select whose
+    // branches are both clamped, or whose in-bounds branch is a likely clamp and the other reflects
+    // (mirror_image, mirror_interior).
     static bool clamped(const Halide::Expr &e) {
         using namespace Halide::Internal;
         if (e.as<Max>() || e.as<Min>()) return true;
         if (const auto *c = e.as<Call>(); c && c->is_intrinsic(Call::likely) && c->args.size() == 1)
             return clamped(c->args[0]);
-        // BoundaryConditions' selects: the in-bounds branch marked likely and clamped, the other
-        // reflecting (mirror_image, mirror_interior) or clamped too.
         if (const auto *s = e.as<Select>())
-            return (clamped(s->true_value) && clamped(s->false_value)) ||
-                   (is_likely_clamp(s->true_value) || is_likely_clamp(s->false_value));
+            return (clamped(s->true_value) && clamped(s->false_value)) || is_likely_clamp(s->true_value) ||
+                   is_likely_clamp(s->false_value);
         return false;
     }
-    // Whether `e` varies with a loop (a Var or RVar): a constant index, or one from parameters only
-    // (a colour matrix's entries), reads the same points wherever the tiles fall.
-    // Only the two innermost pure dims of the Func reading count (and its RVars): the tiles shift
-    // those, and a channel index (a colour matrix's c) reads the same points in every tile.
+    // Whether `e` varies with a loop that counts (outer_dims): a constant index, or one from
+    // parameters only, reads the same points wherever the tiles fall.
     bool varies(const Halide::Expr &e) const {
         struct Loops : Halide::Internal::IRVisitor {
             const std::set<std::string> *outer = nullptr;
             bool found = false;
             using IRVisitor::visit;
             void visit(const Halide::Internal::Variable *v) override {
-                found = found || (!v->param.defined() && !v->image.defined() && !outer->count(v->name));
+                found = found || (is_loop_var(v) && !outer->count(v->name));
             }
         } l;
         l.outer = &outer_dims;
         e.accept(&l);
         return l.found;
     }
-
-public:
-    std::set<std::string> outer_dims;  // the reading Func's pure dims beyond its two innermost
-
-private:
-    // Whether Halide bounds `e` over every value of the loops it varies with: a clamp, or the
-    // reflections of BoundaryConditions::mirror_interior.
+    // Whether Halide bounds `e` over every value of the loops it varies with (an index modulo an
+    // extent, say).
     static bool bounded(const Halide::Expr &e) {
         using namespace Halide::Internal;
         struct Loops : IRVisitor {
             Scope<Interval> scope;
             using IRVisitor::visit;
             void visit(const Variable *v) override {
-                if (!v->param.defined() && !v->image.defined() && !scope.contains(v->name))
-                    scope.push(v->name, Interval::everything());
+                if (is_loop_var(v) && !scope.contains(v->name)) scope.push(v->name, Interval::everything());
             }
         } l;
         e.accept(&l);
         return bounds_of_expr_in_scope(e, l.scope).is_bounded();
     }
     void visit(const Halide::Internal::Call *op) override {
-        using Halide::Internal::Call;
-        bool input = op->call_type == Call::Image;
-        if (op->call_type == Call::Halide && op->func.defined())
-            input = input_like_.count(op->name) || is_input_wrapper(Halide::Internal::Function(op->func));
-        if (input)
+        if (reads_input(op, input_like_))
             for (auto &a : op->args) found = found || (varies(a) && !clamped(a) && !bounded(a));
         IRVisitor::visit(op);
     }
@@ -112,15 +116,12 @@ bool passes_on(const FuncNode &n, const std::set<std::string> &input_like) {
     Halide::Expr e = n.function.definition().values()[0];
     while (const auto *c = e.as<Cast>()) e = c->value;
     const auto *c = e.as<Call>();
-    if (!c || c->args.size() != n.dims.size()) return false;
-    bool input = c->call_type == Call::Image ||
-                 (c->call_type == Call::Halide &&
-                  (input_like.count(c->name) || (c->func.defined() && is_input_wrapper(Function(c->func)))));
-    for (size_t d = 0; input && d < c->args.size(); d++) {
+    if (!c || c->args.size() != n.dims.size() || !reads_input(c, input_like)) return false;
+    for (size_t d = 0; d < c->args.size(); d++) {
         const auto *v = c->args[d].as<Variable>();
-        input = v && v->name == n.dims[d];
+        if (!v || v->name != n.dims[d]) return false;
     }
-    return input;
+    return true;
 }
 
 // Over `root` and every Func it reads, directly or not: the regions a shifted tile of `root` asks for.
