@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <optional>
 #include <filesystem>
 #include <stdexcept>
 
@@ -10,6 +12,7 @@
 #include "runtime/aot_compiler.h"
 #include "runtime/fast_device_math.h"
 #include "runtime/fault_injection.h"
+#include "runtime/halide_autoschedulers.h"
 #include "runtime/halide_error.h"
 #include "runtime/planned_kernels.h"
 #include "runtime/targets.h"
@@ -49,10 +52,44 @@ AppBuild build_app_library(const AppBuildRequest &req) {
     return schedule_and_compile(req, p);
 }
 
+namespace {
+
+// A schedule that forks a child to protect Solder from its crashes (Halide's auto-schedulers) is
+// applied and compiled in that child, so it runs once, not once there and once here. The library is
+// a file; the rest of the build comes back as text: a line of counts and times, the library's path,
+// then the schedule's source.
+std::string encode_build(const AppBuild &b) {
+    return std::to_string(b.loop_nests) + " " + std::to_string(b.schedule_s) + " " + std::to_string(b.compile_s) +
+           "\n" + b.library_path + "\n" + b.schedule_source;
+}
+
+std::optional<AppBuild> decode_build(const std::string &text) {
+    AppBuild b;
+    size_t l1 = text.find('\n'), l2 = l1 == std::string::npos ? l1 : text.find('\n', l1 + 1);
+    if (l2 == std::string::npos) return std::nullopt;
+    if (sscanf(text.c_str(), "%d %lf %lf", &b.loop_nests, &b.schedule_s, &b.compile_s) != 3) return std::nullopt;
+    b.library_path = text.substr(l1 + 1, l2 - l1 - 1);
+    b.schedule_source = text.substr(l2 + 1);
+    return b;
+}
+
+}  // namespace
+
 AppBuild schedule_and_compile(const AppBuildRequest &req, BuiltPipeline &p, const LibraryNaming &naming) {
     validate_app_request(req);
     const ScheduleChoice *sched = find_schedule(req.schedule);
     Halide::Target target = make_target(req.target);
+    // Here the whole build runs in the child, unless the caller needs this process's Funcs
+    // scheduled or looks at them first. A child that crashed or ended without an exception of its
+    // own (a plugin's uncatchable throw) leaves the build to the path below, which runs the
+    // auto-scheduler in a child of its own again and reports its failure by name.
+    if (sched->forks && !running_in_child() && !req.keep_scheduled_funcs && !req.before_schedule &&
+        !req.inject_compile_fault) {
+        ChildOutcome r = run_forked([&] { return encode_build(schedule_and_compile(req, p, naming)); });
+        if (r.threw) throw std::runtime_error(r.err);
+        if (r.ok)
+            if (std::optional<AppBuild> b = decode_build(r.out)) return *b;
+    }
 
     using clock = std::chrono::steady_clock;
     AppBuild b;

@@ -28,6 +28,9 @@ struct AppBuildRequest {
     // Called with the app's Funcs before the schedule is applied (the graph dump analyses them as
     // the planner saw them).
     std::function<void(const std::vector<Halide::Func> &)> before_schedule;
+    // AppBuild::outputs scheduled in this process (the plan and loops dumps read them). Without
+    // it, a Halide auto-scheduler's build runs wholly in a child process and `outputs` is empty.
+    bool keep_scheduled_funcs = false;
     // The planner's knobs and fast math (autosched/model/options.h): the defaults unless the caller
     // says otherwise; the CLI passes what the environment and its flags made.
     SolderOptions options;

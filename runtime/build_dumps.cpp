@@ -12,6 +12,7 @@ struct BuildDumps::Graph {
 };
 
 BuildDumps::BuildDumps(const DumpWriter &dumps, AppBuildRequest &req) : dumps_(dumps) {
+    if (dumps.on("plan") || dumps.on("loops")) req.keep_scheduled_funcs = true;
     if (!dumps.on("graph")) return;
     graph_ = std::make_shared<Graph>();
     auto earlier = req.before_schedule;

@@ -18,7 +18,7 @@
 #include "runtime/aot_compiler.h"
 #include "runtime/pipeline_library.h"
 #include "runtime/targets.h"
-#include "runtime/halide_autoschedulers.h"
+#include "runtime/schedule_registry.h"
 
 namespace solder {
 namespace fs = std::filesystem;
@@ -47,9 +47,8 @@ std::shared_mutex &fork_guard() {
 }
 
 bool schedule_forks(const std::string &schedule) {
-    for (auto &a : halide_autoschedulers())
-        if (a.name == schedule) return true;
-    return false;
+    const ScheduleChoice *s = find_schedule(schedule);
+    return s && s->forks;
 }
 
 // What a library on disk must have been built by to be reused: this Halide, this executable (the

@@ -42,19 +42,25 @@ bool this_is_a_child = false;
 // support, which ends the process (std::terminate). So an auto-scheduler runs first in a forked
 // child: a crash there becomes an error that names it and carries its message, instead of taking
 // Solder down.
-std::string run_in_child(const std::string &what, const std::function<std::string()> &work) {
+ChildOutcome run_forked(const std::function<std::string()> &work) {
+    ChildOutcome r;
+    auto here = [&] {  // no child possible: run here, unprotected
+        r.out = work();
+        r.ok = true;
+        return r;
+    };
     int errs[2], result[2];
-    if (pipe(errs) != 0) return work();  // no child possible: run here, unprotected
+    if (pipe(errs) != 0) return here();
     if (pipe(result) != 0) {
         close(errs[0]);
         close(errs[1]);
-        return work();
+        return here();
     }
     fflush(nullptr);
     pid_t pid = fork();
     if (pid < 0) {
         for (int fd : {errs[0], errs[1], result[0], result[1]}) close(fd);
-        return work();
+        return here();
     }
     if (pid == 0) {
         close(errs[0]);
@@ -95,7 +101,6 @@ std::string run_in_child(const std::string &what, const std::function<std::strin
     close(result[1]);
     // Both pipes are read to their ends together (a child that fills one while the parent waits on
     // the other would hang): poll them.
-    std::string msg, out;
     pollfd fds[2] = {{errs[0], POLLIN, 0}, {result[0], POLLIN, 0}};
     int open_fds = 2;
     char buf[4096];
@@ -108,7 +113,7 @@ std::string run_in_child(const std::string &what, const std::function<std::strin
             if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
             ssize_t n = read(fds[i].fd, buf, sizeof buf);
             if (n > 0) {
-                (i ? out : msg).append(buf, size_t(n));
+                (i ? r.out : r.err).append(buf, size_t(n));
             } else {
                 close(fds[i].fd);
                 fds[i].fd = -1;
@@ -120,10 +125,17 @@ std::string run_in_child(const std::string &what, const std::function<std::strin
         if (f.fd >= 0) close(f.fd);
     int st = 0;
     waitpid(pid, &st, 0);
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return out;
-    while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
-    std::string how = WIFSIGNALED(st) ? std::string("crashed (") + strsignal(WTERMSIG(st)) + ")" : "failed";
-    throw std::runtime_error(what + " " + how + " on this pipeline" + (msg.empty() ? std::string() : ": " + msg));
+    while (!r.err.empty() && (r.err.back() == '\n' || r.err.back() == ' ')) r.err.pop_back();
+    r.ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    r.threw = WIFEXITED(st) && WEXITSTATUS(st) == 3;
+    if (!r.ok) r.how = WIFSIGNALED(st) ? std::string("crashed (") + strsignal(WTERMSIG(st)) + ")" : "failed";
+    return r;
+}
+
+std::string run_in_child(const std::string &what, const std::function<std::string()> &work) {
+    ChildOutcome r = run_forked(work);
+    if (r.ok) return r.out;
+    throw std::runtime_error(what + " " + r.how + " on this pipeline" + (r.err.empty() ? std::string() : ": " + r.err));
 }
 
 bool running_in_child() { return this_is_a_child; }

@@ -21,6 +21,14 @@ const std::vector<HalideAutoscheduler> &halide_autoschedulers();
 // exception support) throws std::runtime_error "WHAT failed|crashed (SIGNAL) on this pipeline: ..."
 // with the child's error output.
 std::string run_in_child(const std::string &what, const std::function<std::string()> &work);
+// The same fork, its outcome as data: `out` the text `work` returned (ok), `err` the child's error
+// output; `threw` when `work` ended in an exception it threw (its message is `err`), `how` "failed"
+// or "crashed (SIGNAL)" otherwise.
+struct ChildOutcome {
+    bool ok = false, threw = false;
+    std::string out, err, how;
+};
+ChildOutcome run_forked(const std::function<std::string()> &work);
 // Whether this process is such a child.
 bool running_in_child();
 // Applies the autoscheduler; returns the schedule source Halide printed. Throws on failure. It runs

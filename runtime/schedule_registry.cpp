@@ -24,7 +24,8 @@ const std::vector<ScheduleChoice> &all_schedules() {
                          [a](const Target &t) { return is_gpu_target(t) ? a.gpu : a.host; },
                          [a](const std::vector<Func> &outs, const Target &t, const SolderOptions &) {
                              return AppliedSchedule{apply_halide_autoscheduler(a, outs, t), nullptr};
-                         }});
+                         },
+                         true});
         }
         v.push_back({"solder", "Solder's fusion planner", [](const Target &) { return true; },
                      [](const std::vector<Func> &outs, const Target &t, const SolderOptions &options) {

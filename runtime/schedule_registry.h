@@ -28,6 +28,8 @@ struct ScheduleChoice {
     std::function<AppliedSchedule(const std::vector<Halide::Func> &, const Halide::Target &,
                                   const SolderOptions &options)>
         apply;
+    // Halide's auto-schedulers: applying them forks a child first (runtime/halide_autoschedulers.h).
+    bool forks = false;
 };
 
 const std::vector<ScheduleChoice> &all_schedules();
