@@ -15,6 +15,7 @@
 #include "schedules/horizontal/horizontal.h"
 #include "schedules/inner_outer/inner_outer_plan.h"
 #include "schedules/registry.h"
+#include "schedules/reduction_tile/reduction_tile.h"
 #include "schedules/row/row_blocks.h"
 #include "schedules/shared_split_k/shared_split_k.h"
 #include "schedules/stencil_tile/stencil_staging.h"
@@ -53,8 +54,9 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
     plan.app = app;
     plan.search = found.summary;
     plan.fixed_sizes = g.fixed_sizes();
-    std::map<int, std::vector<Region>> row_regions;  // per row-kernel root: what one block computes
-    std::map<int, TileStaging> tile_staging;         // per stencil-tile root: what each tile stages
+    std::map<int, std::vector<Region>> row_regions;     // per row-kernel root: what one block computes
+    std::map<int, TileStaging> tile_staging;            // per stencil-tile root: what each tile stages
+    std::map<int, ReductionTileShape> reduction_tiles;  // per reduction-tile root: where its Funcs go
     for (int i = 0; i < N; i++) {
         const FuncNode &n = g.nodes[i];
         if (n.is_input) {
@@ -86,6 +88,15 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
                         plan.explanations.push_back({g.nodes[size_t(anchor)].name, "", note});
                 }
                 at_block = it->second.staged.count(i) > 0;
+            }
+            if (groups[i].size() == 1 && tmpl == TemplateKind::ReductionTile) {
+                auto it = reduction_tiles.find(anchor);
+                if (it == reduction_tiles.end()) {
+                    it = reduction_tiles.emplace(anchor, reduction_tile_shape(g, anchor, choice[anchor].members)).first;
+                }
+                const ReductionTileShape &s = it->second;
+                at_block = i == s.reduction || i == s.per_step ||
+                           std::find(s.per_tile.begin(), s.per_tile.end(), i) != s.per_tile.end();
             }
             fp.placement = at_block ? Placement::ComputeAtBlock : Placement::Inline;
             if (at_block && tmpl == TemplateKind::Row) {

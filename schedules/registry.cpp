@@ -6,6 +6,7 @@
 #include "schedules/generic/generic.h"
 #include "schedules/inner_outer/inner_outer.h"
 #include "schedules/pointwise/pointwise.h"
+#include "schedules/reduction_tile/reduction_tile.h"
 #include "schedules/row/row.h"
 #include "schedules/single/single.h"
 #include "schedules/stencil_tile/stencil_tile.h"
@@ -16,6 +17,7 @@ const std::vector<const KernelTemplate *> &kernel_templates() {
     static const std::vector<const KernelTemplate *> all = {
         &generic_template(),          // a root no fused template fits (autosched/model/generic_reason.h)
         &single_template(),           // a 0-d root
+        &reduction_tile_template(),   // tiles stepping through a reduction over stencils
         &block_reduction_template(),  // a reduction alone along the innermost dim
         &stencil_tile_template(),     // stencil producers fused into 2-D tiles
         &pointwise_template(),        // no reduction fused into a non-reduction root

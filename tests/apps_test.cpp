@@ -120,5 +120,5 @@ TEST_P(AppsAtFullSize, MatchOnOpenCL) {
     EXPECT_TRUE(rep.pass);
 }
 
-INSTANTIATE_TEST_SUITE_P(Apps, AppsAtFullSize, ::testing::Values("local_laplacian", "bgu"),
+INSTANTIATE_TEST_SUITE_P(Apps, AppsAtFullSize, ::testing::Values("local_laplacian", "bgu", "lens_blur"),
                          [](const auto &info) { return info.param; });

@@ -12,8 +12,8 @@
 namespace solder::autosched {
 
 // In the order of TemplateParams' alternatives.
-enum class TemplateKind { Pointwise, Single, BlockReduction, StencilTile, Row, InnerOuter, Generic };
-constexpr int kTemplateKinds = 7;
+enum class TemplateKind { Pointwise, Single, BlockReduction, StencilTile, Row, InnerOuter, Generic, ReductionTile };
+constexpr int kTemplateKinds = 8;
 // The name the plan prints (`"template": "row"`).
 const char *template_name(TemplateKind k);
 
@@ -111,8 +111,15 @@ struct GenericParams {
     int scan_tile_rows = 0;
 };
 
+// Tiles stepping through a fused reduction's RVar (schedules/reduction_tile): `reduction` per tile,
+// `per_tile` Funcs staged once per tile, `per_step` staged per tile at each step of `rvar`.
+struct ReductionTileParams {
+    std::string reduction, rvar, per_step;
+    std::vector<std::string> per_tile;
+};
+
 using TemplateParams = std::variant<PointwiseParams, SingleParams, BlockReductionParams, StencilTileParams, RowParams,
-                                    InnerOuterParams, GenericParams>;
+                                    InnerOuterParams, GenericParams, ReductionTileParams>;
 
 // Split-K (schedules/split_k): `func` is summed in `slices` slices into the partials Func `partials`
 // by launches of `blocks` blocks (zeroing, sums); the root's blocks add the partials. Shared

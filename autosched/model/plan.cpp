@@ -54,6 +54,7 @@ const char *template_name(TemplateKind k) {
     case TemplateKind::Row: return "row";
     case TemplateKind::InnerOuter: return "inner_outer";
     case TemplateKind::Generic: return "generic";
+    case TemplateKind::ReductionTile: return "reduction_tile";
     }
     return "?";
 }
@@ -193,6 +194,9 @@ std::string Plan::to_text() const {
         if (const BlockReductionParams *br = k.get<BlockReductionParams>(); br && br->lanes_x > 0)
             vec += ", " + std::to_string(br->lanes_x) + " x " + std::to_string(br->lanes / br->lanes_x) +
                    " lanes (innermost two RVars)";
+        if (const ReductionTileParams *rt = k.get<ReductionTileParams>())
+            vec += ", each 32 x 32 tile steps through " + rt->reduction + "'s " + rt->rvar + " with " + rt->per_step +
+                   " per tile at each step";
         if (const GenericParams *gp = k.get<GenericParams>()) {
             if (gp->scan_tile_rows > 0)
                 vec += ", its scan per 32 x " + std::to_string(gp->scan_tile_rows) +

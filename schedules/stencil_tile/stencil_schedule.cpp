@@ -38,6 +38,31 @@ void keep_inside_tile(ScheduleWriter &w, const StageRef &root, const std::vector
 // 97 us; 32x16 tiles (3 turns) by 4, 35 / 91 / 93 us; 32x64 tiles by 8, 40 / 115 / 132 us.
 constexpr int kTileProducerUnroll = 16;
 
+void deal_producer_to_threads(ScheduleWriter &w, Func f) {
+    std::vector<Var> fv = pure_vars(f);
+    if (fv.empty()) {
+        w.one_thread_of_block({f});
+        return;
+    }
+    const std::string tag = f.name();
+    Var turn(tag + "_turn"), tx(tag + "_tx"), ty(tag + "_ty");
+    if (fv.size() >= 2) {
+        Var xo(tag + "_xo"), rows(tag + "_rows");
+        w.split({f}, fv[0], xo, tx, kStencilThreadsX, TailStrategy::GuardWithIf);
+        w.fuse({f}, xo, fv[1], rows);  // each 32-wide piece of each row, in turn
+        w.split({f}, rows, turn, ty, kStencilThreadsY, TailStrategy::GuardWithIf);
+    } else {
+        Var lane(tag + "_lane");
+        w.split({f}, fv[0], turn, lane, kStencilThreadsX * kStencilThreadsY, TailStrategy::GuardWithIf);
+        w.split({f}, lane, ty, tx, kStencilThreadsX, TailStrategy::RoundUp);
+    }
+    w.reorder({f}, {turn, tx, ty});
+    w.gpu_threads({f}, tx, ty);
+    w.unroll({f}, turn, kTileProducerUnroll, TailStrategy::GuardWithIf);
+}
+
+}  // namespace
+
 // Turns of 8 rows unrolled together when a producer's columns and rows are dealt apart (below):
 // up to 64 rows of a 32-wide piece per pass, their loads in flight together.
 constexpr int kTileRowTurnUnroll = 8;
@@ -66,31 +91,6 @@ void deal_rows_and_columns_to_threads(ScheduleWriter &w, Func f, bool unroll_tur
         w.gpu_threads({f}, tx, ty);
     }
 }
-
-void deal_producer_to_threads(ScheduleWriter &w, Func f) {
-    std::vector<Var> fv = pure_vars(f);
-    if (fv.empty()) {
-        w.one_thread_of_block({f});
-        return;
-    }
-    const std::string tag = f.name();
-    Var turn(tag + "_turn"), tx(tag + "_tx"), ty(tag + "_ty");
-    if (fv.size() >= 2) {
-        Var xo(tag + "_xo"), rows(tag + "_rows");
-        w.split({f}, fv[0], xo, tx, kStencilThreadsX, TailStrategy::GuardWithIf);
-        w.fuse({f}, xo, fv[1], rows);  // each 32-wide piece of each row, in turn
-        w.split({f}, rows, turn, ty, kStencilThreadsY, TailStrategy::GuardWithIf);
-    } else {
-        Var lane(tag + "_lane");
-        w.split({f}, fv[0], turn, lane, kStencilThreadsX * kStencilThreadsY, TailStrategy::GuardWithIf);
-        w.split({f}, lane, ty, tx, kStencilThreadsX, TailStrategy::RoundUp);
-    }
-    w.reorder({f}, {turn, tx, ty});
-    w.gpu_threads({f}, tx, ty);
-    w.unroll({f}, turn, kTileProducerUnroll, TailStrategy::GuardWithIf);
-}
-
-}  // namespace
 
 void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, bool whole_tiles, bool root_is_output,
                              const std::vector<Func> &at_tile, const Target &target,

@@ -25,4 +25,8 @@ void schedule_stencil_kernel(ScheduleWriter &w, Halide::Func root, int inner_dim
                              bool root_is_output, const std::vector<Halide::Func> &at_tile,
                              const Halide::Target &target, const std::vector<std::string> &resampled = {});
 
+// A producer computed per tile whose region has run-time extents, dealt to the block's threads in
+// columns of kStencilThreadsX and rows of kStencilThreadsY, each guarded (stencil_schedule.cpp).
+void deal_rows_and_columns_to_threads(ScheduleWriter &w, Halide::Func f, bool unroll_turns);
+
 }  // namespace solder

@@ -1,0 +1,87 @@
+// The reduction tile template (schedules/reduction_tile): a 2-D output whose kernel reduces over
+// a stencil along one RVar (block-matching stereo: the arg-min over disparities of window sums of
+// differences) steps through the RVar per tile, and never stores the cost volume. Planned at one
+// size, run at others (narrower than a tile, not a multiple of one, one point) and with other
+// numbers of steps, on the host and on OpenCL, against a plain C++ reference.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "tests/support/user_pipeline.h"
+
+using namespace Halide;
+using namespace solder::testing;
+
+namespace {
+
+// Disparity by block matching, written as Halide users write it: 3 x 3 windows of absolute
+// differences of two 8-bit images, the arg-min over a scalar parameter's number of disparities
+// (the first of equal costs), as the least of cost * 64 + d. (Halide's `argmin` is an update Halide
+// cannot prove associative, which takes the generic template.)
+struct Stereo {
+    ImageParam left{UInt(8), 2, "left"}, right{UInt(8), 2, "right"};
+    Param<int> steps{"steps"};
+    Func out{"disparity"};
+    Stereo() {
+        Var x("x"), y("y"), d("d");
+        Func l = BoundaryConditions::repeat_edge(left), r = BoundaryConditions::mirror_image(right);
+        Func diff("diff"), window("window");
+        diff(x, y, d) = abs(cast<int>(l(x, y)) - cast<int>(r(x - d, y)));
+        window(x, y, d) = diff(x - 1, y - 1, d) + diff(x, y - 1, d) + diff(x + 1, y - 1, d) + diff(x - 1, y, d) +
+                          diff(x, y, d) + diff(x + 1, y, d) + diff(x - 1, y + 1, d) + diff(x, y + 1, d) +
+                          diff(x + 1, y + 1, d);
+        RDom k(0, steps, "k");
+        out(x, y) = minimum(window(x, y, k) * 64 + k) % 64;
+        left.set_estimates({{0, 512}, {0, 256}});
+        right.set_estimates({{0, 512}, {0, 256}});
+        steps.set_estimate(16);
+        out.set_estimates({{0, 512}, {0, 256}});
+    }
+};
+
+int reference_disparity(const Buffer<uint8_t> &L, const Buffer<uint8_t> &R, int steps, int x, int y) {
+    const int w = L.width(), h = L.height();
+    auto l = [&](int i, int j) { return int(L(std::clamp(i, 0, w - 1), std::clamp(j, 0, h - 1))); };
+    auto mirror = [](int i, int n) {  // BoundaryConditions::mirror_image
+        const int period = 2 * n;
+        int m = ((i % period) + period) % period;
+        return m < n ? m : period - 1 - m;
+    };
+    auto r = [&](int i, int j) { return int(R(mirror(i, w), mirror(j, h))); };
+    int best = 0, best_cost = 0;
+    for (int d = 0; d < steps; d++) {
+        int cost = 0;
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) cost += std::abs(l(x + dx, y + dy) - r(x + dx - d, y + dy));
+        if (d == 0 || cost < best_cost) best = d, best_cost = cost;
+    }
+    return best;
+}
+
+}  // namespace
+
+TEST(ReductionTiles, StereoArgMinAtAnySizeOnHostAndOpenCL) {
+    for (const std::string &target : user_targets()) {
+        SCOPED_TRACE("target " + target);
+        Stereo s;
+        const std::string plan = schedule_with_solder({s.out}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("reduction_tile"), std::string::npos) << plan;
+            EXPECT_EQ(plan.find("window int32"), std::string::npos) << "the cost volume is stored\n" << plan;
+        }
+        Pipeline p(s.out);
+        p.compile_jit(solder::make_target(target));
+        for (auto [w, h, steps] : std::vector<std::tuple<int, int, int>>{
+                 {512, 256, 16}, {37, 29, 16}, {517, 263, 5}, {1, 1, 3}, {33, 40, 1}, {100, 7, 60}}) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + ", " + std::to_string(steps) + " steps");
+            Buffer<uint8_t> L = random_buffer<uint8_t>({w, h}, 5, 0, 255), R = random_buffer<uint8_t>({w, h}, 6, 0, 255);
+            s.left.set(L);
+            s.right.set(R);
+            s.steps.set(steps);
+            Buffer<int> o = p.realize({w, h}, solder::make_target(target));
+            o.copy_to_host();
+            EXPECT_TRUE(matches(o, [&](auto &q) { return reference_disparity(L, R, steps, q[0], q[1]); }, 0)) << plan;
+        }
+    }
+}
