@@ -112,7 +112,8 @@ struct GenericParams {
 };
 
 // Tiles stepping through a fused reduction's RVar (schedules/reduction_tile): `reduction` per tile,
-// `per_tile` Funcs staged once per tile, `per_step` staged per tile at each step of `rvar`.
+// `per_tile` Funcs staged once per tile, `per_step` staged per tile at each step of `rvar` (empty:
+// none, where the Func is also inlined into another kernel).
 struct ReductionTileParams {
     std::string reduction, rvar, per_step;
     std::vector<std::string> per_tile;

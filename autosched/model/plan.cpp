@@ -195,8 +195,9 @@ std::string Plan::to_text() const {
             vec += ", " + std::to_string(br->lanes_x) + " x " + std::to_string(br->lanes / br->lanes_x) +
                    " lanes (innermost two RVars)";
         if (const ReductionTileParams *rt = k.get<ReductionTileParams>())
-            vec += ", each 32 x 32 tile steps through " + rt->reduction + "'s " + rt->rvar + " with " + rt->per_step +
-                   " per tile at each step";
+            vec += ", each 32 x 32 tile steps through " + rt->reduction + "'s " + rt->rvar +
+                   (rt->per_step.empty() ? std::string(" (nothing staged per step)")
+                                         : " with " + rt->per_step + " per tile at each step");
         if (const GenericParams *gp = k.get<GenericParams>()) {
             if (gp->scan_tile_rows > 0)
                 vec += ", its scan per 32 x " + std::to_string(gp->scan_tile_rows) +

@@ -1,6 +1,7 @@
 #include "schedules/reduction_tile/reduction_tile.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -61,7 +62,8 @@ ReductionTileShape reduction_tile_shape(const FuncGraph &g, int root, std::vecto
         return s;
     };
     const FuncNode &O = g.nodes[size_t(root)];
-    if (O.dims.size() != 2 || O.updates > 0 || O.is_reduction()) return no("the root is not a 2-D Func without updates");
+    if (O.dims.size() != 2 || O.updates > 0 || O.is_reduction())
+        return no("the root is not a 2-D Func without updates");
     std::vector<bool> inside(g.nodes.size(), false);
     for (int m : members) {
         inside[size_t(m)] = true;
@@ -156,8 +158,8 @@ public:
             kc.offender_bytes = shared;
             kc.offense = "computed per tile of " + O.name + "'s kernel at each step of " +
                          c.g.nodes[size_t(s.reduction)].name + "'s RVar, the tile's Funcs would take " +
-                         kb_text(shared) + " of shared memory, above the " +
-                         kb_text(c.opt.device.shared_memory_bytes) + " a block has";
+                         kb_text(shared) + " of shared memory, above the " + kb_text(c.opt.device.shared_memory_bytes) +
+                         " a block has";
         }
         return kc;
     }
@@ -167,8 +169,12 @@ public:
         ReductionTileParams p;
         p.reduction = c.g.nodes[size_t(s.reduction)].name;
         p.rvar = c.g.nodes[size_t(s.reduction)].function.update(0).schedule().rvars()[0].var;
-        for (int m : s.per_tile) p.per_tile.push_back(c.g.nodes[size_t(m)].name);
-        p.per_step = c.g.nodes[size_t(s.per_step)].name;
+        // Only Funcs computed in this kernel alone are staged; one that another kernel also inlines
+        // (a boundary condition read by a histogram elsewhere) is inlined here too.
+        auto ours = [&](int m) { return c.groups[size_t(m)].size() == 1; };
+        for (int m : s.per_tile)
+            if (ours(m)) p.per_tile.push_back(c.g.nodes[size_t(m)].name);
+        if (ours(s.per_step)) p.per_step = c.g.nodes[size_t(s.per_step)].name;
         k.params = p;
     }
 
@@ -178,15 +184,16 @@ public:
         const ReductionTileParams &p = *k.get<ReductionTileParams>();
         std::vector<Halide::Func> per_tile;
         for (auto &f : p.per_tile) per_tile.push_back(c.get(f));
-        schedule_reduction_tile_kernel(c.w, c.get(k.root), c.get(p.reduction), per_tile, c.get(p.per_step));
+        schedule_reduction_tile_kernel(c.w, c.get(k.root), c.get(p.reduction), per_tile,
+                                       p.per_step.empty() ? std::optional<Halide::Func>() : c.get(p.per_step));
     }
 
     std::vector<LaunchShape> launch_shapes(const ShapeContext &c, const KernelPlan &k) const override {
         const FuncNode &O = c.root_node();
         LaunchShape s;
         s.stage = O.name;
-        set_grid(s, {blocks_of(O.region[0].extent(), kStencilTileX), blocks_of(O.region[1].extent(), kStencilTileY)},
-                 2, c.grid);
+        set_grid(s, {blocks_of(O.region[0].extent(), kStencilTileX), blocks_of(O.region[1].extent(), kStencilTileY)}, 2,
+                 c.grid);
         s.threads[0] = kStencilThreadsX, s.threads[1] = kStencilThreadsY;
         const KernelChoice kc = choice_of(c.g, k, 2);
         std::vector<bool> inside(c.g.nodes.size(), false);

@@ -31,7 +31,7 @@ void deal_tile(ScheduleWriter &w, const StageRef &s, const Var &x, const Var &y,
 }  // namespace
 
 void schedule_reduction_tile_kernel(ScheduleWriter &w, Func root, Func reduction, const std::vector<Func> &per_tile,
-                                    Func per_step) {
+                                    std::optional<Func> per_step) {
     const std::string tag = root.name();
     std::vector<Var> v = pure_vars(root);
     Var xo(tag + "_xo"), yo(tag + "_yo"), xi(tag + "_xi"), yi(tag + "_yi"), yt(tag + "_yt"), yr(tag + "_yr");
@@ -64,8 +64,9 @@ void schedule_reduction_tile_kernel(ScheduleWriter &w, Func root, Func reduction
         w.compute_at(f, root, xo);
         deal_rows_and_columns_to_threads(w, f, false);
     }
-    w.compute_at(per_step, reduction, step);
-    deal_rows_and_columns_to_threads(w, per_step, false);
+    if (!per_step) return;
+    w.compute_at(*per_step, reduction, step);
+    deal_rows_and_columns_to_threads(w, *per_step, false);
 }
 
 }  // namespace solder

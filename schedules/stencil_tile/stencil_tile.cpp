@@ -182,6 +182,9 @@ public:
     std::string why_not(const KernelContext &c) const override {
         const FuncNode &O = c.root_node();
         if (c.reduction_member && !O.is_reduction()) return "a reduction is fused into a root that is not one";
+        // Its tiles are loops of the root's pure stage: producers computed per tile there would be
+        // missing from the update's loops (Halide refuses the schedule).
+        if (O.updates > 0) return "the root has update stages";
         if (O.dims.size() < 2) return "the root has fewer than 2 dims to tile";
         if (!has_stencil_member(c.g, c.root, c.inside)) return "no Func in the kernel is read through a stencil";
         return "";

@@ -120,6 +120,20 @@ void build(uint64_t seed, UserPipeline &p) {
             break;
         }
         case 8: {
+            if (s % 2 == 1) {
+                // (By the stage's place, as the point scan.) The least, over a parameter's number
+                // of shifts, of a 3-tap window of differences to the shifted image: a reduction
+                // over stencils along its RVar (the reduction tile template's shape).
+                p.kinds.push_back("window_minimum");
+                Func c = BoundaryConditions::mirror_image(a, whole);
+                Func dd("shift_diff" + n), win("window" + n);
+                Var k("k");
+                dd(x, y, k) = abs(c(x, y) - c(x + k, y + 1));
+                win(x, y, k) = dd(x - 1, y, k) + dd(x, y, k) + dd(x + 1, y - 1, k);
+                RDom r(0, p.taps, "rm" + n);
+                f(x, y) = 0.5f * a(x, y) + 0.25f * minimum(win(x, y, r));
+                break;
+            }
             p.kinds.push_back("parameter_taps");
             Func c = BoundaryConditions::repeat_edge(a, whole);
             RDom r(0, p.taps, "rt" + n);

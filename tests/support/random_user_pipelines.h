@@ -2,8 +2,9 @@
 // from the input, stages drawn from pointwise mixes, stencils over boundary conditions, row
 // reductions over the input's extent, scans (along a dim, and at each point over a parameter's
 // steps), histograms read back at data-dependent points,
-// Tuples, several updates, resamplings (a pyramid level down and back up), and reductions over a
-// scalar parameter. Each pipeline is built twice from its seed: once scheduled by Solder, once with
+// Tuples, several updates, resamplings (a pyramid level down and back up), reductions over a
+// scalar parameter, and minima over a parameter's number of shifts of a window of differences (a
+// reduction over stencils along its RVar). Each pipeline is built twice from its seed: once scheduled by Solder, once with
 // every Func at root and nothing else (the reference, on the host), and the two are compared at
 // the estimated size and at others.
 #pragma once
