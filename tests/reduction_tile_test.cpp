@@ -10,10 +10,13 @@
 #include <cstdlib>
 #include <tuple>
 
+#include "schedules/reduction_tile/reduction_tile.h"
 #include "tests/support/user_pipeline.h"
 
 using namespace Halide;
 using namespace solder::testing;
+using solder::autosched::FuncGraph;
+using solder::autosched::reduction_tile_shape;
 
 namespace {
 
@@ -136,6 +139,60 @@ TEST(ReductionTiles, AReductionRootOverStencilsCompilesAtAnySize) {
                     for (int s = 0; s < steps; s++)
                         best = std::min(best, d(i - 1, j, s) + d(i, j, s) + d(i + 1, j - 1, s));
                     return std::min(best, d(i - 1, j, 0) + d(i, j, 0) + d(i + 1, j - 1, 0));
+                },
+                1e-5))
+                << plan;
+        }
+    }
+}
+
+// A Func of the steps that the root also reads (here the differences at the first shift) is not
+// staged inside the RVar loop, where the root's own reads could not see it.
+TEST(ReductionTiles, AStepFuncTheRootAlsoReadsIsNotStagedPerStep) {
+    for (const std::string &target : user_targets()) {
+        SCOPED_TRACE("target " + target);
+        ImageParam in(Float(32), 2, "in");
+        Param<int> shifts("shifts");
+        Var x("x"), y("y"), k("k");
+        Func c = BoundaryConditions::repeat_edge(in), diff("diff"), window("window"), out("out");
+        diff(x, y, k) = abs(c(x, y) - c(x + k, y));
+        window(x, y, k) = diff(x, y - 1, k) + diff(x, y, k) + diff(x, y + 1, k);
+        RDom r(0, shifts, "r");
+        out(x, y) = minimum(window(x, y, r)) + diff(x - 1, y, 0) + diff(x + 1, y, 0);
+        in.set_estimates({{0, 512}, {0, 256}});
+        shifts.set_estimate(16);
+        out.set_estimates({{0, 512}, {0, 256}});
+        const std::string plan = schedule_with_solder({out}, target);
+        EXPECT_EQ(plan.find("with diff per tile at each step"), std::string::npos) << plan;
+        if (target != "host") {
+            // The template's own choice, with every Func fused into the output's kernel: diff is
+            // no step's Func to stage. (It was: computed inside the RVar loop, outside which the
+            // root reads it too, and Halide refused to compile the kernel.)
+            FuncGraph g = FuncGraph::build({out});
+            const int root = g.find(out.name());
+            std::vector<int> members;
+            for (size_t i = 0; i < g.nodes.size(); i++)
+                if (!g.nodes[i].is_input && int(i) != root) members.push_back(int(i));
+            EXPECT_NE(reduction_tile_shape(g, root, members).per_step, g.find(diff.name()));
+        }
+        Pipeline p(out);
+        p.compile_jit(solder::make_target(target));
+        for (auto [w, h, steps] : std::vector<std::tuple<int, int, int>>{{512, 256, 16}, {37, 29, 3}, {1, 1, 2}}) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            Buffer<float> img = random_buffer<float>({w, h}, 4);
+            in.set(img);
+            shifts.set(steps);
+            Buffer<float> o = p.realize({w, h}, solder::make_target(target));
+            o.copy_to_host();
+            auto at = [&](int i, int j) { return double(img(std::clamp(i, 0, w - 1), std::clamp(j, 0, h - 1))); };
+            auto d = [&](int i, int j, int s) { return std::abs(at(i, j) - at(i + s, j)); };
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    const int i = q[0], j = q[1];
+                    double best = 1e30;
+                    for (int s = 0; s < steps; s++) best = std::min(best, d(i, j - 1, s) + d(i, j, s) + d(i, j + 1, s));
+                    return best + d(i - 1, j, 0) + d(i + 1, j, 0);
                 },
                 1e-5))
                 << plan;

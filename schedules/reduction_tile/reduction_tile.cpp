@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <set>
 #include <string>
 
 #include "autosched/model/block_regions.h"
@@ -87,23 +86,43 @@ ReductionTileShape reduction_tile_shape(const FuncGraph &g, int root, std::vecto
             below[size_t(E.consumer)] = true;
         }
     }
-    // Above it: the inputs' boundary conditions (members that read one input, or one such member),
-    // staged per tile where a step's Func reads them; the rest is the steps' work.
+    // Above it (the members it reads, directly or not): the inputs' boundary conditions (members
+    // that read one input at one point, or one such member), staged per tile where a step's Func reads them;
+    // the rest is the steps' work. Members beside it (read by the root alone) are inlined.
+    std::vector<bool> above(g.nodes.size(), false);
+    above[size_t(s.reduction)] = true;
+    for (size_t i = size_t(s.reduction) + 1; i-- > 0;) {  // consumers before producers
+        if (!above[i]) continue;
+        for (int e : g.nodes[i].in_edges) {
+            const int p = g.edges[size_t(e)].producer;
+            if (inside[size_t(p)]) above[size_t(p)] = true;
+        }
+    }
     std::vector<bool> of_inputs(g.nodes.size(), false);
     std::vector<int> step_funcs;
     for (int m : members) {  // topological: producers first
-        if (below[size_t(m)]) continue;
-        std::set<int> producers;
-        for (int e : g.nodes[size_t(m)].in_edges) producers.insert(g.edges[size_t(e)].producer);
-        const int p = producers.size() == 1 ? *producers.begin() : -1;
+        if (!above[size_t(m)] || m == s.reduction) continue;
+        // (One read of one producer: a Func that reads its producer at two points, such as the
+        // difference of an image and its shift, is a step's work.)
+        const auto &in = g.nodes[size_t(m)].in_edges;
+        const int p = in.size() == 1 && g.edges[size_t(in[0])].sites == 1 ? g.edges[size_t(in[0])].producer : -1;
         const bool only_inputs = p >= 0 && (g.nodes[size_t(p)].is_input || of_inputs[size_t(p)]);
         of_inputs[size_t(m)] = only_inputs;
         if (!only_inputs) step_funcs.push_back(m);
     }
+    // The step's Func is computed inside the RVar loop: only Funcs that loop reads may read it.
+    auto read_in_steps_only = [&](int m) {
+        for (int e : g.nodes[size_t(m)].out_edges) {
+            const int c = g.edges[size_t(e)].consumer;
+            if (inside[size_t(c)] && !above[size_t(c)]) return false;
+            if (c == root) return false;
+        }
+        return true;
+    };
     int stencil_levels = 0;
     for (int m : step_funcs) {
         if (!g.read_through_stencil(m)) continue;
-        if (s.per_step < 0) s.per_step = m;  // the first, nearest the inputs
+        if (s.per_step < 0 && read_in_steps_only(m)) s.per_step = m;  // the first, nearest the inputs
         stencil_levels++;
     }
     if (s.per_step < 0) return no("no Func the reduction reads is a stencil's producer");
