@@ -18,18 +18,6 @@ namespace {
 // would recompute more than they save.
 constexpr int kMaxStencilLevelsPerStep = 2;
 
-// Whether the update of `n` writes its pure vars' own point (f(x, y) = min(f(x, y), ...)): each
-// thread of a tile then keeps its points through every step.
-bool updates_in_place(const FuncNode &n) {
-    const auto &args = n.function.update(0).args();
-    if (args.size() != n.dims.size()) return false;
-    for (size_t d = 0; d < args.size(); d++) {
-        const auto *v = args[d].as<Halide::Internal::Variable>();
-        if (!v || v->name != n.dims[d]) return false;
-    }
-    return true;
-}
-
 // The tile a block computes: 32 x 32 points of the root's two dims.
 Region tile_of(const FuncNode &O) {
     Region blk = O.region;
@@ -72,7 +60,9 @@ ReductionTileShape reduction_tile_shape(const FuncGraph &g, int root, std::vecto
     }
     if (s.reduction < 0) return no("no reduction is fused");
     const FuncNode &R = g.nodes[size_t(s.reduction)];
-    if (R.dims.size() != 2 || R.updates != 1 || R.rvar_extents[0].size() != 1 || !updates_in_place(R))
+    // (A reduction without a generic reason has one update, written at its own pure vars in order,
+    // autosched/model/generic_reason.h: each thread of a tile keeps its points through every step.)
+    if (R.dims.size() != 2 || !R.generic.empty() || R.rvar_extents[0].size() != 1)
         return no("the reduction is not one update over one RVar of a 2-D Func at its own points");
     // Between the reduction and the root, pointwise reads only: each thread keeps its points.
     std::vector<bool> below(g.nodes.size(), false);  // the reduction and the members that read it
@@ -149,19 +139,26 @@ namespace {
 // never stored. Stored, the volume (one point per pixel and step) is written and read back once
 // each, and every tile of its kernel stages the inputs again for every step.
 class ReductionTileTemplate : public KernelTemplate {
+    // The checks before the kernel's shape is worked out (reduction_tile_shape).
+    static std::string outside_scope(const KernelContext &c) {
+        if (!c.opt.gpu || !c.opt.compute_at) return "only on a GPU, with Funcs computed per block";
+        if (!c.reduction_member) return "no reduction is fused";
+        return "";
+    }
+
 public:
     TemplateKind kind() const override { return TemplateKind::ReductionTile; }
 
     std::string why_not(const KernelContext &c) const override {
-        if (!c.opt.gpu || !c.opt.compute_at) return "only on a GPU, with Funcs computed per block";
-        if (!c.reduction_member) return "no reduction is fused";
+        if (std::string why = outside_scope(c); !why.empty()) return why;
         return reduction_tile_shape(c.g, c.root, c.members).why_not;
     }
 
     std::optional<KernelChoice> choose(const KernelContext &c) const override {
-        if (!why_not(c).empty()) return std::nullopt;
-        const FuncNode &O = c.root_node();
+        if (!outside_scope(c).empty()) return std::nullopt;
         const ReductionTileShape s = reduction_tile_shape(c.g, c.root, c.members);
+        if (!s.why_not.empty()) return std::nullopt;
+        const FuncNode &O = c.root_node();
         KernelChoice kc;
         kc.members = c.members;
         kc.kind = TemplateKind::ReductionTile;
