@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "autosched/model/block_regions.h"
@@ -27,15 +28,23 @@ Region tile_of(const FuncNode &O) {
 }
 
 // Shared memory per block: the reduction's tile and the per-tile Funcs at their regions per tile,
-// the step's Func at one step's share of its region (its points over every step / the steps).
+// the step's Func at one step's share of its region (its points over every step / the steps); each
+// padded as the schedule pads them where their element sizes mix (padded_bytes).
 int64_t shared_bytes_per_block(const FuncGraph &g, const ReductionTileShape &s, const std::vector<Region> &per_tile) {
+    std::vector<int> on_chip = s.per_tile;
+    on_chip.push_back(s.reduction);
+    on_chip.push_back(s.per_step);
+    std::set<int> sizes;
+    for (int m : on_chip) sizes.insert(g.nodes[size_t(m)].elem_bytes);
+    const int64_t steps = std::max<int64_t>(1, g.nodes[size_t(s.reduction)].rvar_extents[0][0]);
     int64_t bytes = 0;
-    for (int m : s.per_tile) bytes += region_points(per_tile[size_t(m)]) * g.nodes[size_t(m)].elem_bytes;
-    const FuncNode &R = g.nodes[size_t(s.reduction)];
-    bytes += region_points(per_tile[size_t(s.reduction)]) * R.elem_bytes;
-    const int64_t steps = std::max<int64_t>(1, R.rvar_extents[0][0]);
-    const FuncNode &P = g.nodes[size_t(s.per_step)];
-    bytes += (region_points(per_tile[size_t(s.per_step)]) + steps - 1) / steps * P.elem_bytes;
+    for (int m : on_chip) {
+        const Region &r = per_tile[size_t(m)];
+        const int64_t extent0 = std::max<int64_t>(1, r[0].extent());
+        int64_t rest = region_points(r) / extent0;
+        if (m == s.per_step) rest = (rest + steps - 1) / steps;
+        bytes += padded_bytes(extent0, rest, g.nodes[size_t(m)].elem_bytes, sizes.size() > 1);
+    }
     return bytes;
 }
 

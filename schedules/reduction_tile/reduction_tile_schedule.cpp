@@ -2,6 +2,7 @@
 
 #include "autosched/model/pipeline_funcs.h"
 #include "schedules/stencil_tile/stencil_schedule.h"
+#include "schedules/writer/block_reduce.h"
 
 namespace solder {
 using namespace Halide;
@@ -40,15 +41,23 @@ void schedule_reduction_tile_kernel(ScheduleWriter &w, Func root, Func reduction
     w.split({root}, yi, yt, yr, kRowsPerThread, TailStrategy::GuardWithIf);
     w.reorder({root}, {yr, xi, yt, xo, yo});
     w.gpu_threads({root}, xi, yt);
-    w.gpu_blocks({root}, xo);
-    w.gpu_blocks({root}, yo);
+    // The tiles on the grid as the plan maps it (ScheduleWriter::grid_map): the Funcs per tile go in
+    // the innermost block loop.
+    const Var tile_loop = blocks_over(w, {root}, {xo, yo}, tag, 2);
     w.unroll({root}, yr, kRowsPerThread, TailStrategy::GuardWithIf);
+    // Where the Funcs per tile mix element sizes (8-bit images, 32-bit costs), each allocation is
+    // padded to whole 8-byte words (Halide issue 6803, schedules/writer/block_reduce.h).
+    std::vector<Func> on_chip = per_tile;
+    on_chip.push_back(reduction);
+    if (per_step) on_chip.push_back(*per_step);
+    const bool mixed = mixed_element_sizes(on_chip);
+    for (Func f : on_chip) pad_block_allocation(w, f, mixed);
 
     // The reduction per tile: its initial values, then its RVar loop with the tile's threads inside
     // each step (a barrier between steps), so that each step's producers are computed per tile.
     std::vector<Var> rv = pure_vars(reduction);
     const std::string rtag = reduction.name();
-    w.compute_at(reduction, root, xo);
+    w.compute_at(reduction, root, tile_loop);
     deal_tile(w, {reduction}, rv[0], rv[1], rtag, {});
     const auto rvars = reduction.function().update(0).schedule().rvars();
     RVar step(rvars[0].var);
@@ -61,7 +70,7 @@ void schedule_reduction_tile_kernel(ScheduleWriter &w, Func root, Func reduction
     // overwriting it before the next step reads it. So each step stages one Func only, in the body's
     // first stage, where these are still live.
     for (Func f : per_tile) {
-        w.compute_at(f, root, xo);
+        w.compute_at(f, root, tile_loop);
         deal_rows_and_columns_to_threads(w, f, false);
     }
     if (!per_step) return;
