@@ -17,6 +17,7 @@
 #include "schedules/registry.h"
 #include "schedules/reduction_tile/reduction_tile.h"
 #include "schedules/row/row_blocks.h"
+#include "schedules/row/side_outputs.h"
 #include "schedules/shared_split_k/shared_split_k.h"
 #include "schedules/stencil_tile/stencil_staging.h"
 
@@ -28,6 +29,51 @@
 namespace solder::autosched {
 
 namespace {
+
+// Outputs that row kernels write beside their roots (schedules/row/side_outputs.h), by the root
+// of the kernel that writes each: the search is run again with the candidates free, and its plan
+// replaces `found` where every candidate it computes in a kernel can be written there and the
+// plan then costs less. `notes` gets the reason either way.
+std::map<int, int> written_beside_rows(const FuncGraph &g, const PlannerOptions &opt, const CostModel &cost,
+                                       SearchResult &found, std::vector<Explanation> &notes) {
+    const std::set<int> candidates = side_output_candidates(g, opt);
+    if (candidates.empty()) return {};
+    SearchResult alt = search_roots(g, opt, candidates);
+    std::map<int, int> host;
+    double extra_us = 0;
+    for (int s : candidates) {
+        if (alt.best.root[size_t(s)]) continue;
+        int h = -1;
+        const std::string why = side_output_why_not(g, alt.best.root, alt.best.groups, alt.best.choice, s, &h);
+        if (!why.empty()) {
+            notes.push_back({g.nodes[size_t(s)].name, "",
+                             "stored by a kernel of its own, not beside its readers' "
+                             "(side output): " +
+                                 why});
+            return {};
+        }
+        host[s] = h;
+        extra_us += cost.stream_us(g.nodes[size_t(s)].bytes(), 0);
+    }
+    if (host.empty()) return {};
+    char costs[96];
+    std::snprintf(costs, sizeof costs, "%.3f us against %.3f us", alt.best.est_us + extra_us, found.best.est_us);
+    if (alt.best.est_us + extra_us >= found.best.est_us * (1 - 1e-9)) {
+        for (auto [s, h] : host)
+            notes.push_back({g.nodes[size_t(s)].name, g.nodes[size_t(h)].name,
+                             std::string("stored by a kernel of its own, not written beside this row kernel's root "
+                                         "(side output): the plan costs ") +
+                                 costs + " with it stored"});
+        return {};
+    }
+    for (auto [s, h] : host)
+        notes.push_back({g.nodes[size_t(s)].name, g.nodes[size_t(h)].name,
+                         std::string("written by this row kernel beside its root (side output) from the per-row "
+                                     "values its blocks compute; its readers there read a copy: the plan costs ") +
+                             costs + " with it stored by a kernel of its own"});
+    found = std::move(alt);
+    return host;
+}
 
 Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string &app) {
     const int N = int(g.nodes.size());
@@ -44,6 +90,8 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
     }
     const CostModel cost(opt.device);
     SearchResult found = search_roots(g, opt);
+    std::vector<Explanation> side_notes;
+    const std::map<int, int> side_host = written_beside_rows(g, opt, cost, found, side_notes);
     const std::vector<bool> &root = found.best.root;
     const std::vector<std::set<int>> &groups = found.best.groups;
     std::map<int, KernelChoice> &choice = found.best.choice;
@@ -68,6 +116,9 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
         fp.func = n.name;
         if (root[i]) {
             fp.placement = Placement::Root;
+        } else if (side_host.count(i)) {
+            fp.placement = Placement::Root;
+            fp.anchor = g.nodes[size_t(side_host.at(i))].name;
         } else {
             int anchor = *groups[i].begin();
             const bool stencil_out = g.read_through_stencil(i) || g.read_through_resampling(i);
@@ -121,6 +172,14 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
         k.funcs.push_back(O.name);
         for (int m : kc.members) k.funcs.push_back(g.nodes[m].name);
         if (O.is_output) k.outputs.push_back(O.name);
+        for (auto [s, host] : side_host) {
+            if (host != r) continue;
+            SideOutput so{g.nodes[size_t(s)].name, {}};
+            for (int e : g.nodes[size_t(s)].out_edges)
+                so.readers.push_back(g.nodes[size_t(g.edges[size_t(e)].consumer)].name);
+            k.side.push_back(so);
+            k.outputs.push_back(so.func);
+        }
         const KernelTemplate &t = kernel_template(kc.kind);
         // Row and stencil templates compute the root's one stage in one loop nest; a root with
         // update stages in a kernel of its own launches each stage; split-K adds two launches.
@@ -130,6 +189,11 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
         k.bytes_read = kc.bytes_read + kc.split_bytes;
         k.bytes_written = O.bytes() + 2 * kc.split_bytes;  // split-K's partials: zeroed, then summed
         k.est_us = cost.choice_us(kc, O.bytes());
+        for (auto &so : k.side) {
+            const int64_t b = g.nodes[size_t(g.find(so.func))].bytes();
+            k.bytes_written += b;
+            k.est_us += cost.stream_us(b, 0);
+        }
         if (kc.split_func >= 0) {
             const FuncNode &R = g.nodes[kc.split_func];
             SplitK sk;
@@ -160,6 +224,7 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
             plan.materialized.push_back(m);
         }
     }
+    plan.explanations.insert(plan.explanations.end(), side_notes.begin(), side_notes.end());
     for (int r = 0; r < N; r++)
         if (root[r] && !g.nodes[r].generic.empty())
             plan.explanations.push_back({g.nodes[r].name, "", "generic template: " + g.nodes[r].generic});
@@ -218,7 +283,11 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
             h.launch_shapes = launch_shapes_of(g, opt, fused, h);
             over = check_device_limits(h, opt.device);
         }
-        if (!over.empty()) {
+        if (!h.side.empty()) {
+            plan.explanations.push_back({h.get<InnerOuterParams>()->column_sums[0], h.root,
+                                         "column sums not computed in this row kernel's blocks (inner-outer): it "
+                                         "writes a side output, which the inner-outer kernel does not"});
+        } else if (!over.empty()) {
             plan.explanations.push_back(
                 {h.get<InnerOuterParams>()->column_sums[0], h.root,
                  "column sums not computed in this row kernel's blocks (inner-outer): " + over[0].text()});

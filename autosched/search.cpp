@@ -169,10 +169,11 @@ std::map<int, std::string> reasons_for_roots(const FuncGraph &g, const PlannerOp
 
 }  // namespace
 
-SearchResult search_roots(const FuncGraph &g, const PlannerOptions &opt) {
+SearchResult search_roots(const FuncGraph &g, const PlannerOptions &opt, const std::set<int> &free_outputs) {
     SearchResult r;
     KernelCache cache;
     std::vector<bool> forced = forced_roots(g, opt, r.why);
+    for (int s : free_outputs) forced[size_t(s)] = false;
     std::map<int, std::string> capped_why = r.why;
     r.best = greedy(g, opt, forced, r.why, &cache);
     // The greedy pass again, storing what inlining would recompute many times over (a long chain of

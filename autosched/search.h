@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,9 @@ struct SearchResult {
     std::string summary;             // one line for the plan
 };
 
-SearchResult search_roots(const FuncGraph &g, const PlannerOptions &opt);
+// `free_outputs`: outputs the search may compute inside their readers' kernels instead of storing
+// them as roots (schedules/row/side_outputs.h: the caller checks that a row kernel can write them).
+SearchResult search_roots(const FuncGraph &g, const PlannerOptions &opt, const std::set<int> &free_outputs = {});
 
 // The least-cost legal partition by trying every subset of optional roots: for tests of the exact
 // search on small graphs. Throws if there are more than `max_free` optional roots.

@@ -29,7 +29,7 @@ void expect_all_pass(const std::string &target) {
     std::set<std::string> kinds(r.kinds.begin(), r.kinds.end());
     if (std::getenv("SOLDER_USER_SEEDS") == nullptr) {
         for (auto k : {"pointwise", "stencil", "row_reduction", "histogram", "tuple", "updates", "resample",
-                       "parameter_taps", "argmax", "point_scan", "window_minimum", "specialized"})
+                       "parameter_taps", "argmax", "point_scan", "window_minimum", "specialized", "row_means_output"})
             EXPECT_TRUE(kinds.count(k)) << "no CI seed has a '" << k << "' stage";
     }
     EXPECT_TRUE(kinds.count("scan_x") || kinds.count("scan_y"));

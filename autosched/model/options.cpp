@@ -89,6 +89,9 @@ const std::vector<KnobEntry> &knob_table() {
                 "fewest_bytes", [](auto &o) -> auto & { return o.planner.fewest_bytes; },
                 "take a fusion that moves fewer bytes even where the cost model expects it slower"),
             flag(
+                "side_outputs", [](auto &o) -> auto & { return o.planner.side_outputs; },
+                "a row kernel writes outputs computed from its per-row reductions beside its root"),
+            flag(
                 "fallback", [](auto &o) -> auto & { return o.fallback; },
                 "solder run: a failing Solder schedule is replaced by the unfused one (not a plugin parameter)", true),
             flag(

@@ -1,5 +1,6 @@
 #include "autosched/model/plan.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 #include <sstream>
@@ -137,8 +138,16 @@ std::string Plan::to_json() const {
                                   return "{\"func\": " + js(s.func) +
                                          ", \"bytes_per_block\": " + std::to_string(s.bytes_per_block) + "}";
                               }) +
-                         ", \"horizontal_with\": " + list(k.with, js) + ", \"funcs\": " + list(k.funcs, js) +
-                         ", \"outputs\": " + list(k.outputs, js) + ", \"bytes_read\": " + std::to_string(k.bytes_read) +
+                         ", \"horizontal_with\": " + list(k.with, js) +
+                         (k.side.empty()
+                              ? std::string()
+                              : ", \"side_outputs\": " + list(k.side,
+                                                              [](const SideOutput &s) {
+                                                                  return "{\"func\": " + js(s.func) +
+                                                                         ", \"readers\": " + list(s.readers, js) + "}";
+                                                              })) +
+                         ", \"funcs\": " + list(k.funcs, js) + ", \"outputs\": " + list(k.outputs, js) +
+                         ", \"bytes_read\": " + std::to_string(k.bytes_read) +
                          ", \"bytes_written\": " + std::to_string(k.bytes_written) + ", \"est_us\": " + num(k.est_us) +
                          "}";
               })
@@ -177,6 +186,7 @@ std::string Plan::to_text() const {
     for (auto &k : kernels) {
         std::string writes = k.root;
         if (!k.with.empty()) writes += " and " + std::to_string(k.with.size()) + " more (horizontal)";
+        for (auto &so : k.side) writes += " and " + so.func + " (side output)";
         const RowParams *row = k.get<RowParams>();
         const StencilTileParams *tile = k.get<StencilTileParams>();
         const InnerOuterParams *io = k.get<InnerOuterParams>();
@@ -223,6 +233,7 @@ std::string Plan::to_text() const {
         for (auto &f : k.funcs) {
             if (f == k.root || std::find(k.with.begin(), k.with.end(), f) != k.with.end() || !listed.insert(f).second)
                 continue;
+            if (std::any_of(k.side.begin(), k.side.end(), [&](const SideOutput &so) { return so.func == f; })) continue;
             const FuncPlan *p = find(f);
             (p && p->placement == Placement::ComputeAtBlock ? at : inl).push_back(f);
         }

@@ -198,7 +198,11 @@ public:
                 c.plan.explanations.push_back({O.name, "", ws.why_not});
             }
         }
-        p.rows_per_block = gpu && ws.warps == 0 ? rows_per_block_for(g, O, kc, c.plan, c.opt.device, p) : 1;
+        // (A kernel that writes side outputs keeps one row per block: with several, the rows of a
+        // block at the end of a run-time extent came out wrong on OpenCL, the per-block sums of the
+        // last, partial block sized by the union of the root's and the side output's guarded rows.)
+        p.rows_per_block =
+            gpu && ws.warps == 0 && k.side.empty() ? rows_per_block_for(g, O, kc, c.plan, c.opt.device, p) : 1;
         if (p.rows_per_block > 1) assign_row_dims(g, c.root, kc, c.plan);
         if (gpu && c.opt.stage_rows && ws.warps == 0)
             p.staged =
@@ -228,7 +232,9 @@ public:
         shape.row_extent = p.row_extent;
         shape.unrolled_dims = p.unrolled_dims;
         const auto at = c.at_block(k);
-        schedule_row_kernel(c.w, c.get(k.root), shape, at.funcs, at.points, at.row_dims, staged, c.target);
+        std::vector<Halide::Func> side;
+        for (auto &so : k.side) side.push_back(c.get(so.func));
+        schedule_row_kernel(c.w, c.get(k.root), shape, at.funcs, at.points, at.row_dims, staged, c.target, side);
     }
 
     std::vector<LaunchShape> launch_shapes(const ShapeContext &c, const KernelPlan &k) const override {

@@ -138,6 +138,14 @@ void ScheduleWriter::bound(Func f, const Var &v, int64_t min, int64_t extent) {
     emit(func_id(f) + ".bound(" + var_id(v) + ", " + std::to_string(min) + ", " + std::to_string(extent) + ");");
 }
 
+void ScheduleWriter::same_output_bounds(Func f, int dim, Func other, int other_dim) {
+    auto o = other.output_buffer().dim(other_dim);
+    f.output_buffer().dim(dim).set_bounds(o.min(), o.extent());
+    const std::string od = func_id(other) + ".output_buffer().dim(" + std::to_string(other_dim) + ")";
+    emit(func_id(f) + ".output_buffer().dim(" + std::to_string(dim) + ").set_bounds(" + od + ".min(), " + od +
+         ".extent());");
+}
+
 void ScheduleWriter::reorder_storage(Func f, const std::vector<Var> &innermost_first) {
     f.reorder_storage(innermost_first);
     std::string args;
@@ -303,6 +311,17 @@ Func ScheduleWriter::in(Func f, const std::vector<Func> &readers) {
     func_ids_[wrapper.name()] = id;
     emit("Func " + id + " = " + base + (readers.empty() ? ".in();" : ".in({" + list + "});"));
     return wrapper;
+}
+
+Func ScheduleWriter::clone_in(Func f, const std::vector<Func> &readers) {
+    std::string list;
+    for (auto &r : readers) list += (list.empty() ? "" : ", ") + func_id(r);
+    const std::string base = func_id(f);
+    Func copy = f.clone_in(readers);
+    std::string id = identifier(copy.name());
+    func_ids_[copy.name()] = id;
+    emit("Func " + id + " = " + base + ".clone_in({" + list + "});");
+    return copy;
 }
 
 std::string ScheduleWriter::source(const std::string &header_comment) const {

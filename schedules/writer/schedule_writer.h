@@ -48,6 +48,9 @@ public:
     void align_storage(Halide::Func f, const Halide::Var &dim, int alignment);
     void reorder_storage(Halide::Func f, const std::vector<Halide::Var> &innermost_first);
     void bound(Halide::Func f, const Halide::Var &v, int64_t min, int64_t extent);
+    // Output `f`'s buffer spans, in its dim `dim`, what output `other`'s buffer spans in `other_dim`
+    // (OutputImageParam::Dimension::set_bounds): Halide checks it when the pipeline runs.
+    void same_output_bounds(Halide::Func f, int dim, Halide::Func other, int other_dim);
     void split(const StageRef &s, const Halide::VarOrRVar &old, const Halide::VarOrRVar &outer,
                const Halide::VarOrRVar &inner, int factor, Halide::TailStrategy tail);
     void fuse(const StageRef &s, const Halide::VarOrRVar &a, const Halide::VarOrRVar &b,
@@ -97,6 +100,10 @@ public:
     void rename(const StageRef &s, const Halide::VarOrRVar &old_name, const Halide::VarOrRVar &new_name);
     // A wrapper of `f` that `readers` call instead of `f` (Func::in), named in the source like rfactor's.
     Halide::Func in(Halide::Func f, const std::vector<Halide::Func> &readers);
+    // A copy of `f`'s definitions that `readers` call instead of `f` (Func::clone_in), named in the
+    // source likewise: `f` itself may then be fused with them (compute_with), which Halide refuses
+    // between a Func and its readers.
+    Halide::Func clone_in(Halide::Func f, const std::vector<Halide::Func> &readers);
 
     // Declarations first (Funcs, Vars, RVars), then the directives in the order they were applied.
     std::string source(const std::string &header_comment) const;

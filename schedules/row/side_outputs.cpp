@@ -1,0 +1,80 @@
+#include "schedules/row/side_outputs.h"
+
+#include <vector>
+
+#include "autosched/model/block_regions.h"
+#include "autosched/model/pipeline_funcs.h"
+#include "schedules/row/row_blocks.h"
+
+namespace solder::autosched {
+
+std::set<int> side_output_candidates(const FuncGraph &g, const PlannerOptions &opt) {
+    std::set<int> out;
+    if (!opt.gpu || !opt.compute_at || !opt.side_outputs) return out;
+    for (size_t i = 0; i < g.nodes.size(); i++) {
+        const FuncNode &n = g.nodes[i];
+        if (!n.is_output || n.is_input || n.out_edges.empty() || n.updates > 0 || n.dims.empty() ||
+            !n.generic.empty() || has_specializations(n.function) || opt.keep_unfused.count(n.name) ||
+            opt.keep_unfused.count(name_as_written(n.name)))
+            continue;
+        bool gathered = false;
+        for (int e : n.out_edges) gathered |= g.edges[size_t(e)].access == Access::DataDependent;
+        if (!gathered) out.insert(int(i));
+    }
+    return out;
+}
+
+std::string side_output_why_not(const FuncGraph &g, const std::vector<bool> &root,
+                                const std::vector<std::set<int>> &groups, const std::map<int, KernelChoice> &choice,
+                                int s, int *host) {
+    const FuncNode &S = g.nodes[size_t(s)];
+    const std::set<int> &kernels = groups[size_t(s)];
+    if (kernels.size() != 1) return "it is computed in " + std::to_string(kernels.size()) + " kernels, not one";
+    const int r = *kernels.begin();
+    const FuncNode &R = g.nodes[size_t(r)];
+    auto it = choice.find(r);
+    if (it == choice.end() || it->second.kind != TemplateKind::Row)
+        return R.name + "'s kernel, where it is computed, is not a row kernel";
+    const KernelChoice &kc = it->second;
+    if (kc.split_func >= 0) return R.name + "'s row kernel sums a reduction in split-K partials";
+    const int inner = kc.inner_dims, rank = int(R.dims.size());
+    if (rank - inner != int(S.dims.size()))
+        return "its dims are not the rows of " + R.name + "'s kernel (" + std::to_string(rank - inner) + " dims)";
+    for (int d = 0; d < int(S.dims.size()); d++) {
+        const size_t rd = size_t(inner + d);
+        if (S.dims[size_t(d)] != R.dims[rd])
+            return "its dim " + std::to_string(d) + " is named " + S.dims[size_t(d)] + ", the row kernel's " +
+                   R.dims[rd] + " (Halide's compute_with fuses loops by name)";
+        if (S.region[size_t(d)].extent() != R.region[rd].extent())
+            return "its extent in " + S.dims[size_t(d)] + " differs from " + R.name + "'s";
+    }
+    // Its readers in the kernel read it at the block's own rows: what a block writes of it, from
+    // what the block computed, is what the block needed of it.
+    const Region need = row_block_regions(g, r, kc)[size_t(s)];
+    const Region rows = block_region(R.region, inner);
+    for (size_t d = 0; d < S.dims.size(); d++)
+        if (d >= need.size() || need[d].min != rows[size_t(inner) + d].min ||
+            need[d].max != rows[size_t(inner) + d].max)
+            return "one block of " + R.name + "'s kernel reads it beyond the block's own rows (in " + S.dims[d] + ")";
+    // What it reads inside the kernel (through Funcs computed there), it reads at its own points:
+    // the block computed those for its rows.
+    std::vector<int> todo{s};
+    std::set<int> seen{s};
+    while (!todo.empty()) {
+        const int c = todo.back();
+        todo.pop_back();
+        for (int e : g.nodes[size_t(c)].in_edges) {
+            const FuncEdge &E = g.edges[size_t(e)];
+            const int q = E.producer;
+            if (g.nodes[size_t(q)].is_input || root[size_t(q)]) continue;
+            if (E.access != Access::Pointwise && E.access != Access::Broadcast)
+                return "it reads " + g.nodes[size_t(q)].name + " (computed in " + R.name + "'s kernel) by a " +
+                       access_name(E.access) + " access, not at its own points";
+            if (seen.insert(q).second) todo.push_back(q);
+        }
+    }
+    *host = r;
+    return "";
+}
+
+}  // namespace solder::autosched

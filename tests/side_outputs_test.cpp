@@ -1,0 +1,185 @@
+// Side outputs of row kernels (schedules/row/side_outputs.h): a pipeline output that another output
+// reads, at the points of a row kernel's rows and computed from the kernel's per-row reductions (a
+// layer norm's saved means and inverse deviations, int8 quantization's scales), is written by that
+// kernel's blocks beside its root instead of by kernels of its own. Planned at one size, run at
+// others, on the host and on OpenCL, against plain C++ references; and outputs that a row kernel
+// cannot write keep kernels of their own, with the reason in the plan.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+#include "tests/support/user_pipeline.h"
+
+using namespace Halide;
+using namespace solder::testing;
+
+namespace {
+
+// A layer norm that also returns the statistics its backward pass reads, written as users write it:
+// the row length from the input, the statistics outputs of their own that the normalized output
+// reads.
+struct LayerNormWithStatistics {
+    ImageParam x{Float(32), 2, "x"};
+    Func y{"y"}, mean{"mean"}, rstd{"rstd"};
+    explicit LayerNormWithStatistics(int cols, int rows) {
+        Var c("c"), r("r");
+        RDom k(0, x.dim(0).extent(), "k");
+        Expr n = cast<float>(x.dim(0).extent());
+        mean(r) = sum(x(k, r)) / n;
+        Func var("var");
+        var(r) = sum((x(k, r) - mean(r)) * (x(k, r) - mean(r))) / n;
+        rstd(r) = 1.0f / sqrt(var(r) + 1e-5f);
+        y(c, r) = (x(c, r) - mean(r)) * rstd(r);
+        x.set_estimates({{0, cols}, {0, rows}});
+        y.set_estimates({{0, cols}, {0, rows}});
+        mean.set_estimates({{0, rows}});
+        rstd.set_estimates({{0, rows}});
+    }
+};
+
+void layer_norm_reference(const Buffer<float> &x, std::vector<double> &mean, std::vector<double> &rstd) {
+    const int C = x.dim(0).extent(), R = x.dim(1).extent();
+    mean.assign(size_t(R), 0);
+    rstd.assign(size_t(R), 0);
+    for (int r = 0; r < R; r++) {
+        double s = 0, v = 0;
+        for (int c = 0; c < C; c++) s += x(c, r);
+        s /= C;
+        for (int c = 0; c < C; c++) v += (x(c, r) - s) * (x(c, r) - s);
+        mean[size_t(r)] = s;
+        rstd[size_t(r)] = 1 / std::sqrt(v / C + 1e-5);
+    }
+}
+
+}  // namespace
+
+TEST(SideOutputs, LayerNormStatisticsAreWrittenByItsRowKernelAtAnySize) {
+    for (const std::string &target : user_targets()) {
+        SCOPED_TRACE("target " + target);
+        LayerNormWithStatistics ln(4096, 8192);
+        const std::string plan = schedule_with_solder({ln.y, ln.mean, ln.rstd}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("1 kernel,"), std::string::npos) << plan;
+            // (Names may carry Halide's "$N" suffixes: the kernel's line, by its words.)
+            EXPECT_NE(plan.find(" (side output) and rstd"), std::string::npos) << plan;
+            EXPECT_NE(plan.find(" (side output): reads"), std::string::npos) << plan;
+            EXPECT_NE(plan.find("clone_in"), std::string::npos) << plan;
+        }
+        Pipeline p({ln.y, ln.mean, ln.rstd});
+        p.compile_jit(solder::make_target(target));
+        for (auto [w, h] : std::vector<std::pair<int, int>>{{512, 64}, {37, 29}, {517, 263}, {1, 1}, {4096, 3}}) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            Buffer<float> in = random_buffer<float>({w, h}, 3, -2, 2);
+            ln.x.set(in);
+            Buffer<float> y(w, h), mean(h), rstd(h);
+            p.realize({y, mean, rstd}, solder::make_target(target));
+            y.copy_to_host();
+            mean.copy_to_host();
+            rstd.copy_to_host();
+            std::vector<double> m, s;
+            layer_norm_reference(in, m, s);
+            EXPECT_TRUE(matches(mean, [&](auto &q) { return m[size_t(q[0])]; }, 1e-4)) << plan;
+            // (A row of one element has no deviation: its inverse is 1 / sqrt(eps), about 316.)
+            EXPECT_TRUE(matches(rstd, [&](auto &q) { return s[size_t(q[0])]; }, 1e-3)) << plan;
+            EXPECT_TRUE(matches(
+                y, [&](auto &q) { return (in(q[0], q[1]) - m[size_t(q[1])]) * s[size_t(q[1])]; }, 1e-3))
+                << plan;
+        }
+    }
+}
+
+// Rows of a batch over two block dims (tokens x sequences): the side output has two dims, each laid
+// out as the root's block dims. Planned where the root alone would take several rows per block,
+// which a kernel with side outputs does not.
+TEST(SideOutputs, BatchedRowsOverTwoBlockDimsAtAnySize) {
+    for (const std::string &target : user_targets()) {
+        SCOPED_TRACE("target " + target);
+        ImageParam x(Float(32), 3, "x");
+        Var c("c"), t("t"), b("b");
+        RDom k(0, x.dim(0).extent(), "k");
+        Func rms("rms"), out("out");
+        rms(t, b) = sqrt(sum(x(k, t, b) * x(k, t, b)) / cast<float>(x.dim(0).extent()) + 1e-6f);
+        out(c, t, b) = x(c, t, b) / rms(t, b);
+        x.set_estimates({{0, 1024}, {0, 64}, {0, 1024}});
+        out.set_estimates({{0, 1024}, {0, 64}, {0, 1024}});
+        rms.set_estimates({{0, 64}, {0, 1024}});
+        const std::string plan = schedule_with_solder({out, rms}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find(" (side output): reads"), std::string::npos) << plan;
+            // (One row per block: with several, the last, partial block's rows came out wrong.)
+            EXPECT_EQ(plan.find("rows per block"), std::string::npos) << plan;
+        }
+        Pipeline p({out, rms});
+        p.compile_jit(solder::make_target(target));
+        for (auto [C, T, B] : std::vector<std::tuple<int, int, int>>{{1024, 8, 4}, {37, 5, 3}, {300, 13, 2}, {1, 1, 1}}) {
+            SCOPED_TRACE(std::to_string(C) + "x" + std::to_string(T) + "x" + std::to_string(B));
+            Buffer<float> in = random_buffer<float>({C, T, B}, 4, -1, 1);
+            x.set(in);
+            Buffer<float> o(C, T, B), r(T, B);
+            p.realize({o, r}, solder::make_target(target));
+            o.copy_to_host();
+            r.copy_to_host();
+            auto want = [&](int tt, int bb) {
+                double s = 0;
+                for (int cc = 0; cc < C; cc++) s += double(in(cc, tt, bb)) * in(cc, tt, bb);
+                return std::sqrt(s / C + 1e-6);
+            };
+            EXPECT_TRUE(matches(r, [&](auto &q) { return want(q[0], q[1]); }, 1e-4)) << plan;
+            EXPECT_TRUE(matches(o, [&](auto &q) { return in(q[0], q[1], q[2]) / want(q[1], q[2]); }, 1e-4)) << plan;
+        }
+    }
+}
+
+// An output its readers read at a neighbouring row: a block computes the row sums of the rows it
+// needs, not of its own row alone, so the output keeps a kernel of its own, and the plan says why.
+TEST(SideOutputs, AnOutputReadAtAnotherRowKeepsItsOwnKernel) {
+    for (const std::string &target : user_targets()) {
+        SCOPED_TRACE("target " + target);
+        ImageParam x(Float(32), 2, "x");
+        Var c("c"), r("r");
+        RDom k(0, x.dim(0).extent(), "k");
+        Func total("total"), out("out");
+        total(r) = sum(x(k, r));
+        Expr last = x.dim(1).extent() - 1;
+        out(c, r) = x(c, r) - total(min(r + 1, last));
+        x.set_estimates({{0, 2048}, {0, 4096}});
+        out.set_estimates({{0, 2048}, {0, 4096}});
+        total.set_estimates({{0, 4096}});
+        const std::string plan = schedule_with_solder({out, total}, target);
+        EXPECT_EQ(plan.find("(side output): reads"), std::string::npos) << plan;
+        if (target != "host") {
+            EXPECT_NE(plan.find("beyond the block's own rows"), std::string::npos) << plan;
+        }
+        Pipeline p({out, total});
+        p.compile_jit(solder::make_target(target));
+        for (auto [w, h] : std::vector<std::pair<int, int>>{{300, 40}, {1, 1}}) {
+            Buffer<float> in = random_buffer<float>({w, h}, 5, -1, 1);
+            x.set(in);
+            Buffer<float> o(w, h), t(h);
+            p.realize({o, t}, solder::make_target(target));
+            o.copy_to_host();
+            t.copy_to_host();
+            auto row = [&](int j) {
+                double s = 0;
+                for (int i = 0; i < w; i++) s += in(i, j);
+                return s;
+            };
+            EXPECT_TRUE(matches(t, [&](auto &q) { return row(q[0]); }, 1e-4)) << plan;
+            EXPECT_TRUE(matches(o, [&](auto &q) { return in(q[0], q[1]) - row(std::min(q[1] + 1, h - 1)); }, 1e-4))
+                << plan;
+        }
+    }
+}
+
+// The option turns it off: the statistics are stored by kernels of their own, and the plan says
+// nothing of side outputs.
+TEST(SideOutputs, TheOptionTurnsThemOff) {
+    LayerNormWithStatistics ln(4096, 8192);
+    solder::autosched::PlannerOptions opt;
+    opt.side_outputs = false;
+    const std::string plan = schedule_with_solder({ln.y, ln.mean, ln.rstd}, "opencl", opt);
+    EXPECT_EQ(plan.find("side output"), std::string::npos) << plan;
+    EXPECT_EQ(plan.find("1 kernel,"), std::string::npos) << plan;
+}
