@@ -30,7 +30,7 @@ namespace solder::autosched {
 
 namespace {
 
-// Outputs that row kernels write beside their roots (schedules/row/side_outputs.h), by the root
+// Outputs that row and pointwise kernels write beside their roots (schedules/row/side_outputs.h), by the root
 // of the kernel that writes each: the search is run again with the candidates free, and its plan
 // replaces `found` where every candidate it computes in a kernel can be written there and the
 // plan then costs less. `notes` gets the reason either way.
@@ -61,15 +61,15 @@ std::map<int, int> written_beside_rows(const FuncGraph &g, const PlannerOptions 
     if (alt.best.est_us + extra_us >= found.best.est_us * (1 - 1e-9)) {
         for (auto [s, h] : host)
             notes.push_back({g.nodes[size_t(s)].name, g.nodes[size_t(h)].name,
-                             std::string("stored by a kernel of its own, not written beside this row kernel's root "
+                             std::string("stored by a kernel of its own, not written beside this kernel's root "
                                          "(side output): the plan costs ") +
                                  costs + " with it stored"});
         return {};
     }
     for (auto [s, h] : host)
         notes.push_back({g.nodes[size_t(s)].name, g.nodes[size_t(h)].name,
-                         std::string("written by this row kernel beside its root (side output) from the per-row "
-                                     "values its blocks compute; its readers there read a copy: the plan costs ") +
+                         std::string("written by this kernel beside its root (side output), from the values it "
+                                     "computes there; its readers there read a copy: the plan costs ") +
                              costs + " with it stored by a kernel of its own"});
     found = std::move(alt);
     return host;

@@ -252,3 +252,46 @@ TEST(SideOutputs, Int8QuantizationWritesItsScalesInSixteenByteAccessesOfItsRows)
         }
     }
 }
+
+// A pointwise output that another output reads at its points (a bias add kept for the backward
+// pass, and its activation): one pointwise kernel writes both, each thread computing its points of
+// the one and then of the other (fused at the thread loop), the activation reading a copy.
+TEST(SideOutputs, APointwiseOutputTheNextOutputReadsIsWrittenByItsKernelAtAnySize) {
+    for (const std::string &target : user_targets()) {
+        SCOPED_TRACE("target " + target);
+        ImageParam x(Float(32), 2, "x"), bias(Float(32), 1, "bias");
+        Var c("c"), t("t");
+        Func pre("pre"), act("act");
+        pre(c, t) = x(c, t) + bias(c);
+        act(c, t) = pre(c, t) * (1.0f / (1.0f + exp(-1.702f * pre(c, t))));
+        x.set_estimates({{0, 4096}, {0, 8192}});
+        bias.set_estimates({{0, 4096}});
+        act.set_estimates({{0, 4096}, {0, 8192}});
+        pre.set_estimates({{0, 4096}, {0, 8192}});
+        const std::string plan = schedule_with_solder({act, pre}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("1 kernel,"), std::string::npos) << plan;
+            EXPECT_NE(plan.find("[pointwise, x4 vectors] writes"), std::string::npos) << plan;
+            EXPECT_NE(plan.find(" (side output): reads"), std::string::npos) << plan;
+        }
+        Pipeline p({act, pre});
+        p.compile_jit(solder::make_target(target));
+        for (auto [w, h] : std::vector<std::pair<int, int>>{{1024, 16}, {37, 29}, {517, 3}, {1, 1}}) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            Buffer<float> in = random_buffer<float>({w, h}, 7, -3, 3), b = random_buffer<float>({w}, 8, -1, 1);
+            x.set(in);
+            bias.set(b);
+            Buffer<float> ao(w, h), po(w, h);
+            p.realize({ao, po}, solder::make_target(target));
+            ao.copy_to_host();
+            po.copy_to_host();
+            auto pre_at = [&](int i, int j) { return double(in(i, j)) + b(i); };
+            EXPECT_TRUE(matches(
+                po, [&](auto &q) { return pre_at(q[0], q[1]); }, 1e-6))
+                << plan;
+            EXPECT_TRUE(matches(
+                ao, [&](auto &q) { return pre_at(q[0], q[1]) / (1 + std::exp(-1.702 * pre_at(q[0], q[1]))); }, 1e-4))
+                << plan;
+        }
+    }
+}

@@ -90,7 +90,7 @@ const std::vector<KnobEntry> &knob_table() {
                 "take a fusion that moves fewer bytes even where the cost model expects it slower"),
             flag(
                 "side_outputs", [](auto &o) -> auto & { return o.planner.side_outputs; },
-                "a row kernel writes outputs computed from its per-row reductions beside its root"),
+                "a row or pointwise kernel writes outputs its root reads beside its root"),
             flag(
                 "fallback", [](auto &o) -> auto & { return o.fallback; },
                 "solder run: a failing Solder schedule is replaced by the unfused one (not a plugin parameter)", true),

@@ -44,8 +44,9 @@ struct PlannerOptions {
     // the H100 than the two passes it replaces (bench/RESULTS.md).
     bool fewest_bytes = false;
     // A pipeline output that another of its Funcs reads, at the points of a row kernel's rows and
-    // computed from that kernel's per-row reductions (int8 quantization's scales), may be written by
-    // that kernel beside its root instead of a kernel of its own (schedules/row/side_outputs.h).
+    // computed from that kernel's per-row reductions (int8 quantization's scales), or at a pointwise
+    // kernel's points, may be written by that kernel beside its root instead of a kernel of its own
+    // (schedules/row/side_outputs.h).
     bool side_outputs = true;
     std::set<std::string> keep_unfused;  // Funcs always materialized (a debugging knob)
     DeviceProfile device;

@@ -25,7 +25,8 @@ bool stages_over_pure_var(const FuncNode &n) {
 // its launch.
 bool sibling_candidate(const FuncNode &n, const KernelPlan &k) {
     const PointwiseParams *p = k.get<PointwiseParams>();
-    return p && p->vector_width > 1 && n.dims.size() >= 2 && n.updates == 0 && !k.split && k.with.empty();
+    return p && p->vector_width > 1 && n.dims.size() >= 2 && n.updates == 0 && !k.split && k.with.empty() &&
+           k.side.empty();
 }
 
 bool same_shape(const FuncNode &a, const KernelPlan &ka, const FuncNode &b, const KernelPlan &kb) {
@@ -121,8 +122,8 @@ void merge_horizontal(const FuncGraph &g, const std::vector<bool> &root, const s
         // of its group: it starts one.
         const KernelPlan &own =
             plan.kernels[size_t(std::find(kernel_root.begin(), kernel_root.end(), r) - kernel_root.begin())];
-        if (own.split && own.split->launched_with.empty()) {
-            hgroups.push_back({r});
+        if ((own.split && own.split->launched_with.empty()) || !own.side.empty()) {
+            hgroups.push_back({r});  // (a kernel with side outputs launches alone)
             continue;
         }
         bool placed = false;

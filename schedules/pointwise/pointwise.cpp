@@ -9,8 +9,6 @@
 
 namespace solder::autosched {
 
-namespace {
-
 // 16-byte accesses for the root's stores (8 bf16, 4 f32), when the width divides the innermost
 // extent (one element per thread otherwise).
 int pointwise_vector_width(const FuncNode &O) {
@@ -20,6 +18,8 @@ int pointwise_vector_width(const FuncNode &O) {
         if (extent % v == 0) return v;
     return 1;
 }
+
+namespace {
 
 // Whether every reduction fused into the kernel is read by the root one to one: one of its points
 // per point of the root, no point shared by two (a convolution's sum under its bias and ReLU, a
@@ -199,6 +199,18 @@ public:
 
     void apply(ApplyContext &c, const KernelPlan &k) const override {
         const PointwiseParams *p = k.get<PointwiseParams>();
+        if (!k.side.empty()) {
+            // Side outputs: each laid out as the root, under its loop names, and fused with it at
+            // the thread loop, its readers reading a copy (as siblings, but for the copy).
+            std::vector<Halide::Func> roots{c.get(k.root)};
+            for (auto &so : k.side) {
+                roots.push_back(c.get(so.func));
+                clone_for_readers(c.w, roots.back(), roots[0]);
+            }
+            schedule_pointwise_siblings(c.w, roots, p->vector_width, c.target, p->threads_x, p->threads_y,
+                                        p->unroll_rows);
+            return;
+        }
         schedule_pointwise_kernel(c.w, c.get(k.root), p->vector_width, c.target, p->threads_x, p->threads_y, "",
                                   p->unroll_rows);
     }

@@ -100,14 +100,8 @@ void count_rows_from_zero(ScheduleWriter &w, Func root, const Var &rows) {
 void schedule_side_outputs(ScheduleWriter &w, Func root, const std::vector<Func> &side, int rows, const Var &at) {
     const std::string tag = root.name();
     for (Func s : side) {
-        // Its readers read a copy (clone_in): Halide fuses no Func with one that reads it. The
-        // readers are found now, after the block's reductions were split into partials (rfactor):
-        // a wrapper is substituted when the pipeline is lowered, so it must name the Funcs that
-        // call it then. And before it is scheduled: the copy takes its schedule.
-        std::vector<Func> readers;
-        for (auto &[name, fn] : Internal::build_environment({root.function()}))
-            if (name != s.name() && Internal::find_direct_calls(fn).count(s.name())) readers.push_back(Func(fn));
-        if (!readers.empty()) w.clone_in(s, readers);
+        // (After the block's reductions were split into partials.)
+        clone_for_readers(w, s, root);
         w.compute_root(s);
         std::vector<Var> v = pure_vars(s);
         // Its buffer spans the root's rows: the Funcs the block computes are needed by both at the

@@ -4,6 +4,7 @@
 
 #include "autosched/model/block_regions.h"
 #include "autosched/model/pipeline_funcs.h"
+#include "schedules/pointwise/pointwise.h"
 #include "schedules/row/row_blocks.h"
 
 namespace solder::autosched {
@@ -33,8 +34,25 @@ std::string side_output_why_not(const FuncGraph &g, const std::vector<bool> &roo
     const int r = *kernels.begin();
     const FuncNode &R = g.nodes[size_t(r)];
     auto it = choice.find(r);
+    if (it != choice.end() && it->second.kind == TemplateKind::Pointwise) {
+        // Laid out as the root and fused at its thread loop: the same points, every Func of the
+        // kernel inlined (recomputed where read), in the template's vector layout.
+        const KernelChoice &kc = it->second;
+        if (kc.split_func >= 0 || R.updates > 0) return R.name + "'s pointwise kernel has update stages or split-K";
+        for (int m : kc.members)
+            if (g.nodes[size_t(m)].is_reduction())
+                return R.name + "'s pointwise kernel computes a reduction in its threads";
+        if (pointwise_vector_width(R) <= 1) return R.name + "'s pointwise kernel takes no vector layout";
+        if (S.dims != R.dims)
+            return "its dims are not those of " + R.name + " (Halide's compute_with fuses loops by name)";
+        for (size_t d = 0; d < S.dims.size(); d++)
+            if (S.region[d].extent() != R.region[d].extent())
+                return "its extent in " + S.dims[d] + " differs from " + R.name + "'s";
+        *host = r;
+        return "";
+    }
     if (it == choice.end() || it->second.kind != TemplateKind::Row)
-        return R.name + "'s kernel, where it is computed, is not a row kernel";
+        return R.name + "'s kernel, where it is computed, is neither a row kernel nor a pointwise one";
     const KernelChoice &kc = it->second;
     if (kc.split_func >= 0) return R.name + "'s row kernel sums a reduction in split-K partials";
     const int inner = kc.inner_dims, rank = int(R.dims.size());

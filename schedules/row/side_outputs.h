@@ -1,11 +1,12 @@
-// Side outputs of row kernels (a plan step beside the templates): a pipeline output that another
-// of its Funcs reads, such as int8 quantization's per-row scales, which the quantized matrix reads
-// again. As a root of its own, its reduction is stored and the matrix read twice (a kernel for the
-// row maxima, one for the scales, one for the matrix). Here the search may compute it inside its
-// readers' row kernel like any other Func; where it then lies at the points of that kernel's rows
-// and reads that kernel's per-row reductions at its own points, the row kernel's blocks also
-// write it, beside their root (`KernelPlan::side`): the readers read a copy (Func::clone_in), so
-// that it and the root can share the block loop (compute_with).
+// Side outputs (a plan step beside the templates): a pipeline output that another of its Funcs
+// reads, such as int8 quantization's per-row scales, which the quantized matrix reads again. As a
+// root of its own, its reduction is stored and the matrix read twice (a kernel for the row maxima,
+// one for the scales, one for the matrix). Here the search may compute it inside its readers'
+// kernel like any other Func; where that is a row kernel and it lies at the points of the kernel's
+// rows, reading the kernel's per-row reductions at its own points, or a pointwise kernel and it
+// lies at the root's points, the kernel also writes it, beside its root (`KernelPlan::side`): the
+// readers read a copy (Func::clone_in), so that it and the root can share the block loop (row) or
+// the thread loop (pointwise) through compute_with.
 #pragma once
 #include <map>
 #include <set>
@@ -24,7 +25,7 @@ namespace solder::autosched {
 std::set<int> side_output_candidates(const FuncGraph &g, const PlannerOptions &opt);
 
 // Whether candidate `s`, not a root of a partition (`root`; `groups`: the kernels each Func is
-// computed in; `choice`: each root's kernel), can be written by the row kernel it is computed in:
+// computed in; `choice`: each root's kernel), can be written by the kernel it is computed in:
 // empty if so (`host` gets that kernel's root), else why not.
 std::string side_output_why_not(const FuncGraph &g, const std::vector<bool> &root,
                                 const std::vector<std::set<int>> &groups, const std::map<int, KernelChoice> &choice,

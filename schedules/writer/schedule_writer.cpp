@@ -324,6 +324,13 @@ Func ScheduleWriter::clone_in(Func f, const std::vector<Func> &readers) {
     return copy;
 }
 
+void clone_for_readers(ScheduleWriter &w, Func f, Func root) {
+    std::vector<Func> readers;
+    for (auto &[name, fn] : Internal::build_environment({root.function()}))
+        if (name != f.name() && Internal::find_direct_calls(fn).count(f.name())) readers.push_back(Func(fn));
+    if (!readers.empty()) w.clone_in(f, readers);
+}
+
 std::string ScheduleWriter::source(const std::string &header_comment) const {
     std::string out;
     if (!header_comment.empty()) out += "// " + header_comment + "\n";

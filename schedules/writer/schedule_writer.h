@@ -136,6 +136,13 @@ private:
 
 std::string tail_strategy_source(Halide::TailStrategy t);
 
+// Output `f`, fused with `root` (compute_with) in root's kernel, where Funcs of that kernel read it:
+// those readers read a copy of it (ScheduleWriter::clone_in), since Halide fuses no Func with one
+// that reads it. The readers are the Funcs that call it now, so this comes after any rewrite
+// (rfactor) of them: a wrapper is substituted when the pipeline is lowered and must name the Funcs
+// that call `f` then. And before `f` is scheduled: the copy takes its schedule.
+void clone_for_readers(ScheduleWriter &w, Halide::Func f, Halide::Func root);
+
 // Fuses dims[2], dims[3], ... into one dim (a CUDA grid has three dims), without a split: a guarded
 // split of a fused dim makes Halide lose the bounds of the dims inside it. Returns at most 3 dims.
 std::vector<Halide::VarOrRVar> fold_into_three(ScheduleWriter &w, const StageRef &s,
