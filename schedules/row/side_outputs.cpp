@@ -88,7 +88,9 @@ std::string side_output_why_not(const FuncGraph &g, const std::vector<bool> &roo
             if (E.access != Access::Pointwise && E.access != Access::Broadcast)
                 return "it reads " + g.nodes[size_t(q)].name + " (computed in " + R.name + "'s kernel) by a " +
                        access_name(E.access) + " access, not at its own points";
-            if (seen.insert(q).second) todo.push_back(q);
+            // (A reduction is computed per block, over what its rows need: its own reads are the
+            // block's, not at this output's points.)
+            if (seen.insert(q).second && !g.nodes[size_t(q)].is_reduction()) todo.push_back(q);
         }
     }
     *host = r;

@@ -4,7 +4,8 @@
 // steps), histograms read back at data-dependent points,
 // Tuples, several updates, resamplings (a pyramid level down and back up), reductions over a
 // scalar parameter, and minima over a parameter's number of shifts of a window of differences (a
-// reduction over stencils along its RVar). Each pipeline is built twice from its seed: once scheduled by Solder, once with
+// reduction over stencils along its RVar), and row means as an output of their own beside the
+// stage that reads them. Each pipeline is built twice from its seed: once scheduled by Solder, once with
 // every Func at root and nothing else (the reference, on the host), and the two are compared at
 // the estimated size and at others.
 #pragma once
@@ -18,6 +19,7 @@ struct RandomUserResult {
     std::vector<uint64_t> failed_seeds;
     std::vector<std::string> messages;  // one per failure: the seed, what failed, the plan
     std::vector<std::string> kinds;     // the stage kinds the pipelines used, one entry each
+    int side_output_plans = 0;          // plans with a kernel that writes a side output
 };
 
 // Plans each seed's pipeline with Solder for `target` ("host", "opencl"), runs it at its estimate
