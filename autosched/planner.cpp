@@ -30,12 +30,12 @@ namespace solder::autosched {
 
 namespace {
 
-// Outputs that row and pointwise kernels write beside their roots (schedules/row/side_outputs.h), by the root
-// of the kernel that writes each: the search is run again with the candidates free, and its plan
-// replaces `found` where every candidate it computes in a kernel can be written there and the
-// plan then costs less. `notes` gets the reason either way.
-std::map<int, int> written_beside_rows(const FuncGraph &g, const PlannerOptions &opt, const CostModel &cost,
-                                       SearchResult &found, std::vector<Explanation> &notes) {
+// Outputs that row and pointwise kernels write beside their roots (schedules/row/side_outputs.h),
+// by the root of the kernel that writes each: the search is run again with the candidates free,
+// and its plan replaces `found` where every candidate it computes in a kernel can be written there
+// and the plan then costs less. `notes` gets the reason either way.
+std::map<int, int> written_beside_roots(const FuncGraph &g, const PlannerOptions &opt, const CostModel &cost,
+                                        SearchResult &found, std::vector<Explanation> &notes) {
     const std::set<int> candidates = side_output_candidates(g, opt);
     if (candidates.empty()) return {};
     SearchResult alt = search_roots(g, opt, candidates);
@@ -91,7 +91,7 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
     const CostModel cost(opt.device);
     SearchResult found = search_roots(g, opt);
     std::vector<Explanation> side_notes;
-    const std::map<int, int> side_host = written_beside_rows(g, opt, cost, found, side_notes);
+    const std::map<int, int> side_host = written_beside_roots(g, opt, cost, found, side_notes);
     const std::vector<bool> &root = found.best.root;
     const std::vector<std::set<int>> &groups = found.best.groups;
     std::map<int, KernelChoice> &choice = found.best.choice;
