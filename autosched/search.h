@@ -27,7 +27,7 @@ struct SearchResult {
 };
 
 // `free_outputs`: outputs the search may compute inside their readers' kernels instead of storing
-// them as roots (schedules/row/side_outputs.h: the caller checks that a row kernel can write them).
+// them as roots (schedules/row/side_outputs.h: the caller checks that their kernels can write them).
 SearchResult search_roots(const FuncGraph &g, const PlannerOptions &opt, const std::set<int> &free_outputs = {});
 
 // The least-cost legal partition by trying every subset of optional roots: for tests of the exact

@@ -25,7 +25,7 @@ std::string kb_text(int64_t bytes);
 struct FuncPlan {
     std::string func;
     Placement placement = Placement::Inline;
-    // The kernel root it is computed in (compute_at), or, for a root, the row kernel that writes it
+    // The kernel root it is computed in (compute_at), or, for a root, the kernel that writes it
     // beside its own root (a side output); empty otherwise.
     std::string anchor;
     int64_t block_points = 0;  // points one block computes (compute_at in a row kernel)
@@ -34,20 +34,23 @@ struct FuncPlan {
     std::string row_dim;
 };
 
-// A pipeline output that a row kernel writes beside its root (`KernelPlan::side`): its points are
-// the root's rows, its values per-row functions of the reductions the kernel computes per block
-// (int8 quantization's scales, a normalization's saved means). Its readers in the kernel read a
-// copy of it (Func::clone_in), so that it and the root share the block loop (compute_with).
+// A pipeline output that a row or pointwise kernel writes beside its root (`KernelPlan::side`,
+// schedules/row/side_outputs.h): at a row kernel's rows, from the reductions it computes per block
+// (int8 quantization's scales, a normalization's saved means), or at a pointwise root's points. Its
+// readers in the kernel read a copy of it (Func::clone_in), so that it and the root share the block
+// loop (row) or the thread loop (pointwise) through compute_with.
 struct SideOutput {
     std::string func;
-    std::vector<std::string> readers;  // the Funcs that call it, each computed in this kernel
+    // The Funcs that call it in the pipeline as written, each computed in this kernel (the plan's
+    // record: the copy is made for the Funcs that call it when it is applied, after any rfactor).
+    std::vector<std::string> readers;
 };
 
 struct KernelPlan {
     std::string name;
     std::string root;                  // the Func this kernel writes
     std::vector<std::string> with;     // further roots launched in the same kernel (horizontal fusion)
-    std::vector<SideOutput> side;      // outputs its blocks write beside the root (row kernels)
+    std::vector<SideOutput> side;      // outputs it writes beside the root (row and pointwise kernels)
     std::vector<std::string> funcs;    // every Func computed in it, root first
     std::vector<std::string> outputs;  // pipeline outputs among them
     TemplateParams params;             // the template and its parameters (autosched/model/kernel_params.h)

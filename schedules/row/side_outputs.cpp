@@ -25,6 +25,27 @@ std::set<int> side_output_candidates(const FuncGraph &g, const PlannerOptions &o
     return out;
 }
 
+namespace {
+
+// Whether output S's dims are root R's from dim `first` on, by name (compute_with fuses loops by
+// name) and extent: empty if so, else why not.
+std::string same_dims_as(const FuncNode &S, const FuncNode &R, int first) {
+    if (int(R.dims.size()) - first != int(S.dims.size()))
+        return "its dims are not " + std::string(first > 0 ? "the rows of " : "those of ") + R.name + " (" +
+               std::to_string(int(R.dims.size()) - first) + " dims)";
+    for (size_t d = 0; d < S.dims.size(); d++) {
+        const size_t rd = size_t(first) + d;
+        if (S.dims[d] != R.dims[rd])
+            return "its dim " + std::to_string(d) + " is named " + S.dims[d] + ", " + R.name + "'s " + R.dims[rd] +
+                   " (Halide's compute_with fuses loops by name)";
+        if (S.region[d].extent() != R.region[rd].extent())
+            return "its extent in " + S.dims[d] + " differs from " + R.name + "'s";
+    }
+    return "";
+}
+
+}  // namespace
+
 std::string side_output_why_not(const FuncGraph &g, const std::vector<bool> &root,
                                 const std::vector<std::set<int>> &groups, const std::map<int, KernelChoice> &choice,
                                 int s, int *host) {
@@ -43,29 +64,16 @@ std::string side_output_why_not(const FuncGraph &g, const std::vector<bool> &roo
             if (g.nodes[size_t(m)].is_reduction())
                 return R.name + "'s pointwise kernel computes a reduction in its threads";
         if (pointwise_vector_width(R) <= 1) return R.name + "'s pointwise kernel takes no vector layout";
-        if (S.dims != R.dims)
-            return "its dims are not those of " + R.name + " (Halide's compute_with fuses loops by name)";
-        for (size_t d = 0; d < S.dims.size(); d++)
-            if (S.region[d].extent() != R.region[d].extent())
-                return "its extent in " + S.dims[d] + " differs from " + R.name + "'s";
-        *host = r;
-        return "";
+        const std::string why = same_dims_as(S, R, 0);
+        if (why.empty()) *host = r;
+        return why;
     }
     if (it == choice.end() || it->second.kind != TemplateKind::Row)
         return R.name + "'s kernel, where it is computed, is neither a row kernel nor a pointwise one";
     const KernelChoice &kc = it->second;
     if (kc.split_func >= 0) return R.name + "'s row kernel sums a reduction in split-K partials";
-    const int inner = kc.inner_dims, rank = int(R.dims.size());
-    if (rank - inner != int(S.dims.size()))
-        return "its dims are not the rows of " + R.name + "'s kernel (" + std::to_string(rank - inner) + " dims)";
-    for (int d = 0; d < int(S.dims.size()); d++) {
-        const size_t rd = size_t(inner + d);
-        if (S.dims[size_t(d)] != R.dims[rd])
-            return "its dim " + std::to_string(d) + " is named " + S.dims[size_t(d)] + ", the row kernel's " +
-                   R.dims[rd] + " (Halide's compute_with fuses loops by name)";
-        if (S.region[size_t(d)].extent() != R.region[rd].extent())
-            return "its extent in " + S.dims[size_t(d)] + " differs from " + R.name + "'s";
-    }
+    const int inner = kc.inner_dims;
+    if (std::string why = same_dims_as(S, R, inner); !why.empty()) return why;
     // Its readers in the kernel read it at the block's own rows: what a block writes of it, from
     // what the block computed, is what the block needed of it.
     const Region need = row_block_regions(g, r, kc)[size_t(s)];

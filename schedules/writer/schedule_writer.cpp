@@ -301,27 +301,21 @@ void ScheduleWriter::rename(const StageRef &s, const VarOrRVar &old_name, const 
     emit(stage_expr(s) + ".rename(" + var_id(old_name) + ", " + var_id(new_name) + ");");
 }
 
-Func ScheduleWriter::in(Func f, const std::vector<Func> &readers) {
+Func ScheduleWriter::in(Func f, const std::vector<Func> &readers) { return wrap(f, readers, false); }
+
+Func ScheduleWriter::clone_in(Func f, const std::vector<Func> &readers) { return wrap(f, readers, true); }
+
+Func ScheduleWriter::wrap(Func f, const std::vector<Func> &readers, bool clone) {
     std::string list;
     for (auto &r : readers) list += (list.empty() ? "" : ", ") + func_id(r);
     const std::string base = func_id(f);
-    // No readers: a global wrapper (every caller, also Funcs rfactor makes later).
-    Func wrapper = readers.empty() ? f.in() : f.in(readers);
+    // No readers: a global wrapper (every caller, also Funcs rfactor makes later; Func::in only).
+    Func wrapper = clone ? f.clone_in(readers) : readers.empty() ? f.in() : f.in(readers);
     std::string id = identifier(wrapper.name());
     func_ids_[wrapper.name()] = id;
-    emit("Func " + id + " = " + base + (readers.empty() ? ".in();" : ".in({" + list + "});"));
+    const std::string call = clone ? ".clone_in" : ".in";
+    emit("Func " + id + " = " + base + call + (readers.empty() ? "();" : "({" + list + "});"));
     return wrapper;
-}
-
-Func ScheduleWriter::clone_in(Func f, const std::vector<Func> &readers) {
-    std::string list;
-    for (auto &r : readers) list += (list.empty() ? "" : ", ") + func_id(r);
-    const std::string base = func_id(f);
-    Func copy = f.clone_in(readers);
-    std::string id = identifier(copy.name());
-    func_ids_[copy.name()] = id;
-    emit("Func " + id + " = " + base + ".clone_in({" + list + "});");
-    return copy;
 }
 
 void clone_for_readers(ScheduleWriter &w, Func f, Func root) {

@@ -113,6 +113,8 @@ public:
     std::vector<Halide::Stage> stages(const StageRef &s) const;
 
 private:
+    // Func::in (or, with `clone`, Func::clone_in) for `readers`, named in the source.
+    Halide::Func wrap(Halide::Func f, const std::vector<Halide::Func> &readers, bool clone);
     std::string func_id(const Halide::Func &f);
     std::string stage_expr(const StageRef &s);
     std::string var_id(const Halide::VarOrRVar &v);
