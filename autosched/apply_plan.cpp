@@ -73,6 +73,7 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
             kernel_template(k.kind()).apply(c, k);
     }
     w.set_grid_map(GridMap::Three);
+    w.finish();
     return w.source("Solder plan" + (plan.app.empty() ? std::string() : " for " + plan.app) + ": " +
                     std::to_string(plan.kernels.size()) + (plan.kernels.size() == 1 ? " kernel, " : " kernels, ") +
                     std::to_string(plan.total_bytes) + " bytes moved (min " + std::to_string(plan.min_bytes) + ")");

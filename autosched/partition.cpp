@@ -6,6 +6,7 @@
 #include "autosched/model/cost_model.h"
 #include "autosched/model/pipeline_funcs.h"
 #include "schedules/registry.h"
+#include "schedules/row/shared_reductions.h"
 
 namespace solder::autosched {
 
@@ -28,22 +29,36 @@ std::vector<bool> forced_roots(const FuncGraph &g, const PlannerOptions &opt, st
     return root;
 }
 
+int shared_reduction_host(const FuncGraph &g, const std::vector<bool> &root, const std::set<int> &readers, int i) {
+    const FuncNode &S = g.nodes[size_t(i)];
+    if (readers.size() < 2 || root[size_t(i)] || !S.is_reduction() || S.is_output || S.dims.empty()) return -1;
+    const int h = *readers.begin();
+    const FuncNode &H = g.nodes[size_t(h)];
+    if (!root[size_t(h)] || H.is_reduction() || H.dims.size() <= S.dims.size()) return -1;
+    const size_t first = H.dims.size() - S.dims.size();
+    for (size_t d = 0; d < S.dims.size(); d++)
+        if (S.dims[d] != H.dims[first + d] || S.region[d].extent() != H.region[first + d].extent()) return -1;
+    return h;
+}
+
 std::set<int> kernel_group_of(const FuncGraph &g, const std::vector<bool> &root,
-                              const std::vector<std::set<int>> &groups, int i) {
+                              const std::vector<std::set<int>> &groups, int i, bool share) {
     if (root[i]) return {i};
     std::set<int> group;
     for (int e : g.nodes[i].out_edges) {
         const auto &cg = groups[g.edges[e].consumer];
         group.insert(cg.begin(), cg.end());
     }
+    if (share)
+        if (const int h = shared_reduction_host(g, root, group, i); h >= 0) return {h};
     return group;
 }
 
-std::vector<std::set<int>> kernel_groups(const FuncGraph &g, const std::vector<bool> &root) {
+std::vector<std::set<int>> kernel_groups(const FuncGraph &g, const std::vector<bool> &root, bool share) {
     const int N = int(g.nodes.size());
     std::vector<std::set<int>> groups(N);
     for (int i = N - 1; i >= 0; i--)
-        if (!g.nodes[i].is_input) groups[i] = kernel_group_of(g, root, groups, i);
+        if (!g.nodes[i].is_input) groups[i] = kernel_group_of(g, root, groups, i, share);
     return groups;
 }
 
@@ -108,7 +123,8 @@ Partition evaluate(const FuncGraph &g, const PlannerOptions &opt, const std::vec
     const int N = int(g.nodes.size());
     Partition p;
     p.root = root;
-    p.groups = kernel_groups(g, root);
+    const bool share = shares_reductions(opt);
+    p.groups = kernel_groups(g, root, share);
     // Consumers first, as the search decides them.
     const std::vector<int> depths = check_rules ? resampling_depths(g, root) : std::vector<int>();
     for (int i = N - 1; i >= 0 && p.violation < 0 && check_rules; i--) {
@@ -156,6 +172,33 @@ Partition evaluate(const FuncGraph &g, const PlannerOptions &opt, const std::vec
         p.est_us += CostModel(opt.device).choice_us(kc, g.nodes[r].bytes());
         p.choice[r] = kc;
     }
+    if (share && check_rules) {
+        // Each shared reduction's host kernel must compute it per block and can write it.
+        for (int i = 0; i < N && p.violation < 0; i++) {
+            if (root[i] || g.nodes[i].is_input || !g.nodes[i].is_reduction() || p.groups[i].size() != 1) continue;
+            std::set<int> readers;
+            for (int e : g.nodes[i].out_edges) {
+                const auto &cg = p.groups[g.edges[e].consumer];
+                readers.insert(cg.begin(), cg.end());
+            }
+            if (readers.size() < 2) continue;
+            const int h = *p.groups[i].begin();
+            std::string why = shared_reduction_why_not(g, p.choice, h, i);
+            if (why.empty() && !p.hosted.empty() && p.hosted.begin()->second != h)
+                why = "the row kernel of " + g.nodes[p.hosted.begin()->second].name +
+                      " already writes a reduction other kernels read (one host per plan)";
+            if (!why.empty()) {
+                std::string names;
+                for (int k : readers) names += (names.empty() ? "" : ", ") + g.nodes[k].name;
+                p.violation = i;
+                p.violation_reason =
+                    "a reduction used by several kernels (" + names + ") is computed once and stored: " + why;
+                p.choice.clear();
+                return p;
+            }
+            p.hosted[i] = h;
+        }
+    }
     return p;
 }
 
@@ -171,15 +214,17 @@ Partition score_partition(const FuncGraph &g, const PlannerOptions &opt, const s
 }
 
 std::vector<std::set<int>> kernel_dependencies(const FuncGraph &g, const std::vector<bool> &root,
-                                               const std::vector<std::set<int>> &groups) {
+                                               const std::vector<std::set<int>> &groups,
+                                               const std::map<int, int> &hosted) {
     const int N = int(g.nodes.size());
     std::vector<std::set<int>> deps(N);
     for (int r = 0; r < N; r++) {
         if (!root[r]) continue;
         for (auto &e : g.edges) {
-            int q = e.producer;
-            if (!root[q] || q == r || !(e.consumer == r || (!root[e.consumer] && groups[e.consumer].count(r))))
-                continue;
+            // The kernel that writes the producer: its own, or the host of a shared reduction.
+            auto h = hosted.find(e.producer);
+            const int q = h != hosted.end() ? h->second : root[e.producer] ? e.producer : -1;
+            if (q < 0 || q == r || !(e.consumer == r || (!root[e.consumer] && groups[e.consumer].count(r)))) continue;
             deps[r].insert(q);
             deps[r].insert(deps[q].begin(), deps[q].end());
         }

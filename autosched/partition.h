@@ -19,7 +19,11 @@ struct Partition {
     std::vector<bool> root;
     std::vector<std::set<int>> groups;   // the kernels (by root) each Func is computed in
     std::map<int, KernelChoice> choice;  // per root, when legal
-    int violation = -1;                  // a Func that must be stored for this partition to be built
+    // Shared reductions (PlannerOptions::shared_reductions): a reduction that several kernels read,
+    // computed per block by the row kernel of its host root and written there for the others, by
+    // node: its host root.
+    std::map<int, int> hosted;
+    int violation = -1;  // a Func that must be stored for this partition to be built
     std::string violation_reason;
     int64_t total_bytes = 0;
     double est_us = 0;
@@ -30,18 +34,28 @@ struct Partition {
 // keep out of fusion. `why` gets a reason for each non-output among them.
 std::vector<bool> forced_roots(const FuncGraph &g, const PlannerOptions &opt, std::map<int, std::string> &why);
 
-// The kernels each non-input Func is computed in: its own if a root, else its consumers'.
-std::vector<std::set<int>> kernel_groups(const FuncGraph &g, const std::vector<bool> &root);
+// The kernels each non-input Func is computed in: its own if a root, else its consumers', or with
+// `share`, for a reduction several kernels read that one of them may host (shared_reduction_host),
+// that one's alone.
+std::vector<std::set<int>> kernel_groups(const FuncGraph &g, const std::vector<bool> &root, bool share = false);
 // The same for node i alone, from its consumers' groups (filled in already: consumers come later
 // in the graph's order). The search decides nodes consumers first and calls this for each.
 std::set<int> kernel_group_of(const FuncGraph &g, const std::vector<bool> &root,
-                              const std::vector<std::set<int>> &groups, int i);
+                              const std::vector<std::set<int>> &groups, int i, bool share = false);
+// The root whose kernel may compute reduction `i`, read by the kernels `readers` (more than one),
+// per block and write it for the others: the first of them (the others come later in the graph's
+// order, so none feeds it), if `i` lies at its rows (the root's outer dims, by name and extent) and
+// it is no reduction itself. -1 if none. Whether its kernel can is known once its template is
+// chosen (schedules/row/shared_reductions.h).
+int shared_reduction_host(const FuncGraph &g, const std::vector<bool> &root, const std::set<int> &readers, int i);
 
 // Per root: the roots whose kernels must finish before its kernel starts, through any chain (a
 // kernel reads another's root directly, or through Funcs it computes inline). Horizontal fusion
 // may launch two kernels together only if neither depends on the other.
+// `hosted`: Partition::hosted (a kernel reading a shared reduction depends on its host's).
 std::vector<std::set<int>> kernel_dependencies(const FuncGraph &g, const std::vector<bool> &root,
-                                               const std::vector<std::set<int>> &groups);
+                                               const std::vector<std::set<int>> &groups,
+                                               const std::map<int, int> &hosted = {});
 
 // A kernel reads through at most this many resamplings (a pyramid's decimation in x, then in y, is
 // two) along any chain of its Funcs: a node deeper than that is stored.

@@ -180,6 +180,16 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
             k.side.push_back(so);
             k.outputs.push_back(so.func);
         }
+        for (auto [s, host] : found.best.hosted) {
+            if (host != r) continue;
+            SideOutput so{g.nodes[size_t(s)].name, {}, true};
+            for (int e : g.nodes[size_t(s)].out_edges) {
+                const int q = g.edges[size_t(e)].consumer;
+                if (root[size_t(q)] ? q != r : !groups[size_t(q)].count(r) || groups[size_t(q)].size() > 1)
+                    so.readers.push_back(g.nodes[size_t(q)].name);
+            }
+            k.side.push_back(so);
+        }
         const KernelTemplate &t = kernel_template(kc.kind);
         // Row and stencil templates compute the root's one stage in one loop nest; a root with
         // update stages in a kernel of its own launches each stage; split-K adds two launches.
@@ -190,9 +200,16 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
         k.bytes_written = O.bytes() + 2 * kc.split_bytes;  // split-K's partials: zeroed, then summed
         k.est_us = cost.choice_us(kc, O.bytes());
         for (auto &so : k.side) {
-            const int64_t b = g.nodes[size_t(g.find(so.func))].bytes();
-            k.bytes_written += b;
-            k.est_us += cost.stream_us(b, 0);
+            const FuncNode &S = g.nodes[size_t(g.find(so.func))];
+            k.bytes_written += S.bytes();
+            k.est_us += cost.stream_us(S.bytes(), 0);
+            if (!so.shared) continue;
+            MaterializedTensor m;
+            m.func = S.name;
+            for (size_t d = S.dims.size(); d-- > 0;) m.shape.push_back(S.region[d].extent());
+            m.type = S.type;
+            m.bytes = S.bytes();
+            plan.materialized.push_back(m);
         }
         if (kc.split_func >= 0) {
             const FuncNode &R = g.nodes[kc.split_func];
@@ -238,7 +255,18 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
                                  : "stored";
         plan.explanations.push_back({g.nodes[p].name, g.nodes[e.consumer].name, reason});
     }
-    const auto deps = kernel_dependencies(g, root, groups);
+    for (auto [s, host] : found.best.hosted)
+        for (int e : g.nodes[size_t(s)].out_edges) {
+            const int q = g.edges[size_t(e)].consumer;
+            if (groups[size_t(q)].size() == 1 && *groups[size_t(q)].begin() == host && !root[size_t(q)]) continue;
+            if (q == host) continue;
+            plan.explanations.push_back(
+                {g.nodes[size_t(s)].name, g.nodes[size_t(q)].name,
+                 "a reduction used by several kernels: computed per block by " + g.nodes[size_t(host)].name +
+                     "'s row kernel, which writes it beside its root for the others (shared reduction); they read "
+                     "copies of the Funcs they read it through"});
+        }
+    const auto deps = kernel_dependencies(g, root, groups, found.best.hosted);
     share_split_k(g, opt, choice, deps, kernel_root, plan);
     // The plan's last steps, on a copy each: horizontal merges, then numbering and costing.
     auto finish = [&](Plan p, std::vector<int> kroot) {

@@ -1,6 +1,7 @@
 #include "autosched/search.h"
 
 #include "autosched/model/cost_model.h"
+#include "schedules/row/shared_reductions.h"
 
 #include <chrono>
 #include <cstdio>
@@ -73,7 +74,7 @@ struct BranchAndBound {
             if (forced[i]) groups[i] = {int(i)};
     }
 
-    void group_of(int i) { groups[i] = kernel_group_of(g, root, groups, i); }
+    void group_of(int i) { groups[i] = kernel_group_of(g, root, groups, i, shares_reductions(opt)); }
 
     void run(size_t depth, double lb) {
         if (out_of_budget || out_of_time) return;

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "runtime/block_guards.h"
 #include "runtime/pipeline_library.h"
 #include "core/progress.h"
 #include "core/quoted.h"
@@ -60,7 +61,16 @@ std::string compile_pipeline_library(const LibraryRequest &req) {
     if (!device_source.empty()) files[Halide::OutputFileType::device_code] = device_source;
     {
         SlowStepNotice notice("compiling " + req.stem + " for " + req.target.to_string());
-        p.compile_to(files, req.arguments, kPipelineEntry, req.target);
+        // (The pipeline is shared with the caller: the pass is taken off again after compiling.)
+        const bool had_passes = !p.custom_lowering_passes().empty();
+        if (!had_passes) p.add_custom_lowering_pass(new_block_guards_pass());
+        try {
+            p.compile_to(files, req.arguments, kPipelineEntry, req.target);
+        } catch (...) {
+            if (!had_passes) p.clear_custom_lowering_passes();
+            throw;
+        }
+        if (!had_passes) p.clear_custom_lowering_passes();
     }
 
     std::string info;

@@ -41,6 +41,13 @@ struct KernelChoice {
     // chain of stencils or resamplings), and that factor; -1 where none is.
     int recompute_offender = -1;
     double recompute_factor = 1;
+    // Row kernels: the bytes its blocks read again, walking their rows once per level of per-block
+    // reductions after the first (a variance reads its mean: two walks before the root's), where
+    // the rows the blocks resident on an SM read overflow half its L1. Timed like the first reads:
+    // measured on the H100, each further walk of layernorm_bwd's rows (32 KB per block, 8 blocks
+    // per SM) cost as much as a kernel of its own reading them (54 us for its 134 MB input);
+    // nvfuser_2146's rows (4 KB per block) walked four times took 115 us for 353 MB.
+    int64_t rewalk_bytes = 0;
 
     int launches() const { return split_func >= 0 ? 3 : 1; }
 };

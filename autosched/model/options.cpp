@@ -92,6 +92,9 @@ const std::vector<KnobEntry> &knob_table() {
                 "side_outputs", [](auto &o) -> auto & { return o.planner.side_outputs; },
                 "a row or pointwise kernel writes outputs its root reads beside its root"),
             flag(
+                "shared_reductions", [](auto &o) -> auto & { return o.planner.shared_reductions; },
+                "a row kernel computes a reduction other kernels read too and writes it beside its root"),
+            flag(
                 "fallback", [](auto &o) -> auto & { return o.fallback; },
                 "solder run: a failing Solder schedule is replaced by the unfused one (not a plugin parameter)", true),
             flag(

@@ -48,6 +48,11 @@ struct PlannerOptions {
     // kernel's points, may be written by that kernel beside its root instead of a kernel of its own
     // (schedules/row/side_outputs.h).
     bool side_outputs = true;
+    // A reduction that several kernels read (a layer norm backward's row means, which its dx kernel
+    // and its weight gradient's column sums both need) may be computed per block by the row kernel
+    // whose rows it lies at and written there beside its root for the others, instead of by a kernel
+    // of its own that reads the rows once more (schedules/row/shared_reductions.h).
+    bool shared_reductions = true;
     std::set<std::string> keep_unfused;  // Funcs always materialized (a debugging knob)
     DeviceProfile device;
 };

@@ -144,7 +144,8 @@ std::string Plan::to_json() const {
                               : ", \"side_outputs\": " + list(k.side,
                                                               [](const SideOutput &s) {
                                                                   return "{\"func\": " + js(s.func) +
-                                                                         ", \"readers\": " + list(s.readers, js) + "}";
+                                                                         ", \"readers\": " + list(s.readers, js) +
+                                                                         (s.shared ? ", \"shared\": true" : "") + "}";
                                                               })) +
                          ", \"funcs\": " + list(k.funcs, js) + ", \"outputs\": " + list(k.outputs, js) +
                          ", \"bytes_read\": " + std::to_string(k.bytes_read) +
@@ -186,7 +187,8 @@ std::string Plan::to_text() const {
     for (auto &k : kernels) {
         std::string writes = k.root;
         if (!k.with.empty()) writes += " and " + std::to_string(k.with.size()) + " more (horizontal)";
-        for (auto &so : k.side) writes += " and " + so.func + " (side output)";
+        for (auto &so : k.side)
+            writes += " and " + so.func + (so.shared ? " (shared reduction, for other kernels)" : " (side output)");
         const RowParams *row = k.get<RowParams>();
         const StencilTileParams *tile = k.get<StencilTileParams>();
         const InnerOuterParams *io = k.get<InnerOuterParams>();
@@ -233,7 +235,9 @@ std::string Plan::to_text() const {
         for (auto &f : k.funcs) {
             if (f == k.root || std::find(k.with.begin(), k.with.end(), f) != k.with.end() || !listed.insert(f).second)
                 continue;
-            if (std::any_of(k.side.begin(), k.side.end(), [&](const SideOutput &so) { return so.func == f; })) continue;
+            if (std::any_of(k.side.begin(), k.side.end(),
+                            [&](const SideOutput &so) { return so.func == f && !so.shared; }))
+                continue;
             const FuncPlan *p = find(f);
             (p && p->placement == Placement::ComputeAtBlock ? at : inl).push_back(f);
         }

@@ -39,11 +39,16 @@ struct FuncPlan {
 // (int8 quantization's scales, a normalization's saved means), or at a pointwise root's points. Its
 // readers in the kernel read a copy of it (Func::clone_in), so that it and the root share the block
 // loop (row) or the thread loop (pointwise) through compute_with.
+//
+// Or, `shared`, a reduction other kernels read (schedules/row/shared_reductions.h): computed per
+// block by the row kernel, which writes it for them; `readers` are then the other kernels' Funcs
+// that read it, which read copies of the Funcs they read it through, and a wrapper of it.
 struct SideOutput {
     std::string func;
     // The Funcs that call it in the pipeline as written, each computed in this kernel (the plan's
     // record: the copy is made for the Funcs that call it when it is applied, after any rfactor).
     std::vector<std::string> readers;
+    bool shared = false;
 };
 
 struct KernelPlan {

@@ -1,5 +1,8 @@
 #include "schedules/row/row.h"
 
+#include <functional>
+#include <map>
+
 #include <algorithm>
 
 #include "autosched/model/block_regions.h"
@@ -117,6 +120,35 @@ void grows_with_rows(const KernelContext &c, const Region &blk, const std::vecto
     }
 }
 
+// Levels of the kernel's per-block reductions (`inside`: its members): a reduction that reads
+// another, directly or through inlined Funcs, is a level above it. A block walks its rows once per
+// level, then once more for the root.
+int reduction_levels(const FuncGraph &g, const std::vector<bool> &inside, const std::vector<int> &members) {
+    std::map<int, int> level;
+    std::function<int(int)> above = [&](int n) {  // the highest level among the reductions n reads
+        int most = 0;
+        for (int e : g.nodes[size_t(n)].in_edges) {
+            const int p = g.edges[size_t(e)].producer;
+            if (!inside[size_t(p)]) continue;
+            if (!g.nodes[size_t(p)].is_reduction()) {
+                most = std::max(most, above(p));
+                continue;
+            }
+            auto it = level.find(p);
+            if (it == level.end()) it = level.emplace(p, 1 + above(p)).first;
+            most = std::max(most, it->second);
+        }
+        return most;
+    };
+    int levels = 0;
+    for (int m : members)
+        if (g.nodes[size_t(m)].is_reduction()) {
+            if (!level.count(m)) level[m] = 1 + above(m);
+            levels = std::max(levels, level[m]);
+        }
+    return levels;
+}
+
 // A block owns the root's k innermost dims; fused reductions live in shared memory (normalizations,
 // softmax, the row reductions of layer-norm backward).
 class RowTemplate : public KernelTemplate {
@@ -133,6 +165,7 @@ public:
         KernelChoice best;
         best.members = c.members;
         const auto whole = g.regions_for(root, O.region, inside);
+        const int levels = reduction_levels(g, inside, c.members);
         bool found = false;
         for (int k = 1; k <= rank; k++) {
             // A block owning every dim only for 1-D roots that are small (the template has no loop to
@@ -160,6 +193,12 @@ public:
                 continue;
             }
             c.cost.kernel_reads(g, root, inside, whole, per_block, kc.blocks, kc, true);
+            const int64_t resident =
+                std::clamp<int64_t>((kc.blocks + c.opt.device.sms - 1) / std::max(1, c.opt.device.sms), 1,
+                                    std::max<int64_t>(1, c.opt.device.max_threads_per_sm / 256));
+            if (levels > 1 &&
+                kc.bytes_read / std::max<int64_t>(1, kc.blocks) * resident > c.opt.device.l1_bytes_per_sm / 2)
+                kc.rewalk_bytes = int64_t(levels - 1) * kc.bytes_read;
             consider_split_k(g, c.opt, root, kc);
             // Fewest bytes first; then least recompute (a block that owns more dims computes shared
             // reductions once, not once per inner block); then least time (bandwidth left idle by
@@ -245,9 +284,10 @@ public:
         shape.row_extent = p.row_extent;
         shape.unrolled_dims = p.unrolled_dims;
         const auto at = c.at_block(k);
-        std::vector<Halide::Func> side;
-        for (auto &so : k.side) side.push_back(c.get(so.func));
-        schedule_row_kernel(c.w, c.get(k.root), shape, at.funcs, at.points, at.row_dims, staged, c.target, side);
+        std::vector<Halide::Func> side, shared;
+        for (auto &so : k.side) (so.shared ? shared : side).push_back(c.get(so.func));
+        schedule_row_kernel(c.w, c.get(k.root), shape, at.funcs, at.points, at.row_dims, staged, c.target, side,
+                            shared);
     }
 
     std::vector<LaunchShape> launch_shapes(const ShapeContext &c, const KernelPlan &k) const override {

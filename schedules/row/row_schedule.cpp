@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "autosched/model/pipeline_funcs.h"
+#include "schedules/row/shared_reductions.h"
 #include "schedules/writer/schedule_writer.h"
 #include "schedules/writer/block_reduce.h"
 #include "schedules/writer/reduction_walk.h"
@@ -94,38 +95,62 @@ void count_rows_from_zero(ScheduleWriter &w, Func root, const Var &rows) {
     w.split({root}, rows, rows, Var(root.name() + "_unit"), 1, TailStrategy::GuardWithIf);
 }
 
-// Side outputs: each over the root's block dims, its block loops laid out and named as the root's
-// and fused with them at `at` (compute_with), so that it reads what the block computed; the rows of
-// a block that owns several as thread x, else one thread of the block.
-void schedule_side_outputs(ScheduleWriter &w, Func root, const std::vector<Func> &side, int rows, const Var &at) {
+}  // namespace
+
+void schedule_side_output(ScheduleWriter &w, Func root, Func s, int rows, const VarOrRVar &at) {
     const std::string tag = root.name();
+    w.compute_root(s);
+    std::vector<Var> v = pure_vars(s);
+    // Its buffer spans the root's rows: the Funcs the block computes are needed by both at the
+    // same points, a box Halide can then prove one row wide (else the union of two guarded boxes,
+    // whose extent, not provably 1, sized a thread loop past the block's limit).
+    bool output = false, root_output = false;
+    for (auto &o : w.outputs()) output |= o.name() == s.name(), root_output |= o.name() == root.name();
+    for (int d = 0; d < int(v.size()) && root_output; d++) {
+        const int rd = int(pure_vars(root).size()) - int(v.size()) + d;
+        if (output)
+            w.same_output_bounds(s, d, root, rd);
+        else
+            w.bound_to_output(s, d, root, rd);
+    }
+    std::vector<VarOrRVar> blocks(v.begin(), v.end());
+    if (rows > 1) {
+        Var ro(tag + "_ro"), ri(tag + "_ri");
+        w.split({s}, v[0], ro, ri, rows, TailStrategy::GuardWithIf);
+        w.gpu_threads({s}, ri);
+        blocks[0] = ro;
+        blocks_over(w, {s}, blocks, tag, 1);
+    } else {
+        Var t(s.name() + "_t");
+        w.split({s}, v[0], v[0], t, 1, TailStrategy::GuardWithIf);
+        w.gpu_threads({s}, t);
+        blocks_over(w, {s}, blocks, tag);
+    }
+    // (Partitioned, fused block loops whose bounds Halide cannot prove equal get an `if`
+    // between them, which it rejects.)
+    w.never_partition_all({s});
+    w.compute_with({s}, {root}, at);
+}
+
+namespace {
+
+// Side outputs, each read in the kernel through a copy (after the block's reductions were split
+// into partials), then fused with the root (schedule_side_output); shared reductions' wrappers once
+// every kernel is scheduled (schedules/row/shared_reductions.h).
+void schedule_side_outputs(ScheduleWriter &w, Func root, const std::vector<Func> &side, const std::vector<Func> &shared,
+                           int rows, const Var &at) {
     for (Func s : side) {
-        // (After the block's reductions were split into partials.)
         clone_for_readers(w, s, root);
-        w.compute_root(s);
-        std::vector<Var> v = pure_vars(s);
-        // Its buffer spans the root's rows: the Funcs the block computes are needed by both at the
-        // same points, a box Halide can then prove one row wide (else the union of two guarded boxes,
-        // whose extent, not provably 1, sized a thread loop past the block's limit).
-        for (int d = 0; d < int(v.size()); d++)
-            w.same_output_bounds(s, d, root, int(pure_vars(root).size()) - int(v.size()) + d);
-        std::vector<VarOrRVar> blocks(v.begin(), v.end());
-        if (rows > 1) {
-            Var ro(tag + "_ro"), ri(tag + "_ri");
-            w.split({s}, v[0], ro, ri, rows, TailStrategy::GuardWithIf);
-            w.gpu_threads({s}, ri);
-            blocks[0] = ro;
-            blocks_over(w, {s}, blocks, tag, 1);
-        } else {
-            Var t(s.name() + "_t");
-            w.split({s}, v[0], v[0], t, 1, TailStrategy::GuardWithIf);
-            w.gpu_threads({s}, t);
-            blocks_over(w, {s}, blocks, tag);
-        }
-        // (Partitioned, fused block loops whose bounds Halide cannot prove equal get an `if`
-        // between them, which it rejects.)
-        w.never_partition_all({s});
-        w.compute_with({s}, {root}, at);
+        schedule_side_output(w, root, s, rows, at);
+    }
+    if (!shared.empty()) {
+        const autosched::GridMap grid = w.grid_map();
+        w.after_all([=](ScheduleWriter &later) {
+            const autosched::GridMap before = later.grid_map();
+            later.set_grid_map(grid);
+            write_shared_reductions(later, root, shared, at);
+            later.set_grid_map(before);
+        });
     }
 }
 
@@ -137,7 +162,7 @@ void schedule_side_outputs(ScheduleWriter &w, Func root, const std::vector<Func>
 // together. The Funcs computed per block reduce with warp shuffles.
 void schedule_warp_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, const std::vector<Func> &at_block,
                               const std::vector<int64_t> &at_block_points, const Target &target,
-                              const std::vector<Func> &side) {
+                              const std::vector<Func> &side, const std::vector<Func> &shared) {
     std::vector<Var> v = pure_vars(root);
     const std::string tag = root.name();
     const int vector = std::max(1, shape.vector_width);
@@ -158,20 +183,22 @@ void schedule_warp_row_kernel(ScheduleWriter &w, Func root, const RowShape &shap
     unroll_row_inner_dims(w, root, v, shape, inner);
     w.gpu_threads({root}, warp);
     w.gpu_lanes({root}, lane);
-    if (!side.empty()) count_rows_from_zero(w, root, v[size_t(inner)]);
+    if (!side.empty() || !shared.empty()) count_rows_from_zero(w, root, v[size_t(inner)]);
     std::vector<VarOrRVar> blocks(v.begin() + inner, v.end());
     const Var at = blocks_over(w, {root}, blocks, tag);
     const bool mixed = mixed_element_sizes(at_block);
     for (size_t i = 0; i < at_block.size(); i++)
         block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, 1, 32 * shape.warps, "", root,
                     at, target, mixed, shape.warps, vector);
-    schedule_side_outputs(w, root, side, 1, at);
+    schedule_side_outputs(w, root, side, shared, 1, at);
 }
 
 void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, const std::vector<Func> &at_block,
                          const std::vector<int64_t> &at_block_points, const std::vector<std::string> &at_block_row_dims,
-                         const std::vector<StagedRow> &staged, const Target &target, const std::vector<Func> &side) {
-    if (!side.empty() && (!is_gpu_target(target) || int(pure_vars(root).size()) <= shape.inner_dims))
+                         const std::vector<StagedRow> &staged, const Target &target, const std::vector<Func> &side,
+                         const std::vector<Func> &shared) {
+    if ((!side.empty() || !shared.empty()) &&
+        (!is_gpu_target(target) || int(pure_vars(root).size()) <= shape.inner_dims))
         throw std::logic_error("the row kernel of " + root.name() +
                                " was planned to write side outputs, which only a GPU row kernel with block dims does");
     w.compute_root(root);
@@ -182,7 +209,7 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, co
     const int inner_dims = std::max(1, std::min(shape.inner_dims, rank));
     const int vector_width = shape.vector_width;
     if (shape.warps > 0 && target.has_feature(Target::CUDA) && rank > inner_dims) {
-        schedule_warp_row_kernel(w, root, shape, at_block, at_block_points, target, side);
+        schedule_warp_row_kernel(w, root, shape, at_block, at_block_points, target, side, shared);
     } else if (is_gpu_target(target)) {
         // `rows` rows per block: 256 / rows threads along each (thread x), the rows as thread y.
         const int rows = rank > inner_dims ? std::max(1, shape.rows_per_block) : 1;
@@ -217,7 +244,7 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, co
             w.gpu_blocks({root}, xo);  // a small root owned by one block per 256-wide strip
         } else {
             w.gpu_threads({root}, tx);
-            if (!side.empty()) count_rows_from_zero(w, root, v[size_t(inner_dims)]);
+            if (!side.empty() || !shared.empty()) count_rows_from_zero(w, root, v[size_t(inner_dims)]);
             at = blocks_over(w, {root}, blocks, tag);
         }
         unroll_row_inner_dims(w, root, v, shape, inner_dims);
@@ -231,7 +258,7 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, co
                 w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, rows, tx_extent,
                 rows > 1 && i < at_block_row_dims.size() ? at_block_row_dims[i] : "", root, at, target, mixed));
         fuse_lane_splits(w, splits);
-        schedule_side_outputs(w, root, side, rows, at);
+        schedule_side_outputs(w, root, side, shared, rows, at);
     } else {
         if (rank > inner_dims) w.parallel({root}, v[rank - 1]);
         w.vectorize({root}, v[0], 8, TailStrategy::GuardWithIf);

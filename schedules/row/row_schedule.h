@@ -45,9 +45,18 @@ struct RowShape {
 // root's rows (the planner finds it by bounds; names need not match the root's), empty if none.
 // `side`: outputs over the root's block dims (KernelPlan::side, GPU only) that its blocks write too,
 // fused with the root at the block loop (compute_with), from the Funcs the block computes.
+// `shared`: reductions among `at_block` that other kernels read too, written likewise for them once
+// every kernel is scheduled (schedules/row/shared_reductions.h).
 void schedule_row_kernel(ScheduleWriter &w, Halide::Func root, const RowShape &shape,
                          const std::vector<Halide::Func> &at_block, const std::vector<int64_t> &at_block_points,
                          const std::vector<std::string> &at_block_row_dims, const std::vector<StagedRow> &staged,
-                         const Halide::Target &target, const std::vector<Halide::Func> &side = {});
+                         const Halide::Target &target, const std::vector<Halide::Func> &side = {},
+                         const std::vector<Halide::Func> &shared = {});
+
+// Side output `s` over `root`'s block dims, stored, laid out and named as root's block loops and
+// fused with them at `at` (compute_with): the rows of a block that owns `rows` as thread x, else
+// one thread of the block. Nothing in root's kernel may read it (Halide fuses no Func with one that
+// reads it).
+void schedule_side_output(ScheduleWriter &w, Halide::Func root, Halide::Func s, int rows, const Halide::VarOrRVar &at);
 
 }  // namespace solder

@@ -53,7 +53,7 @@ std::string tail_strategy_source(TailStrategy t) {
     }
 }
 
-ScheduleWriter::ScheduleWriter(const std::vector<Func> &outputs) {
+ScheduleWriter::ScheduleWriter(const std::vector<Func> &outputs) : outputs_(outputs) {
     // The same environment and order Pipeline::get_func uses, so the indices mean the same there.
     std::vector<Internal::Function> outs;
     std::map<std::string, Internal::Function> env;
@@ -146,6 +146,14 @@ void ScheduleWriter::same_output_bounds(Func f, int dim, Func other, int other_d
          ".extent());");
 }
 
+void ScheduleWriter::bound_to_output(Func f, int dim, Func other, int other_dim) {
+    auto o = other.output_buffer().dim(other_dim);
+    const Var v = pure_vars(f)[size_t(dim)];
+    f.bound(v, o.min(), o.extent());
+    const std::string od = func_id(other) + ".output_buffer().dim(" + std::to_string(other_dim) + ")";
+    emit(func_id(f) + ".bound(" + var_id(v) + ", " + od + ".min(), " + od + ".extent());");
+}
+
 void ScheduleWriter::reorder_storage(Func f, const std::vector<Var> &innermost_first) {
     f.reorder_storage(innermost_first);
     std::string args;
@@ -155,7 +163,10 @@ void ScheduleWriter::reorder_storage(Func f, const std::vector<Var> &innermost_f
 
 void ScheduleWriter::split(const StageRef &s, const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
                            int factor, TailStrategy tail) {
-    tail = tail_for(tail, s);
+    // (A split by one has no tail: guarded, its `if` stays where Halide cannot prove it true, as in
+    // loops fused with compute_with, and OpenCL compilers for the CPU copy the code after each
+    // barrier inside such an `if`.)
+    tail = factor == 1 ? TailStrategy::RoundUp : tail_for(tail, s);
     for (Stage st : stages(s)) st.split(old, outer, inner, factor, tail);
     emit(stage_expr(s) + ".split(" + var_id(old) + ", " + var_id(outer) + ", " + var_id(inner) + ", " +
          std::to_string(factor) + ", " + tail_strategy_source(tail) + ");");
@@ -323,6 +334,12 @@ void clone_for_readers(ScheduleWriter &w, Func f, Func root) {
     for (auto &[name, fn] : Internal::build_environment({root.function()}))
         if (name != f.name() && Internal::find_direct_calls(fn).count(f.name())) readers.push_back(Func(fn));
     if (!readers.empty()) w.clone_in(f, readers);
+}
+
+void ScheduleWriter::finish() {
+    std::vector<std::function<void(ScheduleWriter &)>> steps;
+    steps.swap(after_all_);
+    for (auto &step : steps) step(*this);
 }
 
 std::string ScheduleWriter::source(const std::string &header_comment) const {

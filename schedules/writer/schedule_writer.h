@@ -6,6 +6,7 @@
 // `pipeline.get_func(i)` (Halide's schedule-independent topological order), Vars and RVars are
 // declared by name (Halide matches loop variables by name), directives follow in applied order.
 #pragma once
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -51,6 +52,9 @@ public:
     // Output `f`'s buffer spans, in its dim `dim`, what output `other`'s buffer spans in `other_dim`
     // (OutputImageParam::Dimension::set_bounds): Halide checks it when the pipeline runs.
     void same_output_bounds(Halide::Func f, int dim, Halide::Func other, int other_dim);
+    // The same for `f` that is no output: it is computed over that span in its pure var `dim`
+    // (Func::bound), which Halide checks covers what its readers need.
+    void bound_to_output(Halide::Func f, int dim, Halide::Func other, int other_dim);
     void split(const StageRef &s, const Halide::VarOrRVar &old, const Halide::VarOrRVar &outer,
                const Halide::VarOrRVar &inner, int factor, Halide::TailStrategy tail);
     void fuse(const StageRef &s, const Halide::VarOrRVar &a, const Halide::VarOrRVar &b,
@@ -105,6 +109,13 @@ public:
     // between a Func and its readers.
     Halide::Func clone_in(Halide::Func f, const std::vector<Halide::Func> &readers);
 
+    // The pipeline's outputs, as the writer was made with.
+    const std::vector<Halide::Func> &outputs() const { return outputs_; }
+    // A step that needs every kernel's schedule in place (the Funcs each kernel's stages call, after
+    // every template's rfactor): kept, and run by finish() in the order given.
+    void after_all(std::function<void(ScheduleWriter &)> step) { after_all_.push_back(std::move(step)); }
+    void finish();
+
     // Declarations first (Funcs, Vars, RVars), then the directives in the order they were applied.
     std::string source(const std::string &header_comment) const;
     // The stage and the specializations its pipeline's author made of it (Func::specialize): every
@@ -125,6 +136,8 @@ private:
         return guard_tails_ && !s.specialized() ? Halide::TailStrategy::GuardWithIf : asked;
     }
 
+    std::vector<Halide::Func> outputs_;
+    std::vector<std::function<void(ScheduleWriter &)>> after_all_;
     bool guard_tails_ = false, guarded_vectors_ = true;
     autosched::GridMap grid_map_ = autosched::GridMap::Three;
 

@@ -1,0 +1,141 @@
+#include "schedules/row/shared_reductions.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "autosched/model/block_regions.h"
+#include "schedules/row/row_blocks.h"
+#include "schedules/row/row_schedule.h"
+
+namespace solder {
+using namespace Halide;
+
+namespace autosched {
+
+bool shares_reductions(const PlannerOptions &opt) { return opt.gpu && opt.compute_at && opt.shared_reductions; }
+
+std::string shared_reduction_why_not(const FuncGraph &g, const std::map<int, KernelChoice> &choice, int host, int s) {
+    const FuncNode &H = g.nodes[size_t(host)], &S = g.nodes[size_t(s)];
+    auto it = choice.find(host);
+    if (it == choice.end() || it->second.kind != TemplateKind::Row)
+        return H.name + "'s kernel, the one whose rows it lies at, is no row kernel";
+    const KernelChoice &kc = it->second;
+    if (kc.split_func >= 0) return H.name + "'s row kernel sums a reduction in split-K partials";
+    const int inner = kc.inner_dims;
+    if (int(H.dims.size()) - inner != int(S.dims.size()))
+        return "its dims are not the rows of " + H.name + "'s row kernel";
+    // A block computes it where the block's Funcs need it: written by the block, that must be the
+    // block's own rows, no more.
+    const Region need = row_block_regions(g, host, kc)[size_t(s)];
+    const Region rows = block_region(H.region, inner);
+    for (size_t d = 0; d < S.dims.size(); d++)
+        if (d >= need.size() || need[d].min != rows[size_t(inner) + d].min ||
+            need[d].max != rows[size_t(inner) + d].max)
+            return "one block of " + H.name + "'s kernel reads it beyond the block's own rows (in " + S.dims[d] + ")";
+    return "";
+}
+
+}  // namespace autosched
+
+namespace {
+
+// The compute level's Func of `l` (a locked copy: a schedule's LoopLevels refuse queries until
+// lowering), empty where inlined or at root.
+std::string level_func(const LoopLevel &l, bool *inlined = nullptr, bool *at_root = nullptr) {
+    LoopLevel copy;
+    copy.set(l);
+    copy.lock();
+    if (inlined) *inlined = copy.is_inlined();
+    if (at_root) *at_root = copy.is_root();
+    return copy.is_inlined() || copy.is_root() ? "" : copy.func();
+}
+
+enum class Where { Root, Inlined, Elsewhere };
+
+}  // namespace
+
+void write_shared_reductions(ScheduleWriter &w, Func root, const std::vector<Func> &shared, const VarOrRVar &at) {
+    std::vector<Internal::Function> outs;
+    for (auto &o : w.outputs()) outs.push_back(o.function());
+    const std::map<std::string, Internal::Function> env = Internal::build_environment(outs);
+    std::set<std::string> reductions;
+    for (auto &s : shared) reductions.insert(s.name());
+    std::map<std::string, std::set<std::string>> calls;
+    for (auto &[name, fn] : env)
+        for (auto &[callee, f] : Internal::find_direct_calls(fn)) calls[name].insert(callee);
+    // Where each Func is computed: in root's kernel (the root, Funcs computed at its loops, side
+    // outputs fused with it), inlined (in whichever kernels call it), or in another kernel.
+    std::map<std::string, Where> where;
+    std::function<Where(const std::string &)> where_of = [&](const std::string &name) {
+        auto known = where.find(name);
+        if (known != where.end()) return known->second;
+        Where w_ = Where::Elsewhere;
+        auto it = env.find(name);
+        if (name == root.name()) {
+            w_ = Where::Root;
+        } else if (it != env.end()) {
+            const Internal::Function &fn = it->second;
+            bool inlined = false, at_root = false;
+            const std::string at_func = level_func(fn.schedule().compute_level(), &inlined, &at_root);
+            if (inlined) {
+                w_ = Where::Inlined;
+            } else if (at_root) {
+                w_ = level_func(fn.definition().schedule().fuse_level().level) == root.name() ? Where::Root
+                                                                                              : Where::Elsewhere;
+            } else {
+                where[name] = Where::Elsewhere;  // (no cycle through compute levels; guards one anyway)
+                w_ = where_of(at_func);
+            }
+        }
+        where[name] = w_;
+        return w_;
+    };
+    // Inlined Funcs through which a shared reduction is read.
+    std::set<std::string> through;
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (auto &[name, fn] : env) {
+            if (through.count(name) || reductions.count(name) || where_of(name) != Where::Inlined) continue;
+            for (auto &c : calls[name])
+                if (reductions.count(c) || through.count(c)) {
+                    through.insert(name);
+                    grew = true;
+                    break;
+                }
+        }
+    }
+    // Callers first: a Func's copy must exist before the Funcs it calls are copied for it.
+    std::vector<std::string> order;
+    std::set<std::string> visited;
+    std::function<void(const std::string &)> visit = [&](const std::string &name) {
+        if (!visited.insert(name).second) return;
+        for (auto &c : calls[name])
+            if (through.count(c)) visit(c);
+        order.push_back(name);
+    };
+    for (auto &name : through) visit(name);
+    std::reverse(order.begin(), order.end());
+    // The other kernels' Funcs, then the copies made for them, note which Funcs they call on the way.
+    std::map<std::string, std::vector<Func>> copy_for, wrap_for;
+    auto note_calls = [&](const std::string &name, const Func &caller) {
+        for (auto &c : calls[name]) {
+            if (reductions.count(c)) wrap_for[c].push_back(caller);
+            if (through.count(c)) copy_for[c].push_back(caller);
+        }
+    };
+    for (auto &[name, fn] : env)
+        if (!reductions.count(name) && where_of(name) == Where::Elsewhere) note_calls(name, Func(fn));
+    for (auto &name : order) {
+        auto it = copy_for.find(name);
+        if (it == copy_for.end()) continue;
+        note_calls(name, w.clone_in(Func(env.at(name)), it->second));
+    }
+    for (const Func &s : shared) {
+        auto it = wrap_for.find(s.name());
+        if (it == wrap_for.end()) continue;
+        schedule_side_output(w, root, w.in(s, it->second), 1, at);
+    }
+}
+
+}  // namespace solder
