@@ -123,7 +123,8 @@ Partition evaluate(const FuncGraph &g, const PlannerOptions &opt, const std::vec
     const int N = int(g.nodes.size());
     Partition p;
     p.root = root;
-    const bool share = shares_reductions(opt);
+    // (A partition another scheduler made is scored as it computes: no reduction hosted.)
+    const bool share = check_rules && shares_reductions(opt);
     p.groups = kernel_groups(g, root, share);
     // Consumers first, as the search decides them.
     const std::vector<int> depths = check_rules ? resampling_depths(g, root) : std::vector<int>();

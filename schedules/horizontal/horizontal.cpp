@@ -1,5 +1,7 @@
 #include "schedules/horizontal/horizontal.h"
 
+#include "autosched/model/pipeline_funcs.h"
+
 #include <algorithm>
 
 #include "autosched/model/kernel_leaves.h"
@@ -26,7 +28,7 @@ bool stages_over_pure_var(const FuncNode &n) {
 bool sibling_candidate(const FuncNode &n, const KernelPlan &k) {
     const PointwiseParams *p = k.get<PointwiseParams>();
     return p && p->vector_width > 1 && n.dims.size() >= 2 && n.updates == 0 && !k.split && k.with.empty() &&
-           k.side.empty();
+           k.side.empty() && !has_specializations(n.function);  // (Halide fuses no Func with specializations)
 }
 
 bool same_shape(const FuncNode &a, const KernelPlan &ka, const FuncNode &b, const KernelPlan &kb) {
@@ -117,7 +119,10 @@ void merge_horizontal(const FuncGraph &g, const std::vector<bool> &root, const s
     for (int r = 0; r < N; r++) {
         if (!root[r]) continue;
         const FuncNode &n = g.nodes[r];
-        if (choice.at(r).kind != TemplateKind::Pointwise || n.dims.size() != 1 || !stages_over_pure_var(n)) continue;
+        // (Halide fuses no Func that has specializations with another: compute_with.)
+        if (choice.at(r).kind != TemplateKind::Pointwise || n.dims.size() != 1 || !stages_over_pure_var(n) ||
+            has_specializations(n.function))
+            continue;
         // A kernel that launches split-K partials keeps its plan's split-K fields only as the first
         // of its group: it starts one.
         const KernelPlan &own =

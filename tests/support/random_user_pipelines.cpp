@@ -1,5 +1,6 @@
 #include "tests/support/random_user_pipelines.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -20,9 +21,14 @@ struct UserPipeline {
     Param<int> taps{"taps"};
     std::vector<Func> outputs;
     std::vector<std::string> kinds;
+    std::vector<std::string> columns;  // 1-D outputs over the image's columns (others: over its rows)
 };
 
 constexpr int kEstimateW = 256, kEstimateH = 192;
+
+bool over_columns(const UserPipeline &p, const Func &o) {
+    return std::find(p.columns.begin(), p.columns.end(), o.name()) != p.columns.end();
+}
 
 void build(uint64_t seed, UserPipeline &p) {
     std::mt19937_64 rng(seed);
@@ -173,6 +179,24 @@ void build(uint64_t seed, UserPipeline &p) {
         if (!listed) p.outputs.push_back(reader);
         p.outputs.push_back(m);
     }
+    // A column sum of the squared deviations from a row reduction's means (not an output), of the
+    // stage that reads them (drawn last): the means are read by two kernels, and the reading
+    // stage's row kernel may compute them and write them for the column sums (a shared reduction).
+    std::vector<std::pair<Func, Func>> unlisted;  // (means that are no output: their kernel decides)
+    for (auto &mr : means) {
+        bool listed = false;
+        for (auto &o : p.outputs) listed |= o.name() == mr.first.name();
+        if (!listed) unlisted.push_back(mr);
+    }
+    if (!unlisted.empty()) {
+        p.kinds.push_back("shared_row_mean");
+        auto [m, reader] = unlisted[size_t(pick(int(unlisted.size())))];
+        RDom r(0, H, "rc");
+        Func col("col");
+        col(x) = sum((reader(x, r) - m(r)) * (reader(x, r) - m(r))) / cast<float>(H);
+        p.outputs.push_back(col);
+        p.columns.push_back(col.name());
+    }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
     p.gain.set_estimate(1.0f);
     p.taps.set_estimate(3);
@@ -180,7 +204,7 @@ void build(uint64_t seed, UserPipeline &p) {
         if (o.dimensions() == 2)
             o.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
         else
-            o.set_estimates({{0, kEstimateH}});
+            o.set_estimates({{0, over_columns(p, o) ? kEstimateW : kEstimateH}});
 }
 
 std::vector<Buffer<float>> run(UserPipeline &p, const Target &t, const Buffer<float> &input, int w, int h, float gain,
@@ -189,8 +213,9 @@ std::vector<Buffer<float>> run(UserPipeline &p, const Target &t, const Buffer<fl
     p.in.set(input);
     p.gain.set(gain);
     p.taps.set(taps);
-    std::vector<Buffer<>> bufs;  // (row means over the rows, the rest over the image)
-    for (auto &o : p.outputs) bufs.push_back(o.dimensions() == 2 ? Buffer<float>(w, h) : Buffer<float>(h));
+    std::vector<Buffer<>> bufs;  // (row means over the rows, column sums over the columns)
+    for (auto &o : p.outputs)
+        bufs.push_back(o.dimensions() == 2 ? Buffer<float>(w, h) : Buffer<float>(over_columns(p, o) ? w : h));
     Realization r(bufs);
     pipe.realize(r, t);
     std::vector<Buffer<float>> out;
@@ -236,6 +261,8 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
                 if (!failure.empty()) break;
             }
         } catch (const std::exception &e) {
+            failure = e.what();
+        } catch (const Halide::Error &e) {  // (not a std::exception in Halide 21)
             failure = e.what();
         }
         if (!failure.empty()) {

@@ -4,10 +4,10 @@
 // steps), histograms read back at data-dependent points,
 // Tuples, several updates, resamplings (a pyramid level down and back up), reductions over a
 // scalar parameter, and minima over a parameter's number of shifts of a window of differences (a
-// reduction over stencils along its RVar), and row means as an output of their own beside the
-// stage that reads them. Each pipeline is built twice from its seed: once scheduled by Solder, once with
-// every Func at root and nothing else (the reference, on the host), and the two are compared at
-// the estimated size and at others.
+// reduction over stencils along its RVar), row means as an output of their own beside the stage
+// that reads them, and column sums of the deviations from such means. Each pipeline is built
+// twice from its seed: once scheduled by Solder, once with every Func at root and nothing else
+// (the reference, on the host), and the two are compared at the estimated size and at others.
 #pragma once
 #include <cstdint>
 #include <string>
