@@ -163,10 +163,7 @@ void ScheduleWriter::reorder_storage(Func f, const std::vector<Var> &innermost_f
 
 void ScheduleWriter::split(const StageRef &s, const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
                            int factor, TailStrategy tail) {
-    // (A split by one has no tail: guarded, its `if` stays where Halide cannot prove it true, as in
-    // loops fused with compute_with, and OpenCL compilers for the CPU copy the code after each
-    // barrier inside such an `if`.)
-    tail = factor == 1 ? TailStrategy::RoundUp : tail_for(tail, s);
+    tail = tail_for(tail, s);
     for (Stage st : stages(s)) st.split(old, outer, inner, factor, tail);
     emit(stage_expr(s) + ".split(" + var_id(old) + ", " + var_id(outer) + ", " + var_id(inner) + ", " +
          std::to_string(factor) + ", " + tail_strategy_source(tail) + ");");
