@@ -29,6 +29,20 @@ std::vector<bool> forced_roots(const FuncGraph &g, const PlannerOptions &opt, st
     return root;
 }
 
+namespace {
+
+// The kernels node i's consumers are computed in.
+std::set<int> consumer_kernels(const FuncGraph &g, const std::vector<std::set<int>> &groups, int i) {
+    std::set<int> kernels;
+    for (int e : g.nodes[size_t(i)].out_edges) {
+        const auto &cg = groups[size_t(g.edges[size_t(e)].consumer)];
+        kernels.insert(cg.begin(), cg.end());
+    }
+    return kernels;
+}
+
+}  // namespace
+
 int shared_reduction_host(const FuncGraph &g, const std::vector<bool> &root, const std::set<int> &readers, int i) {
     const FuncNode &S = g.nodes[size_t(i)];
     if (readers.size() < 2 || root[size_t(i)] || !S.is_reduction() || S.is_output || S.dims.empty()) return -1;
@@ -44,11 +58,7 @@ int shared_reduction_host(const FuncGraph &g, const std::vector<bool> &root, con
 std::set<int> kernel_group_of(const FuncGraph &g, const std::vector<bool> &root,
                               const std::vector<std::set<int>> &groups, int i, bool share) {
     if (root[i]) return {i};
-    std::set<int> group;
-    for (int e : g.nodes[i].out_edges) {
-        const auto &cg = groups[g.edges[e].consumer];
-        group.insert(cg.begin(), cg.end());
-    }
+    std::set<int> group = consumer_kernels(g, groups, i);
     if (share)
         if (const int h = shared_reduction_host(g, root, group, i); h >= 0) return {h};
     return group;
@@ -177,11 +187,7 @@ Partition evaluate(const FuncGraph &g, const PlannerOptions &opt, const std::vec
         // Each shared reduction's host kernel must compute it per block and can write it.
         for (int i = 0; i < N && p.violation < 0; i++) {
             if (root[i] || g.nodes[i].is_input || !g.nodes[i].is_reduction() || p.groups[i].size() != 1) continue;
-            std::set<int> readers;
-            for (int e : g.nodes[i].out_edges) {
-                const auto &cg = p.groups[g.edges[e].consumer];
-                readers.insert(cg.begin(), cg.end());
-            }
+            const std::set<int> readers = consumer_kernels(g, p.groups, i);
             if (readers.size() < 2) continue;
             const int h = *p.groups[i].begin();
             std::string why = shared_reduction_why_not(g, p.choice, h, i);

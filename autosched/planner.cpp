@@ -30,6 +30,16 @@ namespace solder::autosched {
 
 namespace {
 
+// Node `n` stored in global memory, outermost dim first.
+MaterializedTensor materialized(const FuncNode &n) {
+    MaterializedTensor m;
+    m.func = n.name;
+    for (size_t d = n.dims.size(); d-- > 0;) m.shape.push_back(n.region[d].extent());
+    m.type = n.type;
+    m.bytes = n.bytes();
+    return m;
+}
+
 // Outputs that row and pointwise kernels write beside their roots (schedules/row/side_outputs.h),
 // by the root of the kernel that writes each: the search is run again with the candidates free,
 // and its plan replaces `found` where every candidate it computes in a kernel can be written there
@@ -203,13 +213,7 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
             const FuncNode &S = g.nodes[size_t(g.find(so.func))];
             k.bytes_written += S.bytes();
             k.est_us += cost.stream_us(S.bytes(), 0);
-            if (!so.shared) continue;
-            MaterializedTensor m;
-            m.func = S.name;
-            for (size_t d = S.dims.size(); d-- > 0;) m.shape.push_back(S.region[d].extent());
-            m.type = S.type;
-            m.bytes = S.bytes();
-            plan.materialized.push_back(m);
+            if (so.shared) plan.materialized.push_back(materialized(S));
         }
         if (kc.split_func >= 0) {
             const FuncNode &R = g.nodes[kc.split_func];
@@ -221,25 +225,16 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
             sk.blocks = kc.split_blocks;
             k.split = sk;
             // Written by the first launch and read back by the second: a materialized intermediate.
-            MaterializedTensor m;
+            MaterializedTensor m = materialized(R);
             m.func = sk.partials;
-            m.shape.push_back(kc.split_k);
-            for (size_t d = R.dims.size(); d-- > 0;) m.shape.push_back(R.region[d].extent());
-            m.type = R.type;
+            m.shape.insert(m.shape.begin(), kc.split_k);
             m.bytes = kc.split_bytes;
             plan.materialized.push_back(m);
         }
         plan.total_bytes += k.bytes_read + k.bytes_written;
         plan.est_us += k.est_us;
         plan.kernels.push_back(k);
-        if (!O.is_output) {
-            MaterializedTensor m;
-            m.func = O.name;
-            for (size_t d = O.dims.size(); d-- > 0;) m.shape.push_back(O.region[d].extent());
-            m.type = O.type;
-            m.bytes = O.bytes();
-            plan.materialized.push_back(m);
-        }
+        if (!O.is_output) plan.materialized.push_back(materialized(O));
     }
     plan.explanations.insert(plan.explanations.end(), side_notes.begin(), side_notes.end());
     for (int r = 0; r < N; r++)

@@ -6,6 +6,7 @@
 
 #include "autosched/model/block_regions.h"
 #include "schedules/row/row_blocks.h"
+#include "schedules/row/side_outputs.h"
 #include "schedules/row/row_schedule.h"
 
 namespace solder {
@@ -27,13 +28,7 @@ std::string shared_reduction_why_not(const FuncGraph &g, const std::map<int, Ker
         return "its dims are not the rows of " + H.name + "'s row kernel";
     // A block computes it where the block's Funcs need it: written by the block, that must be the
     // block's own rows, no more.
-    const Region need = row_block_regions(g, host, kc)[size_t(s)];
-    const Region rows = block_region(H.region, inner);
-    for (size_t d = 0; d < S.dims.size(); d++)
-        if (d >= need.size() || need[d].min != rows[size_t(inner) + d].min ||
-            need[d].max != rows[size_t(inner) + d].max)
-            return "one block of " + H.name + "'s kernel reads it beyond the block's own rows (in " + S.dims[d] + ")";
-    return "";
+    return needed_beyond_own_rows(g, host, kc, s);
 }
 
 }  // namespace autosched

@@ -46,6 +46,18 @@ std::string same_dims_as(const FuncNode &S, const FuncNode &R, int first) {
 
 }  // namespace
 
+std::string needed_beyond_own_rows(const FuncGraph &g, int r, const KernelChoice &kc, int s) {
+    const FuncNode &R = g.nodes[size_t(r)], &S = g.nodes[size_t(s)];
+    const int inner = kc.inner_dims;
+    const Region need = row_block_regions(g, r, kc)[size_t(s)];
+    const Region rows = block_region(R.region, inner);
+    for (size_t d = 0; d < S.dims.size(); d++)
+        if (d >= need.size() || need[d].min != rows[size_t(inner) + d].min ||
+            need[d].max != rows[size_t(inner) + d].max)
+            return "one block of " + R.name + "'s kernel reads it beyond the block's own rows (in " + S.dims[d] + ")";
+    return "";
+}
+
 std::string side_output_why_not(const FuncGraph &g, const std::vector<bool> &root,
                                 const std::vector<std::set<int>> &groups, const std::map<int, KernelChoice> &choice,
                                 int s, int *host) {
@@ -76,12 +88,7 @@ std::string side_output_why_not(const FuncGraph &g, const std::vector<bool> &roo
     if (std::string why = same_dims_as(S, R, inner); !why.empty()) return why;
     // Its readers in the kernel read it at the block's own rows: what a block writes of it, from
     // what the block computed, is what the block needed of it.
-    const Region need = row_block_regions(g, r, kc)[size_t(s)];
-    const Region rows = block_region(R.region, inner);
-    for (size_t d = 0; d < S.dims.size(); d++)
-        if (d >= need.size() || need[d].min != rows[size_t(inner) + d].min ||
-            need[d].max != rows[size_t(inner) + d].max)
-            return "one block of " + R.name + "'s kernel reads it beyond the block's own rows (in " + S.dims[d] + ")";
+    if (std::string why = needed_beyond_own_rows(g, r, kc, s); !why.empty()) return why;
     // What it reads inside the kernel (through Funcs computed there), it reads at its own points:
     // the block computed those for its rows.
     std::vector<int> todo{s};

@@ -31,4 +31,8 @@ std::string side_output_why_not(const FuncGraph &g, const std::vector<bool> &roo
                                 const std::vector<std::set<int>> &groups, const std::map<int, KernelChoice> &choice,
                                 int s, int *host);
 
+// Whether one block of row kernel `r` (`kc`) needs `s`, whose dims are the root's outer dims, at its
+// own rows alone (what the block computes of it, it may then write): empty if so, else why not.
+std::string needed_beyond_own_rows(const FuncGraph &g, int r, const KernelChoice &kc, int s);
+
 }  // namespace solder::autosched
