@@ -2,6 +2,7 @@
 // libraries on the GPU machine): makes the app's inputs, checks against the reference, times.
 // Links no libHalide: the libraries carry Halide's runtime.
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 
 #include "apps/app_spec.h"
@@ -15,11 +16,13 @@
 int main(int argc, char **argv) {
     using namespace solder;
     try {
-        Args a = Args::parse(argc, argv, 1, {"iters", "seed", "warmup", "device", "dump"}, {"machine", "no-check"});
+        Args a =
+            Args::parse(argc, argv, 1, {"iters", "seed", "warmup", "device", "dump", "size"}, {"machine", "no-check"});
         const char *usage =
             "usage: solder-exec LIB.so... [--iters N (default 20)] [--warmup N (default 3)] [--seed N (default 1)]\n"
             "                   [--device NAME (recorded in the report)] [--no-check] [--machine] [--dump "
             "launch,bandwidth]\n"
+            "                   [--size small|full (run at that size, not the one the library was planned at)]\n"
             "runs pipeline libraries built by `solder build`, checks each against its app's reference, and times it\n";
         if (a.has("help")) {
             std::fputs(usage, stdout);
@@ -30,6 +33,9 @@ int main(int argc, char **argv) {
             return 2;
         }
         (void)a.integer("iters", 20, 1, 1000000), (void)a.integer("warmup", 3, 0, 1000000);
+        const std::string run_size = a.get("size");
+        if (!run_size.empty() && run_size != "small" && run_size != "full")
+            throw std::runtime_error("--size takes small or full, not '" + run_size + "'");
         DumpOptions dumps = dumps_from_cli(a);
         note_dumps_made_elsewhere(dumps, false, true, "solder-exec");
         int failed = 0;
@@ -48,8 +54,11 @@ int main(int argc, char **argv) {
                 failed++;
                 continue;
             }
+            // A library plans at its size's estimates and runs at any size its pipeline allows.
+            const std::string size = run_size.empty() ? lib->info("size") : run_size;
+            lib->allow_any_shape(size != lib->info("size"));
             RunOptions opt;
-            opt.size = lib->info("size") == "small" ? AppSize::Small : AppSize::Full;
+            opt.size = size == "small" ? AppSize::Small : AppSize::Full;
             opt.iters = int(a.integer("iters", 20, 1, 1000000));
             opt.warmup = int(a.integer("warmup", 3, 0, 1000000));
             opt.seed = uint64_t(a.integer("seed", 1, 0, INT64_MAX));
@@ -58,7 +67,7 @@ int main(int argc, char **argv) {
             RunContext ctx{app->name,
                            lib->info("schedule"),
                            lib->info("target"),
-                           lib->info("size"),
+                           size,
                            a.get("device"),
                            std::stoi(lib->info("loop_nests").empty() ? "0" : lib->info("loop_nests")),
                            0};

@@ -13,7 +13,9 @@
 namespace solder {
 
 // "" when `buf` fits `arg`; otherwise a message naming the argument, what it expects and what it got.
-std::string check_buffer_argument(const halide_filter_argument_t &arg, int index, const halide_buffer_t *buf);
+// `exact_shape` false: type and dimensions only.
+std::string check_buffer_argument(const halide_filter_argument_t &arg, int index, const halide_buffer_t *buf,
+                                  bool exact_shape = true);
 std::string halide_type_name(const halide_type_t &t);  // float32, int64, bfloat16, uint8x4 ...
 
 }  // namespace solder

@@ -122,7 +122,8 @@ int PipelineLibrary::call(const std::vector<halide_buffer_t *> &inputs, const st
     }
     for (int i = 0; i < md->num_arguments; i++) {
         if (md->arguments[i].kind == halide_argument_kind_input_scalar) continue;
-        std::string bad = check_buffer_argument(md->arguments[i], i, static_cast<halide_buffer_t *>(args[i]));
+        std::string bad =
+            check_buffer_argument(md->arguments[i], i, static_cast<halide_buffer_t *>(args[i]), !any_shape_);
         if (!bad.empty()) {
             *error = "pipeline in '" + path_ + "': " + bad;
             return -1;

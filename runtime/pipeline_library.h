@@ -22,10 +22,14 @@ public:
 
     // Calls the pipeline with buffers in the order of the spec's inputs and outputs. Returns
     // Halide's error code (0 on success); *error gets a readable message on failure. Each buffer
-    // is first checked against the library's arguments (runtime/buffer_checks.h).
+    // is first checked against the library's arguments (runtime/buffer_checks.h): their type and
+    // dimensions, and their shape against the estimates the library was planned at unless
+    // `allow_any_shape(true)` (a run at another size on purpose: Halide's own checks then apply).
     // Scalar arguments (Halide Params) are given by name.
     int call(const std::vector<halide_buffer_t *> &inputs, const std::vector<halide_buffer_t *> &outputs,
              std::string *error, const std::vector<std::pair<std::string, double>> &scalars = {});
+
+    void allow_any_shape(bool on) { any_shape_ = on; }
 
     const halide_filter_metadata_t *metadata() const { return metadata_(); }
     // Key=value lines written at compile time: app, schedule, target, size, loop_nests.
@@ -48,6 +52,7 @@ public:
 private:
     PipelineLibrary() = default;
     std::string path_;
+    bool any_shape_ = false;
     void *handle_ = nullptr;
     int (*argv_)(void **) = nullptr;
     const halide_filter_metadata_t *(*metadata_)() = nullptr;

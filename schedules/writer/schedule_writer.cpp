@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "autosched/model/pipeline_funcs.h"
+#include "schedules/writer/aligned_vectors.h"
 
 namespace solder {
 using namespace Halide;
@@ -257,6 +258,8 @@ void ScheduleWriter::reorder(const StageRef &s, const std::vector<VarOrRVar> &in
 void ScheduleWriter::vectorize(const StageRef &s, const VarOrRVar &v, int width, TailStrategy tail) {
     if (guard_tails_ && !guarded_vectors_ && !s.specialized()) return;
     tail = tail_for(tail, s);
+    if (guard_tails_ && !s.specialized() && s.update < 0 && width > 1)
+        vectorized_[s.func.name()] = std::max(vectorized_[s.func.name()], width);
     for (Stage st : stages(s)) st.vectorize(v, width, tail);
     emit(stage_expr(s) + ".vectorize(" + var_id(v) + ", " + std::to_string(width) + ", " + tail_strategy_source(tail) +
          ");");
@@ -280,6 +283,7 @@ void ScheduleWriter::always_partition(const StageRef &s, const VarOrRVar &v) {
 }
 
 void ScheduleWriter::compute_with(const StageRef &s, const StageRef &with, const VarOrRVar &v) {
+    fused_[s.func.name()] = fused_[with.func.name()] = true;
     s.stage().compute_with(with.stage(), v);
     emit(stage_expr(s) + ".compute_with(" + stage_expr(with) + ", " + var_id(v) + ");");
 }
@@ -337,6 +341,18 @@ void ScheduleWriter::finish() {
     std::vector<std::function<void(ScheduleWriter &)>> steps;
     steps.swap(after_all_);
     for (auto &step : steps) step(*this);
+    for (Func f : outputs_) {
+        auto it = vectorized_.find(f.name());
+        if (it == vectorized_.end() || fused_.count(f.name()) || f.has_update_definition() ||
+            !f.function().definition().specializations().empty())
+            continue;
+        const std::string id = func_id(f);
+        AlignedBranch b = aligned_branch(f, it->second, outputs_, id);
+        if (!b.condition.defined()) continue;
+        // Halide copies the schedule so far into the new branch: every directive above holds there.
+        f.specialize(b.condition);
+        emit(id + ".specialize(" + b.source + ");  // the same schedule, its vectors whole and aligned");
+    }
 }
 
 std::string ScheduleWriter::source(const std::string &header_comment) const {

@@ -114,6 +114,10 @@ public:
     // A step that needs every kernel's schedule in place (the Funcs each kernel's stages call, after
     // every template's rfactor): kept, and run by finish() in the order given.
     void after_all(std::function<void(ScheduleWriter &)> step) { after_all_.push_back(std::move(step)); }
+    // Runs those steps, then gives each output vectorized under guarded tails a branch for aligned
+    // buffers (schedules/writer/aligned_vectors.h) where nothing stops it: no compute_with with
+    // another Func (Halide fuses no specialized Func), no specializations of its own or its author's,
+    // no updates.
     void finish();
 
     // Declarations first (Funcs, Vars, RVars), then the directives in the order they were applied.
@@ -147,6 +151,8 @@ private:
     std::map<std::string, std::string> var_ids_;                       // Var/RVar name -> C++ identifier
     std::map<std::string, bool> ids_taken_;
     std::vector<std::string> func_decls_, var_decls_, lines_;
+    std::map<std::string, int> vectorized_;  // pure stages vectorized under guarded tails: widest width
+    std::map<std::string, bool> fused_;      // Funcs in a compute_with
 };
 
 std::string tail_strategy_source(Halide::TailStrategy t);

@@ -1,0 +1,27 @@
+// Vector accesses at sizes known only at run time. A kernel whose row extent is a run-time value
+// guards its vector tails (ScheduleWriter::guard_every_tail), and Halide then cannot prove any
+// vector access aligned: every load and store of the kernel is a 4-byte (or 1-byte) one. Given a
+// branch where the output's row extent, every buffer's row min and every buffer's outer strides are
+// multiples of the vector width, Halide proves the accesses of whole vectors aligned and emits
+// 16-byte loads and stores, and the guarded tails vanish from the vector loops. This is that branch:
+// a Func::specialize of the kernel's root, made after every directive so that it copies the whole
+// schedule, beside the general one (any size, any strides).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "Halide.h"
+
+namespace solder {
+
+struct AlignedBranch {
+    Halide::Expr condition;
+    std::string source;  // the condition as C++ in a generator's schedule (inputs by their names)
+};
+
+// The condition for `root` (a pipeline output) vectorized `width` wide along its dim 0: its own
+// buffer and every input buffer `outputs` read. Undefined when there is nothing to state.
+AlignedBranch aligned_branch(const Halide::Func &root, int width, const std::vector<Halide::Func> &outputs,
+                             const std::string &root_id);
+
+}  // namespace solder

@@ -1,0 +1,93 @@
+// Vector accesses at sizes known only at run time (schedules/writer/aligned_vectors.h): a pipeline
+// written with its extents from its input gets, on CUDA, a branch of each vectorized output whose
+// loads and stores are whole 16-byte vectors, beside the general branch; on the host both branches
+// run and match a plain C++ reference at sizes that take either.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <tuple>
+
+#include "tests/support/user_pipeline.h"
+#include "tests/support/test_processes.h"
+
+using namespace Halide;
+using namespace solder::testing;
+
+namespace {
+
+struct RowNorm {
+    ImageParam in{Float(32), 2, "an_in"};
+    Func out{"an_out"};
+    RowNorm() {
+        Var x("x"), y("y");
+        RDom r(0, in.dim(0).extent(), "r");
+        Func mean("an_mean");
+        mean(y) = sum(in(r, y)) / cast<float>(in.dim(0).extent());
+        out(x, y) = in(x, y) - mean(y);
+        in.set_estimates({{0, 4096}, {0, 2048}});
+        out.set_estimates({{0, 4096}, {0, 2048}});
+    }
+};
+
+struct Scale {
+    ImageParam in{Float(32), 2, "as_in"};
+    Func out{"as_out"};
+    Scale() {
+        Var x("x"), y("y");
+        out(x, y) = in(x, y) * 3.0f + 1.0f;
+        in.set_estimates({{0, 4096}, {0, 2048}});
+        out.set_estimates({{0, 4096}, {0, 2048}});
+    }
+};
+
+std::string cuda_stmt(const std::vector<Func> &outs, const std::vector<Argument> &args, const std::string &name) {
+    std::string stmt = ::testing::TempDir() + "/" + name + ".stmt";
+    Pipeline(outs).compile_to_lowered_stmt(stmt, args, Text, solder::make_target("cuda"));
+    return read_file(stmt);
+}
+
+}  // namespace
+
+TEST(AlignedVectors, RunTimeExtentsGetWholeVectorsOnCuda) {
+    RowNorm n;
+    std::string src = schedule_with_solder({n.out}, "cuda");
+    EXPECT_NE(src.find("an_out.specialize((an_out.output_buffer().dim(0).extent()) % 4 == 0"), std::string::npos)
+        << src;
+    EXPECT_NE(src.find("(an_in.dim(1).stride()) % 4 == 0"), std::string::npos) << src;
+    std::string ptx = cuda_stmt({n.out}, {n.in}, "aligned_row_norm");
+    EXPECT_NE(ptx.find("ld.global.nc.v4"), std::string::npos);
+    EXPECT_NE(ptx.find("st.global.v4"), std::string::npos);
+
+    Scale s;
+    src = schedule_with_solder({s.out}, "cuda");
+    EXPECT_NE(src.find("as_out.specialize("), std::string::npos) << src;
+    ptx = cuda_stmt({s.out}, {s.in}, "aligned_scale");
+    EXPECT_NE(ptx.find("ld.global.nc.v4"), std::string::npos);
+    EXPECT_NE(ptx.find("st.global.v4"), std::string::npos);
+}
+
+TEST(AlignedVectors, BothBranchesMatchOnTheHost) {
+    RowNorm n;
+    std::string src = schedule_with_solder({n.out}, "host");
+    ASSERT_NE(src.find(".specialize("), std::string::npos) << src;
+    Pipeline p({n.out});
+    p.compile_jit(solder::make_target("host"));
+    // 64 x 8 and 4096 x 3 take the aligned branch, the others the general one; an output whose
+    // rows start at 1 (a crop of a larger one) the general one too.
+    for (auto [w, h, shifted] : std::vector<std::tuple<int, int, bool>>{
+             {64, 8, false}, {4096, 3, false}, {37, 29, false}, {1, 1, false}, {63, 8, true}}) {
+        SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + (shifted ? " from x = 1" : ""));
+        const int in_w = shifted ? w + 1 : w, x0 = shifted ? 1 : 0;
+        Buffer<float> a = random_buffer<float>({in_w, h}, 7, -2, 2);
+        n.in.set(a);
+        Buffer<float> o(w, h);
+        o.set_min(x0, 0);
+        p.realize(o);
+        for (int y = 0; y < h; y++) {
+            double m = 0;
+            for (int x = 0; x < in_w; x++) m += a(x, y);
+            m /= in_w;
+            for (int x = x0; x < x0 + w; x++) ASSERT_NEAR(o(x, y), a(x, y) - m, 1e-4) << x << "," << y;
+        }
+    }
+}
