@@ -15,6 +15,50 @@
 namespace solder::autosched {
 using namespace Halide;
 
+namespace {
+
+// Whether kernel `k` computes in float64: a Func computed in it, or one inlined into those, holds
+// a 64-bit float anywhere in its definitions. OpenCL kernels cannot without the target's cl_doubles.
+bool kernel_uses_f64(const KernelPlan &k, const Plan &plan, const std::function<Func(const std::string &)> &get) {
+    std::set<std::string> inlined, seen;
+    for (auto &p : plan.funcs)
+        if (p.placement == Placement::Inline) inlined.insert(p.func);
+    struct Finder : Internal::IRGraphVisitor {
+        bool f64 = false;
+        std::vector<std::string> calls;
+        using Internal::IRGraphVisitor::include;
+        void include(const Expr &e) override {
+            if (e.defined() && e.type().is_float() && e.type().bits() == 64) f64 = true;
+            Internal::IRGraphVisitor::include(e);
+        }
+        void visit(const Internal::Call *c) override {
+            Internal::IRGraphVisitor::visit(c);
+            if (c->call_type == Internal::Call::Halide) calls.push_back(c->name);
+        }
+    };
+    std::vector<std::string> todo = k.funcs;
+    while (!todo.empty()) {
+        std::string name = todo.back();
+        todo.pop_back();
+        if (!seen.insert(name).second) continue;
+        Func f;
+        try {
+            f = get(name);
+        } catch (const std::exception &) {
+            continue;  // an input's name: nothing computed
+        }
+        Finder fd;
+        f.function().accept(&fd);
+        for (auto &t : f.function().output_types()) fd.f64 = fd.f64 || (t.is_float() && t.bits() == 64);
+        if (fd.f64) return true;
+        for (auto &c : fd.calls)
+            if (inlined.count(c)) todo.push_back(c);
+    }
+    return false;
+}
+
+}  // namespace
+
 std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const Target &target) {
     ScheduleWriter w(outputs);
     // Vectors with guarded tails are masked: CUDA and the host emit them, Halide 21's OpenCL C
@@ -43,6 +87,20 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
                    },
                    {},
                    {}};
+    // Kernels that compute in float64 on OpenCL without cl_doubles run on the host instead (Halide
+    // refuses such a GPU kernel); the schedule source says which.
+    const Target host = target.without_feature(Target::OpenCL);
+    ApplyContext on_host{c.w, host, plan, c.get, {}, {}};
+    std::set<std::string> hosted;
+    if (target.has_feature(Target::OpenCL) && !target.has_feature(Target::CLDoubles))
+        for (auto &k : plan.kernels)
+            if (k.with.empty() && (!k.split || (k.split->group.empty() && k.split->launched_with.empty())) &&
+                kernel_uses_f64(k, plan, c.get)) {
+                hosted.insert(k.name);
+                w.note(k.name + " computes in float64, which OpenCL kernels cannot without the target feature "
+                                "cl_doubles: it runs on the host");
+            }
+    auto ctx = [&](const KernelPlan &k) -> ApplyContext & { return hosted.count(k.name) ? on_host : c; };
     // Reductions split-K sums in partials (also when launched horizontally with others).
     for (auto &k : plan.kernels)
         if (k.split) {
@@ -51,26 +109,27 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
         } else if (auto *io = k.get<InnerOuterParams>()) {
             c.split.insert(io->column_sums.begin(), io->column_sums.end());
         }
+    on_host.split = c.split;
     // First the rewrites (rfactor) of split reductions and column sums, which the kernels' templates
     // then place.
     // Each kernel's grid as the plan maps it (Plan::grid_map), its split-K partials' launches too.
     for (auto &k : plan.kernels) {
         w.set_grid_map(plan.grid_map(k));
-        kernel_template(k.kind()).prepare(c, k);
-        prepare_split_k(c, k);
+        kernel_template(k.kind()).prepare(ctx(k), k);
+        prepare_split_k(ctx(k), k);
     }
     // Split reductions that are kernel roots add their partials unrolled (horizontal kernels' roots:
     // the horizontal launches, which may spread the sum over lanes).
     for (auto &k : plan.kernels) {
         if (!is_gpu_target(target)) break;
-        if (k.with.empty() && c.split.count(k.root)) unroll_partials_sum(w, c.get(k.root));
+        if (k.with.empty() && c.split.count(k.root) && !hosted.count(k.name)) unroll_partials_sum(w, c.get(k.root));
     }
     for (auto &k : plan.kernels) {
         w.set_grid_map(plan.grid_map(k));
         if (!k.with.empty())
             apply_horizontal(c, k);
         else
-            kernel_template(k.kind()).apply(c, k);
+            kernel_template(k.kind()).apply(ctx(k), k);
     }
     w.set_grid_map(GridMap::Three);
     w.finish();

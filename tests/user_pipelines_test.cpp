@@ -765,6 +765,27 @@ TEST(UserPipelines, HalfAndDoubleFloatImages) {
     }
 }
 
+// Without cl_doubles an OpenCL kernel cannot compute in doubles (Halide refuses to compile it): the
+// kernels that do run on the host, and the schedule says so.
+TEST(UserPipelines, DoublesWithoutClDoublesRunOnTheHost) {
+    try {
+        expect_typed_pipeline<double>(Float(64), Float(64), 0, 4, 1e-12, Target::FeatureEnd);
+    } catch (const Halide::Error &e) {
+        FAIL() << e.what();
+    }
+    ImageParam in(Float(64), 1, "d_in");
+    Var x("x");
+    Func sq("d_sq");
+    sq(x) = in(x)*in(x);
+    in.set_estimates({{0, 4096}});
+    sq.set_estimates({{0, 4096}});
+    std::string src = schedule_with_solder({sq}, "opencl");
+    EXPECT_NE(src.find("computes in float64, which OpenCL kernels cannot without the target feature cl_doubles: it "
+                       "runs on the host"),
+              std::string::npos)
+        << src;
+}
+
 // Column sums down a number of rows known only at run time (RDom over in.dim(1)): too few results
 // to fill a GPU, so the rows are cut into slices summed by launches of their own (split-K), planned
 // at the estimate and correct at any number of rows (the last slice guarded, the others not).

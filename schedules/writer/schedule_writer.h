@@ -113,6 +113,8 @@ public:
     const std::vector<Halide::Func> &outputs() const { return outputs_; }
     // A step that needs every kernel's schedule in place (the Funcs each kernel's stages call, after
     // every template's rfactor): kept, and run by finish() in the order given.
+    // A comment line in the source, in order with the directives.
+    void note(const std::string &text) { emit("// " + text); }
     void after_all(std::function<void(ScheduleWriter &)> step) { after_all_.push_back(std::move(step)); }
     // Runs those steps, then gives each output vectorized under guarded tails a branch for aligned
     // buffers (schedules/writer/aligned_vectors.h) where nothing stops it: no compute_with with
