@@ -33,6 +33,26 @@ Expr buffer_field(const Parameter &p, const char *field, int dim) {
 
 }  // namespace
 
+const char *const kInputFieldHelperName = "solder_input_field";
+
+const char *const kInputFieldHelper =
+    R"(// The field of a pipeline input's buffer ("min", "extent", "stride"), found by name through the Funcs that read it.
+auto solder_input_field = [&](const std::string &name, const char *field, int dim) {
+    struct Finder : Halide::Internal::IRGraphVisitor {
+        std::string name;
+        Halide::Parameter found;
+        using Halide::Internal::IRGraphVisitor::visit;
+        void visit(const Halide::Internal::Call *c) override {
+            Halide::Internal::IRGraphVisitor::visit(c);
+            if (c->param.defined() && c->param.name() == name) found = c->param;
+        }
+    } finder;
+    finder.name = name;
+    for (auto &o : pipeline.outputs())
+        for (auto &kv : Halide::Internal::find_transitive_calls(o.function())) kv.second.accept(&finder);
+    return Halide::Internal::Variable::make(Halide::Int(32), name + "." + field + "." + std::to_string(dim), finder.found);
+};)";
+
 AlignedBranch aligned_branch(const Func &root, int width, const std::vector<Func> &outputs,
                              const std::string &root_id) {
     AlignedBranch b;
@@ -54,9 +74,15 @@ AlignedBranch aligned_branch(const Func &root, int width, const std::vector<Func
     // Every input buffer: its rows start at whole vectors too.
     for (auto &[name, p] : input_buffers(outputs)) {
         if (p.dimensions() < 1) continue;
-        add(buffer_field(p, "min", 0), name + ".dim(0).min()");
-        for (int d = 1; d < p.dimensions(); d++)
-            add(buffer_field(p, "stride", d), name + ".dim(" + std::to_string(d) + ").stride()");
+        // (A generator's schedule has the pipeline in scope, not its inputs: the source finds each
+        // input's fields by name, through kInputFieldHelper.)
+        auto text = [&](const char *field, int d) {
+            return std::string(kInputFieldHelperName) + "(\"" + name + "\", \"" + field + "\", " + std::to_string(d) +
+                   ")";
+        };
+        add(buffer_field(p, "min", 0), text("min", 0));
+        for (int d = 1; d < p.dimensions(); d++) add(buffer_field(p, "stride", d), text("stride", d));
+        b.names_inputs = true;
     }
     Expr c = terms[0];
     for (size_t i = 1; i < terms.size(); i++) c = c && terms[i];

@@ -16,8 +16,13 @@ namespace solder {
 
 struct AlignedBranch {
     Halide::Expr condition;
-    std::string source;  // the condition as C++ in a generator's schedule (inputs by their names)
+    std::string source;         // the condition as C++ in a generator's schedule
+    bool names_inputs = false;  // the source calls kInputFieldHelperName, defined by kInputFieldHelper
 };
+
+// C++ for a schedule's source: a lambda that gives an input buffer's field by the input's name.
+extern const char *const kInputFieldHelperName;
+extern const char *const kInputFieldHelper;
 
 // The condition for `root` (a pipeline output) vectorized `width` wide along its dim 0: its own
 // buffer and every input buffer `outputs` read. Undefined when there is nothing to state.

@@ -350,6 +350,10 @@ void ScheduleWriter::finish() {
         AlignedBranch b = aligned_branch(f, it->second, outputs_, id);
         if (!b.condition.defined()) continue;
         // Halide copies the schedule so far into the new branch: every directive above holds there.
+        if (b.names_inputs && !input_helper_) {
+            input_helper_ = true;
+            func_decls_.push_back(kInputFieldHelper);
+        }
         f.specialize(b.condition);
         emit(id + ".specialize(" + b.source + ");  // the same schedule, its vectors whole and aligned");
     }

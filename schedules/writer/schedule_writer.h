@@ -155,6 +155,7 @@ private:
     std::vector<std::string> func_decls_, var_decls_, lines_;
     std::map<std::string, int> vectorized_;  // pure stages vectorized under guarded tails: widest width
     std::map<std::string, bool> fused_;      // Funcs in a compute_with
+    bool input_helper_ = false;              // the source defines kInputFieldHelper
 };
 
 std::string tail_strategy_source(Halide::TailStrategy t);
