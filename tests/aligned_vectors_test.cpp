@@ -68,6 +68,21 @@ TEST(AlignedVectors, RunTimeExtentsGetWholeVectorsOnCuda) {
     EXPECT_NE(ptx.find("st.global.v4"), std::string::npos);
 }
 
+// A Tuple's several buffers are not named by the condition: it keeps one branch, and plans and
+// compiles as before.
+TEST(AlignedVectors, TupleOutputsKeepOneBranch) {
+    ImageParam in(Float(32), 2, "at_in");
+    Var x("x"), y("y");
+    Func t("at_t");
+    t(x, y) = Tuple(in(x, y) * 2.0f, in(x, y) + 1.0f);
+    in.set_estimates({{0, 4096}, {0, 2048}});
+    t.set_estimates({{0, 4096}, {0, 2048}});
+    std::string src;
+    ASSERT_NO_THROW(src = schedule_with_solder({t}, "cuda"));
+    EXPECT_EQ(src.find(".specialize("), std::string::npos) << src;
+    EXPECT_NO_THROW(cuda_stmt({t}, {in}, "aligned_tuple"));
+}
+
 TEST(AlignedVectors, BothBranchesMatchOnTheHost) {
     RowNorm n;
     std::string src = schedule_with_solder({n.out}, "host");

@@ -56,7 +56,8 @@ auto solder_input_field = [&](const std::string &name, const char *field, int di
 AlignedBranch aligned_branch(const Func &root, int width, const std::vector<Func> &outputs,
                              const std::string &root_id) {
     AlignedBranch b;
-    if (width <= 1 || root.dimensions() < 1) return b;
+    // (A Tuple's buffers are several: none is named here, the Func keeps one branch.)
+    if (width <= 1 || root.dimensions() < 1 || root.outputs() != 1) return b;
     const std::string w = std::to_string(width);
     std::vector<Expr> terms;
     std::string src;
