@@ -59,14 +59,13 @@ bool kernel_uses_f64(const KernelPlan &k, const Plan &plan, const std::function<
 
 }  // namespace
 
-std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const Target &target) {
-    ScheduleWriter w(outputs);
-    // Vectors with guarded tails are masked: CUDA and the host emit them, Halide 21's OpenCL C
-    // backend does not (those loops stay serial in each thread).
-    if (!plan.fixed_sizes) w.guard_every_tail(!is_gpu_target(target) || target.has_feature(Target::CUDA));
+namespace {
+
+// The pipeline's Funcs by name, and its inputs by the plan's name for them (the Funcs ImageParams
+// are called through).
+std::map<std::string, Func> funcs_by_name(const std::vector<Func> &outputs) {
     std::map<std::string, Func> funcs;
     for (auto &fn : pipeline_functions(outputs)) funcs.emplace(fn.name(), Func(fn));
-    // Pipeline inputs by name (the plan's name for them): the Funcs ImageParams are called through.
     for (auto &[name, fn] : Internal::build_environment([&] {
              std::vector<Internal::Function> o;
              for (auto &f : outputs) o.push_back(f.function());
@@ -76,6 +75,40 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
             const auto *c = fn.definition().values()[0].as<Internal::Call>();
             funcs.emplace(c->param.name(), Func(fn));
         }
+    return funcs;
+}
+
+std::vector<std::string> hosted_kernels(const Plan &plan, const Target &target,
+                                        const std::function<Func(const std::string &)> &get) {
+    std::vector<std::string> hosted;
+    if (!target.has_feature(Target::OpenCL) || target.has_feature(Target::CLDoubles)) return hosted;
+    for (auto &k : plan.kernels)
+        if (k.with.empty() && (!k.split || (k.split->group.empty() && k.split->launched_with.empty())) &&
+            kernel_uses_f64(k, plan, get))
+            hosted.push_back(k.name);
+    return hosted;
+}
+
+}  // namespace
+
+const char *const kOnHostReason =
+    "computes in float64, which OpenCL kernels cannot without the target feature cl_doubles: it runs on the host";
+
+std::vector<std::string> kernels_on_host(const Plan &plan, const std::vector<Func> &outputs, const Target &target) {
+    auto funcs = funcs_by_name(outputs);
+    return hosted_kernels(plan, target, [&](const std::string &name) {
+        auto it = funcs.find(name);
+        if (it == funcs.end()) throw std::runtime_error("the plan names Func '" + name + "', which the pipeline lacks");
+        return it->second;
+    });
+}
+
+std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const Target &target) {
+    ScheduleWriter w(outputs);
+    // Vectors with guarded tails are masked: CUDA and the host emit them, Halide 21's OpenCL C
+    // backend does not (those loops stay serial in each thread).
+    if (!plan.fixed_sizes) w.guard_every_tail(!is_gpu_target(target) || target.has_feature(Target::CUDA));
+    std::map<std::string, Func> funcs = funcs_by_name(outputs);
     ApplyContext c{w,
                    target,
                    plan,
@@ -92,14 +125,10 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
     const Target host = target.without_feature(Target::OpenCL);
     ApplyContext on_host{c.w, host, plan, c.get, {}, {}};
     std::set<std::string> hosted;
-    if (target.has_feature(Target::OpenCL) && !target.has_feature(Target::CLDoubles))
-        for (auto &k : plan.kernels)
-            if (k.with.empty() && (!k.split || (k.split->group.empty() && k.split->launched_with.empty())) &&
-                kernel_uses_f64(k, plan, c.get)) {
-                hosted.insert(k.name);
-                w.note(k.name + " computes in float64, which OpenCL kernels cannot without the target feature "
-                                "cl_doubles: it runs on the host");
-            }
+    for (auto &name : hosted_kernels(plan, target, c.get)) {
+        hosted.insert(name);
+        w.note(name + " " + kOnHostReason);
+    }
     auto ctx = [&](const KernelPlan &k) -> ApplyContext & { return hosted.count(k.name) ? on_host : c; };
     // Reductions split-K sums in partials (also when launched horizontally with others).
     for (auto &k : plan.kernels)

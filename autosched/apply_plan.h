@@ -11,4 +11,10 @@ namespace solder::autosched {
 // applied schedule as C++ source a generator can paste (schedules/writer/schedule_writer.h).
 std::string apply_plan(const Plan &plan, const std::vector<Halide::Func> &outputs, const Halide::Target &target);
 
+// The plan's kernels that apply_plan schedules on the host instead of the GPU, and why (each
+// name followed by kOnHostReason): on OpenCL without cl_doubles, those computing in float64.
+std::vector<std::string> kernels_on_host(const Plan &plan, const std::vector<Halide::Func> &outputs,
+                                         const Halide::Target &target);
+extern const char *const kOnHostReason;
+
 }  // namespace solder::autosched

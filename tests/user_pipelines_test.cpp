@@ -780,6 +780,8 @@ TEST(UserPipelines, DoublesWithoutClDoublesRunOnTheHost) {
     in.set_estimates({{0, 4096}});
     sq.set_estimates({{0, 4096}});
     std::string src = schedule_with_solder({sq}, "opencl");
+    // In the plan's reasons and in the schedule source.
+    EXPECT_NE(src.find(": computes in float64"), std::string::npos) << src;
     EXPECT_NE(src.find("computes in float64, which OpenCL kernels cannot without the target feature cl_doubles: it "
                        "runs on the host"),
               std::string::npos)
