@@ -107,7 +107,9 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
     ScheduleWriter w(outputs);
     // Vectors with guarded tails are masked: CUDA and the host emit them, Halide 21's OpenCL C
     // backend does not (those loops stay serial in each thread).
-    if (!plan.fixed_sizes) w.guard_every_tail(!is_gpu_target(target) || target.has_feature(Target::CUDA));
+    if (!plan.fixed_sizes)
+        w.guard_every_tail(!is_gpu_target(target) || target.has_feature(Target::CUDA),
+                           !target.has_feature(Target::CUDA));
     std::map<std::string, Func> funcs = funcs_by_name(outputs);
     ApplyContext c{w,
                    target,

@@ -108,3 +108,25 @@ TEST(AlignedVectors, BothBranchesMatchOnTheHost) {
         }
     }
 }
+
+// Halide 21's CUDA backend fails an LLVM assertion (aborting the compiler) on a guarded vector of
+// 64-bit values: such stages stay serial in each thread at run-time sizes. A user's uint8 sharpen
+// with a float64 column energy over the image's rows.
+TEST(AlignedVectors, SixtyFourBitValuesCompileForCudaAtAnySize) {
+    ImageParam in(UInt(8), 2, "a64_in");
+    Var x("x"), y("y");
+    Func c = BoundaryConditions::repeat_edge(in);
+    Func s("a64_s"), sharp("a64_sharp"), energy("a64_energy");
+    s(x, y) = cast<int16_t>(c(x, y)) * 5 - cast<int16_t>(c(x - 1, y)) - cast<int16_t>(c(x + 1, y));
+    sharp(x, y) = saturating_cast<uint8_t>(s(x, y));
+    RDom ry(0, in.dim(1).extent(), "ry");
+    Expr d = cast<double>(s(x, ry));
+    energy(x) = sum(d * d);
+    in.set_estimates({{0, 1920}, {0, 1080}});
+    sharp.set_estimates({{0, 1920}, {0, 1080}});
+    energy.set_estimates({{0, 1920}});
+    std::string src = schedule_with_solder({sharp, energy}, "cuda");
+    EXPECT_EQ(src.find("a64_energy.vectorize("), std::string::npos) << src;
+    std::string ptx = cuda_stmt({sharp, energy}, {in}, "aligned_64_bit");
+    EXPECT_NE(ptx.find(".entry"), std::string::npos);
+}

@@ -36,7 +36,9 @@ public:
     // the template asked), so that the schedule is correct at any size, not only the planned one;
     // vectorize too, or, without `guarded_vectors`, is left out (the loop stays serial). Stages of
     // a specialization whose condition guarantees whole tiles (StageRef::spans_x) are left as asked.
-    void guard_every_tail(bool guarded_vectors);
+    // Without `guarded_wide_vectors`, vectors of 64-bit values are left out likewise (CUDA: Halide 21
+    // fails an LLVM assertion on a masked load of float64, int64 or uint64 lanes).
+    void guard_every_tail(bool guarded_vectors, bool guarded_wide_vectors = true);
     bool guards_every_tail() const { return guard_tails_; }
 
     // How every stage's GPU block dims map to the grid from now on (gpu_blocks_over; the kernel's,
@@ -144,7 +146,7 @@ private:
 
     std::vector<Halide::Func> outputs_;
     std::vector<std::function<void(ScheduleWriter &)>> after_all_;
-    bool guard_tails_ = false, guarded_vectors_ = true;
+    bool guard_tails_ = false, guarded_vectors_ = true, guarded_wide_vectors_ = true;
     autosched::GridMap grid_map_ = autosched::GridMap::Three;
 
     std::map<std::string, size_t> topo_index_;                         // Func name -> pipeline.get_func index
