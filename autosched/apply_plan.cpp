@@ -23,19 +23,6 @@ bool kernel_uses_f64(const KernelPlan &k, const Plan &plan, const std::function<
     std::set<std::string> inlined, seen;
     for (auto &p : plan.funcs)
         if (p.placement == Placement::Inline) inlined.insert(p.func);
-    struct Finder : Internal::IRGraphVisitor {
-        bool f64 = false;
-        std::vector<std::string> calls;
-        using Internal::IRGraphVisitor::include;
-        void include(const Expr &e) override {
-            if (e.defined() && e.type().is_float() && e.type().bits() == 64) f64 = true;
-            Internal::IRGraphVisitor::include(e);
-        }
-        void visit(const Internal::Call *c) override {
-            Internal::IRGraphVisitor::visit(c);
-            if (c->call_type == Internal::Call::Halide) calls.push_back(c->name);
-        }
-    };
     std::vector<std::string> todo = k.funcs;
     while (!todo.empty()) {
         std::string name = todo.back();
@@ -47,19 +34,12 @@ bool kernel_uses_f64(const KernelPlan &k, const Plan &plan, const std::function<
         } catch (const std::exception &) {
             continue;  // an input's name: nothing computed
         }
-        Finder fd;
-        f.function().accept(&fd);
-        for (auto &t : f.function().output_types()) fd.f64 = fd.f64 || (t.is_float() && t.bits() == 64);
-        if (fd.f64) return true;
-        for (auto &c : fd.calls)
-            if (inlined.count(c)) todo.push_back(c);
+        if (has_value_of_type(f.function(), [](const Type &t) { return t.is_float() && t.bits() == 64; })) return true;
+        for (auto &[callee, fn] : Internal::find_direct_calls(f.function()))
+            if (inlined.count(callee)) todo.push_back(callee);
     }
     return false;
 }
-
-}  // namespace
-
-namespace {
 
 // The pipeline's Funcs by name, and its inputs by the plan's name for them (the Funcs ImageParams
 // are called through).
@@ -106,10 +86,12 @@ std::vector<std::string> kernels_on_host(const Plan &plan, const std::vector<Fun
 std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const Target &target) {
     ScheduleWriter w(outputs);
     // Vectors with guarded tails are masked: CUDA and the host emit them, Halide 21's OpenCL C
-    // backend does not (those loops stay serial in each thread).
-    if (!plan.fixed_sizes)
-        w.guard_every_tail(!is_gpu_target(target) || target.has_feature(Target::CUDA),
-                           !target.has_feature(Target::CUDA));
+    // backend does not (those loops stay serial in each thread). On CUDA, not of 64-bit lanes, and
+    // each vectorized output gets a branch for aligned buffers.
+    if (!plan.fixed_sizes) {
+        const bool cuda = target.has_feature(Target::CUDA);
+        w.guard_every_tail({!is_gpu_target(target) || cuda, !cuda, cuda});
+    }
     std::map<std::string, Func> funcs = funcs_by_name(outputs);
     ApplyContext c{w,
                    target,

@@ -72,4 +72,20 @@ int count_root_stages(const std::vector<Func> &outputs) {
 
 bool is_gpu_target(const Target &t) { return t.has_gpu_feature(); }
 
+bool has_value_of_type(const Function &f, const std::function<bool(const Type &)> &pred) {
+    struct Finder : Internal::IRGraphVisitor {
+        const std::function<bool(const Type &)> &pred;
+        bool found = false;
+        explicit Finder(const std::function<bool(const Type &)> &p) : pred(p) {}
+        using Internal::IRGraphVisitor::include;
+        void include(const Expr &e) override {
+            if (e.defined() && !e.type().is_handle() && pred(e.type())) found = true;
+            Internal::IRGraphVisitor::include(e);
+        }
+    } finder(pred);
+    f.accept(&finder);  // (the definitions' sub-expressions; their tops are of the output types)
+    for (const Type &t : f.output_types()) finder.found = finder.found || pred(t);
+    return finder.found;
+}
+
 }  // namespace solder

@@ -1,6 +1,7 @@
 // Walks a pipeline's Funcs: every Function reachable from the outputs, producers first, leaving out
 // the wrappers Halide makes for ImageParams (name_im: the input itself, never scheduled).
 #pragma once
+#include <functional>
 #include <vector>
 
 #include "Halide.h"
@@ -22,5 +23,8 @@ std::vector<Halide::VarOrRVar> stage_pure_vars(const Halide::Internal::Function 
 bool is_computed_at_root(const Halide::Internal::Function &f);
 int count_root_stages(const std::vector<Halide::Func> &outputs);
 bool is_gpu_target(const Halide::Target &t);
+// Whether any value `f` computes or loads, in any definition, is of a type `pred` takes (its
+// outputs' types included; handles never).
+bool has_value_of_type(const Halide::Internal::Function &f, const std::function<bool(const Halide::Type &)> &pred);
 
 }  // namespace solder

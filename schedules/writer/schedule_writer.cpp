@@ -111,10 +111,9 @@ std::string ScheduleWriter::stage_expr(const StageRef &s) {
     return s.update < 0 ? f : f + ".update(" + std::to_string(s.update) + ")";
 }
 
-void ScheduleWriter::guard_every_tail(bool guarded_vectors, bool guarded_wide_vectors) {
+void ScheduleWriter::guard_every_tail(const TailGuards &g) {
     guard_tails_ = true;
-    guarded_vectors_ = guarded_vectors;
-    guarded_wide_vectors_ = guarded_wide_vectors;
+    guards_ = g;
 }
 
 void ScheduleWriter::compute_root(Func f) {
@@ -260,27 +259,17 @@ namespace {
 
 // Whether any value `f` computes or loads is 64 bits wide (float64, int64, uint64).
 bool has_64_bit_values(const Func &f) {
-    struct Finder : Internal::IRGraphVisitor {
-        bool wide = false;
-        using Internal::IRGraphVisitor::include;
-        void include(const Expr &e) override {
-            if (e.defined() && !e.type().is_handle() && e.type().bits() == 64) wide = true;
-            Internal::IRGraphVisitor::include(e);
-        }
-    } finder;
-    f.function().accept(&finder);  // (the definitions' sub-expressions; their tops are of the output types)
-    for (const Type &t : f.function().output_types()) finder.wide = finder.wide || t.bits() == 64;
-    return finder.wide;
+    return has_value_of_type(f.function(), [](const Type &t) { return t.bits() == 64; });
 }
 
 }  // namespace
 
 void ScheduleWriter::vectorize(const StageRef &s, const VarOrRVar &v, int width, TailStrategy tail) {
-    if (guard_tails_ && !guarded_vectors_ && !s.specialized()) return;
+    if (guard_tails_ && !guards_.vectors && !s.specialized()) return;
     // (Halide 21's CUDA backend fails an LLVM assertion on a guarded vector of 64-bit values.)
-    if (guard_tails_ && !guarded_wide_vectors_ && !s.specialized() && has_64_bit_values(s.func)) return;
+    if (guard_tails_ && !guards_.wide_vectors && !s.specialized() && has_64_bit_values(s.func)) return;
     tail = tail_for(tail, s);
-    if (guard_tails_ && !s.specialized() && s.update < 0 && width > 1)
+    if (guard_tails_ && guards_.aligned_branches && !s.specialized() && s.update < 0 && width > 1)
         vectorized_[s.func.name()] = std::max(vectorized_[s.func.name()], width);
     for (Stage st : stages(s)) st.vectorize(v, width, tail);
     emit(stage_expr(s) + ".vectorize(" + var_id(v) + ", " + std::to_string(width) + ", " + tail_strategy_source(tail) +

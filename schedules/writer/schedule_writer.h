@@ -32,13 +32,21 @@ class ScheduleWriter {
 public:
     explicit ScheduleWriter(const std::vector<Halide::Func> &outputs);
 
+    // What guard_every_tail leaves to the target.
+    struct TailGuards {
+        bool vectors = true;            // vectorize under guarded tails; false: the loop stays serial
+        bool wide_vectors = true;       // likewise for stages with 64-bit values
+        bool aligned_branches = false;  // give each vectorized output its aligned branch (finish())
+    };
     // From now on every split, tile and unroll guards its tail (TailStrategy::GuardWithIf whatever
     // the template asked), so that the schedule is correct at any size, not only the planned one;
-    // vectorize too, or, without `guarded_vectors`, is left out (the loop stays serial). Stages of
-    // a specialization whose condition guarantees whole tiles (StageRef::spans_x) are left as asked.
-    // Without `guarded_wide_vectors`, vectors of 64-bit values are left out likewise (CUDA: Halide 21
-    // fails an LLVM assertion on a masked load of float64, int64 or uint64 lanes).
-    void guard_every_tail(bool guarded_vectors, bool guarded_wide_vectors = true);
+    // vectorize too, or, without `vectors`, is left out (the loop stays serial). Stages of a
+    // specialization whose condition guarantees whole tiles (StageRef::spans_x) are left as asked.
+    // Without `wide_vectors`, vectors of 64-bit values are left out likewise (CUDA: Halide 21 fails
+    // an LLVM assertion on a masked load of float64, int64 or uint64 lanes). `aligned_branches`
+    // matters where alignment does (CUDA: 16-byte accesses only where Halide proves them aligned);
+    // on the host it would compile every vectorized output twice for nothing.
+    void guard_every_tail(const TailGuards &g);
     bool guards_every_tail() const { return guard_tails_; }
 
     // How every stage's GPU block dims map to the grid from now on (gpu_blocks_over; the kernel's,
@@ -113,15 +121,15 @@ public:
 
     // The pipeline's outputs, as the writer was made with.
     const std::vector<Halide::Func> &outputs() const { return outputs_; }
-    // A step that needs every kernel's schedule in place (the Funcs each kernel's stages call, after
-    // every template's rfactor): kept, and run by finish() in the order given.
     // A comment line in the source, in order with the directives.
     void note(const std::string &text) { emit("// " + text); }
+    // A step that needs every kernel's schedule in place (the Funcs each kernel's stages call, after
+    // every template's rfactor): kept, and run by finish() in the order given.
     void after_all(std::function<void(ScheduleWriter &)> step) { after_all_.push_back(std::move(step)); }
-    // Runs those steps, then gives each output vectorized under guarded tails a branch for aligned
-    // buffers (schedules/writer/aligned_vectors.h) where nothing stops it: no compute_with with
-    // another Func (Halide fuses no specialized Func), no specializations of its own or its author's,
-    // no updates.
+    // Runs those steps, then (TailGuards::aligned_branches) gives each output vectorized under
+    // guarded tails a branch for aligned buffers (schedules/writer/aligned_vectors.h) where nothing
+    // stops it: no compute_with with another Func (Halide fuses no specialized Func), no
+    // specializations of its own or its author's, no updates.
     void finish();
 
     // Declarations first (Funcs, Vars, RVars), then the directives in the order they were applied.
@@ -146,7 +154,8 @@ private:
 
     std::vector<Halide::Func> outputs_;
     std::vector<std::function<void(ScheduleWriter &)>> after_all_;
-    bool guard_tails_ = false, guarded_vectors_ = true, guarded_wide_vectors_ = true;
+    bool guard_tails_ = false;
+    TailGuards guards_;
     autosched::GridMap grid_map_ = autosched::GridMap::Three;
 
     std::map<std::string, size_t> topo_index_;                         // Func name -> pipeline.get_func index
