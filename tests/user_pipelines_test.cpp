@@ -1145,6 +1145,59 @@ TEST(UserPipelines, ScatteredLookupsTakeOnePointPerThreadInTiles) {
     });
 }
 
+// A bilinear resize at float coordinates, its scale a parameter (the ratio of the input's and the
+// output's extents): the region a tile of the output needs of its producers varies from tile to
+// tile, so they are inlined into the output's tiles, not computed per tile (on CUDA each launch
+// would first evaluate every block's region on the host to size shared memory). Right when
+// shrinking, growing, and at one point.
+TEST(UserPipelines, ResizeAtFloatCoordinatesInlinesItsProducers) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 2, "rz_in");
+        Param<float> sx("rz_sx"), sy("rz_sy");
+        Var x("x"), y("y");
+        Func out("rz_out"), rows("rz_rows"), clamped("rz_clamped");
+        clamped(x, y) = in(clamp(x, 0, in.dim(0).extent() - 1), clamp(y, 0, in.dim(1).extent() - 1));
+        Expr fx = (cast<float>(x) + 0.5f) * sx - 0.5f, fy = (cast<float>(y) + 0.5f) * sy - 0.5f;
+        Expr ix = cast<int>(floor(fx)), iy = cast<int>(floor(fy));
+        rows(x, y) = lerp(clamped(ix, y), clamped(ix + 1, y), fx - cast<float>(ix));
+        out(x, y) = lerp(rows(x, iy), rows(x, iy + 1), fy - cast<float>(iy));
+        in.set_estimates({{0, 1920}, {0, 1080}});
+        sx.set_estimate(1.5f);
+        sy.set_estimate(1.5f);
+        out.set_estimates({{0, 1280}, {0, 720}});
+        std::string plan = schedule_with_solder({out}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("inlined, not computed per tile: read at rounded float coordinates"), std::string::npos)
+                << plan;
+            EXPECT_EQ(plan.find(".compute_at("), std::string::npos) << plan;
+        }
+        Pipeline p = compiled({out}, target);
+        for (auto [w, h, ow, oh] : std::vector<std::array<int, 4>>{
+                 {1920, 1080, 1280, 720}, {64, 48, 40, 30}, {37, 29, 101, 71}, {517, 263, 300, 200}, {1, 1, 1, 1}}) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " -> " + std::to_string(ow) + "x" +
+                         std::to_string(oh));
+            auto a = random_buffer<float>({w, h}, 41);
+            in.set(a);
+            const float scale_x = float(w) / float(ow), scale_y = float(h) / float(oh);
+            sx.set(scale_x);
+            sy.set(scale_y);
+            Buffer<float> o = realized<float>(p, {ow, oh}, target);
+            auto at = [&](int i, int j) { return double(a(std::clamp(i, 0, w - 1), std::clamp(j, 0, h - 1))); };
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    const double fxr = (q[0] + 0.5) * scale_x - 0.5, fyr = (q[1] + 0.5) * scale_y - 0.5;
+                    const int x0 = int(std::floor(fxr)), y0 = int(std::floor(fyr));
+                    const double wx = fxr - x0, wy = fyr - y0;
+                    auto row = [&](int j) { return at(x0, j) + (at(x0 + 1, j) - at(x0, j)) * wx; };
+                    return row(y0) + (row(y0 + 1) - row(y0)) * wy;
+                },
+                1e-4))
+                << plan;
+        }
+    });
+}
+
 // A sum per point over a channel count known only at run time, on rows 40 wide (a grid of cells):
 // one point per thread, in a tile snug to the rows (8 x 8 threads), not blocks of 256 along rows
 // of 40. Right at any size.

@@ -51,6 +51,7 @@ struct CallSite {
     std::vector<Expr> args;
     bool nested_load = false;  // an arg reads memory: a data-dependent index
     bool scattered = false;    // a loaded arg that varies along the reader's innermost var
+    bool uneven = false;       // an arg rounds float coordinates (FuncEdge::uneven)
 };
 
 class CallCollector : public IRVisitor {
@@ -70,6 +71,7 @@ private:
                 s.nested_load |= reads_memory(a);
                 const Traits t = traits(a);
                 s.scattered |= t.loads && t.innermost;
+                s.uneven |= t.uneven && !t.loads;
             }
             sites.push_back(s);
         } else if (op->call_type == Call::PureExtern) {
@@ -108,8 +110,10 @@ private:
     // What an expression depends on: a load, and the reader's innermost var, through the lets it
     // names (Halide's definitions share common subexpressions as lets: a trilinear lookup's z index
     // is a let of the pixel's loaded luminance).
+    // `uneven`: the expression rounds a float to an integer (float coordinates:
+    // floor((x + 0.5f) * scale)).
     struct Traits {
-        bool loads = false, innermost = false;
+        bool loads = false, innermost = false, uneven = false;
     };
     std::map<std::string, Traits> lets_;
     Traits traits(const Expr &e) const {
@@ -123,10 +127,15 @@ private:
                 IRVisitor::visit(c);
             }
             void visit(const Load *) override { t.loads = true; }
+            void visit(const Cast *c) override {
+                t.uneven |= c->value.type().is_float() && !c->type.is_float();
+                IRVisitor::visit(c);
+            }
             void visit(const Variable *v) override {
                 if (!cc.innermost_.empty() && v->name == cc.innermost_) t.innermost = true;
                 auto it = cc.lets_.find(v->name);
-                if (it != cc.lets_.end()) t.loads |= it->second.loads, t.innermost |= it->second.innermost;
+                if (it != cc.lets_.end())
+                    t.loads |= it->second.loads, t.innermost |= it->second.innermost, t.uneven |= it->second.uneven;
             }
         } f(*this);
         e.accept(&f);
@@ -586,7 +595,7 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
         std::map<int, Access> acc;
         std::map<int, std::string> detail;
         std::map<int, std::set<std::string>> sites;
-        std::set<int> scattered;
+        std::set<int> scattered, uneven;
         for (auto &st : stages_of(g.nodes[c].function)) {
             CallCollector cc(g.nodes[c].dims.empty() ? std::string() : g.nodes[c].dims[0]);
             for (auto &e : st.exprs) e.accept(&cc);
@@ -597,6 +606,7 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
                 for (auto &a : s.args) args += expr_text(a) + ",";
                 sites[p].insert(args);
                 if (s.scattered) scattered.insert(p);
+                if (s.uneven) uneven.insert(p);
                 Access a = classify(s, st, int(g.nodes[p].dims.size()));
                 if (!acc.count(p) || rank_of(a) > rank_of(acc[p])) {
                     acc[p] = a;
@@ -619,6 +629,7 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
             e.detail = detail[p];
             e.sites = int(sites[p].size());
             e.scattered = scattered.count(p) > 0;
+            e.uneven = uneven.count(p) > 0;
             g.nodes[p].out_edges.push_back(int(g.edges.size()));
             g.nodes[c].in_edges.push_back(int(g.edges.size()));
             g.edges.push_back(e);

@@ -43,6 +43,20 @@ std::string recompute_second_level(const FuncGraph &g, int root, TileStaging &t)
            "taps the thread's rows share";
 }
 
+// A member some reader in the kernel reads at an uneven index (FuncEdge::uneven), cheap enough to
+// compute at each of its reads (ops_per_point x distinct reads, kMaxUnevenRecomputeOps).
+bool read_unevenly_and_cheap(const FuncGraph &g, int m) {
+    const FuncNode &n = g.nodes[size_t(m)];
+    if (n.updates > 0) return false;
+    bool uneven = false;
+    int64_t reads = 0;
+    for (int e : n.out_edges) {
+        uneven |= g.edges[size_t(e)].uneven;
+        reads += g.edges[size_t(e)].sites;
+    }
+    return uneven && n.ops_per_point * reads <= kMaxUnevenRecomputeOps;
+}
+
 }  // namespace
 
 int64_t tile_recompute_ops_per_output(const FuncGraph &g, int m, int root) {
@@ -58,8 +72,20 @@ int64_t tile_recompute_ops_per_output(const FuncGraph &g, int m, int root) {
 TileStaging stencil_tile_staging(const FuncGraph &g, int root, const std::vector<int> &members) {
     TileStaging t;
     auto member = [&](int n) { return std::find(members.begin(), members.end(), n) != members.end(); };
-    for (int m : members)
-        if (g.read_through_stencil(m) || g.read_through_resampling(m)) t.staged.insert(m);
+    std::set<int> uneven;
+    for (int m : members) {
+        if (!g.read_through_stencil(m) && !g.read_through_resampling(m)) continue;
+        if (read_unevenly_and_cheap(g, m)) {
+            uneven.insert(m);
+            continue;
+        }
+        t.staged.insert(m);
+    }
+    if (!uneven.empty())
+        t.notes.push_back(names(g, uneven) +
+                          " inlined, not computed per tile: read at rounded float coordinates, so the region a tile "
+                          "needs varies from tile to tile, and Halide would size each launch's shared memory by "
+                          "evaluating every block's region on the host");
     // Staged members that are cheap and read only members (and pipeline inputs) at their own point.
     std::set<int> swapped, sources;
     for (int m : t.staged) {

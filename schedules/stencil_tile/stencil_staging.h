@@ -22,6 +22,11 @@ constexpr int64_t kMaxInlinedTileOps = 4;
 // 10 index ones: 16) read at 3 x 3 taps costs 16 x 3 x 6 / 4 = 72; unsharp's blur_x (11) at 1 x 5
 // taps 22; blur's (6) at 1 x 3 taps 9. A 16-operation Func under a 7 x 7 box would cost 280.
 constexpr int64_t kMaxRecomputeOpsPerOutput = 96;
+// A member read at an uneven index is inlined (stencil_tile_staging) when its operations per point
+// (FuncNode::ops_per_point) x its distinct reads come to at most this: a bilinear resize's rows
+// (31) read at two rows count 62. Staged, each launch would first evaluate every block's region on
+// the host (about 60 us for that resize on the H100).
+constexpr int64_t kMaxUnevenRecomputeOps = 512;
 // Recompute cost as above, of member `m` of the stencil tile kernel whose root is `root`.
 int64_t tile_recompute_ops_per_output(const FuncGraph &g, int m, int root);
 
@@ -32,7 +37,11 @@ struct TileStaging {
 
 // `members`: the Funcs of the tile kernel other than its root, each in no other kernel. By default
 // every member read through a stencil is staged: a 3x3 consumer would otherwise recompute it 9
-// times. Then staged members that are cheap pointwise functions of other members (Harris's
+// times. Not a cheap member read at an uneven index (FuncEdge::uneven: rounded float coordinates):
+// its region per tile varies from tile to tile, and Halide then sizes each launch's shared memory
+// by evaluating every block's region on the host. Measured on the H100, a
+// user's bilinear resize (1920 x 1080 -> 1280 x 720, planar RGB, float coordinates from the ratio
+// of extents): 78 us with its clamped input and its rows per tile, 18 us with both inlined. Then staged members that are cheap pointwise functions of other members (Harris's
 // Ixx = Ix * Ix, Ixy = Ix * Iy, Iyy = Iy * Iy) are inlined into their stencil consumers, with
 // those members staged instead, when that stages fewer Funcs: fewer tiles in shared memory to
 // write and read, each of their points computed once. Measured on the H100: Harris 86.0 -> 73.7 us
