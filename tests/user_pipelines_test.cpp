@@ -1198,6 +1198,47 @@ TEST(UserPipelines, ResizeAtFloatCoordinatesInlinesItsProducers) {
     });
 }
 
+// A difference along rows of a clamped image, divided by a per-pixel sum over channels (4-D,
+// batched): the clamped image is read through a stencil along x only, whose taps neighbouring
+// threads load from the same cache lines, so it is inlined, not computed per tile.
+TEST(UserPipelines, StencilsAlongRowsOnlyInlineTheirProducers) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 4, "ar_in");
+        Var x("x"), y("y"), c("c"), n("n");
+        RDom rc(0, in.dim(2).extent(), "ar_rc");
+        Func lum("ar_lum"), out("ar_out");
+        lum(x, y, n) = sum(in(x, y, rc, n));
+        Func cl = BoundaryConditions::repeat_edge(in);
+        out(x, y, c, n) = (cl(x + 1, y, c, n) - cl(x - 1, y, c, n)) / (1.0f + lum(x, y, n) * lum(x, y, n));
+        in.set_estimates({{0, 640}, {0, 480}, {0, 3}, {0, 8}});
+        out.set_estimates({{0, 640}, {0, 480}, {0, 3}, {0, 8}});
+        std::string plan = schedule_with_solder({out}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("inlined, not computed per tile: read through a stencil along rows only"),
+                      std::string::npos)
+                << plan;
+        }
+        Pipeline p = compiled({out}, target);
+        for (auto [w, h] : std::vector<std::pair<int, int>>{{640, 48}, {37, 29}, {1, 1}}) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto a = random_buffer<float>({w, h, 3, 2}, 43, -1, 1);
+            in.set(a);
+            Buffer<float> o = p.realize({w, h, 3, 2}, jit_target(target));
+            o.copy_to_host();
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    double l = 0;
+                    for (int k = 0; k < 3; k++) l += a(q[0], q[1], k, q[3]);
+                    auto at = [&](int i) { return double(a(std::clamp(i, 0, w - 1), q[1], q[2], q[3])); };
+                    return (at(q[0] + 1) - at(q[0] - 1)) / (1.0 + l * l);
+                },
+                1e-4))
+                << plan;
+        }
+    });
+}
+
 // A sum per point over a channel count known only at run time, on rows 40 wide (a grid of cells):
 // one point per thread, in a tile snug to the rows (8 x 8 threads), not blocks of 256 along rows
 // of 40. Right at any size.

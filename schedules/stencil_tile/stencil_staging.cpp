@@ -57,30 +57,54 @@ bool read_unevenly_and_cheap(const FuncGraph &g, int m) {
     return uneven && n.ops_per_point * reads <= kMaxUnevenRecomputeOps;
 }
 
+// Taps along tile dim `d` of member `m` for the kernel whose root is `root`: how far the member's
+// needed region reaches past the root's.
+int64_t tile_taps(const FuncGraph &g, int m, int root, size_t d) {
+    const Region &f = g.nodes[size_t(m)].region, &o = g.nodes[size_t(root)].region;
+    return d < f.size() && d < o.size() ? std::max<int64_t>(1, f[d].extent() - o[d].extent() + 1) : 1;
+}
+
+// A member that reads no stencil of anything (a boundary condition or a cast of an input), read
+// through a stencil along rows only (taps along x, none along y), cheap enough to compute at each
+// tap (kMaxRecomputeOpsPerOutput). (No stencil in its own reads: inlining it compounds no taps.)
+bool read_along_rows_only_and_cheap(const FuncGraph &g, int m, int root) {
+    const FuncNode &n = g.nodes[size_t(m)];
+    if (n.updates > 0 || n.dims.size() < 2 || g.read_through_resampling(m)) return false;
+    for (int e : n.in_edges) {
+        const int p = g.edges[size_t(e)].producer;
+        if (g.edges[size_t(e)].access == Access::Stencil || g.edges[size_t(e)].resamples() ||
+            (!g.nodes[size_t(p)].is_input && (g.read_through_stencil(p) || g.read_through_resampling(p))))
+            return false;
+    }
+    const int64_t taps_x = tile_taps(g, m, root, 0);
+    return tile_taps(g, m, root, 1) == 1 && taps_x > 1 && n.ops_per_point * taps_x <= kMaxRecomputeOpsPerOutput;
+}
+
 }  // namespace
 
 int64_t tile_recompute_ops_per_output(const FuncGraph &g, int m, int root) {
-    const Region &f = g.nodes[size_t(m)].region, &o = g.nodes[size_t(root)].region;
-    // Taps per tile dim: how far the member's needed region reaches past the root's.
-    auto taps = [&](size_t d) {
-        return d < f.size() && d < o.size() ? std::max<int64_t>(1, f[d].extent() - o[d].extent() + 1) : 1;
-    };
     const int64_t rows = kStencilTileY / kStencilThreadsY;
-    return g.nodes[size_t(m)].ops_per_point * taps(0) * (rows + taps(1) - 1) / rows;
+    return g.nodes[size_t(m)].ops_per_point * tile_taps(g, m, root, 0) * (rows + tile_taps(g, m, root, 1) - 1) / rows;
 }
 
 TileStaging stencil_tile_staging(const FuncGraph &g, int root, const std::vector<int> &members) {
     TileStaging t;
     auto member = [&](int n) { return std::find(members.begin(), members.end(), n) != members.end(); };
-    std::set<int> uneven;
+    std::set<int> uneven, along_rows;
     for (int m : members) {
         if (!g.read_through_stencil(m) && !g.read_through_resampling(m)) continue;
         if (read_unevenly_and_cheap(g, m)) {
             uneven.insert(m);
-            continue;
+        } else if (read_along_rows_only_and_cheap(g, m, root)) {
+            along_rows.insert(m);
+        } else {
+            t.staged.insert(m);
         }
-        t.staged.insert(m);
     }
+    if (!along_rows.empty())
+        t.notes.push_back(names(g, along_rows) +
+                          " inlined, not computed per tile: read through a stencil along rows only, whose taps "
+                          "neighbouring threads load from the same cache lines");
     if (!uneven.empty())
         t.notes.push_back(names(g, uneven) +
                           " inlined, not computed per tile: read at rounded float coordinates, so the region a tile "
