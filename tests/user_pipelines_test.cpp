@@ -1239,6 +1239,45 @@ TEST(UserPipelines, StencilsAlongRowsOnlyInlineTheirProducers) {
     });
 }
 
+// A 3x3 box of a uint8 image read unclamped (the output is the input's interior): the tiles are
+// guarded, so the widened input is not computed per tile (each launch would first size shared
+// memory on the host) but recomputed at its taps, as cheap as it is.
+TEST(UserPipelines, GuardedTilesOfCheapFirstStencilsStageNothing) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(UInt(8), 3, "gt_in");
+        Var x("x"), y("y"), c("c");
+        Func wide("gt_wide"), bx("gt_bx"), out("gt_out");
+        wide(x, y, c) = cast<uint16_t>(in(x, y, c));
+        bx(x, y, c) = wide(x, y, c) + wide(x + 1, y, c) + wide(x + 2, y, c);
+        out(x, y, c) = cast<uint8_t>((bx(x, y, c) + bx(x, y + 1, c) + bx(x, y + 2, c) + 4) / 9);
+        in.set_estimates({{0, 1922}, {0, 1082}, {0, 3}});
+        out.set_estimates({{0, 1920}, {0, 1080}, {0, 3}});
+        std::string plan = schedule_with_solder({out}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("inlined, not computed per tile: the tiles are guarded"), std::string::npos) << plan;
+            EXPECT_EQ(plan.find(".compute_at("), std::string::npos) << plan;
+        }
+        Pipeline p = compiled({out}, target);
+        for (auto [w, h] : std::vector<std::pair<int, int>>{{130, 70}, {37, 29}, {1, 1}}) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            Buffer<uint8_t> a = random_buffer<uint8_t>({w + 2, h + 2, 3}, 47, 0, 255);
+            in.set(a);
+            Buffer<uint8_t> o = p.realize({w, h, 3}, jit_target(target));
+            o.copy_to_host();
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    int s = 0;
+                    for (int dy = 0; dy < 3; dy++)
+                        for (int dx = 0; dx < 3; dx++) s += a(q[0] + dx, q[1] + dy, q[2]);
+                    return (s + 4) / 9;
+                },
+                0))
+                << plan;
+        }
+    });
+}
+
 // A sum per point over a channel count known only at run time, on rows 40 wide (a grid of cells):
 // one point per thread, in a tile snug to the rows (8 x 8 threads), not blocks of 256 along rows
 // of 40. Right at any size.

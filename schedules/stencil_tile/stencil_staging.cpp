@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "schedules/stencil_tile/stencil_schedule.h"
+#include "schedules/stencil_tile/stencil_tile.h"
 
 namespace solder::autosched {
 
@@ -17,8 +18,8 @@ std::string names(const FuncGraph &g, const std::set<int> &ns) {
 // The second step of stencil_tile_staging: cheap staged Funcs of staged Funcs, recomputed in
 // registers. Node ids are topological (producers first), so a member is decided after every
 // member it reads. Returns the note (empty: none recomputed).
-std::string recompute_second_level(const FuncGraph &g, int root, TileStaging &t) {
-    std::set<int> recomputed, from;
+std::string recompute_second_level(const FuncGraph &g, int root, TileStaging &t, std::set<int> &recomputed) {
+    std::set<int> from;
     for (int m : t.staged) {
         const FuncNode &n = g.nodes[size_t(m)];
         if (n.updates > 0 || tile_recompute_ops_per_output(g, m, root) > kMaxRecomputeOpsPerOutput) continue;
@@ -64,18 +65,25 @@ int64_t tile_taps(const FuncGraph &g, int m, int root, size_t d) {
     return d < f.size() && d < o.size() ? std::max<int64_t>(1, f[d].extent() - o[d].extent() + 1) : 1;
 }
 
-// A member that reads no stencil of anything (a boundary condition or a cast of an input), read
-// through a stencil along rows only (taps along x, none along y), cheap enough to compute at each
-// tap (kMaxRecomputeOpsPerOutput). (No stencil in its own reads: inlining it compounds no taps.)
-bool read_along_rows_only_and_cheap(const FuncGraph &g, int m, int root) {
+// Whether member `m` reads no stencil or resampling of anything, directly or through what it
+// reads (a boundary condition or a cast of an input): inlining it compounds no taps.
+bool reads_no_stencil(const FuncGraph &g, int m) {
     const FuncNode &n = g.nodes[size_t(m)];
-    if (n.updates > 0 || n.dims.size() < 2 || g.read_through_resampling(m)) return false;
+    if (n.updates > 0) return false;
     for (int e : n.in_edges) {
         const int p = g.edges[size_t(e)].producer;
         if (g.edges[size_t(e)].access == Access::Stencil || g.edges[size_t(e)].resamples() ||
             (!g.nodes[size_t(p)].is_input && (g.read_through_stencil(p) || g.read_through_resampling(p))))
             return false;
     }
+    return true;
+}
+
+// A member that reads no stencil (reads_no_stencil), read through a stencil along rows only (taps
+// along x, none along y), cheap enough to compute at each tap (kMaxRecomputeOpsPerOutput).
+bool read_along_rows_only_and_cheap(const FuncGraph &g, int m, int root) {
+    const FuncNode &n = g.nodes[size_t(m)];
+    if (n.dims.size() < 2 || g.read_through_resampling(m) || !reads_no_stencil(g, m)) return false;
     const int64_t taps_x = tile_taps(g, m, root, 0);
     return tile_taps(g, m, root, 1) == 1 && taps_x > 1 && n.ops_per_point * taps_x <= kMaxRecomputeOpsPerOutput;
 }
@@ -140,7 +148,8 @@ TileStaging stencil_tile_staging(const FuncGraph &g, int root, const std::vector
             if (!added.count(m)) t.staged.erase(m);
         t.staged.insert(added.begin(), added.end());
     }
-    const std::string recomputed = recompute_second_level(g, root, t);
+    std::set<int> second;
+    const std::string recomputed = recompute_second_level(g, root, t, second);
     if (swap) {
         // (Written after the second step, which may recompute the Funcs the swap staged.)
         std::set<int> still;
@@ -152,6 +161,27 @@ TileStaging stencil_tile_staging(const FuncGraph &g, int root, const std::vector
             note += ", and " + names(g, still) + " computed per tile instead: " + std::to_string(added.size()) +
                     " tiles in shared memory, not " + std::to_string(swapped.size());
         t.notes.push_back(note);
+    }
+    // Guarded tiles: every launch first sizes shared memory by evaluating each block's region on
+    // the host. Staged Funcs that read no stencil themselves (inlined, they compound no taps) and
+    // cost few operations at all their taps are inlined instead.
+    if (!t.staged.empty() && stencil_tiles_guarded(g, root)) {
+        int64_t ops = 0;
+        bool first_level = true;
+        for (int m : t.staged) {
+            ops += g.nodes[size_t(m)].ops_per_point * tile_taps(g, m, root, 0) * tile_taps(g, m, root, 1);
+            first_level = first_level && reads_no_stencil(g, m);
+        }
+        if (first_level && ops <= kMaxRecomputeOpsPerOutput) {
+            std::set<int> all = t.staged;
+            all.insert(second.begin(), second.end());
+            t.notes.push_back(names(g, all) + " inlined, not computed per tile: the tiles are guarded (" +
+                              "Halide would size each launch's shared memory by evaluating every block's region " +
+                              "on the host), and what the tile would hold reads no stencil and costs " +
+                              std::to_string(ops) + " operations per point at all its taps");
+            t.staged.clear();
+            return t;
+        }
     }
     if (!recomputed.empty()) t.notes.push_back(recomputed);
     return t;

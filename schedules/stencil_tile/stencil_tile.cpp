@@ -289,6 +289,13 @@ public:
 
 }  // namespace
 
+bool stencil_tiles_guarded(const FuncGraph &g, int root) {
+    const FuncNode &O = g.nodes[size_t(root)];
+    if (O.dims.size() < 2) return false;
+    if (O.region[0].extent() < kStencilTileX || O.region[1].extent() < kStencilTileY) return true;
+    return !g.fixed_sizes() && (!O.is_output || reads_an_input_unclamped(g, root));
+}
+
 const KernelTemplate &stencil_tile_template() {
     static const StencilTileTemplate t;
     return t;
