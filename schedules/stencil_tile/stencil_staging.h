@@ -48,11 +48,6 @@ struct TileStaging {
 //   taps from the same cache lines, and staging adds a copy and a barrier per tile. Measured on
 //   the H100, a user's batched 4-D difference along x of a clamped input (640 x 480 x 3 x 8): 89
 //   us staged, 70 inlined.
-// Last, where the kernel's tiles are guarded (stencil_tiles_guarded: no branch of whole tiles) and
-// what would be staged reads no stencil itself and costs at most kMaxRecomputeOpsPerOutput at all
-// its taps, nothing is staged: each launch would first evaluate every block's region on the host.
-// Measured on the H100, a user's 3x3 box of an interleaved uint8 image read unclamped (1920 x
-// 1080 x 3): 31.7 us with its widened input per tile, 23.2 with nothing per tile.
 // Then staged members that are cheap pointwise functions of other members (Harris's
 // Ixx = Ix * Ix, Ixy = Ix * Iy, Iyy = Iy * Iy) are inlined into their stencil consumers, with
 // those members staged instead, when that stages fewer Funcs: fewer tiles in shared memory to
@@ -68,6 +63,11 @@ struct TileStaging {
 // also staging the second: Harris 61.4 us (gray) against 69.8 (gray, Ix, Iy); unsharp 81.6 (gray)
 // against 83.3 (gray, blur_x); blur 30.0 (the clamped input) against 30.3 (and blur_x). Staging
 // nothing was slower for all three (78.0, 110.9, 32.5 us).
+// Last, where the kernel's tiles are guarded (stencil_tiles_guarded: no branch of whole tiles) and
+// what would be staged reads no stencil itself and costs at most kMaxRecomputeOpsPerOutput at all
+// its taps, nothing is staged: each launch would first evaluate every block's region on the host.
+// Measured on the H100, a user's 3x3 box of an interleaved uint8 image read unclamped (1920 x
+// 1080 x 3): 31.7 us with its widened input per tile, 23.2 with nothing per tile.
 TileStaging stencil_tile_staging(const FuncGraph &g, int root, const std::vector<int> &members);
 
 }  // namespace solder::autosched
