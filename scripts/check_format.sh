@@ -10,10 +10,16 @@ if [ "${1:-}" = "--fix" ]; then
   clang-format -i "${files[@]}"
   exit 0
 fi
-bad=()
-for f in "${files[@]}"; do
-  clang-format --dry-run --Werror "$f" >/dev/null 2>&1 || bad+=("$f")
-done
+# One clang-format over every file (a process per file took 20 s, nearly all of it start-up); it
+# names each file that differs in its "FILE:LINE:COL: error:" lines.
+status=0
+out="$(clang-format --dry-run --Werror "${files[@]}" 2>&1)" || status=$?
+mapfile -t bad < <(printf '%s\n' "$out" | sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: error: .*/\1/p' | sort -u)
+if ((status != 0 && ${#bad[@]} == 0)); then
+  printf '%s\n' "$out"
+  echo "clang-format failed (exit $status) without naming a file that differs"
+  exit 1
+fi
 if ((${#bad[@]})); then
   printf '%s\n' "${bad[@]}"
   echo "${#bad[@]} file(s) differ from .clang-format: scripts/check_format.sh --fix"

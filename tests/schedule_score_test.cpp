@@ -21,9 +21,13 @@ const ScheduleScore *find_row(const std::vector<ComparedSchedule> &rows, const s
     return nullptr;
 }
 
+// Every bundled app but interpolate: Li2018 plans its 38 Funcs for the GPU in about 30 s and
+// Anderson2021 in about 40 (2 cores), the slowest test of all; bench/RESULTS.md compares them
+// on it.
 std::vector<std::string> bundled_app_names() {
     std::vector<std::string> v;
-    for (auto &a : all_app_specs()) v.push_back(a.name);
+    for (auto &a : all_app_specs())
+        if (a.name != "interpolate") v.push_back(a.name);
     return v;
 }
 
