@@ -16,7 +16,10 @@ std::vector<bool> forced_roots(const FuncGraph &g, const PlannerOptions &opt, st
         const FuncNode &n = g.nodes[i];
         if (n.is_input) continue;
         if (n.is_output) root[i] = true;
-        if (!n.generic.empty()) root[i] = true, why[int(i)] = "takes the generic template: " + n.generic;
+        // (A generic Func that reduces per point may instead be computed in its reader's threads:
+        // choose_kernel takes it into a kernel only where the pointwise template reads it one to one.)
+        if (!n.generic.empty() && !n.generic_per_point)
+            root[i] = true, why[int(i)] = "takes the generic template: " + n.generic;
         if (!n.is_output && has_specializations(n.function))
             root[i] = true, why[int(i)] = "it has specializations (Func::specialize), so Halide cannot inline it";
         if (opt.keep_unfused.count(n.name) || opt.keep_unfused.count(name_as_written(n.name)))

@@ -237,9 +237,19 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
         if (!O.is_output) plan.materialized.push_back(materialized(O));
     }
     plan.explanations.insert(plan.explanations.end(), side_notes.begin(), side_notes.end());
-    for (int r = 0; r < N; r++)
-        if (root[r] && !g.nodes[r].generic.empty())
+    for (int r = 0; r < N; r++) {
+        if (g.nodes[r].generic.empty() || g.nodes[r].is_input) continue;
+        if (root[r]) {
             plan.explanations.push_back({g.nodes[r].name, "", "generic template: " + g.nodes[r].generic});
+        } else {
+            std::string readers;
+            for (int k : groups[r]) readers += (readers.empty() ? "" : ", ") + g.nodes[k].name;
+            plan.explanations.push_back({g.nodes[r].name, "",
+                                         "computed per point in the threads of " + readers +
+                                             ", which read it one to one (not the generic template, though " +
+                                             g.nodes[r].generic + ")"});
+        }
+    }
     // Every edge that crosses kernels, with the reason its producer is stored.
     for (auto &e : g.edges) {
         int p = e.producer;
@@ -372,6 +382,7 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
         const int r = fallback_root(fallback, plan, left, why);
         if (r < 0) break;
         fallback.nodes[size_t(r)].generic = why;
+        fallback.nodes[size_t(r)].generic_per_point = false;
         plan = plan_once(fallback, opt, app);
         left = fit_device_limits(fallback, opt, plan);
     }

@@ -26,14 +26,14 @@ std::vector<int64_t> stage_extents(const FuncNode &n, int stage) {
     return e;
 }
 
-LaunchShape own_kernel_stage(const FuncNode &n, int stage, GridMap grid) {
+LaunchShape own_kernel_stage(const FuncNode &n, int stage, GridMap grid, int threads) {
     LaunchShape s;
     s.stage = stage_name(n, stage);
     std::vector<int64_t> e = stage_extents(n, stage);
     if (e.empty()) return s;  // gpu_single_thread
-    e[0] = blocks_of(e[0], 256);
+    e[0] = blocks_of(e[0], threads);
     set_grid(s, e, 1, grid);
-    s.threads[0] = 256;
+    s.threads[0] = threads;
     return s;
 }
 
@@ -54,9 +54,9 @@ LaunchShape tiled_stage(const std::string &stage, std::vector<int64_t> e, int tx
     return s;
 }
 
-std::vector<LaunchShape> own_kernel_shapes(const FuncNode &n, GridMap grid) {
+std::vector<LaunchShape> own_kernel_shapes(const FuncNode &n, GridMap grid, int threads) {
     std::vector<LaunchShape> out;
-    for (int stage = 0; stage <= n.updates; stage++) out.push_back(own_kernel_stage(n, stage, grid));
+    for (int stage = 0; stage <= n.updates; stage++) out.push_back(own_kernel_stage(n, stage, grid, threads));
     return out;
 }
 

@@ -30,13 +30,13 @@ std::string stage_name(const FuncNode &n, int stage);
 std::vector<int64_t> stage_extents(const FuncNode &n, int stage);
 // One stage laid out as schedules/unfused's own kernel: 256 threads along its innermost pure var,
 // grid over the rest; one thread without pure vars.
-LaunchShape own_kernel_stage(const FuncNode &n, int stage, GridMap grid);
+LaunchShape own_kernel_stage(const FuncNode &n, int stage, GridMap grid, int threads = 256);
 // A stage laid out in 2-D tiles of `tx` x `ty` threads over its two innermost pure dims (`e`, its
 // extents innermost first), the tiles and any outer dims as the grid; `threads_1d` (0: 256) threads
 // over a 1-D stage; one thread for none.
 LaunchShape tiled_stage(const std::string &stage, std::vector<int64_t> e, int tx, int ty, int threads_1d, GridMap grid);
 // Every stage of `n` so (schedules/unfused's schedule_as_own_kernel).
-std::vector<LaunchShape> own_kernel_shapes(const FuncNode &n, GridMap grid);
+std::vector<LaunchShape> own_kernel_shapes(const FuncNode &n, GridMap grid, int threads = 256);
 // The kernel's members and block shape as its choose step saw them (for per-block regions).
 KernelChoice choice_of(const FuncGraph &g, const KernelPlan &k, int inner_dims);
 // The Funcs the plan computes per block of kernel `k` (nodes).

@@ -33,8 +33,31 @@ const KernelTemplate &kernel_template(TemplateKind kind) {
     throw std::logic_error(std::string("no kernel template of kind ") + template_name(kind));
 }
 
+namespace {
+
+// Why no template takes a kernel with a generic member (KernelContext::generic_member): the
+// pointwise template does, where the root reads the member one to one; otherwise its kernel would
+// split the member's RDom or hold it per block, which its definition does not allow.
+std::string generic_member_why_not(const KernelContext &c) {
+    const FuncNode &M = c.g.nodes[size_t(c.generic_member)];
+    return M.name + " takes the generic template (" + M.generic + "); fused, it is computed per point, so " +
+           c.root_node().name + "'s kernel must read it one to one: " + pointwise_template().why_not(c);
+}
+
+}  // namespace
+
 KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int root, const std::vector<int> &members) {
     const KernelContext c(g, opt, root, members);
+    if (c.generic_member >= 0) {
+        if (auto kc = pointwise_template().choose(c)) return *kc;
+        KernelChoice no;
+        no.members = members;
+        no.kind = TemplateKind::Pointwise;
+        no.ok = false;
+        no.offender = c.generic_member;
+        no.offense = generic_member_why_not(c);
+        return no;
+    }
     for (auto *t : kernel_templates())
         if (auto kc = t->choose(c)) return *kc;
     throw std::logic_error("no kernel template builds the kernel of " + g.nodes[size_t(root)].name);
@@ -44,6 +67,11 @@ std::vector<std::pair<TemplateKind, std::string>> template_answers(const FuncGra
                                                                    int root, const std::vector<int> &members) {
     const KernelContext c(g, opt, root, members);
     std::vector<std::pair<TemplateKind, std::string>> answers;
+    if (c.generic_member >= 0) {
+        const std::string no = pointwise_template().why_not(c);
+        answers.emplace_back(TemplateKind::Pointwise, no.empty() ? no : generic_member_why_not(c));
+        return answers;
+    }
     for (auto *t : kernel_templates()) {
         answers.emplace_back(t->kind(), t->why_not(c));
         if (answers.back().second.empty()) break;
@@ -56,6 +84,7 @@ KernelContext::KernelContext(const FuncGraph &g, const PlannerOptions &opt, int 
     for (int m : members) {
         inside[size_t(m)] = true;
         reduction_member |= g.nodes[size_t(m)].is_reduction();
+        if (!g.nodes[size_t(m)].generic.empty() && generic_member < 0) generic_member = m;
     }
 }
 

@@ -11,8 +11,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <limits>
 
 #include "tests/support/plan_and_run.h"
+#include "tests/support/plan_fields.h"
 #include "tests/support/user_pipeline.h"
 
 using namespace Halide;
@@ -314,6 +317,116 @@ TEST(UserPipelines, NonAssociativeUpdate) {
                 },
                 1e-5))
                 << plan;
+        }
+    });
+}
+
+// Reductions the fused templates cannot split, each read one to one by the output: a triangular
+// sum (an RDom::where predicate on a pure var), a sum with a second update of its own, and a decay
+// Halide cannot prove associative. Each is computed per point in the output's threads (the
+// pointwise template), not stored by a generic kernel of its own: measured on the H100, a user's
+// triangular prefix and suffix sums of a 512 x 256 image took 76 us in three kernels, and Halide's
+// Mullapudi2016 computed them in one in 33.
+TEST(UserPipelines, GenericReductionsReadOneToOneAreComputedInTheirReadersThreads) {
+    ImageParam in(Float(32), 2, "in");
+    Param<int> taps("taps");
+    Var x("x"), y("y");
+    RDom r(0, in.dim(0).extent(), "r");
+    r.where(r <= x);
+    Func prefix("prefix"), colmax("colmax"), decay("decay"), out("out");
+    prefix(x, y) = 0.0f;
+    prefix(x, y) += in(r, y);
+    RDom k(0, taps, "k");
+    colmax(x, y) = 0.0f;
+    colmax(x, y) += in(x, clamp(y + k, 0, in.dim(1).extent() - 1));
+    colmax(x, y) = max(colmax(x, y), in(x, y));
+    RDom d(0, taps, "d");
+    decay(x, y) = 0.0f;
+    decay(x, y) = decay(x, y) * 0.5f + in(clamp(x + d, 0, in.dim(0).extent() - 1), y);
+    out(x, y) = prefix(x, y) + 0.25f * colmax(x, y) - decay(x, y);
+    in.set_estimates({{0, 512}, {0, 256}});
+    taps.set_estimate(8);
+    out.set_estimates({{0, 512}, {0, 256}});
+    solder::autosched::Plan plan = plan_for({out}, {}, true);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+    EXPECT_EQ(plan.kernels[0].template_name(), "pointwise") << plan.to_text();
+    for (const char *f : {"prefix", "colmax", "decay"}) {
+        bool said = false;
+        for (auto &e : plan.explanations)
+            said |= e.producer == f && e.reason.find("computed per point in the threads of out") != std::string::npos;
+        EXPECT_TRUE(said) << f << "\n" << plan.to_text();
+    }
+    for_each_target([&](const std::string &target) {
+        std::string text = schedule_with_solder({out}, target);
+        Pipeline p = compiled({out}, target);
+        for (auto [w, h] : sizes_with(512, 256))
+            for (int t : {8, 1, 3}) {
+                SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " taps " + std::to_string(t));
+                auto a = random_buffer<float>({w, h}, 21, -1, 1);
+                in.set(a);
+                taps.set(t);
+                Buffer<float> o = realized<float>(p, {w, h}, target);
+                EXPECT_TRUE(matches(
+                    o,
+                    [&](auto &q) {
+                        const int X = q[0], Y = q[1];
+                        double pre = 0, col = 0, dec = 0;
+                        for (int i = 0; i <= X; i++) pre += a(i, Y);
+                        for (int i = 0; i < t; i++) col += a(X, std::min(Y + i, h - 1));
+                        col = std::max(col, double(a(X, Y)));
+                        for (int i = 0; i < t; i++) dec = dec * 0.5 + a(std::min(X + i, w - 1), Y);
+                        return pre + 0.25 * col - dec;
+                    },
+                    1e-4))
+                    << text;
+            }
+    });
+}
+
+// An argmin down each column (a Tuple update Halide cannot prove associative), read one to one by
+// the output: computed in the output's threads, in blocks of fewer threads than 256 (1024 columns
+// give 4 blocks of 256 for 132 SMs), and its walk unrolled on a GPU. Measured on the H100: 356 us in
+// 4 blocks of 256, 180 us in 32 blocks of 32 unrolled, 191 us as a generic root.
+TEST(UserPipelines, ColumnArgminsReadOneToOneTakeSmallBlocksAndUnrolledWalks) {
+    ImageParam in(Float(32), 2, "in");
+    // The pipeline, defined afresh for each target (schedules accumulate on a Func).
+    auto define = [&] {
+        Var x("x");
+        RDom c(0, in.dim(1).extent(), "c");
+        Func am("am"), out("out");
+        am(x) = Tuple(0, std::numeric_limits<float>::infinity());
+        am(x) = select(in(x, c) < am(x)[1], Tuple(c.x, in(x, c)), am(x));
+        out(x) = cast<float>(am(x)[0]) + am(x)[1];
+        out.set_estimates({{0, 1024}});
+        return out;
+    };
+    in.set_estimates({{0, 1024}, {0, 4096}});
+    solder::autosched::Plan plan = plan_for({define()}, {}, true);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+    const auto &pw = params_of<solder::autosched::PointwiseParams>(plan.kernels[0], "pointwise");
+    EXPECT_LT(pw.threads_x, 256) << plan.to_text();
+    EXPECT_NE(schedule_with_solder({define()}, "cuda").find(".update(0).unroll(c_x, 8"), std::string::npos);
+    for_each_target([&](const std::string &target) {
+        Func out = define();
+        std::string text = schedule_with_solder({out}, target);
+        Pipeline p = compiled({out}, target);
+        for (auto [w, h] : sizes_with(1024, 4096)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            // Few distinct values: ties, where the first minimum must win.
+            auto a = random_buffer<float>({w, h}, 23, 0, 8);
+            a.for_each_value([](float &v) { v = std::floor(v); });
+            in.set(a);
+            Buffer<float> o = realized<float>(p, {w}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    int best = 0;
+                    for (int i = 1; i < h; i++)
+                        if (a(q[0], i) < a(q[0], best)) best = i;
+                    return double(best) + a(q[0], best);
+                },
+                0))
+                << text;
         }
     });
 }

@@ -88,10 +88,11 @@ void CostModel::kernel_reads(const FuncGraph &g, int root, const std::vector<boo
                 again = std::min(again, gathered * n.elem_bytes * blocks);
             kc.bytes_read += once <= d_.l2_bytes / 2 ? once : std::max(once, again);
         } else {
-            // A reduction's RDom runs once per point where its update writes its pure vars in order
-            // (a sum per output), once for the whole Func otherwise (a scan, a scatter).
+            // A reduction's RDom runs once per point where its updates write its pure vars in order
+            // (a sum per output, predicated or not), once for the whole Func otherwise (a scan, a scatter).
+            const bool per_point = n.generic.empty() || n.generic_per_point;
             const double runs = double(region_points(per_block[p])) * double(blocks) /
-                                (n.generic.empty() ? 1.0 : double(std::max<int64_t>(1, n.points())));
+                                (per_point ? 1.0 : double(std::max<int64_t>(1, n.points())));
             kc.flops += double(n.ops_per_point) * double(region_points(per_block[p])) * double(blocks) * recompute[p] +
                         double(n.reduction_points) * 2.0 * runs;
         }

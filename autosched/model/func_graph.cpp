@@ -526,6 +526,7 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
         n.type = t.str();
         n.updates = int(f.updates().size());
         n.generic = generic_reason(f);
+        n.generic_per_point = !n.generic.empty() && reduces_per_point(f);
         for (auto &u : f.updates()) {
             int64_t pts = 1;
             bool any = false;

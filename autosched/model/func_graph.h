@@ -70,6 +70,9 @@ struct FuncNode {
     // Why the fused templates cannot take this Func (autosched/model/generic_reason.h); empty when they
     // can. Such a Func is a kernel root of the generic template.
     std::string generic;
+    // A generic Func that reduces at each point on its own (autosched/model/generic_reason.h:
+    // reduces_per_point): it may be fused into a consumer's threads that read it one to one.
+    bool generic_per_point = false;
     std::vector<int> in_edges, out_edges;
 
     int64_t points() const { return region_points(region); }

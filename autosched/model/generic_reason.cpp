@@ -62,6 +62,18 @@ bool mentions_any(const Expr &e, const std::vector<std::string> &vars) {
 
 }  // namespace
 
+bool reduces_per_point(const Function &f) {
+    if (f.has_extern_definition() || f.updates().empty()) return false;
+    bool rdom = false;
+    for (const Definition &u : f.updates()) {
+        if (u.args().size() != f.args().size()) return false;
+        for (size_t d = 0; d < u.args().size(); d++)
+            if (!pure_in_place(f, u, d)) return false;
+        rdom |= !u.schedule().rvars().empty();
+    }
+    return rdom;
+}
+
 bool point_scan(const Function &f) {
     if (f.has_extern_definition() || f.updates().empty() || f.args().size() < 2) return false;
     const auto &pure = f.args();

@@ -15,6 +15,13 @@ namespace solder::autosched {
 // bounds may be known only at run time: every split of such a pipeline guards its tail).
 std::string generic_reason(const Halide::Internal::Function &f);
 
+// Whether `f` reduces at each of its points on its own: every update writes its pure vars in order
+// (reading `f` only at that point, as Halide requires) and some update has an RDom. Such a Func,
+// generic for a reason the fused templates have (several updates, an RDom::where predicate, an
+// operator Halide cannot prove associative), is still computed correctly per point in the thread of
+// a consumer that reads it one to one: nothing splits its RDom there (the pointwise template).
+bool reduces_per_point(const Halide::Internal::Function &f);
+
 // Whether every update of `f` is a scan at each point of its pure dims (a "point scan"): each
 // update writes its pure vars in their places, except in positions indexed by RDom and constant
 // expressions only (the scan's positions), dims 0 and 1 among the pure ones; Halide then has it

@@ -23,7 +23,7 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, c
         return;
     }
     if (!is_gpu_target(target) || vector_width <= 1 || !fn.updates().empty()) {
-        schedule_as_own_kernel(w, root, target);
+        schedule_as_own_kernel(w, root, target, threads_x);
         return;
     }
     w.compute_root(root);

@@ -13,6 +13,6 @@ std::string apply_unfused(const std::vector<Halide::Func> &outputs, const Halide
 // Gives one Func (all its stages) its own simple kernel: the innermost pure dim split into blocks
 // of 256 threads, the outer pure dims as grid dims; reduction loops stay serial inside each thread.
 // On the host: the outermost pure loop in parallel.
-void schedule_as_own_kernel(ScheduleWriter &w, Halide::Func f, const Halide::Target &target);
+void schedule_as_own_kernel(ScheduleWriter &w, Halide::Func f, const Halide::Target &target, int threads = 256);
 
 }  // namespace solder
