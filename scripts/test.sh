@@ -5,7 +5,7 @@
 #   scripts/test.sh --sanitize    the suites of odd inputs (users' pipelines, damaged caches, fuzzed
 #                                 inputs, errors) and of the planner's logic, in a build of their test
 #                                 binary with address and undefined-behaviour sanitizers (build-sanitize/;
-#                                 about 10 minutes on 2 cores, beside CI's 20-minute budget, so not in it)
+#                                 about 12 minutes on 2 cores, beside CI's 20-minute budget, so not in it)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh"
