@@ -48,18 +48,21 @@ std::string generic_member_why_not(const KernelContext &c) {
 
 KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int root, const std::vector<int> &members) {
     const KernelContext c(g, opt, root, members);
-    if (c.generic_member >= 0) {
+    if (c.generic_member >= 0)
         if (auto kc = pointwise_template().choose(c)) return *kc;
-        KernelChoice no;
-        no.members = members;
-        no.kind = TemplateKind::Pointwise;
-        no.ok = false;
-        no.offender = c.generic_member;
-        no.offense = generic_member_why_not(c);
-        return no;
-    }
     for (auto *t : kernel_templates())
-        if (auto kc = t->choose(c)) return *kc;
+        if (auto kc = t->choose(c)) {
+            // A kernel with a generic member that the pointwise template does not take: costed as
+            // another template would build it (a partition another scheduler made is scored so),
+            // and not ok, so that the search stores the member.
+            if (c.generic_member >= 0) {
+                kc->ok = false;
+                kc->offender = c.generic_member;
+                kc->cut_offender = -1;
+                kc->offense = generic_member_why_not(c);
+            }
+            return *kc;
+        }
     throw std::logic_error("no kernel template builds the kernel of " + g.nodes[size_t(root)].name);
 }
 

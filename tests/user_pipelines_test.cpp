@@ -353,7 +353,8 @@ TEST(UserPipelines, GenericReductionsReadOneToOneAreComputedInTheirReadersThread
     for (const char *f : {"prefix", "colmax", "decay"}) {
         bool said = false;
         for (auto &e : plan.explanations)
-            said |= e.producer == f && e.reason.find("computed per point in the threads of out") != std::string::npos;
+            said |= e.producer.rfind(f, 0) == 0 &&  // (as written, or with Halide's "$N" where built twice)
+                    e.reason.find("computed per point in the threads of out") != std::string::npos;
         EXPECT_TRUE(said) << f << "\n" << plan.to_text();
     }
     for_each_target([&](const std::string &target) {

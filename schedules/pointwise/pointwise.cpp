@@ -86,11 +86,18 @@ void unroll_per_point_members(ApplyContext &c, const KernelPlan &k) {
         // (The innermost RVar of each update only: the code grows with the product of the factors.
         // Not an update with an RDom::where predicate: each unrolled step keeps its guard and its
         // predicate, and a user's triangular sums took 44 us unrolled, 35.5 not.)
+        std::vector<bool> unrolled(fn.updates().size(), false);
         for (int u = 0; u < int(fn.updates().size()); u++)
             if (!fn.update(u).schedule().rvars().empty() &&
-                (!fn.update(u).predicate().defined() || Halide::Internal::is_const_one(fn.update(u).predicate())))
+                (!fn.update(u).predicate().defined() || Halide::Internal::is_const_one(fn.update(u).predicate()))) {
                 c.w.unroll({f, u}, Halide::RVar(fn.update(u).schedule().rvars()[0].var), kPerPointUnroll,
                            Halide::TailStrategy::GuardWithIf);
+                unrolled[size_t(u)] = true;
+            }
+        // The other updates left as they are, said so (else Halide warns that they were forgotten).
+        if (std::find(unrolled.begin(), unrolled.end(), true) != unrolled.end())
+            for (int u = 0; u < int(fn.updates().size()); u++)
+                if (!unrolled[size_t(u)]) c.w.unscheduled({f, u});
     }
 }
 
@@ -165,7 +172,8 @@ public:
     std::string why_not(const KernelContext &c) const override {
         if (c.generic_member >= 0 && (c.root_node().is_reduction() || c.root_node().updates > 0))
             return "its root has updates of its own";
-        if (c.generic_member >= 0 && !reductions_read_one_to_one(c)) return "it does not read it one to one";
+        if (c.generic_member >= 0 && !reductions_read_one_to_one(c))
+            return "its root does not read one point of it per point";
         return c.reduction_member && !c.root_node().is_reduction() && !reductions_read_one_to_one(c)
                    ? "a reduction is fused into a root that is not one (its consumer's blocks must hold it)"
                    : "";
