@@ -54,6 +54,12 @@ LaunchShape tiled_stage(const std::string &stage, std::vector<int64_t> e, int tx
     return s;
 }
 
+int threads_filling_sms(int64_t extent, int64_t rows, const DeviceProfile &d) {
+    int t = 256;
+    while (t > 32 && blocks_of(extent, t) * rows < 4 * int64_t(d.sms)) t /= 2;
+    return t;
+}
+
 std::vector<LaunchShape> own_kernel_shapes(const FuncNode &n, GridMap grid, int threads) {
     std::vector<LaunchShape> out;
     for (int stage = 0; stage <= n.updates; stage++) out.push_back(own_kernel_stage(n, stage, grid, threads));

@@ -28,8 +28,8 @@ struct ShapeContext {
 std::string stage_name(const FuncNode &n, int stage);
 // The extents (innermost first) of the pure vars stage `stage` of `n` loops over in parallel.
 std::vector<int64_t> stage_extents(const FuncNode &n, int stage);
-// One stage laid out as schedules/unfused's own kernel: 256 threads along its innermost pure var,
-// grid over the rest; one thread without pure vars.
+// One stage laid out as schedules/unfused's own kernel: `threads` (256) along its innermost pure
+// var, grid over the rest; one thread without pure vars.
 LaunchShape own_kernel_stage(const FuncNode &n, int stage, GridMap grid, int threads = 256);
 // A stage laid out in 2-D tiles of `tx` x `ty` threads over its two innermost pure dims (`e`, its
 // extents innermost first), the tiles and any outer dims as the grid; `threads_1d` (0: 256) threads
@@ -37,6 +37,11 @@ LaunchShape own_kernel_stage(const FuncNode &n, int stage, GridMap grid, int thr
 LaunchShape tiled_stage(const std::string &stage, std::vector<int64_t> e, int tx, int ty, int threads_1d, GridMap grid);
 // Every stage of `n` so (schedules/unfused's schedule_as_own_kernel).
 std::vector<LaunchShape> own_kernel_shapes(const FuncNode &n, GridMap grid, int threads = 256);
+// Threads per block along rows of `extent` points, `rows` of them, where each thread walks a serial
+// loop (a scan's RVar, a reduction fused per point): 256 halved, down to a warp, while the blocks
+// would be fewer than four per SM. With 2160 rows of a scan in blocks of 256, 9 of the H100's 132
+// SMs would do all the work.
+int threads_filling_sms(int64_t extent, int64_t rows, const DeviceProfile &d);
 // The kernel's members and block shape as its choose step saw them (for per-block regions).
 KernelChoice choice_of(const FuncGraph &g, const KernelPlan &k, int inner_dims);
 // The Funcs the plan computes per block of kernel `k` (nodes).

@@ -40,8 +40,9 @@ struct KernelContext {
     const std::vector<int> &members;  // non-root nodes computed in it
     std::vector<bool> inside;         // members, by node
     bool reduction_member = false;    // some member is a reduction
-    // A member with a generic reason (FuncNode::generic_per_point), -1 if none: only the pointwise
-    // template takes such a kernel, computing the member per point in the threads that read it.
+    // A member with a generic reason, -1 if none (in a plan's own partitions, only one that reduces
+    // per point, FuncNode::generic_per_point, is ever a member): only the pointwise template takes
+    // such a kernel, computing the member per point in the threads that read it.
     int generic_member = -1;
 
     KernelContext(const FuncGraph &g, const PlannerOptions &opt, int root, const std::vector<int> &members);

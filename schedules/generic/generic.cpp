@@ -11,9 +11,8 @@ namespace solder::autosched {
 namespace {
 
 // Threads per block for each stage of a generic root with exactly one pure var it writes as it is
-// (schedules/generic/generic_schedule.h): halved from 256 down to a warp while the stage's points
-// at the estimate give fewer than four blocks per SM. A scan's RVar walks serially in each thread:
-// with 2160 rows in blocks of 256, 9 of the H100's 132 SMs would do all the work.
+// (schedules/generic/generic_schedule.h): a scan's RVar walks serially in each thread, so as many
+// as fill the SMs at the estimate (threads_filling_sms).
 std::vector<int> generic_stage_threads(const FuncNode &O, const DeviceProfile &d) {
     std::vector<int> threads;
     for (int s = 0; s <= O.updates; s++) {
@@ -21,9 +20,7 @@ std::vector<int> generic_stage_threads(const FuncNode &O, const DeviceProfile &d
         int t = 0;
         if (pure.size() == 1) {
             const size_t dim = size_t(std::find(O.dims.begin(), O.dims.end(), pure[0].name()) - O.dims.begin());
-            const int64_t points = dim < O.region.size() ? O.region[dim].extent() : 1;
-            t = 256;
-            while (t > 32 && (points + t - 1) / t < 4 * int64_t(d.sms)) t /= 2;
+            t = threads_filling_sms(dim < O.region.size() ? O.region[dim].extent() : 1, 1, d);
         }
         threads.push_back(t);
     }

@@ -170,8 +170,7 @@ public:
     TemplateKind kind() const override { return TemplateKind::Pointwise; }
 
     std::string why_not(const KernelContext &c) const override {
-        if (c.generic_member >= 0 && (c.root_node().is_reduction() || c.root_node().updates > 0))
-            return "its root has updates of its own";
+        if (c.generic_member >= 0 && c.root_node().updates > 0) return "its root has updates of its own";
         if (c.generic_member >= 0 && !reductions_read_one_to_one(c))
             return "its root does not read one point of it per point";
         return c.reduction_member && !c.root_node().is_reduction() && !reductions_read_one_to_one(c)
@@ -227,16 +226,12 @@ public:
             auto [tx, ty] = snug_tile(O.region[0].extent(), O.region[1].extent());
             if (ty > 1) p.threads_x = tx, p.threads_y = ty;
         }
-        // Fused reductions walk their RDoms serially in each thread: blocks of 256 halved, down to a
-        // warp, while the points at the estimates give fewer than four blocks per SM (as the generic
-        // template's). Measured on the H100, a user's argmin down each of 1024 columns of 4096 took
-        // 180 us in 32 blocks of 32, 275 in 4 blocks of 256 (unrolled both), 191 as a generic root.
-        if (c.opt.gpu && reduction_member && p.vector_width == 1 && p.threads_y == 1 && !O.region.empty()) {
-            const int64_t rows = O.points() / std::max<int64_t>(1, O.region[0].extent());
-            while (p.threads_x > 32 &&
-                   blocks_of(O.region[0].extent(), p.threads_x) * rows < 4 * int64_t(c.opt.device.sms))
-                p.threads_x /= 2;
-        }
+        // Fused reductions walk their RDoms serially in each thread: as many threads per block as
+        // fill the SMs at the estimates (threads_filling_sms, as the generic template's). Measured on
+        // the H100, a user's argmin down each of 1024 columns of 4096 took 180 us in 32 blocks of
+        // 32, 275 in 4 blocks of 256 (unrolled both), 191 as a generic root.
+        if (c.opt.gpu && reduction_member && p.vector_width == 1 && p.threads_y == 1 && !O.region.empty())
+            p.threads_x = threads_filling_sms(O.region[0].extent(), blocks_for(O.region, 1), c.opt.device);
         // A gather: each thread takes kGatherRows rows, unrolled, so that their
         // index loads, and then their gathered loads, are in flight together. Measured on the H100,
         // embedding_gather's kernel was bound by the latency of its dependent loads (35 cycles of
