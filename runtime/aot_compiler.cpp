@@ -3,8 +3,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
+#include <unistd.h>
 
 #include "runtime/block_guards.h"
 #include "runtime/pipeline_library.h"
@@ -51,6 +53,30 @@ void run_or_throw(const std::string &what, const std::string &cmd, const std::st
 
 }  // namespace
 
+std::string runtime_object(const Halide::Target &target, const std::string &out_dir) {
+    const Halide::Target t = target.without_feature(Halide::Target::NoRuntime);
+    const std::string name = "halide_runtime-" + std::to_string(HALIDE_VERSION_MAJOR) + "." +
+                             std::to_string(HALIDE_VERSION_MINOR) + "." + std::to_string(HALIDE_VERSION_PATCH) + "-" +
+                             t.to_string() + ".o";
+    const fs::path path = fs::path(out_dir) / name;
+    static std::mutex m;  // (one compilation per process; processes meet at the rename)
+    std::lock_guard<std::mutex> lock(m);
+    std::error_code ec;
+    if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) > 0) return path.string();
+    fs::create_directories(out_dir);
+    const fs::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
+    {
+        SlowStepNotice notice("compiling Halide's runtime for " + t.to_string());
+        Halide::compile_standalone_runtime(tmp.string(), t);
+    }
+    fs::rename(tmp, path, ec);  // another process's identical object may already be there: either is right
+    if (ec) {
+        fs::remove(tmp, ec);
+        if (!fs::is_regular_file(path, ec)) throw std::runtime_error("could not write " + path.string());
+    }
+    return path.string();
+}
+
 std::string compile_pipeline_library(const LibraryRequest &req) {
     fs::create_directories(req.out_dir);
     std::string base = (fs::path(req.out_dir) / req.stem).string();
@@ -65,7 +91,7 @@ std::string compile_pipeline_library(const LibraryRequest &req) {
         const bool had_passes = !p.custom_lowering_passes().empty();
         if (!had_passes) p.add_custom_lowering_pass(new_block_guards_pass());
         try {
-            p.compile_to(files, req.arguments, kPipelineEntry, req.target);
+            p.compile_to(files, req.arguments, kPipelineEntry, req.target.with_feature(Halide::Target::NoRuntime));
         } catch (...) {
             if (!had_passes) p.clear_custom_lowering_passes();
             throw;
@@ -81,7 +107,8 @@ std::string compile_pipeline_library(const LibraryRequest &req) {
     std::string so = base + ".so";
     std::string cmd = std::string(SOLDER_CXX) + " -shared -fPIC -O1 -o " + quote(so) + " " + quote(base + ".info.cpp") +
                       " -Wl,--whole-archive " + quote(base + ".a") + " -Wl,--no-whole-archive " +
-                      quote(launch_hooks_object()) + " -ldl -lpthread";
+                      quote(runtime_object(req.target, req.out_dir)) + " " + quote(launch_hooks_object()) +
+                      " -ldl -lpthread";
     run_or_throw("linking the pipeline library", cmd, base + ".link.log");
     return so;
 }

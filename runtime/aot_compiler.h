@@ -1,6 +1,6 @@
 // Compiles a scheduled pipeline ahead of time into a shared library Solder can load anywhere:
-// Halide's static library (pipeline + runtime) + the launch hooks + an info record, linked with
-// the system C++ compiler. The same library format runs here (host, OpenCL on PoCL) and on the
+// Halide's static library of the pipeline + Halide's runtime for the target + the launch hooks +
+// an info record, linked with the system C++ compiler. The same library format runs here (host, OpenCL on PoCL) and on the
 // GPU machine (CUDA), where no libHalide exists.
 #pragma once
 #include <map>
@@ -21,6 +21,10 @@ struct LibraryRequest {
 
 // Returns the path of the .so. Throws std::runtime_error naming the step that failed.
 std::string compile_pipeline_library(const LibraryRequest &req);
+// Halide's runtime for `target`, compiled once into `out_dir` (named by Halide's version and the
+// target) and linked into every library built there: it takes about 2 s to compile, the pipeline
+// of a small app a tenth of that.
+std::string runtime_object(const Halide::Target &target, const std::string &out_dir);
 // The compiled runtime/launch_hooks.cpp linked into every library: in an installed Solder,
 // lib/solder/launch_hooks.o beside the executable's bin/; in the build tree, the build's object.
 const std::string &launch_hooks_object();

@@ -2,7 +2,8 @@
 // the key makes a miss, the LRU bound holds, failures are not kept, several threads asking for one
 // key get one compilation, different keys compile side by side, and a library on disk is reused
 // only when its recorded key matches. Counters prove what ran; every library that comes back is run
-// and checked against the app's reference.
+// and checked against the app's reference. Libraries built in one directory share one compiled
+// Halide runtime per target.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -111,6 +112,37 @@ TEST(CompileCache, SameRequestTwiceCompilesOnce) {
     EXPECT_EQ(first.library_path, second.library_path);
     EXPECT_EQ(second.plan, first.plan) << "a hit returns the first build, plan included";
     EXPECT_EQ(run_and_check(second, "rmsnorm"), "");
+}
+
+// Halide's runtime is compiled once per target and directory, and every library built there links
+// that one object: a second app's build leaves it untouched, and each library still runs alone.
+TEST(CompileCache, LibrariesOfOneDirectoryShareOneHalideRuntimePerTarget) {
+    std::string dir = solder::testing::fresh_temp_dir("cache");
+    auto runtimes = [&] {
+        std::vector<fs::path> v;
+        for (auto &e : fs::directory_iterator(dir))
+            if (e.path().filename().string().rfind("halide_runtime-", 0) == 0) v.push_back(e.path());
+        return v;
+    };
+    CompileCache cache;
+    AppBuild relu = cache.build(request("add_relu", "solder", dir));
+    ASSERT_EQ(runtimes().size(), 1u);
+    const fs::path rt = runtimes()[0];
+    EXPECT_NE(
+        rt.filename().string().find(Halide::get_host_target().without_feature(Halide::Target::NoRuntime).to_string()),
+        std::string::npos)
+        << rt;
+    const auto written = fs::last_write_time(rt);
+    AppBuild norm = cache.build(request("rmsnorm", "unfused", dir));
+    EXPECT_EQ(runtimes().size(), 1u);
+    EXPECT_EQ(fs::last_write_time(rt), written) << "the second library compiled the runtime again";
+    EXPECT_EQ(cache.stats().compilations, 2);
+    EXPECT_EQ(run_and_check(relu, "add_relu"), "");
+    EXPECT_EQ(run_and_check(norm, "rmsnorm"), "");
+    AppBuildRequest cl = request("add_relu", "solder", dir);
+    cl.target = "opencl";
+    cache.build(cl);
+    EXPECT_EQ(runtimes().size(), 2u) << "an OpenCL library needs a runtime of its own";
 }
 
 TEST(CompileCache, EveryPartOfTheKeyMisses) {
