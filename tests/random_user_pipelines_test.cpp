@@ -13,11 +13,13 @@ using namespace solder::testing;
 
 namespace {
 
+// CI's seeds: six of the first eight, which between them reach every kind of stage (checked below;
+// seeds 2 and 7 reach none the others miss). SOLDER_USER_SEEDS=N runs seeds 1 to N.
 std::vector<uint64_t> seeds() {
-    int n = 8;
-    if (const char *e = std::getenv("SOLDER_USER_SEEDS")) n = std::atoi(e);
+    const char *e = std::getenv("SOLDER_USER_SEEDS");
+    if (e == nullptr) return {1, 3, 4, 5, 6, 8};
     std::vector<uint64_t> s;
-    for (int i = 1; i <= n; i++) s.push_back(uint64_t(i));
+    for (int i = 1; i <= std::atoi(e); i++) s.push_back(uint64_t(i));
     return s;
 }
 
