@@ -37,6 +37,10 @@ struct PointwiseParams {
     // index is loaded before the point it names, so one point per thread has one load in flight at
     // a time; several have theirs in flight together.
     int unroll_rows = 1;
+    // A dim of the root (above the innermost) each thread walks serially, -1 none: a fused reduction
+    // that does not vary along it (a weighted sum over an input's channels, read by every channel of
+    // the output) is then computed once per thread for all the points it walks.
+    int serial_dim = -1;
 };
 // A 0-d root: one point (schedules/single).
 struct SingleParams {};

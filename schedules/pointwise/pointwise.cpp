@@ -22,23 +22,34 @@ int pointwise_vector_width(const FuncNode &O) {
 
 namespace {
 
-// Whether every reduction fused into the kernel is read by the root one to one: one of its points
-// per point of the root, no point shared by two (a convolution's sum under its bias and ReLU, a
-// filter's max under a copy). Each thread then computes its own point's reduction where it reads
-// it (Halide computes a Func with an update, left inline, at the innermost loop of its consumer):
-// no block has to hold it, whatever the extents. A row's sum read by the whole row is shared, and
-// is not this. Taken where the row template cannot hold the reductions in its blocks (sizes known
-// only at run time: they would grow with them) or where the points give every SM its threads; a
-// few long reductions (nvfuser_2146's 57344 row sums of 1024) are split across a block's threads.
+// Steps (RDom points per point, times the points of the root that read each point) a fused
+// reduction may cost each thread where several points of the root read one of its points: a
+// weighted sum over an input's 3 channels, read by each of the 3 channels of a 4-D output, is
+// computed again in each of their threads (9 steps) instead of stored and read back.
+constexpr int64_t kSharedPerPointSteps = 64;
+
+// Whether every reduction fused into the kernel is read by the root one point per point: a
+// convolution's sum under its bias and ReLU, a filter's max under a copy (one to one: no point read
+// by two), or a small reduction read by a few points of the root each (a channel sum read by every
+// channel: each thread computes it again, within kSharedPerPointSteps; not a generic reduction).
+// Each thread then computes the point's reduction where it reads it (Halide computes a Func with an
+// update, left inline, at the innermost loop of its consumer): no block has to hold it, whatever
+// the extents. A row's sum read by the whole row is shared too widely, and is not this. Taken where
+// the row template cannot hold the reductions in its blocks (sizes known only at run time: they
+// would grow with them) or where the points give every SM its threads; a few long reductions
+// (nvfuser_2146's 57344 row sums of 1024) are split across a block's threads.
 bool reductions_read_one_to_one(const KernelContext &c) {
     const FuncNode &O = c.root_node();
     const DeviceProfile &d = c.opt.device;
     // (A preference, not a need: a generic member has no other kernel to be fused into.)
     if (c.generic_member < 0 && c.g.fixed_sizes() && O.points() < int64_t(d.sms) * d.blocks_per_sm_to_fill * 256)
         return false;
-    // (Quickly: a reduction with fewer points in the whole pipeline than the root has cannot be.)
-    for (int m : c.members)
-        if (c.g.nodes[size_t(m)].is_reduction() && c.g.nodes[size_t(m)].points() < O.points()) return false;
+    // (Quickly: a reduction with fewer points in the whole pipeline than the root has can only be
+    // read by several of its points.)
+    for (int m : c.members) {
+        const FuncNode &M = c.g.nodes[size_t(m)];
+        if (M.is_reduction() && M.points() < O.points() && m == c.generic_member) return false;
+    }
     // One point of the root at its first corner, its last and its middle: a read at fixed
     // coordinates beside the root's own (Gaussian elimination's pivot row, A(i, k) with k = 0) is
     // one point at the first corner only.
@@ -53,10 +64,53 @@ bool reductions_read_one_to_one(const KernelContext &c) {
         for (int m : c.members) {
             const FuncNode &M = c.g.nodes[size_t(m)];
             if (!M.is_reduction()) continue;
-            if (region_points(at_point[size_t(m)]) != 1 || region_points(whole[size_t(m)]) != O.points()) return false;
+            const int64_t read = region_points(whole[size_t(m)]);
+            if (region_points(at_point[size_t(m)]) != 1 || read <= 0 || read > O.points()) return false;
+            if (read == O.points()) continue;
+            // Read by several points of the root: each thread walks the point's RDom again (one
+            // that reduces per point: its RDom's steps are each point's).
+            if (m == c.generic_member || !reduces_per_point(M.function) || O.points() % read != 0 ||
+                M.reduction_points * (O.points() / read) > kSharedPerPointSteps)
+                return false;
         }
     }
     return true;
+}
+
+// Longest extent, at the estimates, of a dim each thread walks serially (PointwiseParams::serial_dim).
+constexpr int64_t kSerialDimPoints = 16;
+
+// The dim of the root, above the innermost, along which every fused reduction that several points
+// of the root read does not vary (PointwiseParams::serial_dim): the points that share a point of
+// them lie along it alone. -1 where no fused reduction is so read, or the sharing spans other dims,
+// or that dim is longer than kSerialDimPoints at the estimates, or the root has updates.
+int shared_reduction_dim(const FuncGraph &g, int root, const std::vector<int> &members,
+                         const std::vector<bool> &inside) {
+    const FuncNode &O = g.nodes[size_t(root)];
+    if (O.updates > 0 || O.region.size() < 2) return -1;
+    const auto whole = g.regions_for(root, O.region, inside);
+    std::vector<int> shared;
+    for (int m : members)
+        if (g.nodes[size_t(m)].is_reduction() && region_points(whole[size_t(m)]) < O.points()) shared.push_back(m);
+    if (shared.empty()) return -1;
+    for (int d = 1; d < int(O.region.size()); d++) {
+        if (O.region[size_t(d)].extent() > kSerialDimPoints) continue;
+        Region r = O.region;
+        r[size_t(d)].max = r[size_t(d)].min;
+        const auto one = g.regions_for(root, r, inside);
+        bool along = true;
+        for (int m : shared)
+            along &= region_points(one[size_t(m)]) == region_points(whole[size_t(m)]) &&
+                     region_points(whole[size_t(m)]) * O.region[size_t(d)].extent() == O.points();
+        if (along) return d;
+    }
+    return -1;
+}
+
+int shared_reduction_dim(const FuncGraph &g, int root, const std::vector<int> &members) {
+    std::vector<bool> inside(g.nodes.size(), false);
+    for (int m : members) inside[size_t(m)] = true;
+    return shared_reduction_dim(g, root, members, inside);
 }
 
 // Whether a reduction root takes 2-D tiles (PointwiseParams): two dims or more, every stage over all
@@ -186,12 +240,15 @@ public:
         kc.members = c.members;
         kc.kind = TemplateKind::Pointwise;
         const auto whole = c.g.regions_for(c.root, O.region, c.inside);
-        // Reads are costed per row of the innermost dim, which its blocks tile exactly.
+        // Reads are costed per row of the innermost dim, which its blocks tile exactly (with the
+        // whole of a dim its threads walk).
+        const int serial = c.opt.gpu ? shared_reduction_dim(c.g, c.root, c.members, c.inside) : -1;
         Region blk = O.region;
-        for (int d = 1; d < rank; d++) blk[d].max = blk[d].min;
-        kc.blocks = ((O.region[0].extent() + 255) / 256) * blocks_for(O.region, 1);
-        c.cost.kernel_reads(c.g, c.root, c.inside, whole, c.g.regions_for(c.root, blk, c.inside),
-                            blocks_for(O.region, 1), kc, true);
+        for (int d = 1; d < rank; d++)
+            if (d != serial) blk[d].max = blk[d].min;
+        const int64_t rows = blocks_for(O.region, 1) / (serial >= 0 ? O.region[size_t(serial)].extent() : 1);
+        kc.blocks = ((O.region[0].extent() + 255) / 256) * rows;
+        c.cost.kernel_reads(c.g, c.root, c.inside, whole, c.g.regions_for(c.root, blk, c.inside), rows, kc, true);
         consider_split_k(c.g, c.opt, c.root, kc);
         return kc;
     }
@@ -230,8 +287,12 @@ public:
         // fill the SMs at the estimates (threads_filling_sms, as the generic template's). Measured on
         // the H100, a user's argmin down each of 1024 columns of 4096 took 180 us in 32 blocks of
         // 32, 275 in 4 blocks of 256 (unrolled both), 191 as a generic root.
-        if (c.opt.gpu && reduction_member && p.vector_width == 1 && p.threads_y == 1 && !O.region.empty())
-            p.threads_x = threads_filling_sms(O.region[0].extent(), blocks_for(O.region, 1), c.opt.device);
+        if (c.opt.gpu && reduction_member && p.vector_width == 1 && p.threads_y == 1 && !O.region.empty()) {
+            p.serial_dim = shared_reduction_dim(c.g, c.root, c.kc.members);
+            const int64_t rows =
+                blocks_for(O.region, 1) / (p.serial_dim >= 0 ? O.region[size_t(p.serial_dim)].extent() : 1);
+            p.threads_x = threads_filling_sms(O.region[0].extent(), rows, c.opt.device);
+        }
         // A gather: each thread takes kGatherRows rows, unrolled, so that their
         // index loads, and then their gathered loads, are in flight together. Measured on the H100,
         // embedding_gather's kernel was bound by the latency of its dependent loads (35 cycles of
@@ -256,8 +317,16 @@ public:
                                         p->unroll_rows);
             return;
         }
-        schedule_pointwise_kernel(c.w, c.get(k.root), p->vector_width, c.target, p->threads_x, p->threads_y, "",
-                                  p->unroll_rows);
+        if (p->serial_dim >= 0 && is_gpu_target(c.target)) {
+            // Each thread walks the serial dim, and computes the fused reductions once before it.
+            const Halide::VarOrRVar tx = schedule_pointwise_serial_dim(c.w, c.get(k.root), p->threads_x, p->serial_dim);
+            for (auto &name : k.funcs)
+                if (name != k.root && c.get(name).function().has_update_definition())
+                    c.w.compute_at(c.get(name), c.get(k.root), tx);
+        } else {
+            schedule_pointwise_kernel(c.w, c.get(k.root), p->vector_width, c.target, p->threads_x, p->threads_y, "",
+                                      p->unroll_rows);
+        }
         unroll_per_point_members(c, k);
     }
 
@@ -266,6 +335,11 @@ public:
         const FuncNode &O = c.root_node();
         const PointwiseParams *p = k.get<PointwiseParams>();
         const int width = p->vector_width;
+        if (p->serial_dim >= 0 && k.side.empty()) {
+            std::vector<int64_t> e = stage_extents(O, 0);
+            e.erase(e.begin() + p->serial_dim);
+            return {tiled_stage(O.name, e, p->threads_x, 1, p->threads_x, c.grid)};
+        }
         if ((O.updates > 0 || width <= 1) && p->threads_y > 1) {
             std::vector<LaunchShape> out;
             for (int stage = 0; stage <= O.updates; stage++)

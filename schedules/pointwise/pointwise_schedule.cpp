@@ -72,6 +72,23 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, c
     w.vectorize({root}, xv, vector_width, TailStrategy::RoundUp);
 }
 
+Halide::VarOrRVar schedule_pointwise_serial_dim(ScheduleWriter &w, Func root, int threads_x, int serial_dim) {
+    w.compute_root(root);
+    const std::string tag = root.name();
+    std::vector<VarOrRVar> pure = stage_pure_vars(root.function(), 0);
+    const VarOrRVar walked = pure[size_t(serial_dim)];
+    pure.erase(pure.begin() + serial_dim);
+    Var bx(tag + "_bx"), tx(tag + "_tx");
+    w.split({root}, pure[0], bx, tx, threads_x, TailStrategy::GuardWithIf);
+    std::vector<VarOrRVar> order{walked, tx, bx};
+    order.insert(order.end(), pure.begin() + 1, pure.end());
+    w.reorder({root}, order);
+    w.gpu_threads({root}, tx);
+    pure[0] = bx;
+    gpu_blocks_over(w, {root}, pure, tag, 1);
+    return tx;
+}
+
 void schedule_pointwise_siblings(ScheduleWriter &w, const std::vector<Func> &roots, int vector_width,
                                  const Target &target, int threads_x, int threads_y, int unroll_rows) {
     if (!is_gpu_target(target) || vector_width <= 1) {

@@ -24,6 +24,11 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Halide::Func root, int vector_
                                int threads_x = 256, int threads_y = 1, const std::string &tag = "",
                                int unroll_rows = 1);
 
+// A pure root on a GPU whose dim `serial_dim` (above the innermost) each thread walks serially,
+// innermost: `threads_x` threads along the innermost dim, the other dims as grid dims. Returns the
+// thread loop, where Funcs the thread computes once for the whole walk go.
+Halide::VarOrRVar schedule_pointwise_serial_dim(ScheduleWriter &w, Halide::Func root, int threads_x, int serial_dim);
+
 // Sibling roots (pure, the same pure var names and extents, GPU) in one launch: each laid out as
 // schedule_pointwise_kernel does with `vector_width` > 1, under the first root's loop names, and
 // fused into the first at the thread loop (compute_with), so that each thread computes its
