@@ -31,6 +31,10 @@ double CostModel::choice_us(const KernelChoice &kc, int64_t root_bytes) const {
 
 namespace {
 
+// How many times a Func's box per block must exceed the calls its readers make of it for the
+// calls to count instead (CostModel::kernel_reads).
+constexpr double kWidenedBox = 4.0;
+
 // The points of leaf `p` one block loads when every reader of it in the kernel reads it at
 // data-dependent points, one point per site per point of the reader: at most the readers' points
 // times their sites. -1 when some reader reads it otherwise (a box is then the footprint) or is a
@@ -74,6 +78,34 @@ void CostModel::kernel_reads(const FuncGraph &g, int root, const std::vector<boo
         recompute[size_t(p)] = m;
         if (m > kGreedyRecompute && kc.recompute_offender < 0) kc.recompute_offender = p, kc.recompute_factor = m;
     }
+    // Points of each Func the kernel evaluates per block: its box (the region its readers need,
+    // times its recompute factor), or, for a Func that is no reduction and whose readers in the
+    // kernel are none, the calls those readers make where the box is kWidenedBox times more: a Func
+    // inlined under a mirrored boundary condition has the whole image as its box (Halide bounds a
+    // select of mirrored coordinates by both branches), yet each call evaluates one point. (Not
+    // where the two are near: a stencil's box and calls differ by its halo and its taps' overlap,
+    // which the recompute factor already weighs.) -1: not in the kernel.
+    std::vector<double> evals(g.nodes.size(), -1.0);
+    // The calls the readers in the kernel make of `p` per block, -1 where some reader is a
+    // reduction (each of its points calls it at every step) or is not counted.
+    auto calls_of = [&](int p) {
+        double calls = 0;
+        for (int e : g.nodes[size_t(p)].out_edges) {
+            const FuncEdge &E = g.edges[size_t(e)];
+            const int c = E.consumer;
+            if (c != root && !inside[size_t(c)]) continue;
+            if (evals[size_t(c)] < 0 || g.nodes[size_t(c)].is_reduction()) return -1.0;
+            calls += evals[size_t(c)] * E.sites;
+        }
+        return calls > 0 ? calls : -1.0;
+    };
+    if (!per_block[size_t(root)].empty()) evals[size_t(root)] = double(region_points(per_block[size_t(root)]));
+    for (int p = root - 1; p >= 0; p--) {
+        if (!inside[size_t(p)] || per_block[size_t(p)].empty()) continue;
+        const double box = double(region_points(per_block[size_t(p)])) * recompute[size_t(p)];
+        const double calls = g.nodes[size_t(p)].is_reduction() ? -1.0 : calls_of(p);
+        evals[size_t(p)] = calls >= 0 && box > kWidenedBox * calls ? calls : box;
+    }
     for (size_t p = 0; p < g.nodes.size(); p++) {
         if (per_block[p].empty()) continue;
         const FuncNode &n = g.nodes[p];
@@ -86,6 +118,10 @@ void CostModel::kernel_reads(const FuncGraph &g, int root, const std::vector<boo
             // 131 MB table read once per block (2.1 TB).
             if (int64_t gathered = gathered_points(g, int(p), root, inside, per_block); gathered >= 0)
                 again = std::min(again, gathered * n.elem_bytes * blocks);
+            // (Nor more than its readers' calls: a box widened by a mirrored boundary condition.)
+            if (const double calls = calls_of(int(p));
+                calls >= 0 && double(region_points(per_block[p])) > kWidenedBox * calls)
+                again = std::min(again, int64_t(calls) * n.elem_bytes * blocks);
             kc.bytes_read += once <= d_.l2_bytes / 2 ? once : std::max(once, again);
         } else {
             // A reduction's RDom runs once per point where its updates write its pure vars in order
@@ -93,8 +129,7 @@ void CostModel::kernel_reads(const FuncGraph &g, int root, const std::vector<boo
             const bool per_point = n.generic.empty() || n.generic_per_point;
             const double runs = double(region_points(per_block[p])) * double(blocks) /
                                 (per_point ? 1.0 : double(std::max<int64_t>(1, n.points())));
-            kc.flops += double(n.ops_per_point) * double(region_points(per_block[p])) * double(blocks) * recompute[p] +
-                        double(n.reduction_points) * 2.0 * runs;
+            kc.flops += double(n.ops_per_point) * evals[p] * double(blocks) + double(n.reduction_points) * 2.0 * runs;
         }
     }
 }
