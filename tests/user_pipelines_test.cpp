@@ -440,14 +440,14 @@ TEST(UserPipelines, ColumnArgminsReadOneToOneTakeSmallBlocksAndUnrolledWalks) {
 TEST(UserPipelines, AChannelSumReadByEveryChannelIsComputedOncePerThread) {
     ImageParam in(Float(32), 4, "in");
     ImageParam wt(Float(32), 1, "wt");
-    auto define = [&] {
+    auto define = [&](int w = 640, int h = 480) {
         Var x("x"), y("y"), c("c"), n("n");
         RDom rc(0, in.dim(2).extent(), "rc");
         Func lum("lum"), out("out");
         lum(x, y, n) = sum(in(x, y, rc, n) * wt(rc));
         Func e = BoundaryConditions::repeat_edge(in);
         out(x, y, c, n) = (e(x - 1, y, c, n) + e(x + 1, y, c, n)) / (1.0f + lum(x, y, n) * lum(x, y, n));
-        out.set_estimates({{0, 640}, {0, 480}, {0, 3}, {0, 8}});
+        out.set_estimates({{0, w}, {0, h}, {0, 3}, {0, 8}});
         return out;
     };
     in.set_estimates({{0, 640}, {0, 480}, {0, 3}, {0, 8}});
@@ -456,6 +456,13 @@ TEST(UserPipelines, AChannelSumReadByEveryChannelIsComputedOncePerThread) {
     ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
     EXPECT_EQ(params_of<solder::autosched::PointwiseParams>(plan.kernels[0], "pointwise").serial_dim, 2)
         << plan.to_text();
+    {
+        // Rows narrower than a block of 256 at the estimates walk the channels too (no 2-D tile).
+        solder::autosched::Plan np = plan_for({define(64, 48)}, {}, true);
+        ASSERT_EQ(np.kernels.size(), 1u) << np.to_text();
+        EXPECT_EQ(params_of<solder::autosched::PointwiseParams>(np.kernels[0], "pointwise").serial_dim, 2)
+            << np.to_text();
+    }
     const std::string cuda = schedule_with_solder({define()}, "cuda");
     EXPECT_TRUE(std::regex_search(cuda, std::regex(R"(sum\w*\.compute_at\(out\w*, out\w*_tx\))"))) << cuda;
     bool said = false;

@@ -260,6 +260,9 @@ public:
         for (int m : c.kc.members) reduction_member |= c.g.nodes[size_t(m)].is_reduction();
         const FuncNode &O = c.g.nodes[size_t(c.root)];
         p.vector_width = c.opt.gpu && !reduction_member ? pointwise_vector_width(O) : 1;
+        // A dim each thread walks, computing the reductions shared along it once (as choose costed
+        // it): decided before the 2-D tiles below, which such a kernel does not take.
+        if (c.opt.gpu && reduction_member) p.serial_dim = shared_reduction_dim(c.g, c.root, c.kc.members);
         // Rows per block where a row is shorter than the block (at the estimates; any size runs).
         if (p.vector_width > 1 && O.dims.size() >= 2) {
             const int64_t accesses = blocks_of(O.region[0].extent(), p.vector_width);
@@ -272,14 +275,15 @@ public:
         // that neighbouring results read (a patch sum) then overlap within a block, in rows as
         // well as along them.
         if (c.opt.gpu && reduction_tiles(O)) p.threads_x = kPointwiseTileX, p.threads_y = kPointwiseTileY;
-        if (c.opt.gpu && O.updates == 0 && O.dims.size() >= 2 && O.region[0].extent() >= kPointwiseTileX &&
-            O.region[1].extent() >= kPointwiseTileY && gathers_scattered(c.g, c.root, c.kc.members)) {
+        if (c.opt.gpu && p.serial_dim < 0 && O.updates == 0 && O.dims.size() >= 2 &&
+            O.region[0].extent() >= kPointwiseTileX && O.region[1].extent() >= kPointwiseTileY &&
+            gathers_scattered(c.g, c.root, c.kc.members)) {
             p.vector_width = 1;
             p.threads_x = kPointwiseTileX, p.threads_y = kPointwiseTileY;
         }
         // One point per thread along rows shorter than the block: a snug 2-D tile instead.
-        if (c.opt.gpu && p.vector_width == 1 && p.threads_y == 1 && O.updates == 0 && O.dims.size() >= 2 &&
-            O.region[0].extent() < 256) {
+        if (c.opt.gpu && p.vector_width == 1 && p.threads_y == 1 && p.serial_dim < 0 && O.updates == 0 &&
+            O.dims.size() >= 2 && O.region[0].extent() < 256) {
             auto [tx, ty] = snug_tile(O.region[0].extent(), O.region[1].extent());
             if (ty > 1) p.threads_x = tx, p.threads_y = ty;
         }
@@ -288,7 +292,6 @@ public:
         // the H100, a user's argmin down each of 1024 columns of 4096 took 180 us in 32 blocks of
         // 32, 275 in 4 blocks of 256 (unrolled both), 191 as a generic root.
         if (c.opt.gpu && reduction_member && p.vector_width == 1 && p.threads_y == 1 && !O.region.empty()) {
-            p.serial_dim = shared_reduction_dim(c.g, c.root, c.kc.members);
             const int64_t rows =
                 blocks_for(O.region, 1) / (p.serial_dim >= 0 ? O.region[size_t(p.serial_dim)].extent() : 1);
             p.threads_x = threads_filling_sms(O.region[0].extent(), rows, c.opt.device);
