@@ -237,21 +237,6 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
         if (!O.is_output) plan.materialized.push_back(materialized(O));
     }
     plan.explanations.insert(plan.explanations.end(), side_notes.begin(), side_notes.end());
-    // Reductions each thread computes once for the points it walks along a dim they do not vary along.
-    for (auto &k : plan.kernels) {
-        const PointwiseParams *pw = k.get<PointwiseParams>();
-        if (!pw || pw->serial_dim < 0) continue;
-        const FuncNode &O = g.nodes[size_t(g.find(k.root))];
-        for (auto &f : k.funcs) {
-            const int m = g.find(f);
-            if (f == k.root || m < 0 || !g.nodes[size_t(m)].is_reduction()) continue;
-            plan.explanations.push_back({f, k.root,
-                                         "computed once in each thread of " + k.root + "'s kernel for the " +
-                                             std::to_string(O.region[size_t(pw->serial_dim)].extent()) +
-                                             " points along its dim " + std::to_string(pw->serial_dim) +
-                                             " that the thread walks (it does not vary along them)"});
-        }
-    }
     for (int r = 0; r < N; r++) {
         if (g.nodes[r].generic.empty() || g.nodes[r].is_input) continue;
         if (root[r]) {

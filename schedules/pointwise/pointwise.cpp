@@ -113,6 +113,12 @@ int shared_reduction_dim(const FuncGraph &g, int root, const std::vector<int> &m
     return shared_reduction_dim(g, root, members, inside);
 }
 
+// The rows (points of the dims above the innermost) a pointwise kernel's blocks are laid over: all
+// of them, less the dim each thread walks (`serial_dim`, -1 none).
+int64_t thread_rows(const FuncNode &O, int serial_dim) {
+    return blocks_for(O.region, 1) / (serial_dim >= 0 ? O.region[size_t(serial_dim)].extent() : 1);
+}
+
 // Whether a reduction root takes 2-D tiles (PointwiseParams): two dims or more, every stage over all
 // of them, and a tile's extent in each of the two innermost at the estimates.
 bool reduction_tiles(const FuncNode &O) {
@@ -246,7 +252,7 @@ public:
         Region blk = O.region;
         for (int d = 1; d < rank; d++)
             if (d != serial) blk[d].max = blk[d].min;
-        const int64_t rows = blocks_for(O.region, 1) / (serial >= 0 ? O.region[size_t(serial)].extent() : 1);
+        const int64_t rows = thread_rows(O, serial);
         kc.blocks = ((O.region[0].extent() + 255) / 256) * rows;
         c.cost.kernel_reads(c.g, c.root, c.inside, whole, c.g.regions_for(c.root, blk, c.inside), rows, kc, true);
         consider_split_k(c.g, c.opt, c.root, kc);
@@ -263,6 +269,13 @@ public:
         // A dim each thread walks, computing the reductions shared along it once (as choose costed
         // it): decided before the 2-D tiles below, which such a kernel does not take.
         if (c.opt.gpu && reduction_member) p.serial_dim = shared_reduction_dim(c.g, c.root, c.kc.members);
+        for (int m : c.kc.members)
+            if (p.serial_dim >= 0 && c.g.nodes[size_t(m)].is_reduction())
+                c.plan.explanations.push_back({c.g.nodes[size_t(m)].name, O.name,
+                                               "computed once in each thread of " + O.name + "'s kernel for the " +
+                                                   std::to_string(O.region[size_t(p.serial_dim)].extent()) +
+                                                   " points along its dim " + std::to_string(p.serial_dim) +
+                                                   " that the thread walks (it does not vary along them)"});
         // Rows per block where a row is shorter than the block (at the estimates; any size runs).
         if (p.vector_width > 1 && O.dims.size() >= 2) {
             const int64_t accesses = blocks_of(O.region[0].extent(), p.vector_width);
@@ -292,9 +305,7 @@ public:
         // the H100, a user's argmin down each of 1024 columns of 4096 took 180 us in 32 blocks of
         // 32, 275 in 4 blocks of 256 (unrolled both), 191 as a generic root.
         if (c.opt.gpu && reduction_member && p.vector_width == 1 && p.threads_y == 1 && !O.region.empty()) {
-            const int64_t rows =
-                blocks_for(O.region, 1) / (p.serial_dim >= 0 ? O.region[size_t(p.serial_dim)].extent() : 1);
-            p.threads_x = threads_filling_sms(O.region[0].extent(), rows, c.opt.device);
+            p.threads_x = threads_filling_sms(O.region[0].extent(), thread_rows(O, p.serial_dim), c.opt.device);
         }
         // A gather: each thread takes kGatherRows rows, unrolled, so that their
         // index loads, and then their gathered loads, are in flight together. Measured on the H100,
