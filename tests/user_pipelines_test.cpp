@@ -1604,8 +1604,9 @@ TEST(UserPipelines, PointScanRunsPerTileOfACopy) {
         RDom r(1, steps, "r");
         acc(x, y, r) = acc(x, y, r - 1) + clamped(x + r, y) * 0.5f;
         out(x, y) = acc(x, y, steps) - acc(x + 1, y, steps / 2);
-        in.set_estimates({{0, 96}, {0, 40}});
-        out.set_estimates({{0, 96}, {0, 40}});
+        // (Estimates of enough tiles to give every SM four blocks in tiles of 8 rows.)
+        in.set_estimates({{0, 1024}, {0, 256}});
+        out.set_estimates({{0, 1024}, {0, 256}});
         std::string plan = schedule_with_solder({out}, target);
         expect_scan_tiles(plan, target, 8);
         Pipeline p = compiled({out}, target);
@@ -1647,8 +1648,8 @@ TEST(UserPipelines, PointScansOfTuplesWithSeveralUpdates) {
             Tuple(max(win(x, y, r - 1, c)[0], clamped(x, y + r, c)), win(x, y, r - 1, c)[1] + clamped(x, y - r, c));
         win(x, y, 0, c) = Tuple(win(x, y, 0, c)[0] * 2.0f, win(x, y, 0, c)[1]);
         out(x, y, c) = win(x, y, steps, c)[0] + 0.25f * win(x + 1, y, steps / 2, c)[1] + win(x, y, 0, c)[0];
-        in.set_estimates({{0, 80}, {0, 48}, {0, 3}});
-        out.set_estimates({{0, 80}, {0, 48}, {0, 3}});
+        in.set_estimates({{0, 1024}, {0, 256}, {0, 3}});
+        out.set_estimates({{0, 1024}, {0, 256}, {0, 3}});
         std::string plan = schedule_with_solder({out}, target);
         expect_scan_tiles(plan, target, 8);
         Pipeline p = compiled({out}, target);
@@ -1700,8 +1701,8 @@ TEST(UserPipelines, PointScansOfManyStepsTakeFewerRows) {
         RDom r(1, steps, "r");
         acc(x, y, r) = acc(x, y, r - 1) * 0.5f + 1.0f;
         out(x, y) = acc(x, y, steps) + acc(x, y, 0);
-        in.set_estimates({{0, 64}, {0, 32}});
-        out.set_estimates({{0, 64}, {0, 32}});
+        in.set_estimates({{0, 2048}, {0, 1024}});
+        out.set_estimates({{0, 2048}, {0, 1024}});
         std::string plan = schedule_with_solder({out}, target);
         expect_scan_tiles(plan, target, 4);
         Pipeline p = compiled({out}, target);
@@ -1722,6 +1723,55 @@ TEST(UserPipelines, PointScansOfManyStepsTakeFewerRows) {
                     1e-4))
                     << plan;
             }
+        }
+    });
+}
+
+// A Tuple argmin along rows (strict <: the first minimum wins), its index and value two outputs
+// that share it, over few rows at the estimates (1024 x 16 rows of 256): each thread walks its
+// row's steps serially, so the tiles take fewer rows until they give every SM four blocks (32 x 8
+// tiles left half of the H100's SMs idle). Run at sizes it was not planned for.
+TEST(UserPipelines, AFewRowsScanTakesTilesThatFillTheSMs) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 3, "amin");
+        Var y("y"), c("c");
+        RDom r(in.dim(0).min(), in.dim(0).extent(), "r");
+        Func am("am"), idx("amidx"), val("amval");
+        am(y, c) = Tuple(in.dim(0).min() - 1, std::numeric_limits<float>::infinity());
+        am(y, c) = select(in(r, y, c) < am(y, c)[1], Tuple(r.x, in(r, y, c)), am(y, c));
+        idx(y, c) = am(y, c)[0];
+        val(y, c) = am(y, c)[1];
+        in.set_estimates({{0, 256}, {0, 1024}, {0, 16}});
+        idx.set_estimates({{0, 1024}, {0, 16}});
+        val.set_estimates({{0, 1024}, {0, 16}});
+        std::string plan = schedule_with_solder({idx, val}, target);
+        expect_scan_tiles(plan, target, 1);
+        Pipeline p = compiled({idx, val}, target);
+        for (auto [w, h, d] : std::vector<std::array<int, 3>>{{256, 70, 2}, {37, 9, 3}, {1, 1, 1}}) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(d));
+            // Values from few levels, so that rows hold equal minima and the first must win.
+            auto a = random_buffer<float>({w, h, d}, 91, 0, 4);
+            for (int k = 0; k < d; k++)
+                for (int j = 0; j < h; j++)
+                    for (int i = 0; i < w; i++) a(i, j, k) = std::floor(a(i, j, k));
+            in.set(a);
+            Buffer<int32_t> oi(h, d);
+            Buffer<float> ov(h, d);
+            p.realize({oi, ov}, jit_target(target));
+            oi.copy_to_host();
+            ov.copy_to_host();
+            auto first_min = [&](int j, int k) {
+                int best = 0;
+                for (int i = 1; i < w; i++)
+                    if (a(i, j, k) < a(best, j, k)) best = i;
+                return best;
+            };
+            EXPECT_TRUE(matches(
+                oi, [&](auto &q) { return double(first_min(q[0], q[1])); }, 0))
+                << plan;
+            EXPECT_TRUE(matches(
+                ov, [&](auto &q) { return double(a(first_min(q[0], q[1]), q[0], q[1])); }, 0))
+                << plan;
         }
     });
 }

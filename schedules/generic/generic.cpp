@@ -50,14 +50,37 @@ int64_t scan_tile_bytes(const FuncNode &O, int rows) {
     return bytes;
 }
 
+// The tiles of kGenericTileX x `rows` points a point scan's copy is laid over at the estimates.
+int64_t scan_tiles(const FuncNode &O, int rows) {
+    const std::vector<int> scan = point_scan_dims(O.function);
+    int64_t tiles = 1;
+    for (size_t d = 0; d < O.region.size(); d++) {
+        const int64_t e = O.region[d].extent();
+        if (d == 0)
+            tiles *= (e + kGenericTileX - 1) / kGenericTileX;
+        else if (d == 1)
+            tiles *= (e + rows - 1) / rows;
+        else if (std::find(scan.begin(), scan.end(), int(d)) == scan.end())
+            tiles *= e;
+    }
+    return tiles;
+}
+
 // The rows of a point scan's tiles (GenericParams::scan_tile_rows), or 0 where it runs at root: a
 // point scan that is no pipeline output (other kernels read the copy), on a GPU. kGenericTileY
 // rows, or fewer (down to one) where the tile would take more than half the shared memory at the
 // estimates: a scan's steps are often a parameter's, and its tile grows with them at run time.
+// Fewer rows, too, while the tiles would not give each SM four blocks (threads_filling_sms's
+// rule): each thread walks its points' steps serially, so the kernel is bound by the latency of
+// those walks, and an SM left without a block adds nothing. A Tuple argmin of 16384 rows of 256
+// took 64 tiles of 32 x 8, on 64 of the H100's 132 SMs.
 int scan_tile_rows(const FuncNode &O, const PlannerOptions &opt) {
     if (!opt.gpu || O.is_output || !point_scan(O.function)) return 0;
-    for (int rows = kGenericTileY; rows >= 1; rows /= 2)
-        if (2 * scan_tile_bytes(O, rows) <= opt.device.shared_memory_bytes) return rows;
+    for (int rows = kGenericTileY; rows >= 1; rows /= 2) {
+        if (2 * scan_tile_bytes(O, rows) > opt.device.shared_memory_bytes) continue;
+        while (rows > 1 && scan_tiles(O, rows) < 4 * int64_t(opt.device.sms)) rows /= 2;
+        return rows;
+    }
     return 0;
 }
 
