@@ -25,7 +25,9 @@ ScheduleScore score_applied_schedule(const FuncGraph &g, const std::vector<Halid
             continue;
         }
         auto it = scheduled.find(n.name);
-        root[i] = n.is_output || (it != scheduled.end() && is_computed_at_root(it->second));
+        // (A Func computed at the points of its own copy is stored as the copy.)
+        root[i] = n.is_output ||
+                  (it != scheduled.end() && (is_computed_at_root(it->second) || is_computed_at_own_copy(it->second)));
         if (n.is_output) s.min_bytes += n.bytes();
         if (root[i]) s.kernels++;
         if (root[i] && !n.is_output) s.roots.push_back(n.name);

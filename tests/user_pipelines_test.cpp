@@ -1727,6 +1727,70 @@ TEST(UserPipelines, PointScansOfManyStepsTakeFewerRows) {
     });
 }
 
+// A patch sum over a parameter's window at each pixel, read by two kernels (a weight per pixel and
+// a weighted output, as non-local means reads its patch distances), so stored: on a GPU each thread
+// computes its point's sum in registers and writes it once, through a copy its readers read,
+// instead of a launch that writes the sums' first values and one that loads and stores each point
+// at every step. Run at sizes and windows it was not planned for.
+TEST(UserPipelines, AStoredPatchSumIsComputedInEachThreadsRegisters) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 3, "pain");
+        Param<int> patch("patch");
+        patch.set_estimate(5);
+        Var x("x"), y("y"), c("c");
+        Func clamped = BoundaryConditions::repeat_edge(in);
+        Func sq("pasq"), dist("padist"), wsum("pawsum"), out("paout");
+        sq(x, y, c) = clamped(x, y, c) * clamped(x, y, c);
+        RDom p(-(patch / 2), patch, -(patch / 2), patch, "pap");
+        dist(x, y, c) = 0.0f;
+        dist(x, y, c) += sq(x + p.x, y + p.y, c);
+        RDom ch(0, in.dim(2).extent(), "pach");
+        wsum(x, y) = 0.0f;
+        wsum(x, y) += dist(x, y, ch);
+        out(x, y, c) = dist(x, y, c) / (1.0f + wsum(x, y)) + dist(x + 1, y, c) * 0.25f;
+        in.set_estimates({{0, 1024}, {0, 1024}, {0, 3}});
+        out.set_estimates({{0, 1024}, {0, 1024}, {0, 3}});
+        std::string plan = schedule_with_solder({out}, target);
+        if (target != "host") {
+            // (Names take a suffix where the test builds the pipeline again for its next target.)
+            const std::string f = "padist(_[0-9]+)?";
+            for (const std::string &line : {"Func " + f + "_global_wrapper_0 = " + f + "\\.in\\(\\);",
+                                            f + "\\.compute_at\\(" + f + "_global_wrapper_0, " + f + "_copy_tx\\);",
+                                            f + "\\.update\\(0\\)\\.unroll\\(pap_x, 5, TailStrategy::GuardWithIf\\);"})
+                EXPECT_TRUE(std::regex_search(plan, std::regex(line))) << line << "\n" << plan;
+        }
+        Pipeline pl = compiled({out}, target);
+        for (int n : {5, 1, 4, 9}) {
+            patch.set(n);
+            for (auto [w, h, d] : std::vector<std::array<int, 3>>{{64, 40, 3}, {37, 29, 2}, {1, 1, 1}}) {
+                SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(d) + " patch " +
+                             std::to_string(n));
+                auto a = random_buffer<float>({w, h, d}, 97);
+                in.set(a);
+                Buffer<float> o = realized<float>(pl, {w, h, d}, target);
+                auto v = [&](int i, int j, int k) {
+                    return double(a(std::clamp(i, 0, w - 1), std::clamp(j, 0, h - 1), k));
+                };
+                auto dst = [&](int i, int j, int k) {
+                    double acc = 0;
+                    for (int q = -(n / 2); q < -(n / 2) + n; q++)
+                        for (int r = -(n / 2); r < -(n / 2) + n; r++) acc += v(i + r, j + q, k) * v(i + r, j + q, k);
+                    return acc;
+                };
+                EXPECT_TRUE(matches(
+                    o,
+                    [&](auto &q) {
+                        double ws = 0;
+                        for (int k = 0; k < d; k++) ws += dst(q[0], q[1], k);
+                        return dst(q[0], q[1], q[2]) / (1 + ws) + dst(q[0] + 1, q[1], q[2]) * 0.25;
+                    },
+                    1e-4))
+                    << plan;
+            }
+        }
+    });
+}
+
 // A Tuple argmin along rows (strict <: the first minimum wins), its index and value two outputs
 // that share it, over few rows at the estimates (1024 x 16 rows of 256): each thread walks its
 // row's steps serially, so the tiles take fewer rows until they give every SM four blocks (32 x 8

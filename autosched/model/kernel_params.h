@@ -41,6 +41,9 @@ struct PointwiseParams {
     // that does not vary along it (a weighted sum over an input's channels, read by every channel of
     // the output) is then computed once per thread for all the points it walks.
     int serial_dim = -1;
+    // A root that reduces at each point, computed in each thread's registers: per update, the steps
+    // of its innermost RVar unrolled (its extent at the estimates, at most 8; 1: none).
+    std::vector<int> root_unroll;
 };
 // A 0-d root: one point (schedules/single).
 struct SingleParams {};

@@ -60,6 +60,14 @@ bool is_computed_at_root(const Function &f) {
     return copy.lock().is_root();
 }
 
+bool is_computed_at_own_copy(const Function &f) {
+    LoopLevel copy;
+    copy.set(f.schedule().compute_level());
+    copy.lock();
+    if (copy.is_root() || copy.is_inlined()) return false;
+    return copy.func().rfind(f.name() + "_global_wrapper", 0) == 0;
+}
+
 int count_root_stages(const std::vector<Func> &outputs) {
     int n = 0;
     for (auto &f : pipeline_functions(outputs)) {

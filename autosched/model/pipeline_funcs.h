@@ -21,6 +21,9 @@ std::vector<Halide::VarOrRVar> stage_pure_vars(const Halide::Internal::Function 
 // Funcs computed at root (outputs included) after scheduling: each is one loop nest on the host,
 // and at least one kernel on a GPU target.
 bool is_computed_at_root(const Halide::Internal::Function &f);
+// Whether `f` is computed at the points of its own copy (Func::in, the copy at root: a point scan
+// per tile, a reduction in each thread's registers): it is then stored as that copy.
+bool is_computed_at_own_copy(const Halide::Internal::Function &f);
 int count_root_stages(const std::vector<Halide::Func> &outputs);
 bool is_gpu_target(const Halide::Target &t);
 // Whether any value `f` computes or loads, in any definition, is of a type `pred` takes (its

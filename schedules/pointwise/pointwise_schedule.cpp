@@ -72,6 +72,16 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, c
     w.vectorize({root}, xv, vector_width, TailStrategy::RoundUp);
 }
 
+Func schedule_pointwise_reduction_in_registers(ScheduleWriter &w, Func root, int threads_x, int threads_y) {
+    Func copy = w.in(root, {});
+    w.compute_root(copy);
+    const std::string tag = root.name() + "_copy";
+    gpu_tile_over_blocks(w, {copy}, stage_pure_vars(copy.function(), 0), threads_x, threads_y, tag);
+    // (gpu_tile_over_blocks names the innermost thread loop tag + "_tx": one point of the copy.)
+    w.compute_at(root, copy, Var(tag + "_tx"));
+    return copy;
+}
+
 Halide::VarOrRVar schedule_pointwise_serial_dim(ScheduleWriter &w, Func root, int threads_x, int serial_dim) {
     w.compute_root(root);
     const std::string tag = root.name();
