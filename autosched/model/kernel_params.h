@@ -114,8 +114,10 @@ struct GenericParams {
     // A point scan (autosched/model/generic_reason.h) read by other kernels, on a GPU: all its
     // stages computed per 32 x scan_tile_rows tile of a copy of it in shared memory, the copy
     // written once (one launch), instead of a launch per stage each writing the whole Func.
-    // 0: not so.
+    // 0: not so. A reduction at each point (no scan dim: a Tuple argmin along rows) is computed at
+    // each point of the copy, in the thread's registers, instead (`in_registers`).
     int scan_tile_rows = 0;
+    bool in_registers = false;
 };
 
 // Tiles stepping through a fused reduction's RVar (schedules/reduction_tile): `reduction` per tile,

@@ -213,7 +213,10 @@ std::string Plan::to_text() const {
                    (rt->per_step.empty() ? std::string(" (nothing staged per step)")
                                          : " with " + rt->per_step + " per tile at each step");
         if (const GenericParams *gp = k.get<GenericParams>()) {
-            if (gp->scan_tile_rows > 0)
+            if (gp->scan_tile_rows > 0 && gp->in_registers)
+                vec += ", each point in a thread's registers, in 32 x " + std::to_string(gp->scan_tile_rows) +
+                       " tiles, written once through a copy";
+            else if (gp->scan_tile_rows > 0)
                 vec += ", its scan per 32 x " + std::to_string(gp->scan_tile_rows) +
                        " tile in shared memory, written once through a copy";
             for (size_t s = 0; s < gp->stage_serial_outer.size(); s++)

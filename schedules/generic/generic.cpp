@@ -103,6 +103,7 @@ public:
         const FuncNode &O = c.g.nodes[size_t(c.root)];
         GenericParams p;
         p.scan_tile_rows = scan_tile_rows(O, c.opt);
+        p.in_registers = p.scan_tile_rows > 0 && point_scan_dims(O.function).empty();
         if (p.scan_tile_rows > 0) {
             k.launches = 1;  // the copy's (its stage loops are the copy's, not the Func's own)
         } else if (c.opt.gpu) {
@@ -136,7 +137,8 @@ public:
             for (size_t d = 0; d < O.region.size(); d++)
                 if (std::find(scan.begin(), scan.end(), int(d)) == scan.end()) e.push_back(O.region[d].extent());
             LaunchShape s = tiled_stage(O.name + " (copy)", e, kGenericTileX, rows, 0, c.grid);
-            s.shared_bytes = scan_tile_bytes(O, rows);
+            // (A reduction at each point, no scan dim, is computed in registers instead.)
+            s.shared_bytes = k.get<GenericParams>()->in_registers ? 0 : scan_tile_bytes(O, rows);
             return {s};
         }
         const auto &threads = k.get<GenericParams>()->stage_threads;

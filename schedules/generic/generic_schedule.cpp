@@ -149,6 +149,13 @@ void schedule_point_scan_tiles(ScheduleWriter &w, Func f, int rows) {
     // No loop split into prologue, steady state and epilogue (here or in the scan's stages): each
     // split doubles the tile's code, and with it the registers (64, with spills, against 40).
     w.never_partition_all({copy});
+    if (scan.empty()) {
+        // A reduction at each point (every update writes the pure vars in place: a Tuple argmin
+        // along rows): computed at each point of the copy, in the thread's registers, instead of per
+        // tile in shared memory, where each step of the walk loaded and stored the point there.
+        w.compute_at(f, copy, tx);
+        return;
+    }
     // The scan per tile: its region there is the tile itself (guarded at the edges), so each stage's
     // two innermost pure vars are the threads, unsplit, with its other dims and its RDom looping
     // inside each thread. (Split by the tile instead, each step kept a loop of one iteration around
