@@ -44,6 +44,8 @@ void schedule_generic_kernel(ScheduleWriter &w, Halide::Func f, const Halide::Ta
 // registers; 3970 with the loops partitioned, 64 registers and spills), and the scan computed
 // per tile of the disc's own kernel (no copy; tiles of 32 x 8 up to 256 x 1 points) 2757-3061 us,
 // bound by instruction issue: every tile recomputes its halo's column windows.
+// A point scan with no scan dim (a reduction at each point: a Tuple argmin along rows) is computed
+// at each point of the copy instead, in the thread's registers.
 void schedule_point_scan_tiles(ScheduleWriter &w, Halide::Func f, int rows);
 
 }  // namespace solder

@@ -135,8 +135,6 @@ bool reduction_tiles(const FuncNode &O) {
 // user's argmin down each of 1024 columns of 4096 took 275 us unrolled, 356 not (blocks of 256).
 constexpr int kPerPointUnroll = 8;
 
-// The fused members of `k` that are generic reductions computed per point (FuncNode::
-// generic_per_point), their RVars unrolled in each thread on a GPU.
 // The innermost RVar of each update of `f`, a reduction computed per point in a thread, unrolled.
 // (The innermost only: the code grows with the product of the factors. Not an update with an
 // RDom::where predicate: each unrolled step keeps its guard and its predicate, and a user's
@@ -160,6 +158,8 @@ void unroll_innermost_rvars(ScheduleWriter &w, Halide::Func f, const std::vector
             if (!unrolled[size_t(u)]) w.unscheduled({f, u});
 }
 
+// The fused members of `k` that are generic reductions computed per point (FuncNode::
+// generic_per_point), their RVars unrolled in each thread on a GPU.
 void unroll_per_point_members(ApplyContext &c, const KernelPlan &k) {
     if (!is_gpu_target(c.target)) return;
     for (auto &name : k.funcs) {
@@ -176,8 +176,8 @@ void unroll_per_point_members(ApplyContext &c, const KernelPlan &k) {
 // tiles, not a pipeline output (its readers must be able to read a copy instead), and with no other
 // Func with updates computed in the kernel, no walked dim and no side outputs. `fn` gives the
 // kernel's Funcs by name.
-bool root_reduction_in_registers(const KernelPlan &k, const PointwiseParams &p, bool gpu,
-                                 const std::function<Halide::Internal::Function(const std::string &)> &fn) {
+using FunctionByName = std::function<Halide::Internal::Function(const std::string &)>;
+bool root_reduction_in_registers(const KernelPlan &k, const PointwiseParams &p, bool gpu, const FunctionByName &fn) {
     if (!gpu || p.threads_y <= 1 || p.serial_dim >= 0 || !k.side.empty() || k.split) return false;
     if (std::find(k.outputs.begin(), k.outputs.end(), k.root) != k.outputs.end()) return false;
     const Halide::Internal::Function root = fn(k.root);
@@ -185,6 +185,11 @@ bool root_reduction_in_registers(const KernelPlan &k, const PointwiseParams &p, 
     for (auto &name : k.funcs)
         if (name != k.root && fn(name).has_update_definition()) return false;
     return true;
+}
+
+// The graph's Funcs by name, for root_reduction_in_registers while planning.
+FunctionByName graph_functions(const FuncGraph &g) {
+    return [&g](const std::string &n) { return g.nodes[size_t(g.find(n))].function; };
 }
 
 // Points of the next dim each thread of a gathering kernel computes (PointwiseParams::unroll_rows).
@@ -347,8 +352,7 @@ public:
         if (c.opt.gpu && reduces_per_point(O.function))
             for (const std::vector<int64_t> &e : O.rvar_extents)
                 p.root_unroll.push_back(e.empty() ? 1 : int(std::clamp<int64_t>(e[0], 1, kPerPointUnroll)));
-        if (root_reduction_in_registers(k, p, c.opt.gpu,
-                                        [&](const std::string &n) { return c.g.nodes[size_t(c.g.find(n))].function; }))
+        if (root_reduction_in_registers(k, p, c.opt.gpu, graph_functions(c.g)))
             k.launches = 1 + (c.kc.launches() - 1);  // the copy's (its stages are the copy's loops)
         k.params = p;
     }
@@ -394,8 +398,7 @@ public:
             e.erase(e.begin() + p->serial_dim);
             return {tiled_stage(O.name, e, p->threads_x, 1, p->threads_x, c.grid)};
         }
-        if (root_reduction_in_registers(k, *p, c.opt.gpu,
-                                        [&](const std::string &n) { return c.g.nodes[size_t(c.g.find(n))].function; }))
+        if (root_reduction_in_registers(k, *p, c.opt.gpu, graph_functions(c.g)))
             return {tiled_stage(O.name + " (copy)", stage_extents(O, 0), p->threads_x, p->threads_y, 0, c.grid)};
         if ((O.updates > 0 || width <= 1) && p->threads_y > 1) {
             std::vector<LaunchShape> out;
