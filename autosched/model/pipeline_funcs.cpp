@@ -52,20 +52,23 @@ std::vector<VarOrRVar> stage_pure_vars(const Function &f, int stage) {
     return vars;
 }
 
-bool is_computed_at_root(const Function &f) {
-    // Schedules hold LoopLevels that stay unlocked until lowering and refuse queries until then;
-    // query a locked copy so the schedule itself is left as it is.
-    LoopLevel copy;
-    copy.set(f.schedule().compute_level());
-    return copy.lock().is_root();
-}
-
-bool is_computed_at_own_copy(const Function &f) {
+namespace {
+// Schedules hold LoopLevels that stay unlocked until lowering and refuse queries until then; query a
+// locked copy so the schedule itself is left as it is.
+LoopLevel locked_compute_level(const Function &f) {
     LoopLevel copy;
     copy.set(f.schedule().compute_level());
     copy.lock();
-    if (copy.is_root() || copy.is_inlined()) return false;
-    return copy.func().rfind(f.name() + "_global_wrapper", 0) == 0;
+    return copy;
+}
+}  // namespace
+
+bool is_computed_at_root(const Function &f) { return locked_compute_level(f).is_root(); }
+
+bool is_computed_at_own_copy(const Function &f) {
+    const LoopLevel at = locked_compute_level(f);
+    if (at.is_root() || at.is_inlined()) return false;
+    return at.func().rfind(f.name() + "_global_wrapper", 0) == 0;
 }
 
 int count_root_stages(const std::vector<Func> &outputs) {

@@ -50,19 +50,22 @@ int64_t scan_tile_bytes(const FuncNode &O, int rows) {
     return bytes;
 }
 
-// The tiles of kGenericTileX x `rows` points a point scan's copy is laid over at the estimates.
-int64_t scan_tiles(const FuncNode &O, int rows) {
+// The extents (innermost first) of a point scan's dims other than its scan dims: its copy's dims,
+// which the copy's tiles are laid over (the scan dims each thread loops).
+std::vector<int64_t> copy_extents(const FuncNode &O) {
     const std::vector<int> scan = point_scan_dims(O.function);
-    int64_t tiles = 1;
-    for (size_t d = 0; d < O.region.size(); d++) {
-        const int64_t e = O.region[d].extent();
-        if (d == 0)
-            tiles *= (e + kGenericTileX - 1) / kGenericTileX;
-        else if (d == 1)
-            tiles *= (e + rows - 1) / rows;
-        else if (std::find(scan.begin(), scan.end(), int(d)) == scan.end())
-            tiles *= e;
-    }
+    std::vector<int64_t> e;
+    for (size_t d = 0; d < O.region.size(); d++)
+        if (std::find(scan.begin(), scan.end(), int(d)) == scan.end()) e.push_back(O.region[d].extent());
+    return e;
+}
+
+// The tiles of kGenericTileX x `rows` points a point scan's copy is laid over at the estimates.
+// (A point scan's two innermost dims are never scan dims.)
+int64_t scan_tiles(const FuncNode &O, int rows) {
+    const std::vector<int64_t> e = copy_extents(O);
+    int64_t tiles = blocks_of(e[0], kGenericTileX) * blocks_of(e[1], rows);
+    for (size_t d = 2; d < e.size(); d++) tiles *= e[d];
     return tiles;
 }
 
@@ -132,11 +135,7 @@ public:
         if (O.is_input || O.function.has_extern_definition()) return out;
         if (const int rows = k.get<GenericParams>()->scan_tile_rows; rows > 0) {
             // The copy's launch: tiles over the dims other than the scan's, which each thread loops.
-            std::vector<int64_t> e;
-            const std::vector<int> scan = point_scan_dims(O.function);
-            for (size_t d = 0; d < O.region.size(); d++)
-                if (std::find(scan.begin(), scan.end(), int(d)) == scan.end()) e.push_back(O.region[d].extent());
-            LaunchShape s = tiled_stage(O.name + " (copy)", e, kGenericTileX, rows, 0, c.grid);
+            LaunchShape s = tiled_stage(O.name + " (copy)", copy_extents(O), kGenericTileX, rows, 0, c.grid);
             // (A reduction at each point, no scan dim, is computed in registers instead.)
             s.shared_bytes = k.get<GenericParams>()->in_registers ? 0 : scan_tile_bytes(O, rows);
             return {s};
