@@ -139,3 +139,30 @@ TEST(AlignedVectors, SixtyFourBitValuesCompileForCudaAtAnySize) {
     std::string ptx = cuda_stmt({sharp, energy}, {in}, "aligned_64_bit");
     EXPECT_NE(ptx.find(".entry"), std::string::npos);
 }
+
+// An output whose channels each thread unrolls in a branch of its own (3 channels from 0; each
+// channel reads the whole pixel) gets its aligned branch inside that branch as well as beside the
+// general schedule: four kernels, the aligned ones with 16-byte accesses.
+TEST(AlignedVectors, AnUnrolledChannelBranchHasAnAlignedBranchInside) {
+    ImageParam in(Float(32), 3, "ach_in");
+    Var x("x"), y("y"), c("c");
+    Func out("ach_out");
+    Expr l = (in(x, y, 0) + in(x, y, 1) + in(x, y, 2)) / 3.0f;
+    out(x, y, c) = l + (in(x, y, c) - l) * 1.5f;
+    in.set_estimates({{0, 1920}, {0, 1080}, {0, 3}});
+    out.set_estimates({{0, 1920}, {0, 1080}, {0, 3}});
+    std::string src = schedule_with_solder({out}, "cuda");
+    const std::string branch = "ach_out.specialize(ach_out.output_buffer().dim(2).extent() == 3 && "
+                               "ach_out.output_buffer().dim(2).min() == 0)";
+    EXPECT_NE(src.find(branch + ".unroll(ach_out_ci);"), std::string::npos) << src;
+    EXPECT_NE(src.find(branch + ".specialize((ach_out.output_buffer().dim(0).extent()) % 4 == 0"), std::string::npos)
+        << src;
+    EXPECT_NE(src.find("\nach_out.specialize((ach_out.output_buffer().dim(0).extent()) % 4 == 0"), std::string::npos)
+        << src;
+    std::string ptx = cuda_stmt({out}, {in}, "aligned_channels");
+    size_t kernels = 0;
+    for (size_t at = ptx.find(".entry"); at != std::string::npos; at = ptx.find(".entry", at + 1)) kernels++;
+    EXPECT_EQ(kernels, 4u);
+    EXPECT_NE(ptx.find("ld.global.nc.v4"), std::string::npos);
+    EXPECT_NE(ptx.find("st.global.v4"), std::string::npos);
+}

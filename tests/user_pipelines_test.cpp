@@ -1844,3 +1844,116 @@ TEST(UserPipelines, AFewRowsScanTakesTilesThatFillTheSMs) {
         }
     });
 }
+
+// A planar RGB image's lightness, and a saturation gain around it per channel (each output
+// channel reads the pixel's red, green and blue: f(x, y, 0), f(x, y, 1), f(x, y, 2)), with a
+// second output of the pixel's max, min and lightness as channels (mux). On a GPU each thread
+// computes the 3 channels of its pixels together, unrolled, in a branch for outputs of 3
+// channels from 0, so that what the channels share is computed once; other channel counts and
+// windows take the general schedule. Run at sizes it was not planned for, 1 to 4 channels, and
+// over a window of channels 1 to 3.
+TEST(UserPipelines, ChannelsThatReadTheWholePixelAreUnrolledInEachThread) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(UInt(8), 3, "chin");
+        Param<float> gain("chgain");
+        gain.set_estimate(1.5f);
+        Var x("x"), y("y"), c("c");
+        Func f("chf"), sat("chsat"), ext("chext");
+        f(x, y, c) = cast<float>(in(x, y, c)) / 255.0f;
+        Expr mx = max(f(x, y, 0), max(f(x, y, 1), f(x, y, 2))), mn = min(f(x, y, 0), min(f(x, y, 1), f(x, y, 2)));
+        Expr l = (mx + mn) * 0.5f;
+        sat(x, y, c) = cast<uint8_t>(clamp((l + (f(x, y, c) - l) * gain) * 255.0f + 0.5f, 0.0f, 255.0f));
+        ext(x, y, c) = mux(c, {mx, mn, l});
+        in.set_estimates({{0, 1920}, {0, 1080}, {0, 3}});
+        sat.set_estimates({{0, 1920}, {0, 1080}, {0, 3}});
+        ext.set_estimates({{0, 1920}, {0, 1080}, {0, 3}});
+        std::string plan = schedule_with_solder({sat, ext}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("the 3 points of dim 2 unrolled in each thread where the output's dim 2 has 3 from 0"),
+                      std::string::npos)
+                << plan;
+            for (const std::string f : {"chsat(_[0-9]+)?", "chext(_[0-9]+)?"}) {
+                const std::string branch =
+                    f + "\\.specialize\\(" + f + "\\.output_buffer\\(\\)\\.dim\\(2\\)\\.extent\\(\\) == 3";
+                EXPECT_TRUE(std::regex_search(plan, std::regex(branch + ".*\\.unroll\\(" + f + "_ci\\);"))) << plan;
+            }
+        } else {
+            EXPECT_EQ(plan.find("unrolled in each thread"), std::string::npos) << plan;
+        }
+        Pipeline p = compiled({sat, ext}, target);
+        for (float g : {1.5f, 0.25f}) {
+            gain.set(g);
+            for (auto [w, h, d, c0] : std::vector<std::array<int, 4>>{
+                     {64, 40, 3, 0}, {37, 29, 3, 0}, {37, 29, 2, 0}, {9, 5, 4, 0}, {1, 1, 1, 0}, {33, 7, 3, 1}}) {
+                SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(d) + " from channel " +
+                             std::to_string(c0) + " gain " + std::to_string(g));
+                // (The pixel's three channels are read whatever the output's: at least 3.)
+                const int in_d = std::max(3, c0 + d);
+                Buffer<uint8_t> a(w, h, in_d);
+                std::mt19937 rng(unsigned(w * 131 + d));
+                a.for_each_value([&](uint8_t &v) { v = uint8_t(rng() % 256); });
+                if (w > 2)
+                    for (int j = 0; j < h; j++)
+                        for (int k = 0; k < in_d; k++) a(1, j, k) = uint8_t(40 * j);  // greys: max == min
+                a.set_host_dirty();
+                in.set(a);
+                Buffer<uint8_t> os(w, h, d);
+                Buffer<float> oe(w, h, d);
+                os.set_min(0, 0, c0);
+                oe.set_min(0, 0, c0);
+                p.realize({os, oe}, jit_target(target));
+                os.copy_to_host();
+                oe.copy_to_host();
+                auto px = [&](int i, int j, int k) { return double(float(a(i, j, k)) / 255.0f); };
+                auto stats = [&](int i, int j) {
+                    double hi = std::max({px(i, j, 0), px(i, j, 1), px(i, j, 2)});
+                    double lo = std::min({px(i, j, 0), px(i, j, 1), px(i, j, 2)});
+                    return std::array<double, 3>{hi, lo, (hi + lo) * 0.5};
+                };
+                // (A value within float rounding of an integer may land on either side: one off.)
+                int off = 0;
+                os.for_each_element([&](int i, int j, int k) {
+                    const double lt = stats(i, j)[2];
+                    const double v = std::floor(std::clamp((lt + (px(i, j, k) - lt) * g) * 255.0 + 0.5, 0.0, 255.0));
+                    off += std::abs(double(os(i, j, k)) - v) > 1;
+                });
+                EXPECT_EQ(off, 0) << plan;
+                EXPECT_TRUE(matches(
+                    oe, [&](auto &q) { return stats(q[0], q[1])[size_t(std::clamp(q[2], 0, 2))]; }, 1e-6))
+                    << plan;
+            }
+        }
+    });
+}
+
+// The same branch where the constant reads are of a small table (a gain and an offset) and each
+// channel reads only its own channel of the input: an input of 2 channels or 1, as many as the
+// output's, is not read beyond them though the branch splits the channels by 3.
+TEST(UserPipelines, AnUnrolledChannelBranchReadsNoChannelBeyondTheInputs) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 3, "cbin"), k(Float(32), 1, "cbk");
+        Var x("x"), y("y"), c("c");
+        Func out("cbout");
+        out(x, y, c) = in(x, y, c) * k(0) + k(1);
+        in.set_estimates({{0, 1920}, {0, 1080}, {0, 3}});
+        k.set_estimates({{0, 2}});
+        out.set_estimates({{0, 1920}, {0, 1080}, {0, 3}});
+        std::string plan = schedule_with_solder({out}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("the 3 points of dim 2 unrolled in each thread"), std::string::npos) << plan;
+        }
+        Pipeline p = compiled({out}, target);
+        Buffer<float> kb(2);
+        kb(0) = 1.5f, kb(1) = -0.25f;
+        k.set(kb);
+        for (auto [w, h, d] : std::vector<std::array<int, 3>>{{64, 8, 3}, {37, 5, 2}, {9, 3, 1}}) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(d));
+            auto a = random_buffer<float>({w, h, d}, 61);
+            in.set(a);
+            Buffer<float> o = realized<float>(p, {w, h, d}, target);
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return a(q[0], q[1], q[2]) * 1.5 - 0.25; }, 1e-6))
+                << plan;
+        }
+    });
+}

@@ -44,6 +44,13 @@ struct PointwiseParams {
     // A root that reduces at each point, computed in each thread's registers: per update, the steps
     // of its innermost RVar unrolled (its extent at the estimates, at most 8; 1: none).
     std::vector<int> root_unroll;
+    // A dim of the root (2 or above, -1 none) whose points each thread computes together, unrolled
+    // just outside its vector, where it has `unroll_extent` points (2 to 4 at the estimates: an
+    // image's channels) and the kernel reads some Func at several constant points of a dim (a
+    // pixel's red, green and blue): what those reads feed is then computed once per thread for
+    // all the points instead of once for each. At sizes known only at run time, in a branch where
+    // the output's dim starts at 0 and has that many points, beside the general schedule.
+    int unroll_dim = -1, unroll_extent = 0;
 };
 // A 0-d root: one point (schedules/single).
 struct SingleParams {};

@@ -197,6 +197,12 @@ std::string Plan::to_text() const {
         if (k.rows_per_block() > 1) vec += ", " + std::to_string(k.rows_per_block()) + " rows per block";
         if (const PointwiseParams *pw = k.get<PointwiseParams>(); pw && pw->unroll_rows > 1)
             vec += ", " + std::to_string(pw->unroll_rows) + " rows per thread";
+        if (const PointwiseParams *pw = k.get<PointwiseParams>(); pw && pw->unroll_dim >= 0)
+            vec += ", the " + std::to_string(pw->unroll_extent) + " points of dim " + std::to_string(pw->unroll_dim) +
+                   " unrolled in each thread" +
+                   (fixed_sizes ? std::string()
+                                : " where the output's dim " + std::to_string(pw->unroll_dim) + " has " +
+                                      std::to_string(pw->unroll_extent) + " from 0");
         if (const PointwiseParams *pw = k.get<PointwiseParams>(); pw && pw->serial_dim >= 0)
             vec += ", dim " + std::to_string(pw->serial_dim) + " walked in each thread";
         if (k.row_threads() > 0) vec += ", " + std::to_string(k.row_threads()) + " threads per row";

@@ -27,8 +27,9 @@ bool stages_over_pure_var(const FuncNode &n) {
 // its launch.
 bool sibling_candidate(const FuncNode &n, const KernelPlan &k) {
     const PointwiseParams *p = k.get<PointwiseParams>();
+    // (Halide fuses no Func with specializations: neither the author's nor an unrolled dim's branch.)
     return p && p->vector_width > 1 && n.dims.size() >= 2 && n.updates == 0 && !k.split && k.with.empty() &&
-           k.side.empty() && !has_specializations(n.function);  // (Halide fuses no Func with specializations)
+           k.side.empty() && p->unroll_dim < 0 && !has_specializations(n.function);
 }
 
 bool same_shape(const FuncNode &a, const KernelPlan &ka, const FuncNode &b, const KernelPlan &kb) {

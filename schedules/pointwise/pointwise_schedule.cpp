@@ -10,8 +10,83 @@
 namespace solder {
 using namespace Halide;
 
+namespace {
+
+// The vector layout of schedule_pointwise_kernel on stage `s` (a compute_root GPU Func's pure
+// definition, or a branch of it). With `unroll_dim` >= 0, that dim is split by `unroll_extent`
+// (the branch's condition makes it exact) and its points unrolled in each thread, just outside the
+// vector.
+void lay_out_vectors(ScheduleWriter &w, const StageRef &s, int vector_width, int threads_x, int threads_y,
+                     const std::string &tag, int unroll_rows, int unroll_dim, int unroll_extent) {
+    std::vector<VarOrRVar> pure = stage_pure_vars(s.func.function(), 0);
+    Var xo(tag + "_xo"), xv(tag + "_xv"), bx(tag + "_bx"), tx(tag + "_tx");
+    // The planner asks for a width only when it divides the innermost extent: RoundUp rounds nothing.
+    w.split(s, pure[0], xo, xv, vector_width, TailStrategy::RoundUp);
+    pure[0] = xo;
+    // Points each thread computes together, unrolled: inside the thread loop, just outside the
+    // vector (reordered below, once the thread loop exists): rows of the next dim, or the points of
+    // `unroll_dim`.
+    Var yi(tag + "_yi");
+    const bool rows = unroll_rows > 1 && pure.size() >= 2;
+    if (rows) {
+        Var yo(tag + "_yo");
+        w.split(s, pure[1], yo, yi, unroll_rows, TailStrategy::GuardWithIf);
+        pure[1] = yo;
+    }
+    Var ci(tag + "_ci");
+    const bool channels = !rows && unroll_dim >= 2 && unroll_dim < int(pure.size());
+    if (channels) {
+        Var co(tag + "_co");
+        w.split(s, pure[size_t(unroll_dim)], co, ci, unroll_extent, TailStrategy::RoundUp);
+        pure[size_t(unroll_dim)] = co;
+    }
+    std::vector<VarOrRVar> in_thread{xv};
+    if (rows) in_thread.push_back(yi);
+    if (channels) in_thread.push_back(ci);
+    if (threads_y > 1 && pure.size() >= 2) {
+        // Rows of the next dim share the block: thread x along the row, thread y across rows.
+        Var by(tag + "_by"), ty(tag + "_ty");
+        w.split(s, xo, bx, tx, threads_x, TailStrategy::GuardWithIf);
+        w.split(s, pure[1], by, ty, threads_y, TailStrategy::GuardWithIf);
+        std::vector<VarOrRVar> order = in_thread;
+        for (auto v : {tx, ty, bx, by}) order.push_back(v);
+        for (size_t i = 2; i < pure.size(); i++) order.push_back(pure[i]);
+        w.reorder(s, order);
+        w.gpu_threads(s, tx, ty);
+        pure[0] = bx;
+        pure[1] = by;
+        gpu_blocks_over(w, s, pure, tag, 1);
+    } else if (grid_changes(w, pure.size(), 1)) {
+        // The grid as the writer maps it (schedules/writer/schedule_writer.h): the threads split off first.
+        w.split(s, xo, bx, tx, 256, TailStrategy::GuardWithIf);
+        if (in_thread.size() > 1) {
+            std::vector<VarOrRVar> order = in_thread;
+            for (auto v : {tx, bx}) order.push_back(v);
+            w.reorder(s, order);
+        }
+        w.gpu_threads(s, tx);
+        pure[0] = bx;
+        gpu_blocks_over(w, s, pure, tag, 1);
+    } else {
+        pure = fold_into_three(w, s, pure, tag);
+        w.gpu_tile(s, pure[0], bx, tx, 256, TailStrategy::GuardWithIf);
+        if (in_thread.size() > 1) {
+            std::vector<VarOrRVar> order = in_thread;
+            for (auto v : {tx, bx}) order.push_back(v);
+            w.reorder(s, order);
+        }
+        for (size_t i = 1; i < pure.size(); i++) w.gpu_blocks(s, pure[i]);
+    }
+    if (rows) w.unroll(s, yi, unroll_rows, TailStrategy::GuardWithIf);
+    if (channels) w.unroll(s, ci);
+    w.vectorize(s, xv, vector_width, TailStrategy::RoundUp);
+}
+
+}  // namespace
+
 void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, const Target &target, int threads_x,
-                               int threads_y, const std::string &loop_tag, int unroll_rows) {
+                               int threads_y, const std::string &loop_tag, int unroll_rows, int unroll_dim,
+                               int unroll_extent) {
     auto fn = root.function();
     if (is_gpu_target(target) && (!fn.updates().empty() || vector_width <= 1) && threads_y > 1) {
         // Every stage over all the root's dims (the planner checked): tiles of threads_x x threads_y,
@@ -28,48 +103,19 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, c
     }
     w.compute_root(root);
     const std::string tag = loop_tag.empty() ? root.name() : loop_tag;
-    std::vector<VarOrRVar> pure = stage_pure_vars(fn, 0);
-    Var xo(tag + "_xo"), xv(tag + "_xv"), bx(tag + "_bx"), tx(tag + "_tx");
-    // The planner asks for a width only when it divides the innermost extent: RoundUp rounds nothing.
-    w.split({root}, pure[0], xo, xv, vector_width, TailStrategy::RoundUp);
-    pure[0] = xo;
-    // Rows each thread unrolls: inside the thread loop, just outside the vector (reordered below,
-    // once the thread loop exists).
-    Var yi(tag + "_yi");
-    const bool rows = unroll_rows > 1 && pure.size() >= 2;
-    if (rows) {
-        Var yo(tag + "_yo");
-        w.split({root}, pure[1], yo, yi, unroll_rows, TailStrategy::GuardWithIf);
-        pure[1] = yo;
+    if (unroll_dim >= 0 && !w.guards_every_tail()) {
+        // Sizes fixed when planned: the dim has that many points, and this is the only schedule.
+        lay_out_vectors(w, {root}, vector_width, threads_x, threads_y, tag, unroll_rows, unroll_dim, unroll_extent);
+        return;
     }
-    if (threads_y > 1 && pure.size() >= 2) {
-        // Rows of the next dim share the block: thread x along the row, thread y across rows.
-        Var by(tag + "_by"), ty(tag + "_ty");
-        w.split({root}, xo, bx, tx, threads_x, TailStrategy::GuardWithIf);
-        w.split({root}, pure[1], by, ty, threads_y, TailStrategy::GuardWithIf);
-        std::vector<VarOrRVar> order{xv, tx, ty, bx, by};
-        if (rows) order.insert(order.begin() + 1, yi);
-        for (size_t i = 2; i < pure.size(); i++) order.push_back(pure[i]);
-        w.reorder({root}, order);
-        w.gpu_threads({root}, tx, ty);
-        pure[0] = bx;
-        pure[1] = by;
-        gpu_blocks_over(w, {root}, pure, tag, 1);
-    } else if (grid_changes(w, pure.size(), 1)) {
-        // The grid as the writer maps it (schedules/writer/schedule_writer.h): the threads split off first.
-        w.split({root}, xo, bx, tx, 256, TailStrategy::GuardWithIf);
-        if (rows) w.reorder({root}, {xv, yi, tx, bx});
-        w.gpu_threads({root}, tx);
-        pure[0] = bx;
-        gpu_blocks_over(w, {root}, pure, tag, 1);
-    } else {
-        pure = fold_into_three(w, {root}, pure, tag);
-        w.gpu_tile({root}, pure[0], bx, tx, 256, TailStrategy::GuardWithIf);
-        if (rows) w.reorder({root}, {xv, yi, tx, bx});
-        for (size_t i = 1; i < pure.size(); i++) w.gpu_blocks({root}, pure[i]);
+    if (unroll_dim >= 0) {
+        // The branch first: Halide copies into a specialization the schedule made so far.
+        StageRef branch{root};
+        branch.whole_dim = unroll_dim;
+        branch.whole_extent = unroll_extent;
+        lay_out_vectors(w, branch, vector_width, threads_x, threads_y, tag, unroll_rows, unroll_dim, unroll_extent);
     }
-    if (rows) w.unroll({root}, yi, unroll_rows, TailStrategy::GuardWithIf);
-    w.vectorize({root}, xv, vector_width, TailStrategy::RoundUp);
+    lay_out_vectors(w, {root}, vector_width, threads_x, threads_y, tag, unroll_rows, -1, 0);
 }
 
 Func schedule_pointwise_reduction_in_registers(ScheduleWriter &w, Func root, int threads_x, int threads_y) {

@@ -19,10 +19,13 @@ namespace solder {
 constexpr int kPointwiseTileX = 32, kPointwiseTileY = 8;
 
 // With `unroll_rows` > 1 (the vector path), each thread computes that many points of the next dim,
-// unrolled. `tag` names the loops it makes (the root's name when empty).
+// unrolled. With `unroll_dim` >= 2 (the vector path, a pipeline output where sizes are known only
+// at run time), each thread computes the `unroll_extent` points of that dim, unrolled, in a branch
+// where the output's dim starts at 0 and has that many points (at fixed sizes, the only schedule):
+// PointwiseParams::unroll_dim. `tag` names the loops it makes (the root's name when empty).
 void schedule_pointwise_kernel(ScheduleWriter &w, Halide::Func root, int vector_width, const Halide::Target &target,
-                               int threads_x = 256, int threads_y = 1, const std::string &tag = "",
-                               int unroll_rows = 1);
+                               int threads_x = 256, int threads_y = 1, const std::string &tag = "", int unroll_rows = 1,
+                               int unroll_dim = -1, int unroll_extent = 0);
 
 // A reduction root that reduces at each point (every update writes its pure vars in place), no
 // pipeline output, on a GPU, in 2-D tiles of `threads_x` x `threads_y` threads: its readers read a

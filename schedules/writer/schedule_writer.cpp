@@ -9,14 +9,25 @@
 namespace solder {
 using namespace Halide;
 
+Expr StageRef::condition() const {
+    Func f = func;
+    const auto &b = f.output_buffer();
+    if (whole_dim >= 0) return b.dim(whole_dim).extent() == whole_extent && b.dim(whole_dim).min() == 0;
+    return b.dim(0).extent() >= spans_x && b.dim(1).extent() >= spans_y;
+}
+
 Stage StageRef::stage() const {
     Func f = func;  // Func's stage accessors are non-const
-    if (specialized()) {
-        // Halide returns the existing specialization for a condition it already has.
-        const auto &b = f.output_buffer();
-        return f.specialize(b.dim(0).extent() >= spans_x && b.dim(1).extent() >= spans_y);
-    }
+    // (Halide returns the existing specialization for a condition it already has.)
+    if (specialized()) return f.specialize(condition());
     return update < 0 ? Stage(f) : f.update(update);
+}
+
+TailStrategy ScheduleWriter::tail_for(TailStrategy asked, const StageRef &s, const std::string &split_var) const {
+    if (!guard_tails_ || s.whole_tiles()) return asked;
+    if (s.whole_dim >= 0 && !split_var.empty() && split_var == s.func.function().args()[size_t(s.whole_dim)])
+        return asked;
+    return TailStrategy::GuardWithIf;
 }
 
 namespace {
@@ -105,6 +116,14 @@ std::string ScheduleWriter::var_id(const VarOrRVar &v) {
 
 std::string ScheduleWriter::stage_expr(const StageRef &s) {
     std::string f = func_id(s.func);
+    if (s.whole_dim >= 0) {
+        auto &branches = exact_branches_[s.func.name()];
+        bool known = false;
+        for (auto &b : branches) known |= b.whole_dim == s.whole_dim && b.whole_extent == s.whole_extent;
+        if (!known) branches.push_back(s);
+        const std::string d = f + ".output_buffer().dim(" + std::to_string(s.whole_dim) + ")";
+        return f + ".specialize(" + d + ".extent() == " + std::to_string(s.whole_extent) + " && " + d + ".min() == 0)";
+    }
     if (s.specialized())
         return f + ".specialize(" + f + ".output_buffer().dim(0).extent() >= " + std::to_string(s.spans_x) + " && " +
                f + ".output_buffer().dim(1).extent() >= " + std::to_string(s.spans_y) + ")";
@@ -164,7 +183,7 @@ void ScheduleWriter::reorder_storage(Func f, const std::vector<Var> &innermost_f
 
 void ScheduleWriter::split(const StageRef &s, const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
                            int factor, TailStrategy tail) {
-    tail = tail_for(tail, s);
+    tail = tail_for(tail, s, old.name());
     for (Stage st : stages(s)) st.split(old, outer, inner, factor, tail);
     emit(stage_expr(s) + ".split(" + var_id(old) + ", " + var_id(outer) + ", " + var_id(inner) + ", " +
          std::to_string(factor) + ", " + tail_strategy_source(tail) + ");");
@@ -265,9 +284,9 @@ bool has_64_bit_values(const Func &f) {
 }  // namespace
 
 void ScheduleWriter::vectorize(const StageRef &s, const VarOrRVar &v, int width, TailStrategy tail) {
-    if (guard_tails_ && !guards_.vectors && !s.specialized()) return;
+    if (guard_tails_ && !guards_.vectors && !s.whole_tiles()) return;
     // (Halide 21's CUDA backend fails an LLVM assertion on a guarded vector of 64-bit values.)
-    if (guard_tails_ && !guards_.wide_vectors && !s.specialized() && has_64_bit_values(s.func)) return;
+    if (guard_tails_ && !guards_.wide_vectors && !s.whole_tiles() && has_64_bit_values(s.func)) return;
     tail = tail_for(tail, s);
     if (guard_tails_ && guards_.aligned_branches && !s.specialized() && s.update < 0 && width > 1)
         vectorized_[s.func.name()] = std::max(vectorized_[s.func.name()], width);
@@ -281,6 +300,11 @@ void ScheduleWriter::unroll(const StageRef &s, const VarOrRVar &v, int factor, T
     for (Stage st : stages(s)) st.unroll(v, factor, tail);
     emit(stage_expr(s) + ".unroll(" + var_id(v) + ", " + std::to_string(factor) + ", " + tail_strategy_source(tail) +
          ");");
+}
+
+void ScheduleWriter::unroll(const StageRef &s, const VarOrRVar &v) {
+    for (Stage st : stages(s)) st.unroll(v);
+    emit(stage_expr(s) + ".unroll(" + var_id(v) + ");");
 }
 
 void ScheduleWriter::never_partition_all(const StageRef &s) {
@@ -354,8 +378,11 @@ void ScheduleWriter::finish() {
     for (auto &step : steps) step(*this);
     for (Func f : outputs_) {
         auto it = vectorized_.find(f.name());
+        // (Specializations other than Solder's own branches: the author's.)
+        auto branches = exact_branches_.find(f.name());
+        const size_t own = branches == exact_branches_.end() ? 0 : branches->second.size();
         if (it == vectorized_.end() || fused_.count(f.name()) || f.has_update_definition() ||
-            !f.function().definition().specializations().empty())
+            f.function().definition().specializations().size() != own)
             continue;
         const std::string id = func_id(f);
         AlignedBranch b = aligned_branch(f, it->second, outputs_, id);
@@ -364,6 +391,12 @@ void ScheduleWriter::finish() {
         if (b.names_inputs && !input_helper_) {
             input_helper_ = true;
             func_decls_.push_back(kInputFieldHelper);
+        }
+        // Solder's own branches first, each its own aligned branch inside it, then the general schedule's.
+        for (size_t i = 0; i < own; i++) {
+            const StageRef &br = branches->second[i];
+            br.stage().specialize(b.condition);
+            emit(stage_expr(br) + ".specialize(" + b.source + ");  // the same branch, its vectors whole and aligned");
         }
         f.specialize(b.condition);
         emit(id + ".specialize(" + b.source + ");  // the same schedule, its vectors whole and aligned");

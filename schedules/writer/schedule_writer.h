@@ -24,8 +24,15 @@ struct StageRef {
     // (Func::specialize on its output buffer's extents): a branch whose splits may assume whole
     // tiles, beside the general schedule of the same Func.
     int spans_x = 0, spans_y = 0;
+    // >= 0: the pure definition's specialization for an output whose dim `whole_dim` starts at 0
+    // and has exactly `whole_extent` points (an image's channels): a branch whose split of that dim
+    // by `whole_extent` has no tail, its other tails guarded as the general schedule's are.
+    int whole_dim = -1, whole_extent = 0;
     Halide::Stage stage() const;
-    bool specialized() const { return spans_x > 0; }
+    bool specialized() const { return spans_x > 0 || whole_dim >= 0; }  // a branch Solder makes
+    bool whole_tiles() const { return spans_x > 0; }
+    // The branch's condition (specialized() only).
+    Halide::Expr condition() const;
 };
 
 class ScheduleWriter {
@@ -98,6 +105,9 @@ public:
     void vectorize(const StageRef &s, const Halide::VarOrRVar &v, int width, Halide::TailStrategy tail);
     // Splits off `factor` iterations of `v` and unrolls them (Stage::unroll with a factor).
     void unroll(const StageRef &s, const Halide::VarOrRVar &v, int factor, Halide::TailStrategy tail);
+    // Unrolls the whole loop over `v` (Stage::unroll without a factor): its extent must be a
+    // constant (the inner loop of a split).
+    void unroll(const StageRef &s, const Halide::VarOrRVar &v);
     // Stage::never_partition_all: no loop of the stage is split into prologue, steady state and
     // epilogue (which, on fused GPU block loops, puts an `if` between block loops: a compile error).
     void never_partition_all(const StageRef &s);
@@ -147,10 +157,10 @@ private:
     std::string var_id(const Halide::VarOrRVar &v);
     std::string identifier(const std::string &name);
     void emit(const std::string &line) { lines_.push_back(line); }
-    // (A specialization for whole tiles keeps the tails it asks for: its condition makes them safe.)
-    Halide::TailStrategy tail_for(Halide::TailStrategy asked, const StageRef &s) const {
-        return guard_tails_ && !s.specialized() ? Halide::TailStrategy::GuardWithIf : asked;
-    }
+    // (A specialization for whole tiles keeps the tails it asks for, and one for a dim's exact
+    // extent those of splits of that dim (`split_var`): its condition makes them safe.)
+    Halide::TailStrategy tail_for(Halide::TailStrategy asked, const StageRef &s,
+                                  const std::string &split_var = "") const;
 
     std::vector<Halide::Func> outputs_;
     std::vector<std::function<void(ScheduleWriter &)>> after_all_;
@@ -166,7 +176,8 @@ private:
     std::vector<std::string> func_decls_, var_decls_, lines_;
     std::map<std::string, int> vectorized_;  // pure stages vectorized under guarded tails: widest width
     std::map<std::string, bool> fused_;      // Funcs in a compute_with
-    bool input_helper_ = false;              // the source defines kInputFieldHelper
+    std::map<std::string, std::vector<StageRef>> exact_branches_;  // Func name -> its whole_dim branches
+    bool input_helper_ = false;                                    // the source defines kInputFieldHelper
 };
 
 std::string tail_strategy_source(Halide::TailStrategy t);
