@@ -39,7 +39,8 @@ namespace solder {
     X(lens_blur)                                                                                                       \
     X(bgu)                                                                                                             \
     X(local_laplacian)                                                                                                 \
-    X(nl_means)
+    X(nl_means)                                                                                                        \
+    X(image_stats)
 
 #define DECLARE_SPEC(n) AppSpec n##_spec();
 SOLDER_APPS(DECLARE_SPEC)

@@ -1,4 +1,4 @@
-# The ML suite apps (apps/swiglu_fwd ... apps/layernorm_bwd, and apps/matmul) in PyTorch at their full shapes and
+# The ML suite apps (apps/swiglu_fwd ... apps/layernorm_bwd), apps/matmul and apps/image_stats in PyTorch at their full shapes and
 # dtypes, timed eager and under torch.compile with triton.testing.do_bench (warmup 25, rep 100,
 # median). Prints one JSON line per app: name, min_bytes (every input read once plus every output
 # written once, as AppSpec::min_bytes), eager_us, compile_us. Run on the GPU machine:
@@ -99,3 +99,10 @@ torch.backends.cuda.matmul.allow_tf32 = False
 def matmul(a, b):
     return a @ b
 bench("matmul", matmul, [randn(2048, 1024), randn(1024, 2048)])
+
+# 9. image_stats: x [4096, 4096] standardized by its mean and (biased) variance over every element.
+def image_stats(x):
+    m = x.mean()
+    v = ((x - m) * (x - m)).mean()
+    return (x - m) / torch.sqrt(v + 1e-5)
+bench("image_stats", image_stats, [randn(4096, 4096)])

@@ -38,6 +38,8 @@ std::vector<PlannedKernel> planned_kernels_of(const autosched::Plan &plan) {
         PlannedKernel p{k.name, {k.root}, k.bytes_read, k.bytes_written};
         p.roots.insert(p.roots.end(), k.with.begin(), k.with.end());
         if (k.split) p.roots.push_back(k.split->partials);  // split-K's first launch
+        // A total reduction's slices: their partials, rfactor's intermediate (schedules/total_reduction).
+        if (k.kind() == autosched::TemplateKind::TotalReduction) p.roots.push_back(k.root + "_intm");
         // A copy its readers read, laid out as the kernel (a point scan per tile, a reduction in
         // each thread's registers): Halide names its launch after the copy.
         p.roots.push_back(k.root + "_global_wrapper$0");

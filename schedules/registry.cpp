@@ -10,12 +10,14 @@
 #include "schedules/row/row.h"
 #include "schedules/single/single.h"
 #include "schedules/stencil_tile/stencil_tile.h"
+#include "schedules/total_reduction/total_reduction.h"
 
 namespace solder::autosched {
 
 const std::vector<const KernelTemplate *> &kernel_templates() {
     static const std::vector<const KernelTemplate *> all = {
         &generic_template(),          // a root no fused template fits (autosched/model/generic_reason.h)
+        &total_reduction_template(),  // a reduction to few results, each over many points
         &single_template(),           // a 0-d root
         &reduction_tile_template(),   // tiles stepping through a reduction over stencils
         &block_reduction_template(),  // a reduction alone along the innermost dim

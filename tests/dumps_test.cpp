@@ -18,6 +18,7 @@
 #include "runtime/planned_kernels.h"
 #include "runtime/run_dumps.h"
 #include "autosched/model/pipeline_funcs.h"
+#include "tests/support/plan_and_run.h"
 
 using namespace solder;
 namespace fs = std::filesystem;
@@ -192,6 +193,29 @@ TEST(PlannedKernels, SurviveTheInfoRecordAndClaimTheirLaunches) {
     EXPECT_EQ(claim("_kernel_g_s0_x_block_id_x"), "k2_h");
     EXPECT_EQ(claim("_kernel_ab_s0_x_block_id_x"), "none");
     EXPECT_THROW(decode_planned_kernels("k0 a 1"), std::invalid_argument);
+}
+
+// A total reduction's first launches write rfactor's partials ("<root>_intm"): the bandwidth dump
+// counts them in its kernel.
+TEST(PlannedKernels, ATotalReductionClaimsItsSlicesLaunches) {
+    Halide::ImageParam in(Halide::Float(32), 2, "pk_in");
+    Halide::RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "pk_r");
+    Halide::Func total("pk_total");
+    total() = Halide::Float(32).min();
+    total() = Halide::max(total(), in(r.x, r.y));
+    in.set_estimates({{0, 2048}, {0, 2048}});
+    autosched::Plan plan = solder::testing::plan_for({total}, {}, true);
+    ASSERT_EQ(plan.kernels.size(), 1u);
+    ASSERT_EQ(plan.kernels[0].template_name(), "total_reduction") << plan.to_text();
+    const std::string part = "pk_total";
+    std::vector<PlannedKernel> ks = planned_kernels_of(plan);
+    for (const std::string &launch :
+         {"_kernel_" + part + "_intm_s0_slice_block_id_x", "_kernel_" + part + "_intm_s1_slice_block_id_x",
+          "_kernel_" + part + "_s1___outermost_block_block_id_x"}) {
+        const PlannedKernel *k = planned_kernel_of_launch(ks, launch);
+        ASSERT_NE(k, nullptr) << launch;
+        EXPECT_EQ(k->name, plan.kernels[0].name) << launch;
+    }
 }
 
 TEST(DeviceSourceSplit, EachKernelStandsAloneWithThePreamble) {

@@ -75,12 +75,14 @@ TEST(SingleKernelGroups, UnknownEnableWordsAreErrors) {
 namespace {
 
 // A sum over the two inner dims (a group normalization's statistics over its planes), sizes from
-// the input: planned at plan_w x plan_h, run on OpenCL at each of `runs` (w, h). At run-time
+// the input: planned at plan_w x plan_h for `results` results, taken by the template `kind`, run on
+// OpenCL for 3 results at each of `runs` (w, h). At run-time
 // extents the RVars are not fused into one walk (finding each point's RVars would divide by the
 // width): the innermost RVar goes to `lanes_x` threads, the next to the rest (`lanes` in the plan's
 // text). The values are multiples of 1/64 whose partial sums all stay below 2^18, so every order of
 // summing gives the exact sum: a point summed twice or missed shows.
-void expect_plane_sums(int plan_w, int plan_h, const std::vector<std::pair<int, int>> &runs, const std::string &lanes) {
+void expect_plane_sums(int plan_w, int plan_h, int results, const std::vector<std::pair<int, int>> &runs,
+                       const std::string &kind, const std::string &lanes) {
     using namespace Halide;
     ImageParam in(Float(32), 3, "plane_in");
     RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
@@ -88,11 +90,11 @@ void expect_plane_sums(int plan_w, int plan_h, const std::vector<std::pair<int, 
     Func s("plane_sum");
     s(n) = 0.f;
     s(n) += in(r.x, r.y, n);
-    in.set_estimates({{0, plan_w}, {0, plan_h}, {0, 3}});
-    s.set_estimates({{0, 3}});
+    in.set_estimates({{0, plan_w}, {0, plan_h}, {0, results}});
+    s.set_estimates({{0, results}});
     autosched::Plan plan = solder::testing::plan_for({s}, {}, true);
     ASSERT_EQ(plan.kernels.size(), 1u);
-    ASSERT_EQ(plan.kernels[0].template_name(), "block_reduction") << plan.to_text();
+    ASSERT_EQ(plan.kernels[0].template_name(), kind) << plan.to_text();
     EXPECT_NE(plan.to_text().find(lanes + " lanes (innermost two RVars)"), std::string::npos) << plan.to_text();
     const std::string schedule = solder::testing::schedule_with_solder({s}, "opencl");
     EXPECT_EQ(schedule.find(".fuse(r_x, r_y"), std::string::npos) << schedule;
@@ -116,15 +118,22 @@ void expect_plane_sums(int plan_w, int plan_h, const std::vector<std::pair<int, 
 }  // namespace
 
 // Rows of 1000: all 256 lanes along a row, each thread walking the rest of its row in strides and
-// then every row; no block width divides 300 x 1000.
+// then every row; no block width divides 300 x 1000. Planned for 512 results (blocks enough, one
+// per result), run for 3.
 TEST(SingleKernelGroups, AReductionOverSeveralInnerDimsTakesOneBlockPerResult) {
-    expect_plane_sums(1000, 300, {{1000, 300}, {517, 263}}, "256 x 1");
+    expect_plane_sums(1000, 300, 512, {{1000, 300}, {517, 263}}, "block_reduction", "256 x 1");
+}
+
+// The same planned for 3 results, too few blocks to fill the device: each result's rows are cut
+// into slices of 5, one block each (the same lanes), their partials added by one block per result.
+TEST(SingleKernelGroups, AReductionToFewResultsIsCutIntoSlicesOfRows) {
+    expect_plane_sums(1000, 300, 3, {{1000, 300}, {517, 263}, {3, 2}, {1, 1}}, "total_reduction", "256 x 1");
 }
 
 // Planes of 64 x 64 (group_norm's): 64 lanes along a row by 4 rows. Run also at 67 x 5, 3 x 2 and
 // 1 x 1: rows and planes that no lane count divides, fewer rows than lanes, one point.
 TEST(SingleKernelGroups, NarrowPlanesAreSplitOverTwoDimensionalLanes) {
-    expect_plane_sums(64, 64, {{64, 64}, {67, 5}, {3, 2}, {1, 1}}, "64 x 4");
+    expect_plane_sums(64, 64, 3, {{64, 64}, {67, 5}, {3, 2}, {1, 1}}, "block_reduction", "64 x 4");
 }
 
 // A matrix product as users write it, planned at 2048 x 2048 x 1024: B(i, k) is read along the

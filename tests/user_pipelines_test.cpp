@@ -1957,3 +1957,60 @@ TEST(UserPipelines, AnUnrolledChannelBranchReadsNoChannelBeyondTheInputs) {
         }
     });
 }
+
+// Whole-image statistics (the mean of an image, the maximum of a uint8 one, a sum over a run-time
+// number of a vector's points, each a 0-d reduction) standardize the image. On the GPU each
+// reduction is cut into slices of its outermost RVar, one block each, whose partials one block
+// adds (total_reduction); planned at 1920 x 1080 and run at other sizes, larger ones included.
+TEST(UserPipelines, WholeImageReductionsAreSplitIntoSlicesAtAnySize) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 3, "tin"), bytes(UInt(8), 2, "tbytes"), vec(Float(32), 1, "tvec");
+        Param<int> n("tn");
+        Var x("x"), y("y"), c("c");
+        RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), 0, in.dim(2).extent(), "tr");
+        RDom rb(0, bytes.dim(0).extent(), 0, bytes.dim(1).extent(), "trb");
+        RDom rv(0, n, "trv");
+        Expr count = cast<float>(in.dim(0).extent() * in.dim(1).extent() * in.dim(2).extent());
+        Func mean("tmean"), peak("tpeak"), vsum("tvsum"), out("tout");
+        mean() = sum(in(r.x, r.y, r.z)) / count;
+        peak() = maximum(cast<int>(bytes(rb.x, rb.y)));
+        vsum() = sum(vec(rv));
+        out(x, y, c) = (in(x, y, c) - mean()) / cast<float>(peak() + 1) + vsum();
+        in.set_estimates({{0, 1920}, {0, 1080}, {0, 3}});
+        bytes.set_estimates({{0, 1920}, {0, 1080}});
+        vec.set_estimates({{0, 1 << 20}});
+        n.set_estimate(1 << 20);
+        out.set_estimates({{0, 1920}, {0, 1080}, {0, 3}});
+        std::string plan = schedule_with_solder({out}, target);
+        if (target != "host") {
+            size_t kernels = 0;
+            for (size_t at = plan.find("[total_reduction"); at != std::string::npos;
+                 at = plan.find("[total_reduction", at + 1))
+                kernels++;
+            EXPECT_EQ(kernels, 3u) << plan;
+        }
+        Pipeline p = compiled({out}, target);
+        for (auto [w, h] : std::vector<std::pair<int, int>>{{2000, 1100}, {517, 263}, {37, 29}, {1, 1}}) {
+            for (int len : {w * h + 3, 1}) {
+                SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + ", " + std::to_string(len) + " points");
+                auto a = random_buffer<float>({w, h, 3}, 71, -1, 1);
+                auto b = random_buffer<uint8_t>({w, h}, 72, 0, 200);
+                auto v = random_buffer<float>({len}, 73, 0, 1);
+                in.set(a);
+                bytes.set(b);
+                vec.set(v);
+                n.set(len);
+                double m = 0, s = 0;
+                int most = 0;
+                a.for_each_value([&](float q) { m += q; });
+                m /= double(w) * h * 3;
+                b.for_each_value([&](uint8_t q) { most = std::max(most, int(q)); });
+                v.for_each_value([&](float q) { s += q; });
+                Buffer<float> o = realized<float>(p, {w, h, 3}, target);
+                EXPECT_TRUE(matches(
+                    o, [&](auto &q) { return (a(q[0], q[1], q[2]) - m) / (most + 1) + s; }, 1e-4))
+                    << plan;
+            }
+        }
+    });
+}

@@ -12,7 +12,17 @@
 namespace solder::autosched {
 
 // In the order of TemplateParams' alternatives.
-enum class TemplateKind { Pointwise, Single, BlockReduction, StencilTile, Row, InnerOuter, Generic, ReductionTile };
+enum class TemplateKind {
+    Pointwise,
+    Single,
+    BlockReduction,
+    StencilTile,
+    Row,
+    InnerOuter,
+    Generic,
+    ReductionTile,
+    TotalReduction
+};
 constexpr int kTemplateKinds = 8;
 // The name the plan prints (`"template": "row"`).
 const char *template_name(TemplateKind k);
@@ -64,6 +74,15 @@ struct BlockReductionParams {
     int lanes_x = 0;
     // With lanes_x: each thread's walk unrolled along the innermost RVar (rows of several strides
     // of lanes_x), else along the next.
+    bool unroll_inner = false;
+};
+// A reduction to few results over many points each (schedules/total_reduction): its outermost RVar
+// cut into `slices` slices of `slice_rows` steps per result at the estimates, each reduced by one
+// block as a block reduction (`lanes`, `lanes_x`, `unroll_inner` as in BlockReductionParams), the
+// partials added by one block per result.
+struct TotalReductionParams {
+    int64_t slice_rows = 1, slices = 1;
+    int lanes = 256, lanes_x = 0;
     bool unroll_inner = false;
 };
 // 2-D tiles with producers computed per tile (schedules/stencil_tile).
@@ -136,7 +155,7 @@ struct ReductionTileParams {
 };
 
 using TemplateParams = std::variant<PointwiseParams, SingleParams, BlockReductionParams, StencilTileParams, RowParams,
-                                    InnerOuterParams, GenericParams, ReductionTileParams>;
+                                    InnerOuterParams, GenericParams, ReductionTileParams, TotalReductionParams>;
 
 // Split-K (schedules/split_k): `func` is summed in `slices` slices into the partials Func `partials`
 // by launches of `blocks` blocks (zeroing, sums); the root's blocks add the partials. Shared

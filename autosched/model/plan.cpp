@@ -56,6 +56,7 @@ const char *template_name(TemplateKind k) {
     case TemplateKind::InnerOuter: return "inner_outer";
     case TemplateKind::Generic: return "generic";
     case TemplateKind::ReductionTile: return "reduction_tile";
+    case TemplateKind::TotalReduction: return "total_reduction";
     }
     return "?";
 }
@@ -214,6 +215,14 @@ std::string Plan::to_text() const {
         if (const BlockReductionParams *br = k.get<BlockReductionParams>(); br && br->lanes_x > 0)
             vec += ", " + std::to_string(br->lanes_x) + " x " + std::to_string(br->lanes / br->lanes_x) +
                    " lanes (innermost two RVars)";
+        if (const TotalReductionParams *tr = k.get<TotalReductionParams>()) {
+            vec += ", " + std::to_string(tr->slices) + " slices of " + std::to_string(tr->slice_rows) +
+                   " steps of the outermost RVar per result, one block each, their partials added by one block per "
+                   "result";
+            if (tr->lanes_x > 0)
+                vec += ", " + std::to_string(tr->lanes_x) + " x " + std::to_string(tr->lanes / tr->lanes_x) +
+                       " lanes (innermost two RVars)";
+        }
         if (const ReductionTileParams *rt = k.get<ReductionTileParams>())
             vec += ", each 32 x 32 tile steps through " + rt->reduction + "'s " + rt->rvar +
                    (rt->per_step.empty() ? std::string(" (nothing staged per step)")

@@ -7,23 +7,6 @@
 
 namespace solder::autosched {
 
-namespace {
-
-// Fewer points per result than this, over results enough to fill the device one thread each: one
-// thread per result (the pointwise template) sums them.
-constexpr int64_t kMinBlockReductionPoints = 256;
-
-// How the update of a reduction reads other Funcs and inputs along their innermost dim:
-// - `walks_rvar`: some read's innermost arg uses the innermost RVar (a row sum, in(r, y)): the
-//   block's lanes read neighbouring elements. A reduction down the columns (in(x, r)) reads
-//   coalesced with one thread per result instead, which the pointwise template does.
-// - `along_results`: some read's innermost arg follows the result's innermost pure var and no RVar
-//   (B(i, k) in C(i, j) += A(k, j) * B(i, k)): one thread per result reads it coalesced, while a
-//   block's lanes along the RVar would read it a row apart each.
-struct InnermostReads {
-    bool walks_rvar = false, along_results = false;
-};
-
 InnermostReads innermost_reads(const Halide::Internal::Function &f) {
     struct Reads : Halide::Internal::IRVisitor {
         std::string self, pure0;
@@ -50,6 +33,12 @@ InnermostReads innermost_reads(const Halide::Internal::Function &f) {
     for (auto &v : f.update(0).values()) v.accept(&reads);
     return reads.r;
 }
+
+namespace {
+
+// Fewer points per result than this, over results enough to fill the device one thread each: one
+// thread per result (the pointwise template) sums them.
+constexpr int64_t kMinBlockReductionPoints = 256;
 
 // A reduction alone in its kernel, with the row template's block reduction: one block per result,
 // its reduction split across the block's threads (SOLDER_DISABLE=single_kernel_groups turns it off).

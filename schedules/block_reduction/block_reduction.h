@@ -4,6 +4,19 @@
 
 namespace solder::autosched {
 
+// How the update of a reduction reads other Funcs and inputs along their innermost dim:
+// - `walks_rvar`: some read's innermost arg uses the innermost RVar (a row sum, in(r, y)): the
+//   block's lanes read neighbouring elements. A reduction down the columns (in(x, r)) reads
+//   coalesced with one thread per result instead, which the pointwise template does.
+// - `along_results`: some read's innermost arg follows the result's innermost pure var and no RVar
+//   (B(i, k) in C(i, j) += A(k, j) * B(i, k)): one thread per result reads it coalesced, while a
+//   block's lanes along the RVar would read it a row apart each.
+struct InnermostReads {
+    bool walks_rvar = false, along_results = false;
+};
+// For a reduction with pure dims and one update.
+InnermostReads innermost_reads(const Halide::Internal::Function &f);
+
 const KernelTemplate &block_reduction_template();
 
 }  // namespace solder::autosched

@@ -65,15 +65,19 @@ Func two_d_lanes(ScheduleWriter &w, Func f, int lanes, int lanes_x, bool unroll_
 void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target, int lanes, int lanes_x,
                               bool unroll_inner) {
     auto fn = f.function();
-    if (!is_gpu_target(target) || fn.updates().size() != 1 || fn.update(0).schedule().rvars().empty() ||
-        fn.args().empty()) {
+    if (!is_gpu_target(target) || fn.updates().size() != 1 || fn.update(0).schedule().rvars().empty()) {
         schedule_as_own_kernel(w, f, target);
         return;
     }
     w.compute_root(f);
     const std::string tag = f.name();
-    // Both stages: one block per result.
-    gpu_blocks_over(w, {f}, stage_pure_vars(fn, 0), tag + "_s0");
+    // Both stages: one block per result. (A 0-d Func, the last step of a total reduction: its pure
+    // stage one thread, its update one block, the loop Halide keeps outside every stage's loops.)
+    const bool scalar = fn.args().empty();
+    if (scalar)
+        w.gpu_single_thread({f});
+    else
+        gpu_blocks_over(w, {f}, stage_pure_vars(fn, 0), tag + "_s0");
     // The reduction across the block's threads, as block_level does for a fused one. rfactor
     // first: the partials would otherwise inherit the update's block loops.
     // Several RVars (a group normalization's sums over the channels of a group and their planes):
@@ -108,7 +112,12 @@ void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target, i
         w.split({f, 0}, *over_lanes, r2o, r2i, second, TailStrategy::GuardWithIf);
         partial2 = w.rfactor({f, 0}, r2i, lane2);
     }
-    const VarOrRVar at = gpu_blocks_over(w, {f, 0}, stage_pure_vars(fn, 1), tag + "_s1");
+    Var block(tag + "_block");
+    if (scalar) {
+        w.split({f, 0}, Var::outermost(), Var::outermost(), block, 1, TailStrategy::GuardWithIf);
+        w.gpu_blocks({f, 0}, block);
+    }
+    const VarOrRVar at = scalar ? VarOrRVar(block) : gpu_blocks_over(w, {f, 0}, stage_pure_vars(fn, 1), tag + "_s1");
     w.compute_at(partial, f, at);  // alone in its block: nothing to overlap
     if (!two_d) {
         w.gpu_threads({partial}, lane);

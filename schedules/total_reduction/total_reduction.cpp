@@ -1,0 +1,137 @@
+#include "schedules/total_reduction/total_reduction.h"
+
+#include <algorithm>
+
+#include "schedules/block_reduction/block_reduction.h"
+#include "schedules/block_reduction/block_reduction_schedule.h"
+#include "schedules/launch_shapes.h"
+#include "schedules/total_reduction/total_reduction_schedule.h"
+
+namespace solder::autosched {
+
+namespace {
+
+// Fewer points than this and one thread reduces them as fast as the launches that would spread them
+// (the single template's kernel).
+constexpr int64_t kMinTotalPoints = 16384;
+// Points each slice (one block's) reduces at least.
+constexpr int64_t kMinSlicePoints = 4096;
+// Results at most a quarter of the blocks that fill the device: more, and one block each fills it.
+constexpr int64_t kMaxResultsShare = 4;
+
+// Slices of the outermost RVar per result at the estimates: as many as fill the device with blocks
+// (results x slices), each of at least kMinSlicePoints points. Returns the outermost RVar's steps
+// per slice.
+int64_t slice_rows_for(const FuncNode &O, const DeviceProfile &d) {
+    const std::vector<int64_t> &e = O.rvar_extents[0];
+    const int64_t outer = std::max<int64_t>(1, e.back()), total = std::max<int64_t>(1, O.reduction_points);
+    const int64_t full = int64_t(d.sms) * d.blocks_per_sm_to_fill;
+    const int64_t per_result = std::max<int64_t>(1, full / std::max<int64_t>(1, O.points()));
+    const int64_t slices = std::clamp<int64_t>(total / kMinSlicePoints, 1, std::min(per_result, outer));
+    return (outer + slices - 1) / slices;
+}
+
+// A reduction to one result or few (an image's sum, a loss, per-channel means), each over many
+// points, alone in its kernel: each result's points cut into slices, one block each, whose partials
+// one block per result then adds (schedule_total_reduction). Without it the single template
+// reduces every point of a 0-d one in one thread, and the block reduction template takes one block
+// per result: 3 blocks for an image's channels.
+class TotalReductionTemplate : public KernelTemplate {
+public:
+    TemplateKind kind() const override { return TemplateKind::TotalReduction; }
+
+    std::string why_not(const KernelContext &c) const override {
+        const FuncNode &O = c.root_node();
+        if (!c.opt.gpu) return "not a GPU target";
+        if (!c.members.empty()) return "other Funcs are fused into the kernel";
+        if (!O.is_reduction() || O.updates != 1 || O.rvar_extents.size() != 1 || O.rvar_extents[0].empty())
+            return "the root is not a reduction of one update";
+        const DeviceProfile &d = c.opt.device;
+        if (O.points() * kMaxResultsShare > int64_t(d.sms) * d.blocks_per_sm_to_fill)
+            return "its " + std::to_string(O.points()) + " results at the estimates are blocks enough (one each)";
+        if (!O.dims.empty() && !innermost_reads(O.function).walks_rvar)
+            return "its innermost RVar does not walk the innermost dim of what it reads (lanes along it would "
+                   "read strided)";
+        if (O.reduction_points < kMinTotalPoints)
+            return "it reduces fewer than " + std::to_string(kMinTotalPoints) + " points at the estimates";
+        const auto &def = O.function.update(0);
+        if (def.predicate().defined() && !Halide::Internal::is_const_one(def.predicate()))
+            return "its RDom has a predicate";
+        if (def.values().size() != 1) return "it reduces a Tuple";
+        if (!Halide::Internal::prove_associativity(O.name, def.args(), def.values()).associative())
+            return "Halide cannot prove its update associative (its points could not be reduced in slices)";
+        return "";
+    }
+
+    std::optional<KernelChoice> choose(const KernelContext &c) const override {
+        if (!why_not(c).empty()) return std::nullopt;
+        const FuncNode &O = c.root_node();
+        const int64_t rows = slice_rows_for(O, c.opt.device);
+        return c.whole_root_choice(TemplateKind::TotalReduction,
+                                   O.points() * ((O.rvar_extents[0].back() + rows - 1) / rows));
+    }
+
+    void fill(const KernelPlanContext &c, KernelPlan &k) const override {
+        const FuncNode &O = c.g.nodes[size_t(c.root)];
+        TotalReductionParams p;
+        p.slice_rows = slice_rows_for(O, c.opt.device);
+        p.slices = (O.rvar_extents[0].back() + p.slice_rows - 1) / p.slice_rows;
+        // Each slice as the block reduction template reduces one result (its fill's lanes).
+        std::vector<int64_t> e = O.rvar_extents[0];
+        e.back() = p.slice_rows;
+        int64_t points = 1;
+        for (int64_t x : e) points *= std::max<int64_t>(1, x);
+        p.lanes = int(std::min<int64_t>(p.lanes, points));
+        const auto &rvars = O.function.update(0).schedule().rvars();
+        bool divides = false;
+        for (size_t i = 0; i + 1 < rvars.size(); i++)
+            divides = divides || !Halide::Internal::as_const_int(Halide::Internal::simplify(rvars[i].extent));
+        p.lanes_x = block_reduction_lanes_x(e, divides, p.lanes);
+        if (p.lanes_x > 0) {
+            int lanes_y = 1;
+            while (p.lanes_x * lanes_y < p.lanes && lanes_y < e[1]) lanes_y *= 2;
+            p.lanes = p.lanes_x * lanes_y;
+            p.unroll_inner = e[0] >= 2 * int64_t(p.lanes_x);
+        }
+        k.params = p;
+    }
+
+    void apply(ApplyContext &c, const KernelPlan &k) const override {
+        const TotalReductionParams &p = *k.get<TotalReductionParams>();
+        schedule_total_reduction(c.w, c.get(k.root), c.target, p.slice_rows, p.lanes, p.lanes_x, p.unroll_inner);
+    }
+
+    // The slices' partials (zeroed, then one block per slice, as a block reduction), then the root:
+    // its pure stage one thread, its update one block adding the partials (a block reduction too).
+    std::vector<LaunchShape> launch_shapes(const ShapeContext &c, const KernelPlan &k) const override {
+        const FuncNode &O = c.root_node();
+        const TotalReductionParams &p = *k.get<TotalReductionParams>();
+        std::vector<LaunchShape> out(4);
+        // (The partials' blocks: the results' dims, folded into grid x, then the slices.)
+        out[0].stage = O.name + "_intm";
+        out[1].stage = O.name + "_intm.update(0)";
+        for (int i : {0, 1}) {
+            out[size_t(i)].grid[0] = O.dims.empty() ? p.slices : O.points();
+            out[size_t(i)].grid[1] = O.dims.empty() ? 1 : p.slices;
+        }
+        const int second = block_reduction_second_partials(p.lanes);
+        out[1].threads[0] = p.lanes_x > 0 ? std::max(p.lanes_x, second) : p.lanes;
+        out[1].threads[1] = p.lanes_x > 0 ? p.lanes / p.lanes_x : 1;
+        out[1].shared_bytes = (p.lanes + second) * O.elem_bytes;
+        out[2].stage = stage_name(O, 0);
+        out[2].grid[0] = out[3].grid[0] = O.points();
+        out[3].stage = stage_name(O, 1);
+        out[3].threads[0] = kTotalFinalLanes;
+        out[3].shared_bytes = (kTotalFinalLanes + block_reduction_second_partials(kTotalFinalLanes)) * O.elem_bytes;
+        return out;
+    }
+};
+
+}  // namespace
+
+const KernelTemplate &total_reduction_template() {
+    static const TotalReductionTemplate t;
+    return t;
+}
+
+}  // namespace solder::autosched
