@@ -1958,8 +1958,8 @@ TEST(UserPipelines, AnUnrolledChannelBranchReadsNoChannelBeyondTheInputs) {
     });
 }
 
-// Whole-image statistics (the mean of an image, the maximum of a uint8 one, a sum over a run-time
-// number of a vector's points, each a 0-d reduction) standardize the image. On the GPU each
+// Whole-image statistics (the mean of an image through a pointwise Func, the maximum of a uint8 one,
+// a sum over a run-time number of a vector's points, each a 0-d reduction) standardize the image. On the GPU each
 // reduction is cut into slices of its outermost RVar, one block each, whose partials one block
 // adds (total_reduction); planned at 1920 x 1080 and run at other sizes, larger ones included.
 TEST(UserPipelines, WholeImageReductionsAreSplitIntoSlicesAtAnySize) {
@@ -1972,7 +1972,9 @@ TEST(UserPipelines, WholeImageReductionsAreSplitIntoSlicesAtAnySize) {
         RDom rv(0, n, "trv");
         Expr count = cast<float>(in.dim(0).extent() * in.dim(1).extent() * in.dim(2).extent());
         Func mean("tmean"), peak("tpeak"), vsum("tvsum"), out("tout");
-        mean() = sum(in(r.x, r.y, r.z)) / count;
+        Func twice("ttwice");  // (read through a pointwise Func, inlined into the reduction's slices)
+        twice(x, y, c) = in(x, y, c) * 2.0f;
+        mean() = sum(twice(r.x, r.y, r.z)) / count * 0.5f;
         peak() = maximum(cast<int>(bytes(rb.x, rb.y)));
         vsum() = sum(vec(rv));
         out(x, y, c) = (in(x, y, c) - mean()) / cast<float>(peak() + 1) + vsum();

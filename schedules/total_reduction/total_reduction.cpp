@@ -32,7 +32,7 @@ int64_t slice_rows_for(const FuncNode &O, const DeviceProfile &d) {
 }
 
 // A reduction to one result or few (an image's sum, a loss, per-channel means), each over many
-// points, alone in its kernel: each result's points cut into slices, one block each, whose partials
+// points, in a kernel of its own with only the pure Funcs it reads through: each result's points cut into slices, one block each, whose partials
 // one block per result then adds (schedule_total_reduction). Without it the single template
 // reduces every point of a 0-d one in one thread, and the block reduction template takes one block
 // per result: 3 blocks for an image's channels.
@@ -43,7 +43,13 @@ public:
     std::string why_not(const KernelContext &c) const override {
         const FuncNode &O = c.root_node();
         if (!c.opt.gpu) return "not a GPU target";
-        if (!c.members.empty()) return "other Funcs are fused into the kernel";
+        // Funcs it reads through, inlined into its update (a pointwise stage it sums): each slice's
+        // block computes them at the points it reads.
+        for (int m : c.members) {
+            const FuncNode &M = c.g.nodes[size_t(m)];
+            if (M.updates > 0 || M.function.has_extern_definition())
+                return M.name + " is fused into the kernel and is not a pure Func to inline";
+        }
         if (!O.is_reduction() || O.updates != 1 || O.rvar_extents.size() != 1 || O.rvar_extents[0].empty())
             return "the root is not a reduction of one update";
         const DeviceProfile &d = c.opt.device;

@@ -199,6 +199,17 @@ void build(uint64_t seed, UserPipeline &p) {
         p.outputs.push_back(col);
         p.columns.push_back(col.name());
     }
+    // A stage's mean over the whole image (a 0-d reduction over the input's extents, drawn last as
+    // the above), subtracted from it: an output of its own.
+    if (pick(3) == 0) {
+        p.kinds.push_back("image_mean");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        RDom ra(0, W, 0, H, "ra");
+        Func mean("image_mean"), centred("centred");
+        mean() = sum(src(ra.x, ra.y)) / cast<float>(W * H);
+        centred(x, y) = src(x, y) - mean() + 1.0f;
+        p.outputs.push_back(centred);
+    }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
     p.gain.set_estimate(1.0f);
     p.taps.set_estimate(3);
