@@ -14,8 +14,6 @@
 #include "autosched/model/kernel_choice.h"
 #include "autosched/model/options.h"
 #include "autosched/model/plan.h"
-#include "autosched/model/plan.h"
-#include "autosched/model/options.h"
 
 namespace solder::autosched {
 
