@@ -22,7 +22,9 @@ double CostModel::stream_us(int64_t bytes, int launches) const {
 }
 
 double CostModel::choice_us(const KernelChoice &kc, int64_t root_bytes) const {
-    if (kc.split_func < 0) return kernel_us(kc.bytes_read + kc.rewalk_bytes + root_bytes, kc.flops, kc.blocks);
+    if (kc.split_func < 0)
+        return kernel_us(kc.bytes_read + kc.rewalk_bytes + root_bytes, kc.flops, kc.blocks) +
+               kc.extra_launches * d_.launch_us;
     // Zero the partials; sum the slices (all the reading and arithmetic); the root's blocks add them.
     return kernel_us(kc.split_bytes, 0, kc.split_blocks) +
            kernel_us(kc.bytes_read + kc.split_bytes, kc.flops, kc.split_blocks) +

@@ -49,7 +49,11 @@ struct KernelChoice {
     // nvfuser_2146's rows (4 KB per block) walked four times took 115 us for 353 MB.
     int64_t rewalk_bytes = 0;
 
-    int launches() const { return split_func >= 0 ? 3 : 1; }
+    // Launches the template makes beyond one per stage of the root (a total reduction's slices:
+    // their partials' zeroing and sums), each costed as a launch.
+    int extra_launches = 0;
+
+    int launches() const { return (split_func >= 0 ? 3 : 1) + extra_launches; }
 };
 
 // The bytes a kernel's on-chip Funcs take (node, bytes per block), totalled. Where the total passes

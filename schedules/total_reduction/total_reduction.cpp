@@ -73,8 +73,10 @@ public:
         if (!why_not(c).empty()) return std::nullopt;
         const FuncNode &O = c.root_node();
         const int64_t rows = slice_rows_for(O, c.opt.device);
-        return c.whole_root_choice(TemplateKind::TotalReduction,
-                                   O.points() * ((O.rvar_extents[0].back() + rows - 1) / rows));
+        KernelChoice kc = c.whole_root_choice(TemplateKind::TotalReduction,
+                                              O.points() * ((O.rvar_extents[0].back() + rows - 1) / rows));
+        kc.extra_launches = 2;  // the slices' partials: zeroed, then summed (launch_shapes)
+        return kc;
     }
 
     void fill(const KernelPlanContext &c, KernelPlan &k) const override {
