@@ -1959,9 +1959,10 @@ TEST(UserPipelines, AnUnrolledChannelBranchReadsNoChannelBeyondTheInputs) {
 }
 
 // Whole-image statistics (the mean of an image through a pointwise Func, the maximum of a uint8 one,
-// a sum over a run-time number of a vector's points, each a 0-d reduction) standardize the image. On the GPU each
-// reduction is cut into slices of its outermost RVar, one block each, whose partials one block
-// adds (total_reduction); planned at 1920 x 1080 and run at other sizes, larger ones included.
+// a sum over a run-time number of a vector's points, each a 0-d reduction) standardize the image.
+// On the GPU each reduction over an image is cut into slices of its outermost RVar, one block
+// each, whose partials one block adds (total_reduction); planned at 1920 x 1080 and run at other
+// sizes, larger ones included, and with the vector's sum over 0 points.
 TEST(UserPipelines, WholeImageReductionsAreSplitIntoSlicesAtAnySize) {
     for_each_target([](const std::string &target) {
         ImageParam in(Float(32), 3, "tin"), bytes(UInt(8), 2, "tbytes"), vec(Float(32), 1, "tvec");
@@ -1989,15 +1990,17 @@ TEST(UserPipelines, WholeImageReductionsAreSplitIntoSlicesAtAnySize) {
             for (size_t at = plan.find("[total_reduction"); at != std::string::npos;
                  at = plan.find("[total_reduction", at + 1))
                 kernels++;
-            EXPECT_EQ(kernels, 3u) << plan;
+            // (Not the sum over a scalar parameter's points: it may be empty, tn = 0 below, and a
+            // slices' partials of no bytes is a device allocation Halide's runtimes refuse.)
+            EXPECT_EQ(kernels, 2u) << plan;
         }
         Pipeline p = compiled({out}, target);
         for (auto [w, h] : std::vector<std::pair<int, int>>{{2000, 1100}, {517, 263}, {37, 29}, {1, 1}}) {
-            for (int len : {w * h + 3, 1}) {
+            for (int len : {w * h + 3, 1, 0}) {
                 SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + ", " + std::to_string(len) + " points");
                 auto a = random_buffer<float>({w, h, 3}, 71, -1, 1);
                 auto b = random_buffer<uint8_t>({w, h}, 72, 0, 200);
-                auto v = random_buffer<float>({len}, 73, 0, 1);
+                auto v = random_buffer<float>({std::max(len, 1)}, 73, 0, 1);
                 in.set(a);
                 bytes.set(b);
                 vec.set(v);
@@ -2007,7 +2010,7 @@ TEST(UserPipelines, WholeImageReductionsAreSplitIntoSlicesAtAnySize) {
                 a.for_each_value([&](float q) { m += q; });
                 m /= double(w) * h * 3;
                 b.for_each_value([&](uint8_t q) { most = std::max(most, int(q)); });
-                v.for_each_value([&](float q) { s += q; });
+                for (int i = 0; i < len; i++) s += v(i);
                 Buffer<float> o = realized<float>(p, {w, h, 3}, target);
                 EXPECT_TRUE(matches(
                     o, [&](auto &q) { return (a(q[0], q[1], q[2]) - m) / (most + 1) + s; }, 1e-4))

@@ -19,6 +19,19 @@ constexpr int64_t kMinSlicePoints = 4096;
 // Results at most a quarter of the blocks that fill the device: more, and one block each fills it.
 constexpr int64_t kMaxResultsShare = 4;
 
+// Whether `e` reads a scalar parameter (a Param, a generator's scalar Input).
+bool reads_scalar_param(const Halide::Expr &e) {
+    struct Finder : Halide::Internal::IRGraphVisitor {
+        bool found = false;
+        using IRGraphVisitor::visit;
+        void visit(const Halide::Internal::Variable *v) override {
+            found = found || (v->param.defined() && !v->param.is_buffer());
+        }
+    } f;
+    e.accept(&f);
+    return f.found;
+}
+
 // Slices of the outermost RVar per result at the estimates: as many as fill the device with blocks
 // (results x slices), each of at least kMinSlicePoints points. Returns the outermost RVar's steps
 // per slice.
@@ -64,6 +77,13 @@ public:
         if (def.predicate().defined() && !Halide::Internal::is_const_one(def.predicate()))
             return "its RDom has a predicate";
         if (def.values().size() != 1) return "it reduces a Tuple";
+        // A scalar parameter can make the outermost RVar empty at run time (a sum over the first n
+        // points, n = 0): its slices' partials would be an allocation of no bytes, which Halide's
+        // GPU runtimes refuse (the OpenCL one aborts). An input's extent leaves the whole pipeline
+        // empty at 0, which they refuse as well.
+        const auto &outer = def.schedule().rvars().back();
+        if (reads_scalar_param(outer.min) || reads_scalar_param(outer.extent))
+            return "its outermost RVar's bounds read a scalar parameter, which may leave it empty at run time";
         if (!Halide::Internal::prove_associativity(O.name, def.args(), def.values()).associative())
             return "Halide cannot prove its update associative (its points could not be reduced in slices)";
         return "";
