@@ -78,12 +78,10 @@ struct BlockReductionParams {
 };
 // A reduction to few results over many points each (schedules/total_reduction): its outermost RVar
 // cut into `slices` slices of `slice_rows` steps per result at the estimates, each reduced by one
-// block as a block reduction (`lanes`, `lanes_x`, `unroll_inner` as in BlockReductionParams), the
-// partials added by one block per result.
+// block as a block reduction of its lanes (`slice`), the partials added by one block per result.
 struct TotalReductionParams {
     int64_t slice_rows = 1, slices = 1;
-    int lanes = 256, lanes_x = 0;
-    bool unroll_inner = false;
+    BlockReductionParams slice;
 };
 // 2-D tiles with producers computed per tile (schedules/stencil_tile).
 struct StencilTileParams {

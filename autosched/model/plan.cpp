@@ -212,16 +212,17 @@ std::string Plan::to_text() const {
                    " per row (shuffle reductions on CUDA)";
         if (row)
             for (auto d : row->unrolled_dims) vec += ", dim " + std::to_string(d.first) + " unrolled";
-        if (const BlockReductionParams *br = k.get<BlockReductionParams>(); br && br->lanes_x > 0)
-            vec += ", " + std::to_string(br->lanes_x) + " x " + std::to_string(br->lanes / br->lanes_x) +
-                   " lanes (innermost two RVars)";
+        auto two_d_lanes = [&](const BlockReductionParams &br) {
+            if (br.lanes_x > 0)
+                vec += ", " + std::to_string(br.lanes_x) + " x " + std::to_string(br.lanes / br.lanes_x) +
+                       " lanes (innermost two RVars)";
+        };
+        if (const BlockReductionParams *br = k.get<BlockReductionParams>()) two_d_lanes(*br);
         if (const TotalReductionParams *tr = k.get<TotalReductionParams>()) {
             vec += ", " + std::to_string(tr->slices) + " slices of " + std::to_string(tr->slice_rows) +
                    " steps of the outermost RVar per result, one block each, their partials added by one block per "
                    "result";
-            if (tr->lanes_x > 0)
-                vec += ", " + std::to_string(tr->lanes_x) + " x " + std::to_string(tr->lanes / tr->lanes_x) +
-                       " lanes (innermost two RVars)";
+            two_d_lanes(tr->slice);
         }
         if (const ReductionTileParams *rt = k.get<ReductionTileParams>())
             vec += ", each 32 x 32 tile steps through " + rt->reduction + "'s " + rt->rvar +

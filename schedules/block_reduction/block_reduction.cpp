@@ -34,6 +34,38 @@ InnermostReads innermost_reads(const Halide::Internal::Function &f) {
     return reads.r;
 }
 
+BlockReductionParams block_reduction_params(const Halide::Internal::Definition &update,
+                                            const std::vector<int64_t> &extents, int64_t points) {
+    BlockReductionParams p;
+    p.lanes = int(std::min<int64_t>(p.lanes, std::max<int64_t>(1, points)));
+    // Several RVars fused into one walk: each point's RVars come from dividing by the extents of
+    // all but the outermost. At run-time extents that is a signed division and remainder by a
+    // register per point, which left group_norm's statistics (64 x 64 x 32 points each)
+    // bound by integer instructions at 40% of DRAM's bandwidth. Then the lanes go 2-D instead.
+    const auto &rvars = update.schedule().rvars();
+    bool divides = false;
+    for (size_t i = 0; i + 1 < rvars.size(); i++)
+        divides = divides || !Halide::Internal::as_const_int(Halide::Internal::simplify(rvars[i].extent));
+    if (extents.size() == rvars.size()) {
+        p.lanes_x = block_reduction_lanes_x(extents, divides, p.lanes);
+        if (p.lanes_x > 0) {
+            int lanes_y = 1;
+            while (p.lanes_x * lanes_y < p.lanes && lanes_y < extents[1]) lanes_y *= 2;
+            p.lanes = p.lanes_x * lanes_y;
+            p.unroll_inner = extents[0] >= 2 * int64_t(p.lanes_x);
+        }
+    }
+    return p;
+}
+
+void set_block_reduction_threads(const BlockReductionParams &p, int elem_bytes, LaunchShape &s) {
+    const int second = block_reduction_second_partials(p.lanes);
+    // 2-D lanes: lanes_x by lanes / lanes_x, the second level's threads along x too.
+    s.threads[0] = p.lanes_x > 0 ? std::max(p.lanes_x, second) : p.lanes;
+    s.threads[1] = p.lanes_x > 0 ? p.lanes / p.lanes_x : 1;
+    s.shared_bytes = (p.lanes + second) * elem_bytes;  // both levels
+}
+
 namespace {
 
 // Fewer points per result than this, over results enough to fill the device one thread each: one
@@ -85,29 +117,10 @@ public:
     }
 
     void fill(const KernelPlanContext &c, KernelPlan &k) const override {
-        BlockReductionParams p;
         const FuncNode &O = c.g.nodes[size_t(c.root)];
-        const int64_t points = O.reduction_points;
-        p.lanes = int(std::min<int64_t>(p.lanes, std::max<int64_t>(1, points)));
-        // Several RVars fused into one walk: each point's RVars come from dividing by the extents of
-        // all but the outermost. At run-time extents that is a signed division and remainder by a
-        // register per point, which left group_norm's statistics (64 x 64 x 32 points each)
-        // bound by integer instructions at 40% of DRAM's bandwidth. Then the lanes go 2-D instead.
-        const auto &rvars = O.function.update(0).schedule().rvars();
-        bool divides = false;
-        for (size_t i = 0; i + 1 < rvars.size(); i++)
-            divides = divides || !Halide::Internal::as_const_int(Halide::Internal::simplify(rvars[i].extent));
-        if (!O.rvar_extents.empty() && O.rvar_extents[0].size() == rvars.size()) {
-            const std::vector<int64_t> &e = O.rvar_extents[0];
-            p.lanes_x = block_reduction_lanes_x(e, divides, p.lanes);
-            if (p.lanes_x > 0) {
-                int lanes_y = 1;
-                while (p.lanes_x * lanes_y < p.lanes && lanes_y < e[1]) lanes_y *= 2;
-                p.lanes = p.lanes_x * lanes_y;
-                p.unroll_inner = e[0] >= 2 * int64_t(p.lanes_x);
-            }
-        }
-        k.params = p;
+        k.params = block_reduction_params(O.function.update(0),
+                                          O.rvar_extents.empty() ? std::vector<int64_t>{} : O.rvar_extents[0],
+                                          O.reduction_points);
     }
 
     void apply(ApplyContext &c, const KernelPlan &k) const override {
@@ -126,14 +139,7 @@ public:
             LaunchShape s;
             s.stage = stage_name(O, stage);
             set_grid(s, stage_extents(O, stage), 0, c.grid);
-            if (stage > 0) {
-                const BlockReductionParams &p = *k.get<BlockReductionParams>();
-                const int second = block_reduction_second_partials(p.lanes);
-                // 2-D lanes: lanes_x by lanes / lanes_x, the second level's threads along x too.
-                s.threads[0] = p.lanes_x > 0 ? std::max(p.lanes_x, second) : p.lanes;
-                s.threads[1] = p.lanes_x > 0 ? p.lanes / p.lanes_x : 1;
-                s.shared_bytes = (p.lanes + second) * O.elem_bytes;  // both levels
-            }
+            if (stage > 0) set_block_reduction_threads(*k.get<BlockReductionParams>(), O.elem_bytes, s);
             out.push_back(s);
         }
         return out;

@@ -17,6 +17,16 @@ struct InnermostReads {
 // For a reduction with pure dims and one update.
 InnermostReads innermost_reads(const Halide::Internal::Function &f);
 
+// A block reduction's lanes for a result of `points` points reduced by `update`, over RVars of
+// `extents` at the estimates (innermost first): BlockReductionParams::lanes and, where several
+// RVars would be fused into one walk at run-time extents, the 2-D lanes (lanes_x, unroll_inner).
+// The block reduction template's own results, and each slice of a total reduction.
+BlockReductionParams block_reduction_params(const Halide::Internal::Definition &update,
+                                            const std::vector<int64_t> &extents, int64_t points);
+// The threads and shared memory of the launch of a block reduction's update: both levels of
+// partials in shared memory.
+void set_block_reduction_threads(const BlockReductionParams &p, int elem_bytes, LaunchShape &s);
+
 const KernelTemplate &block_reduction_template();
 
 }  // namespace solder::autosched

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "schedules/block_reduction/block_reduction.h"
-#include "schedules/block_reduction/block_reduction_schedule.h"
 #include "schedules/launch_shapes.h"
 #include "schedules/total_reduction/total_reduction_schedule.h"
 
@@ -104,29 +103,19 @@ public:
         TotalReductionParams p;
         p.slice_rows = slice_rows_for(O, c.opt.device);
         p.slices = (O.rvar_extents[0].back() + p.slice_rows - 1) / p.slice_rows;
-        // Each slice as the block reduction template reduces one result (its fill's lanes).
+        // Each slice as the block reduction template reduces one result.
         std::vector<int64_t> e = O.rvar_extents[0];
         e.back() = p.slice_rows;
         int64_t points = 1;
         for (int64_t x : e) points *= std::max<int64_t>(1, x);
-        p.lanes = int(std::min<int64_t>(p.lanes, points));
-        const auto &rvars = O.function.update(0).schedule().rvars();
-        bool divides = false;
-        for (size_t i = 0; i + 1 < rvars.size(); i++)
-            divides = divides || !Halide::Internal::as_const_int(Halide::Internal::simplify(rvars[i].extent));
-        p.lanes_x = block_reduction_lanes_x(e, divides, p.lanes);
-        if (p.lanes_x > 0) {
-            int lanes_y = 1;
-            while (p.lanes_x * lanes_y < p.lanes && lanes_y < e[1]) lanes_y *= 2;
-            p.lanes = p.lanes_x * lanes_y;
-            p.unroll_inner = e[0] >= 2 * int64_t(p.lanes_x);
-        }
+        p.slice = block_reduction_params(O.function.update(0), e, points);
         k.params = p;
     }
 
     void apply(ApplyContext &c, const KernelPlan &k) const override {
         const TotalReductionParams &p = *k.get<TotalReductionParams>();
-        schedule_total_reduction(c.w, c.get(k.root), c.target, p.slice_rows, p.lanes, p.lanes_x, p.unroll_inner);
+        schedule_total_reduction(c.w, c.get(k.root), c.target, p.slice_rows, p.slice.lanes, p.slice.lanes_x,
+                                 p.slice.unroll_inner);
     }
 
     // The slices' partials (zeroed, then one block per slice, as a block reduction), then the root:
@@ -142,15 +131,13 @@ public:
             out[size_t(i)].grid[0] = O.dims.empty() ? p.slices : O.points();
             out[size_t(i)].grid[1] = O.dims.empty() ? 1 : p.slices;
         }
-        const int second = block_reduction_second_partials(p.lanes);
-        out[1].threads[0] = p.lanes_x > 0 ? std::max(p.lanes_x, second) : p.lanes;
-        out[1].threads[1] = p.lanes_x > 0 ? p.lanes / p.lanes_x : 1;
-        out[1].shared_bytes = (p.lanes + second) * O.elem_bytes;
+        set_block_reduction_threads(p.slice, O.elem_bytes, out[1]);
         out[2].stage = stage_name(O, 0);
         out[2].grid[0] = out[3].grid[0] = O.points();
         out[3].stage = stage_name(O, 1);
-        out[3].threads[0] = kTotalFinalLanes;
-        out[3].shared_bytes = (kTotalFinalLanes + block_reduction_second_partials(kTotalFinalLanes)) * O.elem_bytes;
+        BlockReductionParams final_sum;  // (schedule_total_reduction's: 1-D lanes)
+        final_sum.lanes = kTotalFinalLanes;
+        set_block_reduction_threads(final_sum, O.elem_bytes, out[3]);
         return out;
     }
 };
