@@ -37,6 +37,20 @@ int64_t region_points(const Region &r) {
     return n;
 }
 
+std::vector<std::string> scalar_params_in(const Expr &e) {
+    struct Finder : IRVisitor {
+        std::vector<std::string> found;
+        using IRVisitor::visit;
+        void visit(const Variable *v) override {
+            if (v->param.defined() && !v->param.is_buffer() &&
+                std::find(found.begin(), found.end(), v->name) == found.end())
+                found.push_back(v->name);
+        }
+    } f;
+    if (e.defined()) e.accept(&f);
+    return f.found;
+}
+
 namespace {
 
 std::string expr_text(const Expr &e) {
@@ -164,21 +178,6 @@ std::vector<StageExprs> stages_of(const Function &f) {
     add(f.definition(), false);
     for (auto &u : f.updates()) add(u, true);
     return out;
-}
-
-// The scalar parameters an expression still names (after the estimates were put in for the others).
-std::vector<std::string> scalar_params_in(const Expr &e) {
-    struct Finder : IRVisitor {
-        std::vector<std::string> found;
-        using IRVisitor::visit;
-        void visit(const Variable *v) override {
-            if (v->param.defined() && !v->param.is_buffer() &&
-                std::find(found.begin(), found.end(), v->name) == found.end())
-                found.push_back(v->name);
-        }
-    } f;
-    if (e.defined()) e.accept(&f);
-    return f.found;
 }
 
 // `e` at the estimates: a constant, or an error naming what it depends on.

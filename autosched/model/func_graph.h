@@ -50,6 +50,8 @@ using Region = std::vector<Range64>;
 int64_t region_points(const Region &r);
 // The same ranges, dim by dim (an iteration domain's points are a Region too).
 bool same_region(const Region &a, const Region &b);
+// The scalar parameters (Params, a generator's scalar Inputs) an expression names, each once.
+std::vector<std::string> scalar_params_in(const Halide::Expr &e);
 
 struct FuncNode {
     std::string name;

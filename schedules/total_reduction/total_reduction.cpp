@@ -18,19 +18,6 @@ constexpr int64_t kMinSlicePoints = 4096;
 // Results at most a quarter of the blocks that fill the device: more, and one block each fills it.
 constexpr int64_t kMaxResultsShare = 4;
 
-// Whether `e` reads a scalar parameter (a Param, a generator's scalar Input).
-bool reads_scalar_param(const Halide::Expr &e) {
-    struct Finder : Halide::Internal::IRGraphVisitor {
-        bool found = false;
-        using IRGraphVisitor::visit;
-        void visit(const Halide::Internal::Variable *v) override {
-            found = found || (v->param.defined() && !v->param.is_buffer());
-        }
-    } f;
-    e.accept(&f);
-    return f.found;
-}
-
 // Slices of the outermost RVar per result at the estimates: as many as fill the device with blocks
 // (results x slices), each of at least kMinSlicePoints points. Returns the outermost RVar's steps
 // per slice.
@@ -81,7 +68,7 @@ public:
         // GPU runtimes refuse (the OpenCL one aborts). An input's extent leaves the whole pipeline
         // empty at 0, which they refuse as well.
         const auto &outer = def.schedule().rvars().back();
-        if (reads_scalar_param(outer.min) || reads_scalar_param(outer.extent))
+        if (!scalar_params_in(outer.min).empty() || !scalar_params_in(outer.extent).empty())
             return "its outermost RVar's bounds read a scalar parameter, which may leave it empty at run time";
         if (!Halide::Internal::prove_associativity(O.name, def.args(), def.values()).associative())
             return "Halide cannot prove its update associative (its points could not be reduced in slices)";
