@@ -40,7 +40,8 @@ namespace solder {
     X(bgu)                                                                                                             \
     X(local_laplacian)                                                                                                 \
     X(nl_means)                                                                                                        \
-    X(image_stats)
+    X(image_stats)                                                                                                     \
+    X(channels_last)
 
 #define DECLARE_SPEC(n) AppSpec n##_spec();
 SOLDER_APPS(DECLARE_SPEC)

@@ -13,7 +13,7 @@ namespace solder {
     X(iir_blur) X(row_norm) X(swiglu_fwd) X(swiglu_bwd) X(group_norm) X(causal_softmax) X(int8_quant) \
     X(int8_dequant) X(embedding_gather) X(layernorm_bwd) X(matmul) \
     X(stencil_chain) X(max_filter) X(camera_pipe) X(bilateral_grid) X(conv_layer) X(depthwise_conv) \
-    X(interpolate) X(lens_blur) X(bgu) X(local_laplacian) X(nl_means) X(image_stats)
+    X(interpolate) X(lens_blur) X(bgu) X(local_laplacian) X(nl_means) X(image_stats) X(channels_last)
 // clang-format on
 
 #define DECLARE_BUILDER(n) BuiltPipeline n##_pipeline(const AppIO &io);

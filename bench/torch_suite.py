@@ -1,4 +1,4 @@
-# The ML suite apps (apps/swiglu_fwd ... apps/layernorm_bwd), apps/matmul and apps/image_stats in PyTorch at their full shapes and
+# The ML suite apps (apps/swiglu_fwd ... apps/layernorm_bwd), apps/matmul, apps/image_stats and apps/channels_last in PyTorch at their full shapes and
 # dtypes, timed eager and under torch.compile with triton.testing.do_bench (warmup 25, rep 100,
 # median). Prints one JSON line per app: name, min_bytes (every input read once plus every output
 # written once, as AppSpec::min_bytes), eager_us, compile_us. Run on the GPU machine:
@@ -106,3 +106,8 @@ def image_stats(x):
     v = ((x - m) * (x - m)).mean()
     return (x - m) / torch.sqrt(v + 1e-5)
 bench("image_stats", image_stats, [randn(4096, 4096)])
+
+# 10. channels_last: x [32, 128, 56, 56] scaled and shifted per channel, written [32, 56, 56, 128].
+def channels_last(x, scale, shift):
+    return (x * scale[:, None, None] + shift[:, None, None]).permute(0, 2, 3, 1).contiguous()
+bench("channels_last", channels_last, [randn(32, 128, 56, 56), torch.rand(128, device=dev) + 0.5, randn(128)])

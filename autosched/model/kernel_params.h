@@ -61,6 +61,12 @@ struct PointwiseParams {
     // all the points instead of once for each. At sizes known only at run time, in a branch where
     // the output's dim starts at 0 and has that many points, beside the general schedule.
     int unroll_dim = -1, unroll_extent = 0;
+    // A producer the root reads transposed (schedules/pointwise/transposed_tile.h), empty none: the
+    // root in square tiles over its dims 0 and `transposed_root_dim`, the producer's tile loaded
+    // into shared memory along its own dims 0 and `transposed_source_dim`.
+    std::string transposed_source;
+    std::vector<std::string> transposed_readers;  // the kernel's Funcs that call it
+    int transposed_root_dim = -1, transposed_source_dim = -1;
 };
 // A 0-d root: one point (schedules/single).
 struct SingleParams {};

@@ -95,6 +95,9 @@ const std::vector<KnobEntry> &knob_table() {
                 "shared_reductions", [](auto &o) -> auto & { return o.planner.shared_reductions; },
                 "a row kernel computes a reduction other kernels read too and writes it beside its root"),
             flag(
+                "transposed_tiles", [](auto &o) -> auto & { return o.planner.transposed_tiles; },
+                "a kernel that reads a producer transposed takes square tiles, the producer's tile in shared memory"),
+            flag(
                 "fallback", [](auto &o) -> auto & { return o.fallback; },
                 "solder run: a failing Solder schedule is replaced by the unfused one (not a plugin parameter)", true),
             flag(

@@ -53,6 +53,10 @@ struct PlannerOptions {
     // whose rows it lies at and written there beside its root for the others, instead of by a kernel
     // of its own that reads the rows once more (schedules/row/shared_reductions.h).
     bool shared_reductions = true;
+    // A pure kernel root that reads a producer transposed (`out(x, y) = in(y, x)`, NCHW -> NHWC)
+    // is laid out in square tiles with the producer's tile in shared memory, instead of vectors
+    // whose lanes each load from another row (schedules/pointwise/transposed_tile.h).
+    bool transposed_tiles = true;
     std::set<std::string> keep_unfused;  // Funcs always materialized (a debugging knob)
     DeviceProfile device;
 };

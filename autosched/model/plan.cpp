@@ -195,7 +195,9 @@ std::string Plan::to_text() const {
         const InnerOuterParams *io = k.get<InnerOuterParams>();
         const SplitK *sk = k.split ? &*k.split : nullptr;
         std::string vec = k.vector_width() > 1 ? ", x" + std::to_string(k.vector_width()) + " vectors" : "";
-        if (k.rows_per_block() > 1) vec += ", " + std::to_string(k.rows_per_block()) + " rows per block";
+        const PointwiseParams *transposed = k.get<PointwiseParams>();
+        if (transposed && transposed->transposed_source.empty()) transposed = nullptr;
+        if (k.rows_per_block() > 1 && !transposed) vec += ", " + std::to_string(k.rows_per_block()) + " rows per block";
         if (const PointwiseParams *pw = k.get<PointwiseParams>(); pw && pw->unroll_rows > 1)
             vec += ", " + std::to_string(pw->unroll_rows) + " rows per thread";
         if (const PointwiseParams *pw = k.get<PointwiseParams>(); pw && pw->unroll_dim >= 0)
@@ -204,6 +206,9 @@ std::string Plan::to_text() const {
                    (fixed_sizes ? std::string()
                                 : " where the output's dim " + std::to_string(pw->unroll_dim) + " has " +
                                       std::to_string(pw->unroll_extent) + " from 0");
+        if (transposed)
+            vec += ", 32 x 32 tiles over dims 0 and " + std::to_string(transposed->transposed_root_dim) + ", " +
+                   transposed->transposed_source + " read transposed through shared memory";
         if (const PointwiseParams *pw = k.get<PointwiseParams>(); pw && pw->serial_dim >= 0)
             vec += ", dim " + std::to_string(pw->serial_dim) + " walked in each thread";
         if (k.row_threads() > 0) vec += ", " + std::to_string(k.row_threads()) + " threads per row";

@@ -210,6 +210,16 @@ void build(uint64_t seed, UserPipeline &p) {
         centred(x, y) = src(x, y) - mean() + 1.0f;
         p.outputs.push_back(centred);
     }
+    // A stage read transposed through a boundary condition (drawn last as the above): an output
+    // over the same w x h points whose point (x, y) reads the stage at (y, x), clamped to the image.
+    if (pick(3) == 0) {
+        p.kinds.push_back("transposed");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        Func clamped = BoundaryConditions::repeat_edge(src, whole);
+        Func flipped("flipped");
+        flipped(x, y) = 0.5f * clamped(y, x) + 0.25f;
+        p.outputs.push_back(flipped);
+    }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
     p.gain.set_estimate(1.0f);
     p.taps.set_estimate(3);
@@ -276,6 +286,7 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
             res.kinds.insert(res.kinds.end(), ours.kinds.begin(), ours.kinds.end());
             plan = schedule_with_solder(ours.outputs, target);
             res.side_output_plans += plan.find("(side output): reads") != std::string::npos;
+            res.transposed_plans += plan.find("read transposed through shared memory") != std::string::npos;
             for (auto &fn : pipeline_functions(ref.outputs)) Func(fn).compute_root();
             Pipeline(ours.outputs).compile_jit(t);
             Pipeline(ref.outputs).compile_jit(host);

@@ -20,6 +20,7 @@ struct RandomUserResult {
     std::vector<std::string> messages;  // one per failure: the seed, what failed, the plan
     std::vector<std::string> kinds;     // the stage kinds the pipelines used, one entry each
     int side_output_plans = 0;          // plans with a kernel that writes a side output
+    int transposed_plans = 0;           // plans with a kernel that reads a producer transposed in tiles
 };
 
 // Plans each seed's pipeline with Solder for `target` ("host", "opencl"), runs it at its estimate
