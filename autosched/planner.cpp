@@ -239,7 +239,16 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
     plan.explanations.insert(plan.explanations.end(), side_notes.begin(), side_notes.end());
     for (int r = 0; r < N; r++) {
         if (g.nodes[r].generic.empty() || g.nodes[r].is_input) continue;
-        if (root[r]) {
+        const KernelPlan *own = nullptr;
+        for (auto &k : plan.kernels)
+            if (k.root == g.nodes[r].name) own = &k;
+        if (root[r] && own && own->kind() != TemplateKind::Generic) {
+            plan.explanations.push_back({g.nodes[r].name, "",
+                                         own->template_name() +
+                                             " template, its RDom's predicate evaluated at each "
+                                             "point of each lane's walk (" +
+                                             g.nodes[r].generic + ")"});
+        } else if (root[r]) {
             plan.explanations.push_back({g.nodes[r].name, "", "generic template: " + g.nodes[r].generic});
         } else {
             std::string readers;

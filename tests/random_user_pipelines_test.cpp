@@ -32,7 +32,7 @@ void expect_all_pass(const std::string &target) {
     if (std::getenv("SOLDER_USER_SEEDS") == nullptr) {
         for (auto k : {"pointwise", "stencil", "row_reduction", "histogram", "tuple", "updates", "resample",
                        "parameter_taps", "argmax", "point_scan", "window_minimum", "specialized", "row_means_output",
-                       "shared_row_mean", "image_mean", "transposed"})
+                       "shared_row_mean", "image_mean", "transposed", "masked_row_sums"})
             EXPECT_TRUE(kinds.count(k)) << "no CI seed has a '" << k << "' stage";
     }
     EXPECT_TRUE(kinds.count("scan_x") || kinds.count("scan_y"));

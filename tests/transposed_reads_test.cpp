@@ -40,7 +40,9 @@ TEST(TransposedReads, ATransposeIsTiledAtAnySize) {
             auto a = random_buffer<float>({h, w}, 71);
             in.set(a);
             Buffer<float> o = run<float>(p, {w, h}, target);
-            EXPECT_TRUE(matches(o, [&](auto &q) { return a(q[1], q[0]) * 2.0 + 1.0; }, 1e-6)) << plan;
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return a(q[1], q[0]) * 2.0 + 1.0; }, 1e-6))
+                << plan;
         }
     }
 }

@@ -75,6 +75,9 @@ struct FuncNode {
     // A generic Func that reduces at each point on its own (autosched/model/generic_reason.h:
     // reduces_per_point): it may be fused into a consumer's threads that read it one to one.
     bool generic_per_point = false;
+    // Generic only for its RDom's predicate (generic_reason.h: predicated_reduction): as a kernel
+    // root, the block and total reduction templates may take it before the generic template.
+    bool predicated_reduction = false;
     std::vector<int> in_edges, out_edges;
 
     int64_t points() const { return region_points(region); }

@@ -28,7 +28,10 @@ bool pure_in_place(const Function &f, const Definition &u, size_t d) {
 
 }  // namespace
 
-std::string generic_reason(const Function &f) {
+namespace {
+
+// generic_reason, less the predicate check where `with_predicate` is false.
+std::string reason(const Function &f, bool with_predicate) {
     if (f.has_extern_definition()) return "an extern stage (define_extern): computed by its own code, at root";
     const auto &updates = f.updates();
     if (updates.empty()) return "";
@@ -42,7 +45,7 @@ std::string generic_reason(const Function &f) {
     if (!in_order)
         return "its update writes " + call_text(f.name(), args) +
                ", not its pure vars in order: a scan or a scatter (data-dependent or shifted stores)";
-    if (u.predicate().defined() && !is_const_one(u.predicate()))
+    if (with_predicate && u.predicate().defined() && !is_const_one(u.predicate()))
         return "its update's RDom has a predicate (RDom::where): " + text(u.predicate());
     const auto &rvars = u.schedule().rvars();
     if (rvars.empty()) return "an update without an RDom: it rewrites the Func point by point";
@@ -50,6 +53,16 @@ std::string generic_reason(const Function &f) {
         return "Halide cannot prove its update associative (" + call_text(f.name(), args) + " = " +
                text(u.values()[0]) + "): it cannot be split across threads";
     return "";
+}
+
+}  // namespace
+
+std::string generic_reason(const Function &f) { return reason(f, true); }
+
+bool predicated_reduction(const Function &f) {
+    if (f.has_extern_definition() || f.updates().size() != 1) return false;
+    const Expr p = f.update(0).predicate();
+    return p.defined() && !is_const_one(p) && reason(f, false).empty();
 }
 
 namespace {

@@ -15,6 +15,12 @@ namespace solder::autosched {
 // bounds may be known only at run time: every split of such a pipeline guards its tail).
 std::string generic_reason(const Halide::Internal::Function &f);
 
+// Whether a predicate (RDom::where) is all that makes `f` generic: one update over an RDom that
+// writes the pure vars in order with an operator Halide proves associative. The block and total
+// reduction templates take such a reduction as a kernel root: Halide's rfactor keeps the predicate
+// in each lane's walk, a guard at each point (a causal row sum, a masked mean).
+bool predicated_reduction(const Halide::Internal::Function &f);
+
 // Whether `f` reduces at each of its points on its own: every update writes its pure vars in order
 // (reading `f` only at that point, as Halide requires) and some update has an RDom. Such a Func,
 // generic for a reason the fused templates have (several updates, an RDom::where predicate, an

@@ -4,7 +4,9 @@
 
 #include "autosched/model/generic_reason.h"
 #include "autosched/model/pipeline_funcs.h"
+#include "schedules/block_reduction/block_reduction.h"
 #include "schedules/generic/generic_schedule.h"
+#include "schedules/total_reduction/total_reduction.h"
 
 namespace solder::autosched {
 
@@ -93,7 +95,13 @@ public:
 
     // Tiles over the root's dims, members inlined; for roots that need it (FuncNode::generic).
     std::string why_not(const KernelContext &c) const override {
-        return c.root_node().generic.empty() ? "a fused template can take the root (it needs no generic reason)" : "";
+        if (c.root_node().generic.empty()) return "a fused template can take the root (it needs no generic reason)";
+        // A reduction generic only for its RDom's predicate: the reduction templates keep the
+        // predicate in each lane's walk (a causal row sum took one thread per row before).
+        if (c.root_node().predicated_reduction &&
+            (total_reduction_template().why_not(c).empty() || block_reduction_template().why_not(c).empty()))
+            return "a reduction template takes it, its RDom's predicate evaluated at each point of each lane's walk";
+        return "";
     }
 
     std::optional<KernelChoice> choose(const KernelContext &c) const override {

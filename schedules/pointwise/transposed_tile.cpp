@@ -32,7 +32,8 @@ Expr unclamped(Expr e, const std::vector<std::string> &vars) {
         } else if (const auto *mn = e.as<Internal::Min>(); mn && names_none(mn->b)) {
             e = mn->a;
         } else if (const auto *c = e.as<Internal::Call>();
-                   c && (c->is_intrinsic(Internal::Call::likely) || c->is_intrinsic(Internal::Call::likely_if_innermost))) {
+                   c &&
+                   (c->is_intrinsic(Internal::Call::likely) || c->is_intrinsic(Internal::Call::likely_if_innermost))) {
             e = c->args[0];
         } else {
             return e;
@@ -161,8 +162,8 @@ std::optional<TransposedRead> transposed_read(const FuncGraph &g, int root, cons
 
 }  // namespace autosched
 
-void schedule_transposed_tile(ScheduleWriter &w, Func root, Func source, const std::vector<Func> &readers,
-                              int root_dim, int source_dim) {
+void schedule_transposed_tile(ScheduleWriter &w, Func root, Func source, const std::vector<Func> &readers, int root_dim,
+                              int source_dim) {
     w.compute_root(root);
     const std::string tag = root.name();
     const StageRef s{root};

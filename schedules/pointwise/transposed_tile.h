@@ -24,9 +24,9 @@ namespace autosched {
 
 // The producer a root reads transposed, and how.
 struct TransposedRead {
-    int producer = -1;    // the graph node (an input or a Func stored by another kernel)
-    int root_dim = -1;    // the root's dim (1 or above) that indexes the producer's innermost dim
-    int source_dim = -1;  // the producer's dim (1 or above) that the root's innermost dim indexes
+    int producer = -1;                 // the graph node (an input or a Func stored by another kernel)
+    int root_dim = -1;                 // the root's dim (1 or above) that indexes the producer's innermost dim
+    int source_dim = -1;               // the producer's dim (1 or above) that the root's innermost dim indexes
     std::vector<std::string> readers;  // the kernel's Funcs that call it: the root, Funcs inlined into it
 };
 

@@ -220,6 +220,18 @@ void build(uint64_t seed, UserPipeline &p) {
         flipped(x, y) = 0.5f * clamped(y, x) + 0.25f;
         p.outputs.push_back(flipped);
     }
+    // A stage's masked row sums (an RDom::where predicate that loads the stage), an output over the
+    // rows of their own (drawn last as the above).
+    if (pick(3) == 0) {
+        p.kinds.push_back("masked_row_sums");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        RDom rw(0, W, "rw");
+        rw.where(src(rw, y) > 0.75f);
+        Func masked("masked_rows");
+        masked(y) = 0.0f;
+        masked(y) += src(rw, y);
+        p.outputs.push_back(masked);
+    }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
     p.gain.set_estimate(1.0f);
     p.taps.set_estimate(3);
