@@ -148,6 +148,10 @@ struct GenericParams {
     // each point of the copy, in the thread's registers, instead (`in_registers`).
     int scan_tile_rows = 0;
     bool in_registers = false;
+    // A scatter in chunks of rows (a histogram) whose bins fit kSharedBinsBytes at the estimates:
+    // each chunk's bins in its block's shared memory, with shared atomics, written out once by a
+    // copy (one launch for the chunks, none to zero them), instead of global bins per chunk.
+    bool shared_bins = false;
 };
 
 // Tiles stepping through a fused reduction's RVar (schedules/reduction_tile): `reduction` per tile,

@@ -47,14 +47,31 @@ void pure_loops(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> pur
     if (s.update < 0) w.vectorize(s, xi, kHostVector, TailStrategy::GuardWithIf);
 }
 
+// The bin dims `dims` of a stage fused into one (innermost first), for a 1-D layout of threads.
+VarOrRVar one_bin_dim(ScheduleWriter &w, const StageRef &s, const std::vector<VarOrRVar> &dims,
+                      const std::string &tag) {
+    VarOrRVar all = dims[0];
+    for (size_t i = 1; i < dims.size(); i++) {
+        Var next(tag + "_f" + std::to_string(i));
+        w.fuse(s, all, dims[i], next);
+        all = next;
+    }
+    return all;
+}
+
 // An update that writes no pure var as it is: its RDom's points at once, atomically, where legal.
 void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Function &fn, const Target &target,
-                     const std::string &tag) {
+                     const std::string &tag, bool shared_bins) {
     if (!is_gpu_target(target)) {  // serial on the host
         w.unscheduled(s);
         return;
     }
     if (!autosched::atomic_update(fn, s.update, target)) {
+        // One thread walks the RDom in order (a cumulative table): unrolled, the loads of several
+        // steps issue ahead of the arithmetic that waits on the previous step (hist_equalize's
+        // 256-bin table on the H100: 18.3 -> 13.4 us).
+        const auto &rv = fn.update(s.update).schedule().rvars();
+        if (!rv.empty()) w.unroll(s, RVar(rv[0].var), kScanUnroll, TailStrategy::GuardWithIf);
         w.gpu_single_thread(s);
         return;
     }
@@ -68,24 +85,59 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
         w.split(s, rows, chunk, row, kRowsPerChunk, TailStrategy::GuardWithIf);
         Var u(tag + "_u");
         Func intm = w.rfactor(s, chunk, u);
-        w.compute_root(intm);
         const std::string itag = tag + "_part";
-        pure_loops(w, {intm}, stage_pure_vars(intm.function(), 0), target, itag, 0);
-        const StageRef is{intm, 0};
-        w.atomic(is);
-        const auto irvars = intm.function().update(0).schedule().rvars();
-        VarOrRVar all = RVar(irvars[0].var);
-        for (size_t i = 1; i < irvars.size(); i++) {
-            RVar next(itag + "_r" + std::to_string(i));
-            w.fuse(is, all, RVar(irvars[i].var), next);
-            all = next;
+        // The chunk's walk over its rows: 256 lanes, each point's increment atomic.
+        auto walk_chunk = [&](const StageRef &is) {
+            w.atomic(is);
+            const auto irvars = intm.function().update(0).schedule().rvars();
+            VarOrRVar all = RVar(irvars[0].var);
+            for (size_t i = 1; i < irvars.size(); i++) {
+                RVar next(itag + "_r" + std::to_string(i));
+                w.fuse(is, all, RVar(irvars[i].var), next);
+                all = next;
+            }
+            RVar walk(itag + "_walk"), lane(itag + "_lane");
+            w.split(is, all, walk, lane, kThreads1D, TailStrategy::GuardWithIf);
+            w.reorder(is, {lane, walk, u});
+            return lane;
+        };
+        if (shared_bins) {
+            // Each chunk's bins in its block's shared memory (shared atomics), zeroed and filled
+            // there, then written out once by a copy that the Func's sum over chunks reads.
+            Func copy = w.in(intm, {Func(fn)});
+            w.compute_root(copy);
+            std::vector<VarOrRVar> cv = stage_pure_vars(copy.function(), 0);
+            const VarOrRVar cu = cv.back();
+            cv.pop_back();
+            const StageRef cs{copy};
+            VarOrRVar bins = one_bin_dim(w, cs, cv, tag + "_copy");
+            Var cb(tag + "_copy_bo"), ct(tag + "_copy_bt");
+            w.split(cs, bins, cb, ct, kThreads1D, TailStrategy::GuardWithIf);
+            w.reorder(cs, {ct, cb, cu});
+            w.gpu_blocks(cs, cu);
+            w.gpu_threads(cs, ct);
+            w.compute_at(intm, copy, cu);
+            std::vector<VarOrRVar> iv = stage_pure_vars(intm.function(), 0);
+            const VarOrRVar iu = iv.back();
+            iv.pop_back();
+            const StageRef zs{intm};
+            VarOrRVar ibins = one_bin_dim(w, zs, iv, itag + "_zero");
+            Var zb(itag + "_zero_bo"), zt(itag + "_zero_bt");
+            w.split(zs, ibins, zb, zt, kThreads1D, TailStrategy::GuardWithIf);
+            w.reorder(zs, {zt, zb, iu});
+            w.gpu_threads(zs, zt);
+            w.gpu_threads({intm, 0}, walk_chunk({intm, 0}));
+        } else {
+            w.compute_root(intm);
+            pure_loops(w, {intm}, stage_pure_vars(intm.function(), 0), target, itag, 0);
+            const StageRef is{intm, 0};
+            const RVar lane = walk_chunk(is);
+            w.gpu_blocks(is, u);
+            w.gpu_threads(is, lane);
         }
-        RVar walk(itag + "_walk"), lane(itag + "_lane");
-        w.split(is, all, walk, lane, kThreads1D, TailStrategy::GuardWithIf);
-        w.reorder(is, {lane, walk, u});
-        w.gpu_blocks(is, u);
-        w.gpu_threads(is, lane);
-        // The Func itself now adds its chunks' bins: over its pure vars, as any update.
+        // The Func itself now adds its chunks' bins: over its pure vars, as any update. (Its walk
+        // over the chunks unrolled by 8, and the chunks' walks too, measured slower on the H100:
+        // hist_equalize's bins 19.9 -> 47.9 us, its chunks 71.6 -> 81.5.)
         pure_loops(w, s, stage_pure_vars(fn, s.update + 1), target, tag, 0);
         return;
     }
@@ -100,7 +152,7 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
 }  // namespace
 
 void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, const std::vector<int> &stage_threads,
-                             const std::vector<int> &stage_serial_outer) {
+                             const std::vector<int> &stage_serial_outer, bool shared_bins) {
     w.compute_root(f);
     const Internal::Function fn = f.function();
     if (fn.has_extern_definition()) return;
@@ -119,7 +171,7 @@ void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, co
                 for (auto &rv : fn.update(stage - 1).schedule().rvars())
                     w.unroll(s, RVar(rv.var), kScanUnroll, TailStrategy::GuardWithIf);
         } else if (stage > 0) {
-            reduction_loops(w, s, fn, target, tag);
+            reduction_loops(w, s, fn, target, tag, shared_bins);
         } else if (is_gpu_target(target)) {
             w.gpu_single_thread(s);  // a scalar Func's pure definition
         }

@@ -19,6 +19,9 @@ namespace solder {
 // Its GPU tiles (threads per block along x and y), and the rows each chunk of a scatter takes.
 constexpr int kGenericTileX = 32, kGenericTileY = 8;
 constexpr int kScatterRowsPerChunk = 8;
+// The most bytes of bins a chunked scatter keeps in each block's shared memory (GenericParams::
+// shared_bins): 2048 32-bit bins.
+constexpr int64_t kSharedBinsBytes = 8192;
 
 // A GPU thread loops serially over the pure dims of a stage beyond the grid's three (its outermost)
 // where the other dims still have at least this many points, and the points it loops over are at
@@ -28,9 +31,10 @@ constexpr int64_t kGenericSerialPoints = 64;
 
 // `stage_threads[s]` > 0: the threads per block of stage s where its loops are one-dimensional.
 // `stage_serial_outer[s]`: the outermost pure dims of stage s each GPU thread loops over.
+// `shared_bins`: a chunked scatter's chunks keep their bins in shared memory (GenericParams).
 void schedule_generic_kernel(ScheduleWriter &w, Halide::Func f, const Halide::Target &target,
                              const std::vector<int> &stage_threads = {},
-                             const std::vector<int> &stage_serial_outer = {});
+                             const std::vector<int> &stage_serial_outer = {}, bool shared_bins = false);
 
 // A point scan (autosched/model/generic_reason.h) that other kernels read, on a GPU: they read a
 // copy of it (Func::in) instead, tiled kGenericTileX x `rows` over its dims other than the scan's,
