@@ -188,6 +188,7 @@ public:
                 s.grid[0] = chunks;
                 s.threads[0] = 256;
                 if (k.get<GenericParams>()->shared_bins) {
+                    s.threads[0] = kSharedBinsLanes;
                     // One launch: a block per chunk, its bins in shared memory, then copied out.
                     s.stage = name + " (chunks, bins in shared memory)";
                     s.shared_bytes = O.bytes();

@@ -87,7 +87,7 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
         Func intm = w.rfactor(s, chunk, u);
         const std::string itag = tag + "_part";
         // The chunk's walk over its rows: 256 lanes, each point's increment atomic.
-        auto walk_chunk = [&](const StageRef &is) {
+        auto walk_chunk = [&](const StageRef &is, int lanes) {
             w.atomic(is);
             const auto irvars = intm.function().update(0).schedule().rvars();
             VarOrRVar all = RVar(irvars[0].var);
@@ -97,7 +97,7 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
                 all = next;
             }
             RVar walk(itag + "_walk"), lane(itag + "_lane");
-            w.split(is, all, walk, lane, kThreads1D, TailStrategy::GuardWithIf);
+            w.split(is, all, walk, lane, lanes, TailStrategy::GuardWithIf);
             w.reorder(is, {lane, walk, u});
             return lane;
         };
@@ -126,12 +126,12 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
             w.split(zs, ibins, zb, zt, kThreads1D, TailStrategy::GuardWithIf);
             w.reorder(zs, {zt, zb, iu});
             w.gpu_threads(zs, zt);
-            w.gpu_threads({intm, 0}, walk_chunk({intm, 0}));
+            w.gpu_threads({intm, 0}, walk_chunk({intm, 0}, kSharedBinsLanes));
         } else {
             w.compute_root(intm);
             pure_loops(w, {intm}, stage_pure_vars(intm.function(), 0), target, itag, 0);
             const StageRef is{intm, 0};
-            const RVar lane = walk_chunk(is);
+            const RVar lane = walk_chunk(is, kThreads1D);
             w.gpu_blocks(is, u);
             w.gpu_threads(is, lane);
         }

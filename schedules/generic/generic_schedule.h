@@ -22,6 +22,9 @@ constexpr int kScatterRowsPerChunk = 8;
 // The most bytes of bins a chunked scatter keeps in each block's shared memory (GenericParams::
 // shared_bins): 2048 32-bit bins.
 constexpr int64_t kSharedBinsBytes = 8192;
+// Lanes of each chunk's block walking its points where its bins are in shared memory: measured on
+// the H100 (hist_equalize, 270 chunks), 256 lanes 106.2 us for the app, 512 79.7, 1024 80.0.
+constexpr int kSharedBinsLanes = 512;
 
 // A GPU thread loops serially over the pure dims of a stage beyond the grid's three (its outermost)
 // where the other dims still have at least this many points, and the points it loops over are at
