@@ -11,16 +11,6 @@
 using namespace Halide;
 using namespace solder::testing;
 
-namespace {
-
-template<typename T> Buffer<T> run(Pipeline &p, const std::vector<int> &sizes, const std::string &target) {
-    Buffer<T> o = p.realize(sizes, solder::make_target(target));
-    o.copy_to_host();
-    return o;
-}
-
-}  // namespace
-
 TEST(PredicatedReductions, ACausalRowSumIsABlockReduction) {
     for (auto &target : user_targets()) {
         SCOPED_TRACE(target);
@@ -44,7 +34,7 @@ TEST(PredicatedReductions, ACausalRowSumIsABlockReduction) {
             SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
             auto a = random_buffer<float>({w, h}, 81, -1, 1);
             in.set(a);
-            Buffer<float> o = run<float>(p, {h}, target);
+            Buffer<float> o = realize_on<float>(p, {h}, target);
             EXPECT_TRUE(matches(
                 o,
                 [&](auto &q) {

@@ -14,12 +14,6 @@ namespace {
 
 const char *kTiled = "read transposed through shared memory";
 
-template<typename T> Buffer<T> run(Pipeline &p, const std::vector<int> &sizes, const std::string &target) {
-    Buffer<T> o = p.realize(sizes, solder::make_target(target));
-    o.copy_to_host();
-    return o;
-}
-
 }  // namespace
 
 TEST(TransposedReads, ATransposeIsTiledAtAnySize) {
@@ -39,7 +33,7 @@ TEST(TransposedReads, ATransposeIsTiledAtAnySize) {
             SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
             auto a = random_buffer<float>({h, w}, 71);
             in.set(a);
-            Buffer<float> o = run<float>(p, {w, h}, target);
+            Buffer<float> o = realize_on<float>(p, {w, h}, target);
             EXPECT_TRUE(matches(
                 o, [&](auto &q) { return a(q[1], q[0]) * 2.0 + 1.0; }, 1e-6))
                 << plan;
@@ -73,7 +67,7 @@ TEST(TransposedReads, PlanarToChannelsLastAtAnySize) {
             in.set(a);
             scale.set(s);
             shift.set(b);
-            Buffer<float> o = run<float>(p, {C, W, H, N}, target);
+            Buffer<float> o = realize_on<float>(p, {C, W, H, N}, target);
             EXPECT_TRUE(matches(
                 o, [&](auto &q) { return double(a(q[1], q[2], q[0], q[3])) * s(q[0]) + b(q[0]); }, 1e-5))
                 << plan;
@@ -101,7 +95,7 @@ TEST(TransposedReads, ATapAcrossTransposedRowsReadsTheTileAndItsBorder) {
             auto a = random_buffer<float>({h + 2, w}, 75);
             a.set_min(-1, 0);
             in.set(a);
-            Buffer<float> o = run<float>(p, {w, h}, target);
+            Buffer<float> o = realize_on<float>(p, {w, h}, target);
             EXPECT_TRUE(matches(
                 o, [&](auto &q) { return a(q[1] - 1, q[0]) + 2.0 * a(q[1], q[0]) + a(q[1] + 1, q[0]); }, 1e-5))
                 << plan;

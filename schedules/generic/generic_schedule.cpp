@@ -59,6 +59,19 @@ VarOrRVar one_bin_dim(ScheduleWriter &w, const StageRef &s, const std::vector<Va
     return all;
 }
 
+// The pure stage of a chunks' bins Func (its bin dims, then the chunk): the bins fused into one dim
+// over kThreads1D threads, outside them the chunk. Returns the chunk's loop.
+VarOrRVar bins_over_threads(ScheduleWriter &w, const StageRef &s, const std::string &tag) {
+    std::vector<VarOrRVar> dims = stage_pure_vars(s.func.function(), 0);
+    const VarOrRVar chunk = dims.back();
+    dims.pop_back();
+    Var bo(tag + "_bo"), bt(tag + "_bt");
+    w.split(s, one_bin_dim(w, s, dims, tag), bo, bt, kThreads1D, TailStrategy::GuardWithIf);
+    w.reorder(s, {bt, bo, chunk});
+    w.gpu_threads(s, bt);
+    return chunk;
+}
+
 // An update that writes no pure var as it is: its RDom's points at once, atomically, where legal.
 void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Function &fn, const Target &target,
                      const std::string &tag, bool shared_bins) {
@@ -106,26 +119,10 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
             // there, then written out once by a copy that the Func's sum over chunks reads.
             Func copy = w.in(intm, {Func(fn)});
             w.compute_root(copy);
-            std::vector<VarOrRVar> cv = stage_pure_vars(copy.function(), 0);
-            const VarOrRVar cu = cv.back();
-            cv.pop_back();
-            const StageRef cs{copy};
-            VarOrRVar bins = one_bin_dim(w, cs, cv, tag + "_copy");
-            Var cb(tag + "_copy_bo"), ct(tag + "_copy_bt");
-            w.split(cs, bins, cb, ct, kThreads1D, TailStrategy::GuardWithIf);
-            w.reorder(cs, {ct, cb, cu});
-            w.gpu_blocks(cs, cu);
-            w.gpu_threads(cs, ct);
+            const VarOrRVar cu = bins_over_threads(w, {copy}, tag + "_copy");
+            w.gpu_blocks({copy}, cu);
             w.compute_at(intm, copy, cu);
-            std::vector<VarOrRVar> iv = stage_pure_vars(intm.function(), 0);
-            const VarOrRVar iu = iv.back();
-            iv.pop_back();
-            const StageRef zs{intm};
-            VarOrRVar ibins = one_bin_dim(w, zs, iv, itag + "_zero");
-            Var zb(itag + "_zero_bo"), zt(itag + "_zero_bt");
-            w.split(zs, ibins, zb, zt, kThreads1D, TailStrategy::GuardWithIf);
-            w.reorder(zs, {zt, zb, iu});
-            w.gpu_threads(zs, zt);
+            bins_over_threads(w, {intm}, itag + "_zero");
             w.gpu_threads({intm, 0}, walk_chunk({intm, 0}, kSharedBinsLanes));
         } else {
             w.compute_root(intm);

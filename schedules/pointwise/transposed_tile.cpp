@@ -162,43 +162,44 @@ std::optional<TransposedRead> transposed_read(const FuncGraph &g, int root, cons
 
 }  // namespace autosched
 
-void schedule_transposed_tile(ScheduleWriter &w, Func root, Func source, const std::vector<Func> &readers, int root_dim,
-                              int source_dim) {
-    w.compute_root(root);
-    const std::string tag = root.name();
-    const StageRef s{root};
-    std::vector<VarOrRVar> pure = stage_pure_vars(root.function(), 0);
+namespace {
+
+// Stage `s` in square tiles of kTransposeTile over its dims 0 and `other`: kTransposeTile x
+// kTransposeThreadsY threads, each looping kTransposeTile / kTransposeThreadsY points of `other`
+// (unrolled), tails guarded; its loops named after `tag`. Returns the tile counts (dim 0's, then
+// `other`'s) and the remaining dims, innermost first, all outside the threads.
+std::vector<VarOrRVar> square_tiles(ScheduleWriter &w, const StageRef &s, int other, const std::string &tag) {
+    std::vector<VarOrRVar> dims = stage_pure_vars(s.func.function(), 0);
     Var bx(tag + "_bx"), by(tag + "_by"), tx(tag + "_tx"), yi(tag + "_yi"), ty(tag + "_ty"), yr(tag + "_yr");
-    w.split(s, pure[0], bx, tx, kTransposeTile, TailStrategy::GuardWithIf);
-    w.split(s, pure[size_t(root_dim)], by, yi, kTransposeTile, TailStrategy::GuardWithIf);
+    w.split(s, dims[0], bx, tx, kTransposeTile, TailStrategy::GuardWithIf);
+    w.split(s, dims[size_t(other)], by, yi, kTransposeTile, TailStrategy::GuardWithIf);
     w.split(s, yi, yr, ty, kTransposeThreadsY, TailStrategy::GuardWithIf);
-    std::vector<VarOrRVar> order{yr, tx, ty, bx, by}, blocks{bx, by};
-    for (int d = 1; d < int(pure.size()); d++)
-        if (d != root_dim) order.push_back(pure[size_t(d)]), blocks.push_back(pure[size_t(d)]);
+    std::vector<VarOrRVar> outer{bx, by};
+    for (int d = 1; d < int(dims.size()); d++)
+        if (d != other) outer.push_back(dims[size_t(d)]);
+    std::vector<VarOrRVar> order{yr, tx, ty};
+    order.insert(order.end(), outer.begin(), outer.end());
     w.reorder(s, order);
     w.gpu_threads(s, tx, ty);
     w.unroll(s, yr);
-    const VarOrRVar at = gpu_blocks_over(w, s, blocks, tag, 2);
+    return outer;
+}
 
-    // The producer's tile, loaded along its own rows by the same threads.
+}  // namespace
+
+void schedule_transposed_tile(ScheduleWriter &w, Func root, Func source, const std::vector<Func> &readers, int root_dim,
+                              int source_dim) {
+    w.compute_root(root);
+    const std::vector<VarOrRVar> blocks = square_tiles(w, {root}, root_dim, root.name());
+    const VarOrRVar at = gpu_blocks_over(w, {root}, blocks, root.name(), 2);
+    // The producer's tile, loaded along its own rows by the same threads (its tile counts, and any
+    // other dims, loop serially in each thread: one iteration each, or two over a tap's border).
     Func copy = w.in(source, readers);
     w.compute_at(copy, root, at);
-    const std::string ctag = copy.name();
-    const StageRef cs{copy};
-    std::vector<VarOrRVar> cv = stage_pure_vars(copy.function(), 0);
-    Var ax(ctag + "_ax"), cx(ctag + "_cx"), ay(ctag + "_ay"), ci(ctag + "_ci"), cy(ctag + "_cy"), cr(ctag + "_cr");
-    w.split(cs, cv[0], ax, cx, kTransposeTile, TailStrategy::GuardWithIf);
-    w.split(cs, cv[size_t(source_dim)], ay, ci, kTransposeTile, TailStrategy::GuardWithIf);
-    w.split(cs, ci, cr, cy, kTransposeThreadsY, TailStrategy::GuardWithIf);
-    std::vector<VarOrRVar> corder{cr, cx, cy, ax, ay};
-    for (int d = 1; d < int(cv.size()); d++)
-        if (d != source_dim) corder.push_back(cv[size_t(d)]);
-    w.reorder(cs, corder);
-    w.gpu_threads(cs, cx, cy);
-    w.unroll(cs, cr);
+    square_tiles(w, {copy}, source_dim, copy.name());
     // Rows of kTransposeTile + 1 elements: a warp reading down a column of the tile then touches
     // 32 different banks. Measured on the H100 (4096 x 4096 f32 transpose): 60.4 us padded, 100.0 not.
-    w.align_storage(copy, Var(cv[0].name()), kTransposeTile + 1);
+    w.align_storage(copy, Var(copy.function().args()[0]), kTransposeTile + 1);
 }
 
 }  // namespace solder

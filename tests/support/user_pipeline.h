@@ -32,6 +32,14 @@ inline std::string schedule_with_solder(const std::vector<Halide::Func> &outputs
     return a.plan.to_text() + a.source;
 }
 
+// One output of `p` (JIT-compiled for `target`) realized at `sizes`, copied back to the host.
+template<typename T>
+Halide::Buffer<T> realize_on(Halide::Pipeline &p, const std::vector<int> &sizes, const std::string &target) {
+    Halide::Buffer<T> o = p.realize(sizes, make_target(target));
+    o.copy_to_host();
+    return o;
+}
+
 // The run sizes every test tries besides its estimate: smaller and odd, larger and not a multiple
 // of any tile, and one point.
 inline std::vector<std::pair<int, int>> other_sizes() { return {{37, 29}, {517, 263}, {1, 1}}; }
