@@ -193,17 +193,24 @@ public:
                     s.stage = name + " (chunks, bins in shared memory)";
                     s.shared_bytes = O.bytes();
                     out.push_back(s);
-                    out.push_back(tiled_stage(name, bins, kGenericTileX, kGenericTileY, 0, c.grid));
-                    continue;
+                } else {
+                    std::vector<int64_t> intm = bins;
+                    intm.push_back(chunks);
+                    out.push_back(tiled_stage(name + " (chunks' bins)", intm, kGenericTileX, kGenericTileY, 0, c.grid));
+                    s.stage = name + " (chunks)";
+                    out.push_back(s);
                 }
-                std::vector<int64_t> intm = bins;
-                intm.push_back(chunks);
-                out.push_back(tiled_stage(name + " (chunks' bins)", intm, kGenericTileX, kGenericTileY, 0, c.grid));
-                s.stage = name + " (chunks)";
-                out.push_back(s);
-                out.push_back(tiled_stage(name, bins, kGenericTileX, kGenericTileY, 0, c.grid));
+                // The bins' sum: a block per kScatterMergeChunks chunks, a thread per bin.
+                LaunchShape m;
+                m.stage = name;
+                m.grid[0] = blocks_of(chunks, kScatterMergeChunks);
+                int64_t nbins = 1;
+                for (int64_t b : bins) nbins *= b;
+                m.threads[0] = std::min<int64_t>(nbins, 256);
+                out.push_back(m);
                 continue;
             }
+
             if (atomic_update(O.function, stage - 1, cuda)) s.grid[0] = blocks_of(points, 256), s.threads[0] = 256;
             out.push_back(s);
         }

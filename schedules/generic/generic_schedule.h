@@ -8,7 +8,8 @@
 //    inside each thread, unrolled by 8 on a GPU). An update without such vars runs on all its RDom's points at once with
 //    atomic read-modify-writes where Halide proves that legal (histograms, scatters of sums), else
 //    on one GPU thread (or serially on the host). A 32-bit integer scatter over rows (a histogram)
-//    goes in chunks of rows, each into bins of its own (rfactor), then each bin adds its chunks.
+//    goes in chunks of rows, each into bins of its own (rfactor; in the block's shared memory
+//    where they fit), then blocks of kScatterMergeChunks chunks add theirs into the bins atomically.
 //  - An extern stage: computed at root by its own code.
 #pragma once
 #include "Halide.h"
@@ -19,6 +20,8 @@ namespace solder {
 // Its GPU tiles (threads per block along x and y), and the rows each chunk of a scatter takes.
 constexpr int kGenericTileX = 32, kGenericTileY = 8;
 constexpr int kScatterRowsPerChunk = 8;
+// Chunks whose bins each block of the scatter's final sum adds (atomically, into the bins).
+constexpr int kScatterMergeChunks = 8;
 // The most bytes of bins a chunked scatter keeps in each block's shared memory (GenericParams::
 // shared_bins): 2048 32-bit bins.
 constexpr int64_t kSharedBinsBytes = 8192;
