@@ -152,6 +152,11 @@ struct GenericParams {
     // each chunk's bins in its block's shared memory, with shared atomics, written out once by a
     // copy (one launch for the chunks, none to zero them), instead of global bins per chunk.
     bool shared_bins = false;
+    // A small 1-D Func whose updates each run on one GPU thread (a cumulative table): all its stages
+    // in one block, the Func in that block's shared memory, written out by a copy that its readers
+    // read (one launch), instead of a launch per stage with each step's load and store in global
+    // memory.
+    bool one_block = false;
 };
 
 // Tiles stepping through a fused reduction's RVar (schedules/reduction_tile): `reduction` per tile,

@@ -79,6 +79,18 @@ int64_t scan_tiles(const FuncNode &O, int rows) {
 // rule): each thread walks its points' steps serially, so the kernel is bound by the latency of
 // those walks, and an SM left without a block adds nothing. A Tuple argmin of 16384 rows of 256
 // took 64 tiles of 32 x 8, on 64 of the H100's 132 SMs.
+// GenericParams::one_block: on a GPU, a 1-D Func of kOneBlockBytes or less, no pipeline output and
+// no specializations, with updates that each run on one thread (no pure var, no atomics).
+bool one_block(const FuncNode &O, const PlannerOptions &opt) {
+    if (!opt.gpu || O.is_output || O.dims.size() != 1 || O.updates == 0 || O.bytes() > kOneBlockBytes ||
+        has_specializations(O.function))
+        return false;
+    const Halide::Target cuda = Halide::get_host_target().with_feature(Halide::Target::CUDA);
+    for (int u = 0; u < O.updates; u++)
+        if (!stage_extents(O, u + 1).empty() || atomic_update(O.function, u, cuda)) return false;
+    return true;
+}
+
 int scan_tile_rows(const FuncNode &O, const PlannerOptions &opt) {
     if (!opt.gpu || O.is_output || !point_scan(O.function)) return 0;
     for (int rows = kGenericTileY; rows >= 1; rows /= 2) {
@@ -122,8 +134,9 @@ public:
         const FuncNode &O = c.g.nodes[size_t(c.root)];
         GenericParams p;
         p.scan_tile_rows = scan_tile_rows(O, c.opt);
+        p.one_block = p.scan_tile_rows == 0 && one_block(O, c.opt);
         p.in_registers = p.scan_tile_rows > 0 && point_scan_dims(O.function).empty();
-        if (p.scan_tile_rows > 0) {
+        if (p.scan_tile_rows > 0 || p.one_block) {
             k.launches = 1;  // the copy's (its stage loops are the copy's, not the Func's own)
         } else if (c.opt.gpu) {
             p.stage_threads = generic_stage_threads(O, c.opt.device);
@@ -131,7 +144,9 @@ public:
         }
         // Bins in shared memory where they fit (measured on the H100: hist_equalize's chunks took
         // 104.3 us with each chunk's 256 bins in global memory, their atomics contending in L2).
-        p.shared_bins = c.opt.gpu && O.bytes() <= kSharedBinsBytes;
+        bool scatters = false;
+        for (int u = 0; u < O.updates; u++) scatters |= chunked_scatter(O.function, u);
+        p.shared_bins = c.opt.gpu && scatters && O.bytes() <= kSharedBinsBytes;
         k.params = p;
         // Scatters in chunks of rows take two launches more (their chunks' bins: zeroed, filled),
         // or one with the bins in shared memory (the copy's).
@@ -143,6 +158,8 @@ public:
         const GenericParams &p = *k.get<GenericParams>();
         if (p.scan_tile_rows > 0)
             schedule_point_scan_tiles(c.w, c.get(k.root), p.scan_tile_rows);
+        else if (p.one_block && is_gpu_target(c.target))
+            schedule_one_block(c.w, c.get(k.root));
         else
             schedule_generic_kernel(c.w, c.get(k.root), c.target, p.stage_threads, p.stage_serial_outer, p.shared_bins);
     }
@@ -159,6 +176,14 @@ public:
             LaunchShape s = tiled_stage(O.name + " (copy)", copy_extents(O), kGenericTileX, rows, 0, c.grid);
             // (A reduction at each point, no scan dim, is computed in registers instead.)
             s.shared_bytes = k.get<GenericParams>()->in_registers ? 0 : scan_tile_bytes(O, rows);
+            return {s};
+        }
+        if (k.get<GenericParams>()->one_block) {
+            // One block of 256 threads, the Func in its shared memory.
+            LaunchShape s;
+            s.stage = O.name + " (copy, one block)";
+            s.threads[0] = 256;
+            s.shared_bytes = O.bytes();
             return {s};
         }
         const auto &threads = k.get<GenericParams>()->stage_threads;

@@ -158,6 +158,27 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
 
 }  // namespace
 
+void schedule_one_block(ScheduleWriter &w, Func f) {
+    const std::string tag = f.name() + "_one";
+    Func copy = w.in(f, {});
+    w.compute_root(copy);
+    Var block(tag + "_block"), co(tag + "_co"), ct(tag + "_ct");
+    w.split({copy}, stage_pure_vars(copy.function(), 0)[0], co, ct, kThreads1D, TailStrategy::GuardWithIf);
+    w.split({copy}, Var::outermost(), Var::outermost(), block, 1, TailStrategy::GuardWithIf);
+    w.gpu_blocks({copy}, block);
+    w.gpu_threads({copy}, ct);
+    w.compute_at(f, copy, block);
+    const Internal::Function fn = f.function();
+    Var fo(tag + "_fo"), ft(tag + "_ft");
+    w.split({f}, stage_pure_vars(fn, 0)[0], fo, ft, kThreads1D, TailStrategy::GuardWithIf);
+    w.gpu_threads({f}, ft);
+    for (int u = 0; u < int(fn.updates().size()); u++) {
+        const auto &rv = fn.update(u).schedule().rvars();
+        if (!rv.empty()) w.unroll({f, u}, RVar(rv[0].var), kScanUnroll, TailStrategy::GuardWithIf);
+        w.one_thread_of_block({f, u});
+    }
+}
+
 void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, const std::vector<int> &stage_threads,
                              const std::vector<int> &stage_serial_outer, bool shared_bins) {
     w.compute_root(f);

@@ -42,6 +42,14 @@ void schedule_generic_kernel(ScheduleWriter &w, Halide::Func f, const Halide::Ta
                              const std::vector<int> &stage_threads = {},
                              const std::vector<int> &stage_serial_outer = {}, bool shared_bins = false);
 
+// The most bytes of a 1-D Func computed in one block's shared memory (GenericParams::one_block).
+constexpr int64_t kOneBlockBytes = 8192;
+
+// GenericParams::one_block: `f`'s readers read a copy of it, computed by one block of 256 threads,
+// `f` in that block's shared memory: its pure definition over the threads, each update on one
+// thread, its innermost RVar unrolled by 8.
+void schedule_one_block(ScheduleWriter &w, Halide::Func f);
+
 // A point scan (autosched/model/generic_reason.h) that other kernels read, on a GPU: they read a
 // copy of it (Func::in) instead, tiled kGenericTileX x `rows` over its dims other than the scan's,
 // which each thread loops; the scan itself is computed per tile of the copy, in shared
