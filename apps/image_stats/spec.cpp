@@ -17,9 +17,7 @@ AppSpec image_stats_spec() {
         return AppIO{{{"x", DType::F32, sh}}, {{"out", DType::F32, sh}}};
     };
     a.make_inputs = [](std::vector<HostBuffer> &in, uint64_t seed) {
-        Rng r(seed);
-        float *p = data_as<float>(in[0]);
-        for (int64_t i = 0; i < int64_t(in[0].number_of_elements()); i++) p[i] = float(r.uniform(-2.0, 3.0));
+        fill_uniform(in[0], DType::F32, seed, -2.0, 3.0);
     };
     a.reference = [](const std::vector<HostBuffer> &in, std::vector<HostBuffer> &out) {
         const float *p = data_as<float>(in[0]);

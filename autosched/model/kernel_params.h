@@ -23,7 +23,6 @@ enum class TemplateKind {
     ReductionTile,
     TotalReduction
 };
-constexpr int kTemplateKinds = 8;
 // The name the plan prints (`"template": "row"`).
 const char *template_name(TemplateKind k);
 
@@ -169,6 +168,8 @@ struct ReductionTileParams {
 
 using TemplateParams = std::variant<PointwiseParams, SingleParams, BlockReductionParams, StencilTileParams, RowParams,
                                     InnerOuterParams, GenericParams, ReductionTileParams, TotalReductionParams>;
+// How many kinds there are: one per alternative of TemplateParams.
+constexpr int kTemplateKinds = int(std::variant_size_v<TemplateParams>);
 
 // Split-K (schedules/split_k): `func` is summed in `slices` slices into the partials Func `partials`
 // by launches of `blocks` blocks (zeroing, sums); the root's blocks add the partials. Shared

@@ -71,14 +71,6 @@ int64_t scan_tiles(const FuncNode &O, int rows) {
     return tiles;
 }
 
-// The rows of a point scan's tiles (GenericParams::scan_tile_rows), or 0 where it runs at root: a
-// point scan that is no pipeline output (other kernels read the copy), on a GPU. kGenericTileY
-// rows, or fewer (down to one) where the tile would take more than half the shared memory at the
-// estimates: a scan's steps are often a parameter's, and its tile grows with them at run time.
-// Fewer rows, too, while the tiles would not give each SM four blocks (threads_filling_sms's
-// rule): each thread walks its points' steps serially, so the kernel is bound by the latency of
-// those walks, and an SM left without a block adds nothing. A Tuple argmin of 16384 rows of 256
-// took 64 tiles of 32 x 8, on 64 of the H100's 132 SMs.
 // GenericParams::one_block: on a GPU, a 1-D Func of kOneBlockBytes or less, no pipeline output and
 // no specializations, with updates that each run on one thread (no pure var, no atomics).
 bool one_block(const FuncNode &O, const PlannerOptions &opt) {
@@ -91,6 +83,14 @@ bool one_block(const FuncNode &O, const PlannerOptions &opt) {
     return true;
 }
 
+// The rows of a point scan's tiles (GenericParams::scan_tile_rows), or 0 where it runs at root: a
+// point scan that is no pipeline output (other kernels read the copy), on a GPU. kGenericTileY
+// rows, or fewer (down to one) where the tile would take more than half the shared memory at the
+// estimates: a scan's steps are often a parameter's, and its tile grows with them at run time.
+// Fewer rows, too, while the tiles would not give each SM four blocks (threads_filling_sms's
+// rule): each thread walks its points' steps serially, so the kernel is bound by the latency of
+// those walks, and an SM left without a block adds nothing. A Tuple argmin of 16384 rows of 256
+// took 64 tiles of 32 x 8, on 64 of the H100's 132 SMs.
 int scan_tile_rows(const FuncNode &O, const PlannerOptions &opt) {
     if (!opt.gpu || O.is_output || !point_scan(O.function)) return 0;
     for (int rows = kGenericTileY; rows >= 1; rows /= 2) {
@@ -235,7 +235,6 @@ public:
                 out.push_back(m);
                 continue;
             }
-
             if (atomic_update(O.function, stage - 1, cuda)) s.grid[0] = blocks_of(points, 256), s.threads[0] = 256;
             out.push_back(s);
         }

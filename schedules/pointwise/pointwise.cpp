@@ -409,9 +409,9 @@ public:
             if (p.unroll_dim >= 0) p.unroll_extent = int(O.region[size_t(p.unroll_dim)].extent());
         }
         // A producer read transposed (a layout change): square tiles, its tile staged in shared
-        // memory. Measured on the H100 (one call): a 4096 x 4096 f32 transpose took 149.2 us in x4
-        // vectors along the output's rows, 60.4 us so (torch.compile 60.0); NCHW -> NHWC of
-        // 32 x 128 x 56 x 56 f32 with a per-channel scale and shift, 61.9 -> 49.6 us.
+        // memory. Measured on the H100: a 4096 x 4096 f32 transpose took 149.2 us in x4 vectors
+        // along the output's rows, 60.9 us so (torch.compile 60.0); the channels_last app (NCHW ->
+        // NHWC of 32 x 128 x 56 x 56 f32 with a per-channel scale and shift), 62.5 -> 58.4 us.
         if (c.opt.gpu && c.opt.transposed_tiles && !reduction_member && p.serial_dim < 0 && p.unroll_rows == 1 &&
             k.side.empty())
             if (auto t = transposed_read(c.g, c.root, c.kc.members,

@@ -31,10 +31,8 @@ Expr unclamped(Expr e, const std::vector<std::string> &vars) {
             e = mx->a;
         } else if (const auto *mn = e.as<Internal::Min>(); mn && names_none(mn->b)) {
             e = mn->a;
-        } else if (const auto *c = e.as<Internal::Call>();
-                   c &&
-                   (c->is_intrinsic(Internal::Call::likely) || c->is_intrinsic(Internal::Call::likely_if_innermost))) {
-            e = c->args[0];
+        } else if (const auto *tag = Internal::Call::as_tag(e)) {  // likely, likely_if_innermost
+            e = tag->args[0];
         } else {
             return e;
         }
@@ -198,7 +196,8 @@ void schedule_transposed_tile(ScheduleWriter &w, Func root, Func source, const s
     w.compute_at(copy, root, at);
     square_tiles(w, {copy}, source_dim, copy.name());
     // Rows of kTransposeTile + 1 elements: a warp reading down a column of the tile then touches
-    // 32 different banks. Measured on the H100 (4096 x 4096 f32 transpose): 60.4 us padded, 100.0 not.
+    // 32 different banks. Measured on the H100 (4096 x 4096 f32 transpose, this schedule written by
+    // hand): 60.4 us padded, 100.0 not.
     w.align_storage(copy, Var(copy.function().args()[0]), kTransposeTile + 1);
 }
 
