@@ -32,7 +32,7 @@ void expect_all_pass(const std::string &target) {
     if (std::getenv("SOLDER_USER_SEEDS") == nullptr) {
         for (auto k : {"pointwise", "stencil", "row_reduction", "histogram", "tuple", "updates", "resample",
                        "parameter_taps", "argmax", "point_scan", "window_minimum", "specialized", "row_means_output",
-                       "shared_row_mean", "image_mean", "transposed", "masked_row_sums"})
+                       "shared_row_mean", "image_mean", "transposed", "masked_row_sums", "weighted_window"})
             EXPECT_TRUE(kinds.count(k)) << "no CI seed has a '" << k << "' stage";
     }
     EXPECT_TRUE(kinds.count("scan_x") || kinds.count("scan_y"));
@@ -42,10 +42,12 @@ void expect_all_pass(const std::string &target) {
     // (The seeds' whole-image means, at the family's 256 x 192, are computed per block by their
     // readers' kernels, which the cost model finds cheaper than slices: an image's reductions at
     // scale are tests/user_pipelines_test.cpp's and the image_stats app's.)
-    // And some CI seed's transposed stage is laid out in tiles, its producer's tile in shared memory.
+    // And some CI seed's transposed stage is laid out in tiles, its producer's tile in shared memory,
+    // and some CI seed's weighted window is reduced for 4 rows per thread in registers.
     if (target != "host" && std::getenv("SOLDER_USER_SEEDS") == nullptr) {
         EXPECT_GT(r.side_output_plans, 0);
         EXPECT_GT(r.transposed_plans, 0);
+        EXPECT_GT(r.register_tile_plans, 0);
     }
 }
 

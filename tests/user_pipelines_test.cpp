@@ -249,6 +249,37 @@ TEST(UserPipelines, HistogramOutput) {
     });
 }
 
+// A histogram of 4096 bins (a 16-bit image's top 12 bits) as the output: 16 KB of bins, which
+// each chunk of rows still keeps in its block's shared memory on a GPU.
+TEST(UserPipelines, HistogramOfManyBins) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(UInt(16), 2, "in");
+        Var i("i");
+        Func hist("hist");
+        RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
+        hist(i) = 0;
+        hist(cast<int>(in(r.x, r.y) >> 4)) += 1;
+        in.set_estimates({{0, 3840}, {0, 2160}});
+        hist.set_estimates({{0, 4096}});
+        std::string plan = schedule_with_solder({hist}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("bins in shared memory"), std::string::npos) << plan;
+        }
+        Pipeline p = compiled({hist}, target);
+        for (auto [w, h] : sizes_with(640, 360)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto img = random_buffer<uint16_t>({w, h}, 6, 0, 65536);
+            in.set(img);
+            Buffer<int32_t> o = realized<int32_t>(p, {4096}, target);
+            std::vector<int32_t> hh(4096);
+            img.for_each_value([&](uint16_t v) { hh[v >> 4]++; });
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return hh[q[0]]; }, 0))
+                << plan;
+        }
+    });
+}
+
 // Several outputs of different shapes from one pipeline: a Tuple reduction (argmax per row,
 // split into its index and value), and a scalar (0-d) total.
 TEST(UserPipelines, TupleArgmaxAndScalarTotal) {

@@ -66,6 +66,11 @@ struct PointwiseParams {
     std::string transposed_source;
     std::vector<std::string> transposed_readers;  // the kernel's Funcs that call it
     int transposed_root_dim = -1, transposed_source_dim = -1;
+    // Members reducing at each point over a small constant window that each thread computes for
+    // `register_rows` rows of the root at once, every step unrolled (schedules/pointwise/
+    // register_tile.h); empty none.
+    std::vector<std::string> register_members;
+    int register_rows = 0;
 };
 // A 0-d root: one point (schedules/single).
 struct SingleParams {};

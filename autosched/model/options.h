@@ -57,6 +57,10 @@ struct PlannerOptions {
     // is laid out in square tiles with the producer's tile in shared memory, instead of vectors
     // whose lanes each load from another row (schedules/pointwise/transposed_tile.h).
     bool transposed_tiles = true;
+    // A pure kernel root reading, one to one, a Func that reduces a small window of constant extent
+    // at each point (a convolution) computes several rows per thread, the windows together in
+    // registers with every step unrolled (schedules/pointwise/register_tile.h).
+    bool register_tiles = true;
     std::set<std::string> keep_unfused;  // Funcs always materialized (a debugging knob)
     DeviceProfile device;
 };

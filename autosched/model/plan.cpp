@@ -209,6 +209,11 @@ std::string Plan::to_text() const {
         if (transposed)
             vec += ", 32 x 32 tiles over dims 0 and " + std::to_string(transposed->transposed_root_dim) + ", " +
                    transposed->transposed_source + " read transposed through shared memory";
+        const PointwiseParams *reg = k.get<PointwiseParams>();
+        if (reg && reg->register_members.empty()) reg = nullptr;
+        if (reg)
+            vec += ", " + std::to_string(reg->register_rows) +
+                   " rows per thread, their windows reduced together in registers";
         if (const PointwiseParams *pw = k.get<PointwiseParams>(); pw && pw->serial_dim >= 0)
             vec += ", dim " + std::to_string(pw->serial_dim) + " walked in each thread";
         if (k.row_threads() > 0) vec += ", " + std::to_string(k.row_threads()) + " threads per row";
@@ -258,7 +263,7 @@ std::string Plan::to_text() const {
         if (k.grid_in_x) vec += ", block dims fused into grid x";
         o << "  " << k.name << " [" << k.template_name() << vec << "] writes " << writes << ": reads "
           << mb_text(k.bytes_read) << ", writes " << mb_text(k.bytes_written) << ", est " << num(k.est_us) << " us\n";
-        std::vector<std::string> at, inl;
+        std::vector<std::string> at, inl, per_thread;
         std::set<std::string> listed;  // (a Func inlined into several roots of one launch, once)
         for (auto &f : k.funcs) {
             if (f == k.root || std::find(k.with.begin(), k.with.end(), f) != k.with.end() || !listed.insert(f).second)
@@ -267,7 +272,10 @@ std::string Plan::to_text() const {
                             [&](const SideOutput &so) { return so.func == f && !so.shared; }))
                 continue;
             const FuncPlan *p = find(f);
-            (p && p->placement == Placement::ComputeAtBlock ? at : inl).push_back(f);
+            if (reg && std::count(reg->register_members.begin(), reg->register_members.end(), f))
+                per_thread.push_back(f);
+            else
+                (p && p->placement == Placement::ComputeAtBlock ? at : inl).push_back(f);
         }
         auto names = [](const std::vector<std::string> &v, size_t most) {
             std::string s;
@@ -301,6 +309,8 @@ std::string Plan::to_text() const {
         for (auto &s : k.staged())
             o << "      staged: " << s.func << " read once per block into shared memory (" << s.bytes_per_block
               << " bytes)" << (s.readers.empty() ? std::string() : ", then by " + names(s.readers, 4)) << "\n";
+        if (!per_thread.empty())
+            o << "      computed per thread for its rows, every step unrolled: " << names(per_thread, 8) << "\n";
         if (!inl.empty()) o << "      inlined: " << names(inl, 8) << "\n";
     }
     if (!materialized.empty()) {

@@ -153,6 +153,11 @@ void ScheduleWriter::align_storage(Func f, const Var &dim, int alignment) {
     emit(func_id(f) + ".align_storage(" + var_id(dim) + ", " + std::to_string(alignment) + ");");
 }
 
+void ScheduleWriter::bound_storage(Func f, const Var &dim, int extent) {
+    f.bound_storage(dim, extent);
+    emit(func_id(f) + ".bound_storage(" + var_id(dim) + ", " + std::to_string(extent) + ");");
+}
+
 void ScheduleWriter::bound(Func f, const Var &v, int64_t min, int64_t extent) {
     f.bound(v, Expr(int(min)), Expr(int(extent)));
     emit(func_id(f) + ".bound(" + var_id(v) + ", " + std::to_string(min) + ", " + std::to_string(extent) + ");");

@@ -65,6 +65,9 @@ public:
     void compute_at(Halide::Func f, Halide::Func at, const Halide::VarOrRVar &v);
     void align_storage(Halide::Func f, const Halide::Var &dim, int alignment);
     void reorder_storage(Halide::Func f, const std::vector<Halide::Var> &innermost_first);
+    // `f`'s allocation holds `extent` points of `dim` whatever its computed region (at most that
+    // many): a constant size, which a Func computed per GPU thread needs to live in registers.
+    void bound_storage(Halide::Func f, const Halide::Var &dim, int extent);
     void bound(Halide::Func f, const Halide::Var &v, int64_t min, int64_t extent);
     // Output `f`'s buffer spans, in its dim `dim`, what output `other`'s buffer spans in `other_dim`
     // (OutputImageParam::Dimension::set_bounds): Halide checks it when the pipeline runs.

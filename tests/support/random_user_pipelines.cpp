@@ -232,6 +232,17 @@ void build(uint64_t seed, UserPipeline &p) {
         masked(y) += src(rw, y);
         p.outputs.push_back(masked);
     }
+    // A weighted 3 x 3 window of a stage, mirrored at the border (drawn last as the above): an
+    // inline reduction over a constant RDom at each point, as a convolution is written.
+    if (pick(3) == 0) {
+        p.kinds.push_back("weighted_window");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        Func c = BoundaryConditions::mirror_image(src, whole);
+        RDom rk(-1, 3, -1, 3, "rk");
+        Func window("weighted_window");
+        window(x, y) = sum(c(x + rk.x, y + rk.y) * (0.1f + 0.05f * cast<float>(rk.x + 2 * rk.y + 3)));
+        p.outputs.push_back(window);
+    }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
     p.gain.set_estimate(1.0f);
     p.taps.set_estimate(3);
@@ -299,6 +310,7 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
             plan = schedule_with_solder(ours.outputs, target);
             res.side_output_plans += plan.find("(side output): reads") != std::string::npos;
             res.transposed_plans += plan.find("read transposed through shared memory") != std::string::npos;
+            res.register_tile_plans += plan.find("their windows reduced together in registers") != std::string::npos;
             for (auto &fn : pipeline_functions(ref.outputs)) Func(fn).compute_root();
             Pipeline(ours.outputs).compile_jit(t);
             Pipeline(ref.outputs).compile_jit(host);

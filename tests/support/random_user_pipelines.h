@@ -21,6 +21,7 @@ struct RandomUserResult {
     std::vector<std::string> kinds;     // the stage kinds the pipelines used, one entry each
     int side_output_plans = 0;          // plans with a kernel that writes a side output
     int transposed_plans = 0;           // plans with a kernel that reads a producer transposed in tiles
+    int register_tile_plans = 0;        // plans with a kernel that reduces its rows' windows in registers
 };
 
 // Plans each seed's pipeline with Solder for `target` ("host", "opencl"), runs it at its estimate

@@ -1,0 +1,171 @@
+// Runs every library bench/user_pipelines/build.sh built: for each pipeline, the host reference
+// (every Func at root) once, then each auto-scheduler's CUDA library in a child process of its own
+// (a library that aborts takes only its row), its outputs checked against the reference, its time
+// the median of 11 rounds of 5 calls with the inputs already on the device.
+//   runner [PIPELINE,PIPELINE...]
+// Inputs are filled from the libraries' metadata at their estimates: floats uniform in [-1, 1],
+// 8- and 16-bit integers over their range, 32-bit integers in [0, the last extent); scalars take
+// their estimates.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "HalideBuffer.h"
+#include "HalideRuntime.h"
+
+using Halide::Runtime::Buffer;
+
+struct Library {
+    const char *pipeline, *scheduler;
+    int (*argv_fn)(void **);
+    const halide_filter_metadata_t *(*metadata)();
+};
+extern const std::vector<Library> kLibraries;  // written by build.sh
+
+namespace {
+
+struct Arguments {
+    std::vector<Buffer<void>> buffers;  // one per buffer argument (empty for scalars)
+    std::vector<std::vector<uint8_t>> scalars;
+    std::vector<void *> argv;
+    std::vector<int> outputs;
+};
+
+void fill(Buffer<void> &b, const halide_type_t &t, int last_extent, uint32_t seed) {
+    std::mt19937 rng(seed);
+    const size_t n = b.number_of_elements();
+    if (t.code == halide_type_float && t.bits == 32) {
+        std::uniform_real_distribution<float> u(-1, 1);
+        for (size_t k = 0; k < n; k++) static_cast<float *>(b.data())[k] = u(rng);
+    } else if (t.bits == 8) {
+        for (size_t k = 0; k < n; k++) static_cast<uint8_t *>(b.data())[k] = uint8_t(rng());
+    } else if (t.bits == 16) {
+        for (size_t k = 0; k < n; k++) static_cast<uint16_t *>(b.data())[k] = uint16_t(rng());
+    } else if (t.bits == 32) {
+        for (size_t k = 0; k < n; k++)
+            static_cast<int32_t *>(b.data())[k] = int32_t(rng() % uint32_t(std::max(1, last_extent)));
+    }
+    b.set_host_dirty();
+}
+
+Arguments arguments(const halide_filter_metadata_t *md) {
+    Arguments a;
+    a.buffers.resize(size_t(md->num_arguments));
+    a.scalars.resize(size_t(md->num_arguments));
+    for (int i = 0; i < md->num_arguments; i++) {
+        const halide_filter_argument_t &arg = md->arguments[i];
+        if (arg.kind == halide_argument_kind_input_scalar) {
+            a.scalars[size_t(i)].assign(16, 0);
+            const void *v = arg.scalar_estimate ? arg.scalar_estimate : arg.scalar_def;
+            if (v) memcpy(a.scalars[size_t(i)].data(), v, (arg.type.bits + 7) / 8);
+            continue;
+        }
+        std::vector<int> extents;
+        for (int d = 0; d < arg.dimensions; d++) extents.push_back(int(*arg.buffer_estimates[2 * d + 1]));
+        Buffer<void> b(arg.type, extents);
+        if (arg.kind == halide_argument_kind_input_buffer)
+            fill(b, arg.type, extents.empty() ? 1 : extents.back(), 1234u + uint32_t(i));
+        else
+            a.outputs.push_back(i);
+        a.buffers[size_t(i)] = b;
+    }
+    for (int i = 0; i < md->num_arguments; i++)
+        a.argv.push_back(md->arguments[i].kind == halide_argument_kind_input_scalar
+                             ? static_cast<void *>(a.scalars[size_t(i)].data())
+                             : static_cast<void *>(a.buffers[size_t(i)].raw_buffer()));
+    return a;
+}
+
+double value(const Buffer<void> &b, size_t k) {
+    const halide_type_t t = b.type();
+    if (t.code == halide_type_float) return static_cast<const float *>(b.data())[k];
+    if (t.bits == 8) return static_cast<const uint8_t *>(b.data())[k];
+    if (t.bits == 16) return static_cast<const uint16_t *>(b.data())[k];
+    return static_cast<const int32_t *>(b.data())[k];
+}
+
+// The largest difference, relative to the reference's largest magnitude (sums in another order
+// differ by rounding; a wrong element differs by about the values' scale).
+double difference(const Buffer<void> &want, const Buffer<void> &got) {
+    double scale = 0, worst = 0;
+    for (size_t k = 0; k < want.number_of_elements(); k++) scale = std::max(scale, std::abs(value(want, k)));
+    for (size_t k = 0; k < want.number_of_elements(); k++) {
+        const double d = std::abs(value(want, k) - value(got, k));
+        if (!(d <= worst)) worst = std::isnan(d) ? INFINITY : d;
+    }
+    return worst / std::max(scale, 1e-30);
+}
+
+void run_gpu(const Library &lib, Arguments &ref) {
+    Arguments a = arguments(lib.metadata());
+    if (int rc = lib.argv_fn(a.argv.data())) {
+        printf("%-12s %-14s failed: error %d\n", lib.pipeline, lib.scheduler, rc);
+        return;
+    }
+    double worst = 0;
+    for (int o : a.outputs) {
+        a.buffers[size_t(o)].copy_to_host();
+        worst = std::max(worst, difference(ref.buffers[size_t(o)], a.buffers[size_t(o)]));
+    }
+    halide_buffer_t *out = a.buffers[size_t(a.outputs[0])].raw_buffer();
+    for (int i = 0; i < 3; i++) lib.argv_fn(a.argv.data());
+    halide_device_sync(nullptr, out);
+    std::vector<double> us;
+    for (int r = 0; r < 11; r++) {
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < 5; i++) lib.argv_fn(a.argv.data());
+        halide_device_sync(nullptr, out);
+        us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / 5);
+        if (us.back() > 100000) break;  // a schedule that takes 0.1 s a call: one round is enough
+    }
+    std::sort(us.begin(), us.end());
+    printf("%-12s %-14s %10.1f us  difference %.1e%s\n", lib.pipeline, lib.scheduler, us[us.size() / 2], worst,
+           worst > 1e-3 ? "  MISMATCH" : "");
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    std::vector<std::string> only;
+    if (argc > 1) {
+        std::stringstream list(argv[1]);
+        for (std::string s; std::getline(list, s, ',');) only.push_back(s);
+    }
+    auto wanted = [&](const char *p) { return only.empty() || std::find(only.begin(), only.end(), p) != only.end(); };
+    // The references first, on the host, before any process touches the GPU.
+    std::map<std::string, Arguments> refs;
+    for (auto &lib : kLibraries) {
+        if (strcmp(lib.scheduler, "ref") != 0 || !wanted(lib.pipeline)) continue;
+        Arguments a = arguments(lib.metadata());
+        if (lib.argv_fn(a.argv.data()) != 0) {
+            printf("%-12s reference failed\n", lib.pipeline);
+            continue;
+        }
+        refs.emplace(lib.pipeline, std::move(a));
+    }
+    for (auto &lib : kLibraries) {
+        if (strcmp(lib.scheduler, "ref") == 0 || !refs.count(lib.pipeline)) continue;
+        fflush(stdout);
+        const pid_t pid = fork();
+        if (pid == 0) {
+            run_gpu(lib, refs.at(lib.pipeline));
+            fflush(stdout);
+            _exit(0);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            printf("%-12s %-14s aborted (status %d)\n", lib.pipeline, lib.scheduler, status);
+    }
+    return 0;
+}

@@ -1,0 +1,43 @@
+// Register tiles in the pointwise template: a pure root that reads, one to one, a Func reducing at
+// each point over a small window of constant extent (`out(x, y) = sum(in(x + r.x, y + r.y) *
+// w(r.x, r.y))`, a convolution with its weights as a buffer) otherwise computes every point's
+// window alone, one point per thread: each tap loads its input and its weight again. Here each
+// thread computes several rows of the root, the reduction for all of them at once with the rows
+// innermost and every step unrolled, so a weight is loaded once for the rows and the rows' windows
+// share their overlapping loads (the compiler keeps each loaded value in a register).
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "Halide.h"
+#include "autosched/model/func_graph.h"
+#include "schedules/writer/schedule_writer.h"
+
+namespace solder {
+
+// Rows of the root each thread computes, and the most steps (the product of the RDom's constant
+// extents) a reduction so computed may take: every step is unrolled for every row.
+constexpr int kRegisterTileRows = 4;
+constexpr int64_t kMaxRegisterTileSteps = 64;
+
+namespace autosched {
+
+// The members of `root`'s kernel computed per thread for kRegisterTileRows rows (on a GPU): a pure
+// root (no specializations) of two dims or more, at least a 32 x 8 tile of threads with their rows
+// at the estimates, and members that it reads at its own points (directly, its vars in order),
+// that no other Func of the kernel reads, computed in no other kernel (`only_here`), each with one
+// update that reduces at each point over an RDom of constant extents (no predicate), of 2 to
+// kMaxRegisterTileSteps steps. Empty where there is none.
+std::vector<std::string> register_tile_members(const FuncGraph &g, int root, const std::vector<int> &members,
+                                               const std::function<bool(int)> &only_here);
+
+}  // namespace autosched
+
+// Lays out `root` in tiles of 32 x (8 x `rows`) points over its two innermost dims, 32 x 8 threads
+// (each computing `rows` points of dim 1, unrolled, innermost), tails guarded, the other dims as
+// grid dims; each of `members` computed per thread over those rows, its update with the rows
+// innermost, then its RVars, all unrolled.
+void schedule_register_tile(ScheduleWriter &w, Halide::Func root, const std::vector<Halide::Func> &members, int rows);
+
+}  // namespace solder

@@ -1,0 +1,165 @@
+// Reductions over a small window of constant extent at each point, read one to one by a pure root
+// (a convolution with its weights in a buffer, an erosion, a depthwise filter over channels): on a
+// GPU the pointwise template computes 4 rows per thread, the windows together in registers
+// (schedules/pointwise/register_tile.h). Planned at one size, run at others (not multiples of the
+// tile, fewer rows than a thread's, one point) on the host and OpenCL against plain C++.
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/user_pipeline.h"
+
+using namespace Halide;
+using namespace solder::testing;
+
+namespace {
+
+const char *kRegisterTile = "their windows reduced together in registers";
+
+const std::vector<std::pair<int, int>> kSizes{{300, 200}, {37, 29}, {517, 3}, {33, 1}, {1, 1}};
+
+int clamped(int v, int n) { return std::clamp(v, 0, n - 1); }
+
+}  // namespace
+
+// `sum` over a 5 x 5 window of a clamped image, weighted by a buffer: the inline reduction users write.
+TEST(RegisterTiles, AWeightedWindowSumAtAnySize) {
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam in(Float(32), 2, "rin"), w(Float(32), 2, "rw");
+        Var x("x"), y("y");
+        Func cl = BoundaryConditions::repeat_edge(in);
+        RDom k(0, 5, 0, 5, "k");
+        Func out("rout");
+        out(x, y) = sum(cl(x + k.x - 2, y + k.y - 2) * w(k.x, k.y));
+        in.set_estimates({{0, 1920}, {0, 1080}});
+        w.set_estimates({{0, 5}, {0, 5}});
+        out.set_estimates({{0, 1920}, {0, 1080}});
+        const std::string plan = schedule_with_solder({out}, target);
+        EXPECT_EQ(plan.find(kRegisterTile) != std::string::npos, target != "host") << plan;
+        Pipeline p(out);
+        p.compile_jit(solder::make_target(target));
+        auto wb = random_buffer<float>({5, 5}, 81, -1, 1);
+        w.set(wb);
+        for (auto [W, H] : kSizes) {
+            SCOPED_TRACE(std::to_string(W) + "x" + std::to_string(H));
+            auto a = random_buffer<float>({W, H}, 82, -1, 1);
+            in.set(a);
+            Buffer<float> o = realize_on<float>(p, {W, H}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    double s = 0;
+                    for (int j = 0; j < 5; j++)
+                        for (int i = 0; i < 5; i++)
+                            s += double(a(clamped(q[0] + i - 2, W), clamped(q[1] + j - 2, H))) * wb(i, j);
+                    return s;
+                },
+                1e-5))
+                << plan;
+        }
+    }
+}
+
+// A convolution with no boundary condition, written as a reduction Func and a ReLU: the output is
+// 2 points smaller than the input on each side, so a thread's rows past the output's last row
+// would read past the input's.
+TEST(RegisterTiles, AValidConvolutionReadsNoRowPastItsInput) {
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam in(Float(32), 2, "vin"), w(Float(32), 2, "vw");
+        Var x("x"), y("y");
+        RDom k(0, 5, 0, 5, "k");
+        Func conv("vconv"), out("vout");
+        conv(x, y) = 0.0f;
+        conv(x, y) += in(x + k.x, y + k.y) * w(k.x, k.y);
+        out(x, y) = max(conv(x, y), 0.0f);
+        in.set_estimates({{0, 1924}, {0, 1084}});
+        w.set_estimates({{0, 5}, {0, 5}});
+        out.set_estimates({{0, 1920}, {0, 1080}});
+        const std::string plan = schedule_with_solder({out}, target);
+        EXPECT_EQ(plan.find(kRegisterTile) != std::string::npos, target != "host") << plan;
+        Pipeline p(out);
+        p.compile_jit(solder::make_target(target));
+        auto wb = random_buffer<float>({5, 5}, 83, -1, 1);
+        w.set(wb);
+        for (auto [W, H] : kSizes) {
+            SCOPED_TRACE(std::to_string(W) + "x" + std::to_string(H));
+            auto a = random_buffer<float>({W + 4, H + 4}, 84, -1, 1);
+            in.set(a);
+            Buffer<float> o = realize_on<float>(p, {W, H}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    double s = 0;
+                    for (int j = 0; j < 5; j++)
+                        for (int i = 0; i < 5; i++) s += double(a(q[0] + i, q[1] + j)) * wb(i, j);
+                    return std::max(s, 0.0);
+                },
+                1e-5))
+                << plan;
+        }
+    }
+}
+
+// An 8-bit erosion (`minimum` over 5 x 5) and a depthwise 3 x 3 filter over 16 channels, each
+// channel its own weights, zero outside the image.
+TEST(RegisterTiles, AnErosionAndADepthwiseFilterAtAnySize) {
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam img(UInt(8), 2, "ein"), in(Float(32), 3, "din"), w(Float(32), 3, "dw");
+        Var x("x"), y("y"), c("c");
+        RDom r(-2, 5, -2, 5, "r"), k(0, 3, 0, 3, "k");
+        Func eroded("eroded"), dw("dout");
+        Func ecl = BoundaryConditions::repeat_edge(img);
+        Func dcl = BoundaryConditions::constant_exterior(in, 0.0f);
+        eroded(x, y) = minimum(ecl(x + r.x, y + r.y));
+        dw(x, y, c) = sum(dcl(x + k.x - 1, y + k.y - 1, c) * w(k.x, k.y, c));
+        img.set_estimates({{0, 1920}, {0, 1080}});
+        in.set_estimates({{0, 960}, {0, 540}, {0, 16}});
+        w.set_estimates({{0, 3}, {0, 3}, {0, 16}});
+        eroded.set_estimates({{0, 1920}, {0, 1080}});
+        dw.set_estimates({{0, 960}, {0, 540}, {0, 16}});
+        for (Func f : {eroded, dw}) {
+            const std::string plan = schedule_with_solder({f}, target);
+            EXPECT_EQ(plan.find(kRegisterTile) != std::string::npos, target != "host") << f.name() << "\n" << plan;
+        }
+        Pipeline pe(eroded), pd(dw);
+        pe.compile_jit(solder::make_target(target));
+        pd.compile_jit(solder::make_target(target));
+        const int C = 3;
+        auto wb = random_buffer<float>({3, 3, C}, 85, -1, 1);
+        w.set(wb);
+        for (auto [W, H] : kSizes) {
+            SCOPED_TRACE(std::to_string(W) + "x" + std::to_string(H));
+            auto e = random_buffer<uint8_t>({W, H}, 86, 0, 255);
+            auto a = random_buffer<float>({W, H, C}, 87, -1, 1);
+            img.set(e);
+            in.set(a);
+            Buffer<uint8_t> oe = realize_on<uint8_t>(pe, {W, H}, target);
+            Buffer<float> od = realize_on<float>(pd, {W, H, C}, target);
+            EXPECT_TRUE(matches(
+                oe,
+                [&](auto &q) {
+                    int m = 255;
+                    for (int j = -2; j <= 2; j++)
+                        for (int i = -2; i <= 2; i++)
+                            m = std::min<int>(m, e(clamped(q[0] + i, W), clamped(q[1] + j, H)));
+                    return double(m);
+                },
+                0));
+            EXPECT_TRUE(matches(
+                od,
+                [&](auto &q) {
+                    double s = 0;
+                    for (int j = 0; j < 3; j++)
+                        for (int i = 0; i < 3; i++) {
+                            const int u = q[0] + i - 1, v = q[1] + j - 1;
+                            if (u >= 0 && u < W && v >= 0 && v < H) s += double(a(u, v, q[2])) * wb(i, j, q[2]);
+                        }
+                    return s;
+                },
+                1e-5));
+        }
+    }
+}
