@@ -16,7 +16,7 @@ namespace {
 
 const char *kRegisterTile = "their windows reduced together in registers";
 
-const std::vector<std::pair<int, int>> kSizes{{300, 200}, {37, 29}, {517, 3}, {33, 1}, {1, 1}};
+const std::vector<std::pair<int, int>> kSizes{{300, 200}, {37, 29}, {517, 3}, {33, 1}, {2, 2}, {1, 1}};
 
 int clamped(int v, int n) { return std::clamp(v, 0, n - 1); }
 
@@ -160,6 +160,53 @@ TEST(RegisterTiles, AnErosionAndADepthwiseFilterAtAnySize) {
                     return s;
                 },
                 1e-5));
+        }
+    }
+}
+
+// The reduction as the output itself, from a bias, over a mirrored border: its window goes to an
+// intermediate computed per thread (the output's readers cannot read a copy of it).
+TEST(RegisterTiles, AnOutputThatIsTheReductionAtAnySize) {
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam in(Float(32), 2, "oin"), w(Float(32), 2, "ow");
+        Var x("x"), y("y");
+        Func cl = BoundaryConditions::mirror_interior(in);
+        RDom k(-1, 3, -1, 3, "k");
+        Func conv("oconv");
+        conv(x, y) = 0.5f;
+        conv(x, y) += cl(x + k.x, y + k.y) * w(k.x + 1, k.y + 1);
+        in.set_estimates({{0, 1920}, {0, 1080}});
+        w.set_estimates({{0, 3}, {0, 3}});
+        conv.set_estimates({{0, 1920}, {0, 1080}});
+        const std::string plan = schedule_with_solder({conv}, target);
+        EXPECT_EQ(plan.find("an intermediate of the root's window") != std::string::npos, target != "host") << plan;
+        Pipeline p(conv);
+        p.compile_jit(solder::make_target(target));
+        auto wb = random_buffer<float>({3, 3}, 88, -1, 1);
+        w.set(wb);
+        for (auto [W, H] : kSizes) {
+            if (W < 2 || H < 2) continue;  // (mirror_interior needs two points in each dim)
+            SCOPED_TRACE(std::to_string(W) + "x" + std::to_string(H));
+            auto a = random_buffer<float>({W, H}, 89, -1, 1);
+            in.set(a);
+            auto mirrored = [](int v, int n) {
+                const int period = 2 * (n - 1);
+                v = ((v % period) + period) % period;
+                return v < n ? v : period - v;
+            };
+            Buffer<float> o = realize_on<float>(p, {W, H}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    double s = 0.5;
+                    for (int j = -1; j <= 1; j++)
+                        for (int i = -1; i <= 1; i++)
+                            s += double(a(mirrored(q[0] + i, W), mirrored(q[1] + j, H))) * wb(i + 1, j + 1);
+                    return s;
+                },
+                1e-5))
+                << plan;
         }
     }
 }

@@ -71,6 +71,9 @@ struct PointwiseParams {
     // register_tile.h); empty none.
     std::vector<std::string> register_members;
     int register_rows = 0;
+    // The root, an output, is itself such a reduction: its window goes to an intermediate computed
+    // so (schedules/pointwise/register_tile.h: register_tile_root).
+    bool register_root = false;
 };
 // A 0-d root: one point (schedules/single).
 struct SingleParams {};

@@ -210,10 +210,11 @@ std::string Plan::to_text() const {
             vec += ", 32 x 32 tiles over dims 0 and " + std::to_string(transposed->transposed_root_dim) + ", " +
                    transposed->transposed_source + " read transposed through shared memory";
         const PointwiseParams *reg = k.get<PointwiseParams>();
-        if (reg && reg->register_members.empty()) reg = nullptr;
+        if (reg && reg->register_members.empty() && !reg->register_root) reg = nullptr;
         if (reg)
             vec += ", " + std::to_string(reg->register_rows) +
-                   " rows per thread, their windows reduced together in registers";
+                   " rows per thread, their windows reduced together in registers" +
+                   (reg->register_root ? std::string(" (an intermediate of the root's window)") : std::string());
         if (const PointwiseParams *pw = k.get<PointwiseParams>(); pw && pw->serial_dim >= 0)
             vec += ", dim " + std::to_string(pw->serial_dim) + " walked in each thread";
         if (k.row_threads() > 0) vec += ", " + std::to_string(k.row_threads()) + " threads per row";

@@ -34,7 +34,8 @@ for s in ref ${schedulers//,/ }; do
 done
 # A Solder variant with one plugin parameter changed, beside the default: --knob KEY=VALUE TAG.
 if [ -n "$knob" ]; then
-  for p in ${pipelines:-$(grep -o '{"[a-z0-9_]*", [a-z0-9_]*}' bench/user_pipelines/pipelines.cpp | sed 's/{"\([a-z0-9_]*\)".*/\1/')}; do
+  names="${pipelines:-$(grep -o '{"[a-z0-9_]*", [a-z0-9_]*}' bench/user_pipelines/pipelines.cpp | sed 's/{"\([a-z0-9_]*\)".*/\1/')}"
+  for p in ${names//,/ }; do
     SOLDER_KNOB="$knob" SOLDER_TAG="$tag" "$work/gen" "$work" solder "$p" || true
   done
 fi

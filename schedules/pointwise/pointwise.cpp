@@ -433,8 +433,10 @@ public:
             p.transposed_source.empty() && k.side.empty() && !k.split) {
             p.register_members = register_tile_members(c.g, c.root, c.kc.members,
                                                        [&](int m) { return c.groups[size_t(m)].size() == 1; });
-            if (!p.register_members.empty()) {
+            p.register_root = p.register_members.empty() && register_tile_root(c.g, c.root);
+            if (!p.register_members.empty() || p.register_root) {
                 p.register_rows = kRegisterTileRows;
+                p.root_unroll.clear();
                 p.vector_width = 1;
                 p.threads_x = kPointwiseTileX, p.threads_y = kPointwiseTileY;
                 p.unroll_dim = -1, p.unroll_extent = 0;
@@ -472,6 +474,8 @@ public:
             std::vector<Halide::Func> members;
             for (auto &name : p->register_members) members.push_back(c.get(name));
             schedule_register_tile(c.w, c.get(k.root), members, p->register_rows);
+        } else if (p->register_root && is_gpu_target(c.target)) {
+            schedule_register_tile_root(c.w, c.get(k.root), p->register_rows);
         } else if (root_reduction_in_registers(k, *p, is_gpu_target(c.target),
                                                [&](const std::string &n) { return c.get(n).function(); })) {
             schedule_pointwise_reduction_in_registers(c.w, c.get(k.root), p->threads_x, p->threads_y);
@@ -507,10 +511,14 @@ public:
             s.shared_bytes = int64_t(kTransposeTile + 1) * kTransposeTile * c.g.nodes[size_t(source)].elem_bytes;
             return {s};
         }
-        if (!p->register_members.empty() && k.side.empty()) {
-            std::vector<int64_t> e = stage_extents(O, 0);
-            e[1] = blocks_of(e[1], p->register_rows);
-            return {tiled_stage(O.name, e, kPointwiseTileX, kPointwiseTileY, 0, c.grid)};
+        if ((!p->register_members.empty() || p->register_root) && k.side.empty()) {
+            std::vector<LaunchShape> out;
+            for (int stage = 0; stage <= (p->register_root ? O.updates : 0); stage++) {
+                std::vector<int64_t> e = stage_extents(O, stage);
+                e[1] = blocks_of(e[1], p->register_rows);
+                out.push_back(tiled_stage(stage_name(O, stage), e, kPointwiseTileX, kPointwiseTileY, 0, c.grid));
+            }
+            return out;
         }
         if (root_reduction_in_registers(k, *p, c.opt.gpu, graph_functions(c.g)))
             return {tiled_stage(O.name + " (copy)", stage_extents(O, 0), p->threads_x, p->threads_y, 0, c.grid)};

@@ -32,6 +32,12 @@ namespace autosched {
 std::vector<std::string> register_tile_members(const FuncGraph &g, int root, const std::vector<int> &members,
                                                const std::function<bool(int)> &only_here);
 
+// Whether `root`, a pipeline output, is itself such a reduction (`conv(x, y) += in(x + r.x, y +
+// r.y) * w(r.x, r.y)` written as the output), over the same tile of points at the estimates. Its
+// readers cannot read a copy (it is the output), so its window goes to an intermediate instead
+// (schedule_register_tile_root).
+bool register_tile_root(const FuncGraph &g, int root);
+
 }  // namespace autosched
 
 // Lays out `root` in tiles of 32 x (8 x `rows`) points over its two innermost dims, 32 x 8 threads
@@ -39,5 +45,10 @@ std::vector<std::string> register_tile_members(const FuncGraph &g, int root, con
 // grid dims; each of `members` computed per thread over those rows, its update with the rows
 // innermost, then its RVars, all unrolled.
 void schedule_register_tile(ScheduleWriter &w, Halide::Func root, const std::vector<Halide::Func> &members, int rows);
+
+// The same for a root that is the reduction (register_tile_root): its update's whole window becomes
+// an intermediate (rfactor keeping no RVar) computed per thread for its rows as a member is, and
+// both of the root's stages are laid out so (two launches: the initial values, then the sums).
+void schedule_register_tile_root(ScheduleWriter &w, Halide::Func root, int rows);
 
 }  // namespace solder
