@@ -210,3 +210,48 @@ TEST(RegisterTiles, AnOutputThatIsTheReductionAtAnySize) {
         }
     }
 }
+
+// Two window sums read through pure Funcs inlined into the root (`out = vsum / wsum`, a range-
+// weighted mean: a bilateral filter's core), each computed per thread for its rows.
+TEST(RegisterTiles, WindowSumsReadThroughPureFuncsAtAnySize) {
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam in(Float(32), 2, "bin");
+        Var x("x"), y("y");
+        Func cl = BoundaryConditions::repeat_edge(in);
+        RDom r(-1, 3, -1, 3, "r");
+        Func wsum("wsum"), vsum("vsum"), out("bout");
+        Expr d = cl(x + r.x, y + r.y) - cl(x, y);
+        Expr wt = 1.0f / (1.0f + d * d);
+        wsum(x, y) = sum(wt);
+        vsum(x, y) = sum(wt * cl(x + r.x, y + r.y));
+        out(x, y) = vsum(x, y) / wsum(x, y);
+        in.set_estimates({{0, 1920}, {0, 1080}});
+        out.set_estimates({{0, 1920}, {0, 1080}});
+        const std::string plan = schedule_with_solder({out}, target);
+        EXPECT_EQ(plan.find(kRegisterTile) != std::string::npos, target != "host") << plan;
+        Pipeline p(out);
+        p.compile_jit(solder::make_target(target));
+        for (auto [W, H] : kSizes) {
+            SCOPED_TRACE(std::to_string(W) + "x" + std::to_string(H));
+            auto a = random_buffer<float>({W, H}, 90, -1, 1);
+            in.set(a);
+            Buffer<float> o = realize_on<float>(p, {W, H}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    double ws = 0, vs = 0;
+                    const double c = a(q[0], q[1]);
+                    for (int j = -1; j <= 1; j++)
+                        for (int i = -1; i <= 1; i++) {
+                            const double v = a(clamped(q[0] + i, W), clamped(q[1] + j, H));
+                            const double wt = 1.0 / (1.0 + (v - c) * (v - c));
+                            ws += wt, vs += wt * v;
+                        }
+                    return vs / ws;
+                },
+                1e-5))
+                << plan;
+        }
+    }
+}

@@ -214,6 +214,83 @@ P dw3() {
     out.set_estimates({{0, 1920}, {0, 1080}, {0, 16}});
     return {{out}, {in, w}};
 }
+// A separable 7-tap blur, each pass an inline `sum` over a 1-D RDom with its taps in a buffer.
+P gauss7() {
+    ImageParam in(Float(32), 2, "in"), k(Float(32), 1, "k");
+    Func cl = BoundaryConditions::repeat_edge(in);
+    RDom r(0, 7, "r");
+    Func bx("bx"), out("out");
+    bx(x, y) = sum(cl(x + r - 3, y) * k(r));
+    out(x, y) = sum(bx(x, y + r - 3) * k(r));
+    in.set_estimates({{0, 3840}, {0, 2160}});
+    k.set_estimates({{0, 7}});
+    out.set_estimates({{0, 3840}, {0, 2160}});
+    return {{out}, {in, k}};
+}
+// A 5 x 5 range-weighted mean (a bilateral filter's core): two window sums, the weights and the
+// weighted values, divided.
+P rangeblur() {
+    ImageParam in(Float(32), 2, "in");
+    Func cl = BoundaryConditions::mirror_image(in);
+    RDom r(-2, 5, -2, 5, "r");
+    Func wsum("wsum"), vsum("vsum"), out("out");
+    Expr d = cl(x + r.x, y + r.y) - cl(x, y);
+    Expr wt = exp(-d * d * 8.0f);
+    wsum(x, y) = sum(wt);
+    vsum(x, y) = sum(wt * cl(x + r.x, y + r.y));
+    out(x, y) = vsum(x, y) / wsum(x, y);
+    in.set_estimates({{0, 3840}, {0, 2160}});
+    out.set_estimates({{0, 3840}, {0, 2160}});
+    return {{out}, {in}};
+}
+// A 3 x 3 colour matrix applied to a planar RGB image, as a sum over the input's channels.
+P colormat() {
+    ImageParam in(Float(32), 3, "in"), m(Float(32), 2, "m");
+    RDom r(0, 3, "r");
+    Func out("out");
+    out(x, y, c) = sum(in(x, y, r) * m(r, c));
+    in.set_estimates({{0, 3840}, {0, 2160}, {0, 3}});
+    m.set_estimates({{0, 3}, {0, 3}});
+    out.set_estimates({{0, 3840}, {0, 2160}, {0, 3}});
+    return {{out}, {in, m}};
+}
+// A 2 x 2 box downsample (a pyramid level) with an RDom.
+P down2() {
+    ImageParam in(Float(32), 2, "in");
+    RDom r(0, 2, 0, 2, "r");
+    Func out("out");
+    out(x, y) = sum(in(2 * x + r.x, 2 * y + r.y)) * 0.25f;
+    in.set_estimates({{0, 3840}, {0, 2160}});
+    out.set_estimates({{0, 1920}, {0, 1080}});
+    return {{out}, {in}};
+}
+// An integral image: a scan along x, then along y.
+P integral() {
+    ImageParam in(Float(32), 2, "in");
+    RDom rx(1, in.dim(0).extent() - 1, "rx"), ry(1, in.dim(1).extent() - 1, "ry");
+    Func sx("sx"), sxy("sxy");
+    sx(x, y) = in(x, y);
+    sx(rx, y) += sx(rx - 1, y);
+    sxy(x, y) = sx(x, y);
+    sxy(x, ry) += sxy(x, ry - 1);
+    in.set_estimates({{0, 1920}, {0, 1080}});
+    sxy.set_estimates({{0, 1920}, {0, 1080}});
+    return {{sxy}, {in}};
+}
+// The position of each 3 x 3 window's minimum (a Tuple reduction), as an offset code.
+P argmin3() {
+    ImageParam in(Float(32), 2, "in");
+    Func cl = BoundaryConditions::repeat_edge(in);
+    RDom r(-1, 3, -1, 3, "r");
+    Func am("am"), out("out");
+    am(x, y) = {cl(x, y), 0};
+    Expr v = cl(x + r.x, y + r.y);
+    am(x, y) = {select(v < am(x, y)[0], v, am(x, y)[0]), select(v < am(x, y)[0], (r.y + 1) * 3 + r.x + 1, am(x, y)[1])};
+    out(x, y) = am(x, y)[1];
+    in.set_estimates({{0, 3840}, {0, 2160}});
+    out.set_estimates({{0, 3840}, {0, 2160}});
+    return {{out}, {in}};
+}
 const std::map<std::string, std::function<P()>> kPipelines = {{"colsoftmax", colsoftmax},
                                                               {"chmean", chmean},
                                                               {"hist4k", hist4k},
@@ -228,7 +305,13 @@ const std::map<std::string, std::function<P()>> kPipelines = {{"colsoftmax", col
                                                               {"conv5c", conv5c},
                                                               {"box3", box3},
                                                               {"erode5", erode5},
-                                                              {"dw3", dw3}};
+                                                              {"dw3", dw3},
+                                                              {"gauss7", gauss7},
+                                                              {"rangeblur", rangeblur},
+                                                              {"colormat", colormat},
+                                                              {"down2", down2},
+                                                              {"integral", integral},
+                                                              {"argmin3", argmin3}};
 
 // Every Func of the pipeline computed at root: the reference schedule.
 void all_at_root(const std::vector<Func> &outs) {

@@ -63,15 +63,25 @@ std::vector<std::string> register_tile_members(const FuncGraph &g, int root, con
     for (int m : members) {
         const FuncNode &M = g.nodes[size_t(m)];
         if (m == root || !small_window(M) || !only_here(m)) continue;
-        // Read by the root alone in the kernel, at its own points.
-        bool direct = false, others = false;
+        // Read in the kernel only at the root's own points: by the root, or through pure Funcs
+        // inlined into it that are so read (`out = vsum / wsum`, each a window's sum).
+        std::function<bool(int)> at_root_points = [&](int n) {
+            if (n == root) return true;
+            if (g.nodes[size_t(n)].is_reduction() || g.nodes[size_t(n)].dims.size() != O.dims.size()) return false;
+            bool any = false;
+            for (int e : g.nodes[size_t(n)].out_edges) {
+                const FuncEdge &E = g.edges[size_t(e)];
+                if (!inside[size_t(E.consumer)]) continue;
+                if (E.access != Access::Pointwise || !at_root_points(E.consumer)) return false;
+                any = true;
+            }
+            return any;
+        };
+        bool direct = M.dims.size() == O.dims.size(), others = false;
         for (int e : M.out_edges) {
             const FuncEdge &E = g.edges[size_t(e)];
             if (!inside[size_t(E.consumer)]) continue;
-            if (E.consumer == root && E.access == Access::Pointwise && M.dims.size() == O.dims.size())
-                direct = true;
-            else
-                others = true;
+            if (E.access != Access::Pointwise || !at_root_points(E.consumer)) others = true;
         }
         if (direct && !others) picked.push_back(M.name);
     }

@@ -25,8 +25,9 @@ namespace autosched {
 
 // The members of `root`'s kernel computed per thread for kRegisterTileRows rows (on a GPU): a pure
 // root (no specializations) of two dims or more, at least a 32 x 8 tile of threads with their rows
-// at the estimates, and members that it reads at its own points (directly, its vars in order),
-// that no other Func of the kernel reads, computed in no other kernel (`only_here`), each with one
+// at the estimates, and members read in the kernel only at its points (its vars in order, by the
+// root or through pure Funcs inlined into it that it so reads: `out = vsum / wsum`), computed in no
+// other kernel (`only_here`), each with one
 // update that reduces at each point over an RDom of constant extents (no predicate), of 2 to
 // kMaxRegisterTileSteps steps. Empty where there is none.
 std::vector<std::string> register_tile_members(const FuncGraph &g, int root, const std::vector<int> &members,
