@@ -20,6 +20,26 @@ const std::vector<std::pair<int, int>> kSizes{{300, 200}, {37, 29}, {517, 3}, {3
 
 int clamped(int v, int n) { return std::clamp(v, 0, n - 1); }
 
+// `out` planned by Solder for `target` (its plan's text into `plan`), with register tiles on a GPU
+// and not on the host, and JIT-compiled.
+Pipeline planned(Func out, const std::string &target, std::string &plan, const char *expect = kRegisterTile) {
+    plan = schedule_with_solder({out}, target);
+    EXPECT_EQ(plan.find(expect) != std::string::npos, target != "host") << out.name() << "\n" << plan;
+    Pipeline p(out);
+    p.compile_jit(solder::make_target(target));
+    return p;
+}
+
+// The sum over an n x n window from (x + lo, y + lo) of `a` read at `at(i, n)` in each dim (a
+// boundary condition), each point weighted by `wb` at its offset in the window.
+template<typename At>
+double weighted_window(const Buffer<float> &a, const Buffer<float> &wb, int x, int y, int lo, int n, At at) {
+    double s = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) s += double(a(at(x + lo + i, a.width()), at(y + lo + j, a.height()))) * wb(i, j);
+    return s;
+}
+
 }  // namespace
 
 // `sum` over a 5 x 5 window of a clamped image, weighted by a buffer: the inline reduction users write.
@@ -35,10 +55,8 @@ TEST(RegisterTiles, AWeightedWindowSumAtAnySize) {
         in.set_estimates({{0, 1920}, {0, 1080}});
         w.set_estimates({{0, 5}, {0, 5}});
         out.set_estimates({{0, 1920}, {0, 1080}});
-        const std::string plan = schedule_with_solder({out}, target);
-        EXPECT_EQ(plan.find(kRegisterTile) != std::string::npos, target != "host") << plan;
-        Pipeline p(out);
-        p.compile_jit(solder::make_target(target));
+        std::string plan;
+        Pipeline p = planned(out, target, plan);
         auto wb = random_buffer<float>({5, 5}, 81, -1, 1);
         w.set(wb);
         for (auto [W, H] : kSizes) {
@@ -47,15 +65,7 @@ TEST(RegisterTiles, AWeightedWindowSumAtAnySize) {
             in.set(a);
             Buffer<float> o = realize_on<float>(p, {W, H}, target);
             EXPECT_TRUE(matches(
-                o,
-                [&](auto &q) {
-                    double s = 0;
-                    for (int j = 0; j < 5; j++)
-                        for (int i = 0; i < 5; i++)
-                            s += double(a(clamped(q[0] + i - 2, W), clamped(q[1] + j - 2, H))) * wb(i, j);
-                    return s;
-                },
-                1e-5))
+                o, [&](auto &q) { return weighted_window(a, wb, q[0], q[1], -2, 5, clamped); }, 1e-5))
                 << plan;
         }
     }
@@ -77,10 +87,8 @@ TEST(RegisterTiles, AValidConvolutionReadsNoRowPastItsInput) {
         in.set_estimates({{0, 1924}, {0, 1084}});
         w.set_estimates({{0, 5}, {0, 5}});
         out.set_estimates({{0, 1920}, {0, 1080}});
-        const std::string plan = schedule_with_solder({out}, target);
-        EXPECT_EQ(plan.find(kRegisterTile) != std::string::npos, target != "host") << plan;
-        Pipeline p(out);
-        p.compile_jit(solder::make_target(target));
+        std::string plan;
+        Pipeline p = planned(out, target, plan);
         auto wb = random_buffer<float>({5, 5}, 83, -1, 1);
         w.set(wb);
         for (auto [W, H] : kSizes) {
@@ -88,15 +96,9 @@ TEST(RegisterTiles, AValidConvolutionReadsNoRowPastItsInput) {
             auto a = random_buffer<float>({W + 4, H + 4}, 84, -1, 1);
             in.set(a);
             Buffer<float> o = realize_on<float>(p, {W, H}, target);
+            auto inside = [](int v, int) { return v; };
             EXPECT_TRUE(matches(
-                o,
-                [&](auto &q) {
-                    double s = 0;
-                    for (int j = 0; j < 5; j++)
-                        for (int i = 0; i < 5; i++) s += double(a(q[0] + i, q[1] + j)) * wb(i, j);
-                    return std::max(s, 0.0);
-                },
-                1e-5))
+                o, [&](auto &q) { return std::max(weighted_window(a, wb, q[0], q[1], 0, 5, inside), 0.0); }, 1e-5))
                 << plan;
         }
     }
@@ -120,13 +122,8 @@ TEST(RegisterTiles, AnErosionAndADepthwiseFilterAtAnySize) {
         w.set_estimates({{0, 3}, {0, 3}, {0, 16}});
         eroded.set_estimates({{0, 1920}, {0, 1080}});
         dw.set_estimates({{0, 960}, {0, 540}, {0, 16}});
-        for (Func f : {eroded, dw}) {
-            const std::string plan = schedule_with_solder({f}, target);
-            EXPECT_EQ(plan.find(kRegisterTile) != std::string::npos, target != "host") << f.name() << "\n" << plan;
-        }
-        Pipeline pe(eroded), pd(dw);
-        pe.compile_jit(solder::make_target(target));
-        pd.compile_jit(solder::make_target(target));
+        std::string plan_e, plan_d;
+        Pipeline pe = planned(eroded, target, plan_e), pd = planned(dw, target, plan_d);
         const int C = 3;
         auto wb = random_buffer<float>({3, 3, C}, 85, -1, 1);
         w.set(wb);
@@ -147,7 +144,8 @@ TEST(RegisterTiles, AnErosionAndADepthwiseFilterAtAnySize) {
                             m = std::min<int>(m, e(clamped(q[0] + i, W), clamped(q[1] + j, H)));
                     return double(m);
                 },
-                0));
+                0))
+                << plan_e;
             EXPECT_TRUE(matches(
                 od,
                 [&](auto &q) {
@@ -159,7 +157,8 @@ TEST(RegisterTiles, AnErosionAndADepthwiseFilterAtAnySize) {
                         }
                     return s;
                 },
-                1e-5));
+                1e-5))
+                << plan_d;
         }
     }
 }
@@ -179,10 +178,8 @@ TEST(RegisterTiles, AnOutputThatIsTheReductionAtAnySize) {
         in.set_estimates({{0, 1920}, {0, 1080}});
         w.set_estimates({{0, 3}, {0, 3}});
         conv.set_estimates({{0, 1920}, {0, 1080}});
-        const std::string plan = schedule_with_solder({conv}, target);
-        EXPECT_EQ(plan.find("an intermediate of the root's window") != std::string::npos, target != "host") << plan;
-        Pipeline p(conv);
-        p.compile_jit(solder::make_target(target));
+        std::string plan;
+        Pipeline p = planned(conv, target, plan, "an intermediate of the root's window");
         auto wb = random_buffer<float>({3, 3}, 88, -1, 1);
         w.set(wb);
         for (auto [W, H] : kSizes) {
@@ -197,15 +194,7 @@ TEST(RegisterTiles, AnOutputThatIsTheReductionAtAnySize) {
             };
             Buffer<float> o = realize_on<float>(p, {W, H}, target);
             EXPECT_TRUE(matches(
-                o,
-                [&](auto &q) {
-                    double s = 0.5;
-                    for (int j = -1; j <= 1; j++)
-                        for (int i = -1; i <= 1; i++)
-                            s += double(a(mirrored(q[0] + i, W), mirrored(q[1] + j, H))) * wb(i + 1, j + 1);
-                    return s;
-                },
-                1e-5))
+                o, [&](auto &q) { return 0.5 + weighted_window(a, wb, q[0], q[1], -1, 3, mirrored); }, 1e-5))
                 << plan;
         }
     }
@@ -228,10 +217,8 @@ TEST(RegisterTiles, WindowSumsReadThroughPureFuncsAtAnySize) {
         out(x, y) = vsum(x, y) / wsum(x, y);
         in.set_estimates({{0, 1920}, {0, 1080}});
         out.set_estimates({{0, 1920}, {0, 1080}});
-        const std::string plan = schedule_with_solder({out}, target);
-        EXPECT_EQ(plan.find(kRegisterTile) != std::string::npos, target != "host") << plan;
-        Pipeline p(out);
-        p.compile_jit(solder::make_target(target));
+        std::string plan;
+        Pipeline p = planned(out, target, plan);
         for (auto [W, H] : kSizes) {
             SCOPED_TRACE(std::to_string(W) + "x" + std::to_string(H));
             auto a = random_buffer<float>({W, H}, 90, -1, 1);

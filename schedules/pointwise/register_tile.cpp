@@ -26,10 +26,6 @@ int64_t constant_steps(const Internal::Function &f) {
     return u.schedule().rvars().empty() ? 0 : steps;
 }
 
-}  // namespace
-
-namespace {
-
 // A window a thread can reduce for its rows in registers: one update in place over an RDom of
 // constant extents, 2 to kMaxRegisterTileSteps steps, no predicate, two dims or more.
 bool small_window(const FuncNode &M) {
@@ -77,13 +73,14 @@ std::vector<std::string> register_tile_members(const FuncGraph &g, int root, con
             }
             return any;
         };
-        bool direct = M.dims.size() == O.dims.size(), others = false;
+        bool read = false, elsewhere = false;
         for (int e : M.out_edges) {
             const FuncEdge &E = g.edges[size_t(e)];
             if (!inside[size_t(E.consumer)]) continue;
-            if (E.access != Access::Pointwise || !at_root_points(E.consumer)) others = true;
+            read = true;
+            if (E.access != Access::Pointwise || !at_root_points(E.consumer)) elsewhere = true;
         }
-        if (direct && !others) picked.push_back(M.name);
+        if (M.dims.size() == O.dims.size() && read && !elsewhere) picked.push_back(M.name);
     }
     return picked;
 }
