@@ -242,3 +242,52 @@ TEST(RegisterTiles, WindowSumsReadThroughPureFuncsAtAnySize) {
         }
     }
 }
+
+// A window whose size comes from its weights' buffer (`RDom k(0, w.width(), 0, w.height())`),
+// planned at 5 x 5 and run at 3 x 3 and 7 x 7: its steps stay loops, each still serving the rows.
+TEST(RegisterTiles, AWindowSizedByItsWeightsAtAnySize) {
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam in(Float(32), 2, "pin"), w(Float(32), 2, "pw");
+        Var x("x"), y("y");
+        Func cl = BoundaryConditions::repeat_edge(in);
+        Expr kw = w.dim(0).extent(), kh = w.dim(1).extent();
+        RDom k(0, kw, 0, kh, "k");
+        Func out("pout");
+        out(x, y) = sum(cl(x + k.x - kw / 2, y + k.y - kh / 2) * w(k.x, k.y));
+        in.set_estimates({{0, 1920}, {0, 1080}});
+        w.set_estimates({{0, 5}, {0, 5}});
+        out.set_estimates({{0, 1920}, {0, 1080}});
+        std::string plan;
+        Pipeline p = planned(out, target, plan);
+        for (int n : {3, 7}) {
+            auto wb = random_buffer<float>({n, n}, 91, -1, 1);
+            w.set(wb);
+            for (auto [W, H] : kSizes) {
+                SCOPED_TRACE(std::to_string(W) + "x" + std::to_string(H) + ", window " + std::to_string(n));
+                auto a = random_buffer<float>({W, H}, 92, -1, 1);
+                in.set(a);
+                Buffer<float> o = realize_on<float>(p, {W, H}, target);
+                EXPECT_TRUE(matches(
+                    o, [&](auto &q) { return weighted_window(a, wb, q[0], q[1], -(n / 2), n, clamped); }, 1e-5))
+                    << plan;
+            }
+        }
+    }
+}
+
+// A reduction over channels only whose extent is known at run time (a 1 x 1 convolution): its steps
+// would stay loops and neighbouring rows share none of its reads, so it keeps one point per thread.
+TEST(RegisterTiles, AChannelSumSizedAtRunTimeIsNotTiled) {
+    ImageParam in(Float(32), 3, "cin"), w(Float(32), 2, "cw");
+    Var x("x"), y("y"), c("c");
+    RDom ci(0, in.dim(2).extent(), "ci");
+    Func out("cout");
+    out(x, y, c) = sum(in(x, y, ci) * w(ci, c));
+    in.set_estimates({{0, 112}, {0, 112}, {0, 32}});
+    w.set_estimates({{0, 32}, {0, 32}});
+    out.set_estimates({{0, 112}, {0, 112}, {0, 32}});
+    const std::string plan = schedule_with_solder({out}, "opencl");
+    EXPECT_NE(plan.find("cout"), std::string::npos) << plan;
+    EXPECT_EQ(plan.find(kRegisterTile), std::string::npos) << plan;
+}

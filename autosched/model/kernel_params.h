@@ -66,8 +66,8 @@ struct PointwiseParams {
     std::string transposed_source;
     std::vector<std::string> transposed_readers;  // the kernel's Funcs that call it
     int transposed_root_dim = -1, transposed_source_dim = -1;
-    // Members reducing at each point over a small constant window that each thread computes for
-    // `register_rows` rows of the root at once, every step unrolled (schedules/pointwise/
+    // Members reducing at each point over a small window that each thread computes for
+    // `register_rows` rows of the root at once, constant steps unrolled (schedules/pointwise/
     // register_tile.h); empty none.
     std::vector<std::string> register_members;
     int register_rows = 0;

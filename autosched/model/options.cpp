@@ -99,7 +99,7 @@ const std::vector<KnobEntry> &knob_table() {
                 "a kernel that reads a producer transposed takes square tiles, the producer's tile in shared memory"),
             flag(
                 "register_tiles", [](auto &o) -> auto & { return o.planner.register_tiles; },
-                "a kernel reducing a small constant window at each point computes 4 rows per thread, in registers"),
+                "a kernel reducing a small window at each point computes 4 rows per thread, in registers"),
             flag(
                 "fallback", [](auto &o) -> auto & { return o.fallback; },
                 "solder run: a failing Solder schedule is replaced by the unfused one (not a plugin parameter)", true),

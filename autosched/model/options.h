@@ -59,7 +59,7 @@ struct PlannerOptions {
     bool transposed_tiles = true;
     // A pure kernel root reading, one to one, a Func that reduces a small window of constant extent
     // at each point (a convolution) computes several rows per thread, the windows together in
-    // registers with every step unrolled (schedules/pointwise/register_tile.h).
+    // registers with its constant steps unrolled (schedules/pointwise/register_tile.h).
     bool register_tiles = true;
     std::set<std::string> keep_unfused;  // Funcs always materialized (a debugging knob)
     DeviceProfile device;

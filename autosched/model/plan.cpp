@@ -311,7 +311,8 @@ std::string Plan::to_text() const {
             o << "      staged: " << s.func << " read once per block into shared memory (" << s.bytes_per_block
               << " bytes)" << (s.readers.empty() ? std::string() : ", then by " + names(s.readers, 4)) << "\n";
         if (!per_thread.empty())
-            o << "      computed per thread for its rows, every step unrolled: " << names(per_thread, 8) << "\n";
+            o << "      computed per thread for its rows, their steps unrolled where constant: " << names(per_thread, 8)
+              << "\n";
         if (!inl.empty()) o << "      inlined: " << names(inl, 8) << "\n";
     }
     if (!materialized.empty()) {

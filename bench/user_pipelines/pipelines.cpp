@@ -291,6 +291,18 @@ P argmin3() {
     out.set_estimates({{0, 3840}, {0, 2160}});
     return {{out}, {in}};
 }
+// conv5 with the window's size taken from the weights buffer (`RDom r(0, w.width(), 0, w.height())`).
+P convp() {
+    ImageParam in(Float(32), 2, "in"), w(Float(32), 2, "w");
+    Func cl = BoundaryConditions::repeat_edge(in);
+    RDom k(0, w.dim(0).extent(), 0, w.dim(1).extent(), "k");
+    Func out("out");
+    out(x, y) = sum(cl(x + k.x - w.dim(0).extent() / 2, y + k.y - w.dim(1).extent() / 2) * w(k.x, k.y));
+    in.set_estimates({{0, 3840}, {0, 2160}});
+    w.set_estimates({{0, 5}, {0, 5}});
+    out.set_estimates({{0, 3840}, {0, 2160}});
+    return {{out}, {in, w}};
+}
 const std::map<std::string, std::function<P()>> kPipelines = {{"colsoftmax", colsoftmax},
                                                               {"chmean", chmean},
                                                               {"hist4k", hist4k},
@@ -311,7 +323,8 @@ const std::map<std::string, std::function<P()>> kPipelines = {{"colsoftmax", col
                                                               {"colormat", colormat},
                                                               {"down2", down2},
                                                               {"integral", integral},
-                                                              {"argmin3", argmin3}};
+                                                              {"argmin3", argmin3},
+                                                              {"convp", convp}};
 
 // Every Func of the pipeline computed at root: the reference schedule.
 void all_at_root(const std::vector<Func> &outs) {

@@ -3,7 +3,7 @@
 // w(r.x, r.y))`, a convolution with its weights as a buffer) otherwise computes every point's
 // window alone, one point per thread: each tap loads its input and its weight again. Here each
 // thread computes several rows of the root, the reduction for all of them at once with the rows
-// innermost and every step unrolled, so a weight is loaded once for the rows and the rows' windows
+// innermost and every step of constant extent unrolled, so a weight is loaded once for the rows and the rows' windows
 // share their overlapping loads (the compiler keeps each loaded value in a register).
 #pragma once
 #include <functional>
@@ -28,8 +28,9 @@ namespace autosched {
 // at the estimates, and members read in the kernel only at its points (its vars in order, by the
 // root or through pure Funcs inlined into it that it so reads: `out = vsum / wsum`), computed in no
 // other kernel (`only_here`), each with one
-// update that reduces at each point over an RDom of constant extents (no predicate), of 2 to
-// kMaxRegisterTileSteps steps. Empty where there is none.
+// update that reduces at each point over an RDom (no predicate) of 2 to kMaxRegisterTileSteps steps
+// at the estimates (extents known only at run time, a window sized by its weights' buffer, stay
+// loops). Empty where there is none.
 std::vector<std::string> register_tile_members(const FuncGraph &g, int root, const std::vector<int> &members,
                                                const std::function<bool(int)> &only_here);
 
