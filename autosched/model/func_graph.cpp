@@ -171,7 +171,7 @@ std::vector<StageExprs> stages_of(const Function &f) {
         if (update)
             for (auto &a : d.args()) s.exprs.push_back(a);
         s.rvars = d.schedule().rvars();
-        if (d.predicate().defined() && !is_const_one(d.predicate())) s.exprs.push_back(d.predicate());
+        if (has_predicate(d)) s.exprs.push_back(d.predicate());
         for (auto &a : f.args()) s.pure.push_back(a);
         out.push_back(s);
     };

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "autosched/model/pipeline_funcs.h"
+
 namespace solder::autosched {
 using namespace Halide;
 using namespace Halide::Internal;
@@ -45,7 +47,7 @@ std::string reason(const Function &f, bool with_predicate) {
     if (!in_order)
         return "its update writes " + call_text(f.name(), args) +
                ", not its pure vars in order: a scan or a scatter (data-dependent or shifted stores)";
-    if (with_predicate && u.predicate().defined() && !is_const_one(u.predicate()))
+    if (with_predicate && has_predicate(u))
         return "its update's RDom has a predicate (RDom::where): " + text(u.predicate());
     const auto &rvars = u.schedule().rvars();
     if (rvars.empty()) return "an update without an RDom: it rewrites the Func point by point";
@@ -61,8 +63,7 @@ std::string generic_reason(const Function &f) { return reason(f, true); }
 
 bool predicated_reduction(const Function &f) {
     if (f.has_extern_definition() || f.updates().size() != 1) return false;
-    const Expr p = f.update(0).predicate();
-    return p.defined() && !is_const_one(p) && reason(f, false).empty();
+    return has_predicate(f.update(0)) && reason(f, false).empty();
 }
 
 namespace {
@@ -121,7 +122,7 @@ namespace {
 bool any_order_update(const Function &f, int u) {
     const Definition &d = f.update(u);
     if (d.values().size() != 1 || d.schedule().rvars().empty()) return false;
-    if (d.predicate().defined() && !is_const_one(d.predicate())) return false;
+    if (has_predicate(d)) return false;
     auto op = prove_associativity(f.name(), d.args(), d.values());
     return op.associative() && op.commutative();
 }

@@ -22,6 +22,10 @@ bool has_specializations(const Function &f) {
     return false;
 }
 
+bool has_predicate(const Internal::Definition &d) {
+    return d.predicate().defined() && !Internal::is_const_one(d.predicate());
+}
+
 std::vector<Function> pipeline_functions(const std::vector<Func> &outputs) {
     std::vector<Function> outs;
     for (auto &f : outputs) outs.push_back(f.function());

@@ -13,6 +13,8 @@ bool is_input_wrapper(const Halide::Internal::Function &f);
 // zero where it has none.
 std::vector<size_t> specialization_counts(const Halide::Internal::Function &f);
 bool has_specializations(const Halide::Internal::Function &f);
+// Whether a definition's RDom has a predicate (RDom::where) other than `true`.
+bool has_predicate(const Halide::Internal::Definition &d);
 std::vector<Halide::Internal::Function> pipeline_functions(const std::vector<Halide::Func> &outputs);
 // A Func's pure vars, innermost first.
 std::vector<Halide::Var> pure_vars(const Halide::Func &f);

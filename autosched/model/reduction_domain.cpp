@@ -3,6 +3,8 @@
 #include <map>
 #include <set>
 
+#include "autosched/model/pipeline_funcs.h"
+
 namespace solder::autosched {
 using namespace Halide::Internal;
 
@@ -47,7 +49,7 @@ std::optional<ReductionDomain> reduction_domain(const Function &f) {
         names.insert(rv.var);
     }
     // A predicate (RDom::where) would have to hold in every member's slices alike.
-    if (def.predicate().defined() && !is_const_one(def.predicate())) return std::nullopt;
+    if (has_predicate(def)) return std::nullopt;
     DomainCall finder(names);
     for (auto &v : def.values()) v.accept(&finder);
     if (!finder.found) return std::nullopt;

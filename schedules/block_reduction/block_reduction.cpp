@@ -1,9 +1,10 @@
 #include "schedules/block_reduction/block_reduction.h"
 
-#include "schedules/block_reduction/block_reduction_schedule.h"
-
 #include <algorithm>
 #include <utility>
+
+#include "autosched/model/pipeline_funcs.h"
+#include "schedules/block_reduction/block_reduction_schedule.h"
 
 namespace solder::autosched {
 
@@ -87,8 +88,7 @@ public:
             return "the root is not a reduction of one update with pure dims";
         const auto &def = O.function.update(0);
         if (def.schedule().rvars().empty()) return "its update has no RVar";
-        if (def.predicate().defined() && !Halide::Internal::is_const_one(def.predicate()) && !O.predicated_reduction)
-            return "its RDom has a predicate, and more makes it generic";
+        if (has_predicate(def) && !O.predicated_reduction) return "its RDom has a predicate, and more makes it generic";
         // nl_means's patch sums: 49 points each for 192 million results took a block of 49 lanes per
         // result (and, with its four dims fused into grid x at run-time extents, Halide sized each
         // block's partials in shared memory over whole rows: the launch failed on the H100).

@@ -149,8 +149,7 @@ void unroll_innermost_rvars(ScheduleWriter &w, Halide::Func f, const std::vector
     std::vector<bool> unrolled(fn.updates().size(), false);
     for (int u = 0; u < int(fn.updates().size()); u++) {
         const int factor = size_t(u) < factors.size() ? factors[size_t(u)] : kPerPointUnroll;
-        if (factor > 1 && !fn.update(u).schedule().rvars().empty() &&
-            (!fn.update(u).predicate().defined() || Halide::Internal::is_const_one(fn.update(u).predicate()))) {
+        if (factor > 1 && !fn.update(u).schedule().rvars().empty() && !has_predicate(fn.update(u))) {
             w.unroll({f, u}, Halide::RVar(fn.update(u).schedule().rvars()[0].var), factor,
                      Halide::TailStrategy::GuardWithIf);
             unrolled[size_t(u)] = true;

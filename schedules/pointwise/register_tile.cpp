@@ -20,7 +20,7 @@ int64_t window_steps(const FuncNode &M) {
     const Internal::Function &f = M.function;
     if (f.updates().size() != 1 || M.rvar_extents.size() != 1 || M.rvar_extents[0].empty()) return 0;
     const Internal::Definition &u = f.update(0);
-    if (u.predicate().defined() && !Internal::is_const_one(u.predicate())) return 0;
+    if (has_predicate(u)) return 0;
     int64_t steps = 1;
     for (int64_t e : M.rvar_extents[0]) steps *= std::max<int64_t>(e, 1);
     return steps;
@@ -84,7 +84,7 @@ bool spans_a_tile(const FuncNode &O) {
 
 bool register_tile_root(const FuncGraph &g, int root) {
     const FuncNode &O = g.nodes[size_t(root)];
-    return O.is_output && !has_specializations(O.function) && spans_a_tile(O) && small_window(O) && O.updates == 1;
+    return O.is_output && !has_specializations(O.function) && spans_a_tile(O) && small_window(O);
 }
 
 std::vector<std::string> register_tile_members(const FuncGraph &g, int root, const std::vector<int> &members,

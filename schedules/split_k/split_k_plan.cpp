@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "schedules/row/row_blocks.h"
+#include "autosched/model/pipeline_funcs.h"
 
 namespace solder::autosched {
 
@@ -20,7 +21,7 @@ bool splittable_reduction(const FuncNode &R) {
         const auto *v = args[d].as<Halide::Internal::Variable>();
         if (!v || v->name != R.dims[d]) return false;
     }
-    if (def.predicate().defined() && !Halide::Internal::is_const_one(def.predicate())) return false;
+    if (has_predicate(def)) return false;
     return Halide::Internal::prove_associativity(R.name, args, def.values()).associative();
 }
 

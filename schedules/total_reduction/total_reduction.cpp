@@ -5,6 +5,7 @@
 #include "schedules/block_reduction/block_reduction.h"
 #include "schedules/launch_shapes.h"
 #include "schedules/total_reduction/total_reduction_schedule.h"
+#include "autosched/model/pipeline_funcs.h"
 
 namespace solder::autosched {
 
@@ -60,8 +61,7 @@ public:
         if (O.reduction_points < kMinTotalPoints)
             return "it reduces fewer than " + std::to_string(kMinTotalPoints) + " points at the estimates";
         const auto &def = O.function.update(0);
-        if (def.predicate().defined() && !Halide::Internal::is_const_one(def.predicate()) && !O.predicated_reduction)
-            return "its RDom has a predicate, and more makes it generic";
+        if (has_predicate(def) && !O.predicated_reduction) return "its RDom has a predicate, and more makes it generic";
         if (def.values().size() != 1) return "it reduces a Tuple";
         // A scalar parameter can make the outermost RVar empty at run time (a sum over the first n
         // points, n = 0): its slices' partials would be an allocation of no bytes, which Halide's
