@@ -17,13 +17,15 @@ using namespace Halide;
 
 namespace {
 
-// Whether kernel `k` computes in float64: a Func computed in it, or one inlined into those, holds
-// a 64-bit float anywhere in its definitions. OpenCL kernels cannot without the target's cl_doubles.
-bool kernel_uses_f64(const KernelPlan &k, const Plan &plan, const std::function<Func(const std::string &)> &get) {
+// Whether `pred` holds for a Func of `names` or one inlined into those (transitively; inputs'
+// names have no Func and are skipped).
+bool any_inlined_closure(const std::vector<std::string> &names, const Plan &plan,
+                         const std::function<Func(const std::string &)> &get,
+                         const std::function<bool(const Internal::Function &)> &pred) {
     std::set<std::string> inlined, seen;
     for (auto &p : plan.funcs)
         if (p.placement == Placement::Inline) inlined.insert(p.func);
-    std::vector<std::string> todo = k.funcs;
+    std::vector<std::string> todo = names;
     while (!todo.empty()) {
         std::string name = todo.back();
         todo.pop_back();
@@ -34,11 +36,29 @@ bool kernel_uses_f64(const KernelPlan &k, const Plan &plan, const std::function<
         } catch (const std::exception &) {
             continue;  // an input's name: nothing computed
         }
-        if (has_value_of_type(f.function(), [](const Type &t) { return t.is_float() && t.bits() == 64; })) return true;
+        if (pred(f.function())) return true;
         for (auto &[callee, fn] : Internal::find_direct_calls(f.function()))
             if (inlined.count(callee)) todo.push_back(callee);
     }
     return false;
+}
+
+// Whether kernel `k` computes in float64: a Func computed in it, or one inlined into those, holds
+// a 64-bit float anywhere in its definitions. OpenCL kernels cannot without the target's cl_doubles.
+bool kernel_uses_f64(const KernelPlan &k, const Plan &plan, const std::function<Func(const std::string &)> &get) {
+    return any_inlined_closure(k.funcs, plan, get, [](const Internal::Function &f) {
+        return has_value_of_type(f, [](const Type &t) { return t.is_float() && t.bits() == 64; });
+    });
+}
+
+// The Funcs, not inlined, that convert to float16 or inline a Func that does (their values would
+// be f16 vectors where vectorized).
+std::set<std::string> f16_converting(const Plan &plan, const std::function<Func(const std::string &)> &get) {
+    std::set<std::string> out;
+    for (auto &p : plan.funcs)
+        if (p.placement != Placement::Inline && any_inlined_closure({p.func}, plan, get, converts_to_f16))
+            out.insert(p.func);
+    return out;
 }
 
 // The pipeline's Funcs by name, and its inputs by the plan's name for them (the Funcs ImageParams
@@ -71,12 +91,24 @@ std::vector<std::string> hosted_kernels(const Plan &plan, const Target &target,
 
 }  // namespace
 
+const char *const kNoF16VectorsReason =
+    "converts to float16, which Halide 21's CUDA backend gets wrong in vectors: not vectorized";
 const char *const kOnHostReason =
     "computes in float64, which OpenCL kernels cannot without the target feature cl_doubles: it runs on the host";
 
 std::vector<std::string> kernels_on_host(const Plan &plan, const std::vector<Func> &outputs, const Target &target) {
     auto funcs = funcs_by_name(outputs);
     return hosted_kernels(plan, target, [&](const std::string &name) {
+        auto it = funcs.find(name);
+        if (it == funcs.end()) throw std::runtime_error("the plan names Func '" + name + "', which the pipeline lacks");
+        return it->second;
+    });
+}
+
+std::set<std::string> funcs_without_vectors(const Plan &plan, const std::vector<Func> &outputs, const Target &target) {
+    if (!target.has_feature(Target::CUDA)) return {};
+    auto funcs = funcs_by_name(outputs);
+    return f16_converting(plan, [&](const std::string &name) {
         auto it = funcs.find(name);
         if (it == funcs.end()) throw std::runtime_error("the plan names Func '" + name + "', which the pipeline lacks");
         return it->second;
@@ -113,6 +145,9 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
         hosted.insert(name);
         w.note(name + " " + kOnHostReason);
     }
+    const std::set<std::string> unvectorized = funcs_without_vectors(plan, outputs, target);
+    w.refuse_vectors(unvectorized);
+    for (auto &name : unvectorized) w.note(name + " " + kNoF16VectorsReason);
     auto ctx = [&](const KernelPlan &k) -> ApplyContext & { return hosted.count(k.name) ? on_host : c; };
     // Reductions split-K sums in partials (also when launched horizontally with others).
     for (auto &k : plan.kernels)

@@ -1,5 +1,6 @@
 // Realizes a Plan on the pipeline's Funcs through the schedules/ templates.
 #pragma once
+#include <set>
 #include <string>
 
 #include "Halide.h"
@@ -16,5 +17,12 @@ std::string apply_plan(const Plan &plan, const std::vector<Halide::Func> &output
 std::vector<std::string> kernels_on_host(const Plan &plan, const std::vector<Halide::Func> &outputs,
                                          const Halide::Target &target);
 extern const char *const kOnHostReason;
+
+// The plan's Funcs that apply_plan leaves unvectorized, each for kNoF16VectorsReason: on CUDA,
+// those converting to float16 or inlining a Func that does (Halide 21's PTX backend drops the
+// conversion of a vector to f16 and stores the halves of the f32 bits).
+std::set<std::string> funcs_without_vectors(const Plan &plan, const std::vector<Halide::Func> &outputs,
+                                            const Halide::Target &target);
+extern const char *const kNoF16VectorsReason;
 
 }  // namespace solder::autosched

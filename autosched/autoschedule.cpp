@@ -127,6 +127,8 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
         a.plan = plan_generic_pipeline(outputs, e.what(), app);
     }
     for (auto &k : kernels_on_host(a.plan, outputs, target)) a.plan.explanations.push_back({k, "", kOnHostReason});
+    for (auto &f : funcs_without_vectors(a.plan, outputs, target))
+        a.plan.explanations.push_back({f, "", kNoF16VectorsReason});
     a.source = apply_plan(a.plan, outputs, target);
     return a;
 }

@@ -166,3 +166,35 @@ TEST(AlignedVectors, AnUnrolledChannelBranchHasAnAlignedBranchInside) {
     EXPECT_NE(ptx.find("ld.global.nc.v4"), std::string::npos);
     EXPECT_NE(ptx.find("st.global.v4"), std::string::npos);
 }
+
+// Halide 21's CUDA backend drops the conversion of a vector to float16 (the stores write the halves
+// of the f32 bits): an alpha blend of f16 images computed in f32, and an f32 output reading an f16
+// rounding inlined into it, keep their conversions, one point at a time. f16 arithmetic with no
+// conversion (a * b + a of f16 images) is computed right in vectors, but the backend loads and
+// stores f16 vectors one element at a time: every kernel with f16 values takes one point per
+// thread in 32 x 8 tiles.
+TEST(AlignedVectors, ConversionsToF16StayScalarOnCuda) {
+    Var x("x"), y("y");
+    ImageParam a(Float(16), 2, "h16_a"), b(Float(16), 2, "h16_b"), in(Float(32), 2, "h16_in");
+    Func blend("h16_blend"), rounded("h16_rounded"), err("h16_err"), math("h16_math");
+    blend(x, y) = cast<float16_t>(cast<float>(a(x, y)) * 0.25f + cast<float>(b(x, y)) * 0.75f);
+    rounded(x, y) = cast<float16_t>(in(x, y));
+    err(x, y) = in(x, y) - cast<float>(rounded(x, y));
+    math(x, y) = a(x, y) * b(x, y) + a(x, y);
+    for (ImageParam *p : {&a, &b, &in}) p->set_estimates({{0, 4096}, {0, 2048}});
+    for (Func *f : {&blend, &err, &math}) f->set_estimates({{0, 4096}, {0, 2048}});
+    std::string src = schedule_with_solder({blend, err, math}, "cuda");
+    EXPECT_EQ(src.find("h16_blend.vectorize("), std::string::npos) << src;
+    EXPECT_EQ(src.find("h16_err.vectorize("), std::string::npos) << src;
+    EXPECT_NE(src.find("h16_blend converts to float16"), std::string::npos) << src;
+    EXPECT_EQ(src.find("h16_math.vectorize("), std::string::npos) << src;
+    EXPECT_NE(src.find("k2_h16_math [pointwise, 8 rows per block]"), std::string::npos) << src;
+    // Each kernel converting to f16 rounds with cvt.rn.f16.f32 (a vector store would have none).
+    std::string ptx = cuda_stmt({blend, err}, {a, b, in}, "f16_conversions");
+    size_t kernels = 0, conversions = 0;
+    for (size_t at = ptx.find(".entry"); at != std::string::npos; at = ptx.find(".entry", at + 1)) kernels++;
+    for (size_t at = ptx.find("cvt.rn.f16.f32"); at != std::string::npos; at = ptx.find("cvt.rn.f16.f32", at + 1))
+        conversions++;
+    EXPECT_GE(kernels, 2u);
+    EXPECT_GE(conversions, kernels) << ptx;
+}

@@ -2,7 +2,8 @@
 // channels-last, a 3-tap filter across the transposed rows): on a GPU the pointwise template lays
 // them out in square tiles with the producer's tile in shared memory
 // (schedules/pointwise/transposed_tile.h). Planned at one size, run at others (not multiples of
-// the tile, one point) on the host and OpenCL against plain C++.
+// the tile, one point) on the host and OpenCL against plain C++. A stage that reads the producer in
+// place as well takes the tiles without the staging.
 #include <gtest/gtest.h>
 
 #include "tests/support/user_pipeline.h"
@@ -103,21 +104,45 @@ TEST(TransposedReads, ATapAcrossTransposedRowsReadsTheTileAndItsBorder) {
     }
 }
 
-// Not tiled: a stage that reads its producer both transposed and in place (the copy of a tile would
-// be the box around both), and a transpose of a matrix narrower than a tile.
-TEST(TransposedReads, MixedOrNarrowReadsKeepTheVectorLayout) {
-    ImageParam in(Float(32), 2, "min");
-    Var x("x"), y("y");
-    Func both("both"), narrow("narrow");
-    both(x, y) = in(y, x) + in(x, y);
-    in.set_estimates({{0, 1024}, {0, 1024}});
-    both.set_estimates({{0, 1024}, {0, 1024}});
-    std::string plan = schedule_with_solder({both}, "opencl");
-    EXPECT_EQ(plan.find(kTiled), std::string::npos) << plan;
+// A stage that reads its producer both transposed and in place (a matrix's symmetric part): the
+// square tiles without the staging (one copy would be the box around both regions), so that the
+// transposed reads of a block's rows share their sectors; planned at one size, run at others.
+TEST(TransposedReads, InPlaceAndTransposedReadsTakeTheTilesUnstaged) {
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam in(Float(32), 2, "min");
+        Var x("x"), y("y");
+        Func both("both");
+        both(x, y) = (in(y, x) + in(x, y)) * 0.5f;
+        in.set_estimates({{0, 1024}, {0, 1024}});
+        both.set_estimates({{0, 1024}, {0, 1024}});
+        const std::string plan = schedule_with_solder({both}, target);
+        EXPECT_EQ(plan.find(kTiled), std::string::npos) << plan;
+        EXPECT_EQ(plan.find("min read in place and transposed") != std::string::npos, target != "host") << plan;
+        EXPECT_EQ(plan.find("min_in"), std::string::npos) << plan;  // no copy of the input
+        Pipeline p(both);
+        p.compile_jit(solder::make_target(target));
+        for (int n : {300, 37, 1}) {
+            SCOPED_TRACE(n);
+            auto a = random_buffer<float>({n, n}, 75);
+            in.set(a);
+            Buffer<float> o = realize_on<float>(p, {n, n}, target);
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return (double(a(q[1], q[0])) + a(q[0], q[1])) * 0.5; }, 1e-6))
+                << plan;
+        }
+    }
+}
+
+// Not tiled: a transpose of a matrix narrower than a tile.
+TEST(TransposedReads, NarrowReadsKeepTheVectorLayout) {
     ImageParam thin(Float(32), 2, "thin");
+    Var x("x"), y("y");
+    Func narrow("narrow");
     narrow(x, y) = thin(y, x);
     thin.set_estimates({{0, 4096}, {0, 16}});
     narrow.set_estimates({{0, 16}, {0, 4096}});
-    plan = schedule_with_solder({narrow}, "opencl");
+    const std::string plan = schedule_with_solder({narrow}, "opencl");
     EXPECT_EQ(plan.find(kTiled), std::string::npos) << plan;
+    EXPECT_EQ(plan.find("read in place and transposed"), std::string::npos) << plan;
 }

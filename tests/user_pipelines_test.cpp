@@ -444,6 +444,7 @@ TEST(UserPipelines, ColumnArgminsReadOneToOneTakeSmallBlocksAndUnrolledWalks) {
     ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
     const auto &pw = params_of<solder::autosched::PointwiseParams>(plan.kernels[0], "pointwise");
     EXPECT_LT(pw.threads_x, 256) << plan.to_text();
+    EXPECT_GE(pw.threads_x, 32) << plan.to_text();  // a warp's loads of neighbouring columns coalesce
     EXPECT_NE(schedule_with_solder({define()}, "cuda").find(".update(0).unroll(c_x, 8"), std::string::npos);
     for_each_target([&](const std::string &target) {
         Func out = define();
@@ -463,6 +464,50 @@ TEST(UserPipelines, ColumnArgminsReadOneToOneTakeSmallBlocksAndUnrolledWalks) {
                     for (int i = 1; i < h; i++)
                         if (a(q[0], i) < a(q[0], best)) best = i;
                     return double(best) + a(q[0], best);
+                },
+                0))
+                << text;
+        }
+    });
+}
+
+// Halide's inline argmax along each row (its Tuple update is not provably associative either):
+// each thread walks a row of its own, so a warp's loads touch as many rows as it has threads and
+// nothing is shared in a block; blocks of fewer threads than a warp spread the walks over the SMs.
+// Measured on the H100, 512 rows of 32000 f32: 2528 us in 16 blocks of 32 threads (Anderson2021's
+// 512 blocks of one thread: 1471 us). The column form above keeps whole warps.
+TEST(UserPipelines, RowArgmaxesTakeBlocksBelowAWarp) {
+    ImageParam in(Float(32), 2, "in");
+    auto define = [&] {
+        Var y("y");
+        RDom r(0, in.dim(0).extent(), "r");
+        Func out("out");
+        out(y) = argmax(in(r, y))[0];
+        out.set_estimates({{0, 256}});
+        return out;
+    };
+    in.set_estimates({{0, 8192}, {0, 256}});
+    solder::autosched::Plan plan = plan_for({define()}, {}, true);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+    EXPECT_LT(params_of<solder::autosched::PointwiseParams>(plan.kernels[0], "pointwise").threads_x, 32)
+        << plan.to_text();
+    for_each_target([&](const std::string &target) {
+        Func out = define();
+        std::string text = schedule_with_solder({out}, target);
+        Pipeline p = compiled({out}, target);
+        for (auto [w, h] : sizes_with(8192, 256)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto a = random_buffer<float>({w, h}, 29, 0, 16);
+            a.for_each_value([](float &v) { v = std::floor(v); });  // ties: the first maximum wins
+            in.set(a);
+            Buffer<int> o = realized<int>(p, {h}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    int best = 0;
+                    for (int i = 1; i < w; i++)
+                        if (a(i, q[0]) > a(best, q[0])) best = i;
+                    return double(best);
                 },
                 0))
                 << text;
@@ -1961,6 +2006,55 @@ TEST(UserPipelines, ChannelsThatReadTheWholePixelAreUnrolledInEachThread) {
             }
         }
     });
+}
+
+// A per-pixel gain read by each channel of a planar RGB output (`g(x, y)` in `out(x, y, c)`): the
+// channels are unrolled in each thread, in the branch where the output has 3 from 0, so the gain's
+// load is shared; an f16 alpha blend likewise in its one-point tiles (CUDA's source only: PoCL has
+// no f16). Planned at 3840 x 2160 x 3, run at other sizes, 2 channels and 1, and from channel 1.
+TEST(UserPipelines, AGainReadByEveryChannelIsLoadedOncePerThread) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 3, "gin"), g(Float(32), 2, "gg");
+        Var x("x"), y("y"), c("c");
+        Func out("gout");
+        out(x, y, c) = in(x, y, c) * g(x, y) + 0.125f;
+        in.set_estimates({{0, 3840}, {0, 2160}, {0, 3}});
+        g.set_estimates({{0, 3840}, {0, 2160}});
+        out.set_estimates({{0, 3840}, {0, 2160}, {0, 3}});
+        const std::string plan = schedule_with_solder({out}, target);
+        EXPECT_EQ(plan.find("the 3 points of dim 2 unrolled in each thread") != std::string::npos, target != "host")
+            << plan;
+        Pipeline p = compiled({out}, target);
+        for (auto [w, h, d, c0] :
+             std::vector<std::array<int, 4>>{{64, 40, 3, 0}, {37, 29, 2, 0}, {1, 1, 1, 0}, {33, 7, 3, 1}}) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(d) + " from " +
+                         std::to_string(c0));
+            Buffer<float> a = random_buffer<float>({w, h, c0 + d}, 31), gb = random_buffer<float>({w, h}, 32);
+            in.set(a);
+            g.set(gb);
+            Buffer<float> o(w, h, d);
+            o.set_min(0, 0, c0);
+            p.realize(o, jit_target(target));
+            o.copy_to_host();
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return double(a(q[0], q[1], q[2])) * gb(q[0], q[1]) + 0.125; }, 1e-6))
+                << plan;
+        }
+    });
+    ImageParam a(Float(16), 3, "ba"), b(Float(16), 3, "bb"), al(Float(16), 2, "bal");
+    Var x("x"), y("y"), c("c");
+    Func blend("blend");
+    Expr t = cast<float>(al(x, y));
+    blend(x, y, c) = cast<float16_t>(cast<float>(a(x, y, c)) * t + cast<float>(b(x, y, c)) * (1.0f - t));
+    a.set_estimates({{0, 3840}, {0, 2160}, {0, 3}});
+    b.set_estimates({{0, 3840}, {0, 2160}, {0, 3}});
+    al.set_estimates({{0, 3840}, {0, 2160}});
+    blend.set_estimates({{0, 3840}, {0, 2160}, {0, 3}});
+    const std::string plan = schedule_with_solder({blend}, "cuda");
+    EXPECT_NE(plan.find("[pointwise, 8 rows per block, the 3 points of dim 2 unrolled in each thread"),
+              std::string::npos)
+        << plan;
+    EXPECT_EQ(plan.find("blend.vectorize("), std::string::npos) << plan;
 }
 
 // The same branch where the constant reads are of a small table (a gain and an offset) and each

@@ -66,6 +66,7 @@ struct PointwiseParams {
     std::string transposed_source;
     std::vector<std::string> transposed_readers;  // the kernel's Funcs that call it
     int transposed_root_dim = -1, transposed_source_dim = -1;
+    bool transposed_staged = true;  // false: read in place as well, the tiles alone (TransposedRead::staged)
     // Members reducing at each point over a small window that each thread computes for
     // `register_rows` rows of the root at once, constant steps unrolled (schedules/pointwise/
     // register_tile.h); empty none.

@@ -103,4 +103,18 @@ bool has_value_of_type(const Function &f, const std::function<bool(const Type &)
     return finder.found;
 }
 
+bool converts_to_f16(const Function &f) {
+    struct Finder : Internal::IRGraphVisitor {
+        bool found = false;
+        using Internal::IRGraphVisitor::visit;
+        void visit(const Internal::Cast *c) override {
+            const Type to = c->type.element_of(), from = c->value.type().element_of();
+            if (to.is_float() && to.bits() == 16 && to != from) found = true;
+            Internal::IRGraphVisitor::visit(c);
+        }
+    } finder;
+    f.accept(&finder);
+    return finder.found;
+}
+
 }  // namespace solder

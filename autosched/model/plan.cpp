@@ -207,8 +207,11 @@ std::string Plan::to_text() const {
                                 : " where the output's dim " + std::to_string(pw->unroll_dim) + " has " +
                                       std::to_string(pw->unroll_extent) + " from 0");
         if (transposed)
-            vec += ", 32 x 32 tiles over dims 0 and " + std::to_string(transposed->transposed_root_dim) + ", " +
-                   transposed->transposed_source + " read transposed through shared memory";
+            vec += ", " + std::to_string(transposed->threads_x) + " x " + std::to_string(transposed->threads_x) +
+                   " tiles over dims 0 and " + std::to_string(transposed->transposed_root_dim) + ", " +
+                   transposed->transposed_source +
+                   (transposed->transposed_staged ? " read transposed through shared memory"
+                                                  : " read in place and transposed, each tile's rows shared in L1");
         const PointwiseParams *reg = k.get<PointwiseParams>();
         if (reg && reg->register_members.empty() && !reg->register_root) reg = nullptr;
         if (reg)

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Builds, here (no GPU needed), the user-pipeline bench: bench/user_pipelines/pipelines.cpp's
-# pipelines scheduled by each auto-scheduler's plugin, compiled for CUDA, and a runner holding them
-# all with a host reference, into bench/out/user_pipelines/runner: the file to copy to the GPU
-# machine (`runner [PIPELINE,...]` there). Needs the main build (Solder's plugin) and the venv.
+# Builds, here (no GPU needed), the user-pipeline bench: the pipelines of
+# bench/user_pipelines/pipelines_*.cpp scheduled by each auto-scheduler's plugin, compiled for
+# CUDA, and a runner holding them all with a host reference, into
+# bench/out/user_pipelines/runner: the file to copy to the GPU machine (`runner [PIPELINE,...]
+# [SCHEDULER,...]` there). Needs the main build (Solder's plugin) and the venv.
 #   bench/user_pipelines/build.sh [--schedulers a,b] [--pipelines p,q] [--knob KEY=VALUE TAG]
-# --knob adds Solder's libraries built with that plugin parameter, named TAG (`--knob
+# With --pipelines, the libraries built before for other pipelines and schedulers stay in the
+# runner. --knob adds Solder's libraries built with that plugin parameter, named TAG (`--knob
 # register_tiles=0 solderbefore`: the plan before a change, side by side with the default).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -20,21 +22,28 @@ while [ $# -gt 0 ]; do
 done
 halide="$(.venv/bin/python -c 'import halide, os; print(os.path.dirname(halide.__file__))')"
 work="bench/work/user_pipelines" out="bench/out/user_pipelines"
-rm -rf "$work" && mkdir -p "$work" "$out"
-g++ -std=c++17 -O1 bench/user_pipelines/pipelines.cpp -I"$halide/include" -L"$halide/lib64" -lHalide \
+# Without --pipelines everything is rebuilt; with it, only those pipelines' libraries under the
+# schedulers named (and their references) are replaced, and the runner holds them beside the
+# libraries built before.
+if [ -z "$pipelines" ]; then
+  rm -rf "$work"
+else
+  for p in ${pipelines//,/ }; do
+    for s in ref ${schedulers//,/ } ${tag}; do rm -f "$work/${p}_${s}."*; done
+  done
+fi
+mkdir -p "$work" "$out"
+g++ -std=c++17 -O1 -I. bench/user_pipelines/gen.cpp bench/user_pipelines/pipelines_*.cpp -I"$halide/include" -L"$halide/lib64" -lHalide \
   -Wl,-rpath,"$halide/lib64" -o "$work/gen"
 export SOLDER_PLUGIN="$root/build/lib/libautoschedule_solder.so" HALIDE_PLUGIN_DIR="$halide/lib64"
 "$work/gen" "$work" runtime
+# Each pipeline in a process of its own: a scheduler that aborts on one loses only that library.
+names="${pipelines:-$(grep -ho 'r.emplace("[a-z0-9_]*"' bench/user_pipelines/pipelines_*.cpp | sed 's/.*("//; s/"//')}"
 for s in ref ${schedulers//,/ }; do
-  if [ -z "$pipelines" ]; then
-    "$work/gen" "$work" "$s" || true
-  else
-    for p in ${pipelines//,/ }; do "$work/gen" "$work" "$s" "$p" || true; done
-  fi
+  for p in ${names//,/ }; do "$work/gen" "$work" "$s" "$p" || true; done
 done
 # A Solder variant with one plugin parameter changed, beside the default: --knob KEY=VALUE TAG.
 if [ -n "$knob" ]; then
-  names="${pipelines:-$(grep -o '{"[a-z0-9_]*", [a-z0-9_]*}' bench/user_pipelines/pipelines.cpp | sed 's/{"\([a-z0-9_]*\)".*/\1/')}"
   for p in ${names//,/ }; do
     SOLDER_KNOB="$knob" SOLDER_TAG="$tag" "$work/gen" "$work" solder "$p" || true
   done

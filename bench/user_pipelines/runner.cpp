@@ -2,8 +2,8 @@
 // (every Func at root) once, then each auto-scheduler's CUDA library in a child process of its own
 // (a library that aborts takes only its row), its outputs checked against the reference, its time
 // the median of 11 rounds of 5 calls with the inputs already on the device.
-//   runner [PIPELINE,PIPELINE...]
-// Inputs are filled from the libraries' metadata at their estimates: floats uniform in [-1, 1],
+//   runner [PIPELINE,PIPELINE...|all] [SCHEDULER,SCHEDULER...]
+// Inputs are filled from the libraries' metadata at their estimates: floats (f32, f16) uniform in [-1, 1],
 // 8- and 16-bit integers over their range, 32-bit integers in [0, the last extent); scalars take
 // their estimates.
 #include <sys/wait.h>
@@ -41,12 +41,33 @@ struct Arguments {
     std::vector<int> outputs;
 };
 
+// f16 from and to f32 (round to nearest even; the fills stay in the normal range).
+uint16_t f16_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    const uint32_t sign = (u >> 16) & 0x8000u, mag = u & 0x7fffffffu;
+    if (mag < 0x38800000u) return uint16_t(sign);  // below f16's normal range: zero
+    uint32_t h = ((mag - 0x38000000u) >> 13), rest = mag & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1))) h++;
+    return uint16_t(sign | h);
+}
+float f16_value(uint16_t h) {
+    const uint32_t sign = uint32_t(h & 0x8000u) << 16, mag = h & 0x7fffu;
+    uint32_t u = mag == 0 ? sign : sign | ((mag << 13) + 0x38000000u);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
 void fill(Buffer<void> &b, const halide_type_t &t, int last_extent, uint32_t seed) {
     std::mt19937 rng(seed);
     const size_t n = b.number_of_elements();
     if (t.code == halide_type_float && t.bits == 32) {
         std::uniform_real_distribution<float> u(-1, 1);
         for (size_t k = 0; k < n; k++) static_cast<float *>(b.data())[k] = u(rng);
+    } else if (t.code == halide_type_float && t.bits == 16) {
+        std::uniform_real_distribution<float> u(-1, 1);
+        for (size_t k = 0; k < n; k++) static_cast<uint16_t *>(b.data())[k] = f16_bits(u(rng));
     } else if (t.bits == 8) {
         for (size_t k = 0; k < n; k++) static_cast<uint8_t *>(b.data())[k] = uint8_t(rng());
     } else if (t.bits == 16) {
@@ -88,6 +109,7 @@ Arguments arguments(const halide_filter_metadata_t *md) {
 
 double value(const Buffer<void> &b, size_t k) {
     const halide_type_t t = b.type();
+    if (t.code == halide_type_float && t.bits == 16) return f16_value(static_cast<const uint16_t *>(b.data())[k]);
     if (t.code == halide_type_float) return static_cast<const float *>(b.data())[k];
     if (t.bits == 8) return static_cast<const uint8_t *>(b.data())[k];
     if (t.bits == 16) return static_cast<const uint16_t *>(b.data())[k];
@@ -136,12 +158,19 @@ void run_gpu(const Library &lib, Arguments &ref) {
 }  // namespace
 
 int main(int argc, char **argv) {
-    std::vector<std::string> only;
-    if (argc > 1) {
-        std::stringstream list(argv[1]);
-        for (std::string s; std::getline(list, s, ',');) only.push_back(s);
-    }
+    auto list_of = [](const char *arg) {
+        std::vector<std::string> out;
+        std::stringstream list(arg);
+        for (std::string s; std::getline(list, s, ',');)
+            if (s != "all") out.push_back(s);
+        return out;
+    };
+    const std::vector<std::string> only = argc > 1 ? list_of(argv[1]) : std::vector<std::string>{},
+                                   schedulers = argc > 2 ? list_of(argv[2]) : std::vector<std::string>{};
     auto wanted = [&](const char *p) { return only.empty() || std::find(only.begin(), only.end(), p) != only.end(); };
+    auto scheduled = [&](const char *s) {
+        return schedulers.empty() || std::find(schedulers.begin(), schedulers.end(), s) != schedulers.end();
+    };
     // The references first, on the host, before any process touches the GPU.
     std::map<std::string, Arguments> refs;
     for (auto &lib : kLibraries) {
@@ -154,7 +183,7 @@ int main(int argc, char **argv) {
         refs.emplace(lib.pipeline, std::move(a));
     }
     for (auto &lib : kLibraries) {
-        if (strcmp(lib.scheduler, "ref") == 0 || !refs.count(lib.pipeline)) continue;
+        if (strcmp(lib.scheduler, "ref") == 0 || !refs.count(lib.pipeline) || !scheduled(lib.scheduler)) continue;
         fflush(stdout);
         const pid_t pid = fork();
         if (pid == 0) {

@@ -16,16 +16,32 @@
 namespace solder::autosched {
 
 // 16-byte accesses for the root's stores (8 bf16, 4 f32), when the width divides the innermost
-// extent (one element per thread otherwise).
+// extent (one element per thread otherwise). Not for a root with f16 values (f16_tiles).
 int pointwise_vector_width(const FuncNode &O) {
     if (O.updates > 0 || O.dims.empty() || O.elem_bytes > 8) return 1;
+    if (!O.is_input && has_f16_values(O.function)) return 1;
     const int64_t extent = O.region[0].extent();
     for (int v = std::max(1, std::min(8, 16 / O.elem_bytes)); v > 1; v /= 2)
         if (extent % v == 0) return v;
     return 1;
 }
 
+bool has_f16_values(const Halide::Internal::Function &f) {
+    return has_value_of_type(f, [](const Halide::Type &t) { return t.is_float() && t.bits() == 16; });
+}
+
 namespace {
+
+// Whether the kernel's root or a Func computed in it loads, computes or stores f16 values. Halide
+// 21's PTX backend loads and stores a vector of f16 one 2-byte element at a time (and drops a
+// vector's conversion to f16: apply_plan leaves those unvectorized), so a vector only spreads a
+// warp's accesses over more bytes: such a kernel takes one point per thread in 2-D tiles.
+bool f16_tiles(const FuncGraph &g, int root, const std::vector<int> &members) {
+    if (has_f16_values(g.nodes[size_t(root)].function)) return true;
+    for (int m : members)
+        if (!g.nodes[size_t(m)].is_input && has_f16_values(g.nodes[size_t(m)].function)) return true;
+    return false;
+}
 
 // Steps (RDom points per point, times the points of the root that read each point) a fused
 // reduction may cost each thread where several points of the root read one of its points: a
@@ -256,6 +272,41 @@ std::pair<int, int> snug_tile(int64_t e0, int64_t e1) {
     return best;
 }
 
+// Whether each thread of a reduction fused per point walks rows of its own: some update of `M`
+// reads a producer whose innermost arg moves with an RVar and not with M's innermost var (an
+// arg-max along each row of logits, `in(r, y)`), and none reads one along M's innermost var. A
+// warp's loads then touch 32 rows, not one: nothing is shared among a block's threads, and
+// blocks of fewer threads spread the walks over more SMs.
+bool walks_own_rows(const FuncNode &M) {
+    if (M.is_input || M.updates == 0 || M.dims.empty()) return false;
+    struct Reads : Halide::Internal::IRGraphVisitor {
+        std::string inner;
+        bool rows = false, along_threads = false;
+        using Halide::Internal::IRGraphVisitor::visit;
+        void visit(const Halide::Internal::Call *op) override {
+            Halide::Internal::IRGraphVisitor::visit(op);
+            if ((op->call_type != Halide::Internal::Call::Halide && op->call_type != Halide::Internal::Call::Image) ||
+                op->args.size() < 2)
+                return;
+            if (Halide::Internal::expr_uses_var(op->args[0], inner)) {
+                along_threads = true;
+                return;
+            }
+            struct RVars : Halide::Internal::IRGraphVisitor {
+                bool found = false;
+                using Halide::Internal::IRGraphVisitor::visit;
+                void visit(const Halide::Internal::Variable *v) override { found |= v->reduction_domain.defined(); }
+            } rv;
+            op->args[0].accept(&rv);
+            rows |= rv.found;
+        }
+    } reads;
+    reads.inner = M.dims[0];
+    for (const auto &u : M.function.updates())
+        for (const Halide::Expr &e : u.values()) e.accept(&reads);
+    return reads.rows && !reads.along_threads;
+}
+
 // Points of a dim (an image's channels) each thread may compute together (PointwiseParams::unroll_dim).
 constexpr int64_t kMaxUnrolledPoints = 4;
 
@@ -279,10 +330,40 @@ bool reads_constant_points(const Halide::Internal::Function &f) {
     return false;
 }
 
+// Whether `f`'s definition reads some Func or input at indices that do not vary along its var
+// `v` but do along another of its vars, none of them a constant (an alpha matte or a gain read by
+// each channel of an RGB output: `al(x, y)` in `out(x, y, c)`, not `in(x, y, 0)`): unrolled along
+// `v`, those loads are shared.
+bool reads_across(const Halide::Internal::Function &f, const std::string &v) {
+    struct Reads : Halide::Internal::IRGraphVisitor {
+        std::string v;
+        std::vector<std::string> others;
+        bool found = false;
+        using Halide::Internal::IRGraphVisitor::visit;
+        void visit(const Halide::Internal::Call *op) override {
+            Halide::Internal::IRGraphVisitor::visit(op);
+            if (op->call_type != Halide::Internal::Call::Halide && op->call_type != Halide::Internal::Call::Image)
+                return;
+            bool along_v = false, along_other = false, constant = false;
+            for (const Halide::Expr &a : op->args) {
+                along_v |= Halide::Internal::expr_uses_var(a, v);
+                constant |= Halide::Internal::is_const(a);
+                for (auto &o : others) along_other |= Halide::Internal::expr_uses_var(a, o);
+            }
+            found |= !along_v && along_other && !constant;
+        }
+    } reads;
+    reads.v = v;
+    for (auto &a : f.args())
+        if (a != v) reads.others.push_back(a);
+    for (const Halide::Expr &e : f.definition().values()) e.accept(&reads);
+    return reads.found;
+}
+
 // The dim of a pure vectorized root whose points each thread computes together, unrolled
 // (PointwiseParams::unroll_dim), -1 none: the outermost dim from 2 up with 2 to kMaxUnrolledPoints
 // points at the estimates, where the root or a Func inlined into it reads some Func at several
-// constant points of a dim. The values those reads feed are the same for each point of the dim
+// constant points of a dim, or the root reads one across the dim (reads_across). The values those reads feed are the same for each point of the dim
 // (an HSV conversion of the pixel, from which each output channel takes its part): unrolled, the
 // compiler computes them once. At sizes known only at run time the root must be a pipeline output,
 // whose buffer's extent the branch's condition names.
@@ -293,7 +374,7 @@ int unrolled_points_dim(const FuncGraph &g, int root, const std::vector<int> &me
     for (int d = int(O.region.size()) - 1; d >= 2 && dim < 0; d--)
         if (O.region[size_t(d)].extent() >= 2 && O.region[size_t(d)].extent() <= kMaxUnrolledPoints) dim = d;
     if (dim < 0) return -1;
-    bool reads = reads_constant_points(O.function);
+    bool reads = reads_constant_points(O.function) || reads_across(O.function, O.dims[size_t(dim)]);
     for (int m : members)
         reads = reads || (!g.nodes[size_t(m)].is_input && reads_constant_points(g.nodes[size_t(m)].function));
     return reads ? dim : -1;
@@ -371,6 +452,17 @@ public:
             p.vector_width = 1;
             p.threads_x = kPointwiseTileX, p.threads_y = kPointwiseTileY;
         }
+        bool f16 = false;
+        // f16 values (f16_tiles): one point per thread in 32 x 8 tiles. Measured on the H100, a
+        // user's vertical flip of a 3840 x 2160 f16 image took 38.9 us in x8 vectors, 24.5 so (26.1
+        // in 16 x 16 tiles; Anderson2021's 16 x 16: 26.2).
+        if (c.opt.gpu && p.serial_dim < 0 && O.updates == 0 && O.dims.size() >= 2 &&
+            O.region[0].extent() >= kPointwiseTileX && O.region[1].extent() >= kPointwiseTileY &&
+            f16_tiles(c.g, c.root, c.kc.members)) {
+            f16 = true;
+            p.vector_width = 1;
+            p.threads_x = kPointwiseTileX, p.threads_y = kPointwiseTileY;
+        }
         // One point per thread along rows shorter than the block: a snug 2-D tile instead.
         if (c.opt.gpu && p.vector_width == 1 && p.threads_y == 1 && p.serial_dim < 0 && O.updates == 0 &&
             O.dims.size() >= 2 && O.region[0].extent() < 256) {
@@ -383,6 +475,16 @@ public:
         // 32, 275 in 4 blocks of 256 (unrolled both), 191 as a generic root.
         if (c.opt.gpu && reduction_member && p.vector_width == 1 && p.threads_y == 1 && !O.region.empty()) {
             p.threads_x = threads_filling_sms(O.region[0].extent(), thread_rows(O, p.serial_dim), c.opt.device);
+            // Walks along rows of their own: below a warp per block while the blocks would be fewer
+            // than two per SM. Measured on the H100, a user's arg-max along each of 512 rows of
+            // 32000 f32 took 2528 us in 16 blocks of 32 threads (Anderson2021, 512 blocks of 1: 1471).
+            bool own_rows = true;
+            for (int m : c.kc.members)
+                if (c.g.nodes[size_t(m)].is_reduction()) own_rows = own_rows && walks_own_rows(c.g.nodes[size_t(m)]);
+            const int64_t rows = thread_rows(O, p.serial_dim);
+            while (own_rows && p.threads_x > 1 &&
+                   blocks_of(O.region[0].extent(), p.threads_x) * rows < 2 * int64_t(c.opt.device.sms))
+                p.threads_x /= 2;
         }
         // A gather: each thread takes kGatherRows rows, unrolled, so that their
         // index loads, and then their gathered loads, are in flight together. Measured on the H100,
@@ -404,14 +506,18 @@ public:
         // kernel reads some Func at constant points of a dim: measured on the H100, a user's
         // planar RGB -> HSV -> RGB round trip (1920 x 1080, each output channel a part of the
         // pixel's conversion) took 50.3 us so, 98.7 us one channel per thread (Anderson2021: 86.9).
-        if (c.opt.gpu && p.vector_width > 1 && p.unroll_rows == 1 && p.serial_dim < 0 && k.side.empty()) {
+        // Or read across the channels: measured on the H100, an alpha blend of two 3840 x 2160 f16
+        // RGB images took 97.0 us a channel per thread in 32 x 8 tiles, 73.9 so (Anderson2021:
+        // 83.8); a per-pixel gain of an f32 RGB image 90.8 -> 83.7 in x4 vectors (Anderson2021 83.3).
+        if (c.opt.gpu && (p.vector_width > 1 || f16) && p.unroll_rows == 1 && p.serial_dim < 0 && k.side.empty()) {
             p.unroll_dim = unrolled_points_dim(c.g, c.root, c.kc.members);
             if (p.unroll_dim >= 0) p.unroll_extent = int(O.region[size_t(p.unroll_dim)].extent());
         }
         // A producer read transposed (a layout change): square tiles, its tile staged in shared
         // memory. Measured on the H100: a 4096 x 4096 f32 transpose took 149.2 us in x4 vectors
         // along the output's rows, 60.9 us so (torch.compile 60.0); the channels_last app (NCHW ->
-        // NHWC of 32 x 128 x 56 x 56 f32 with a per-channel scale and shift), 62.5 -> 58.4 us.
+        // NHWC of 32 x 128 x 56 x 56 f32 with a per-channel scale and shift), 62.5 -> 58.4 us. Read
+        // in place as well (a matrix's symmetric part), the tiles without the staging.
         if (c.opt.gpu && c.opt.transposed_tiles && !reduction_member && p.serial_dim < 0 && p.unroll_rows == 1 &&
             k.side.empty())
             if (auto t = transposed_read(c.g, c.root, c.kc.members,
@@ -420,8 +526,9 @@ public:
                 p.transposed_readers = t->readers;
                 p.transposed_root_dim = t->root_dim;
                 p.transposed_source_dim = t->source_dim;
+                p.transposed_staged = t->staged;
                 p.vector_width = 1;
-                p.threads_x = kTransposeTile, p.threads_y = kTransposeThreadsY;
+                p.threads_x = transpose_tile(t->staged), p.threads_y = transpose_threads_y(t->staged);
                 p.unroll_dim = -1, p.unroll_extent = 0;
             }
         // Convolution-like members (a small window of constant extent reduced at each point) for
@@ -462,7 +569,7 @@ public:
             std::vector<Halide::Func> readers;
             for (auto &name : p->transposed_readers) readers.push_back(c.get(name));
             schedule_transposed_tile(c.w, c.get(k.root), c.get(p->transposed_source), readers, p->transposed_root_dim,
-                                     p->transposed_source_dim);
+                                     p->transposed_source_dim, p->transposed_staged);
         } else if (p->serial_dim >= 0 && is_gpu_target(c.target)) {
             // Each thread walks the serial dim, and computes the fused reductions once before it.
             const Halide::VarOrRVar tx = schedule_pointwise_serial_dim(c.w, c.get(k.root), p->threads_x, p->serial_dim);
@@ -497,17 +604,18 @@ public:
             return {tiled_stage(O.name, e, p->threads_x, 1, p->threads_x, c.grid)};
         }
         if (!p->transposed_source.empty() && k.side.empty()) {
-            std::vector<int64_t> e = stage_extents(O, 0),
-                                 blocks{blocks_of(e[0], kTransposeTile),
-                                        blocks_of(e[size_t(p->transposed_root_dim)], kTransposeTile)};
+            std::vector<int64_t> e = stage_extents(O, 0), blocks{blocks_of(e[0], transpose_tile(p->transposed_staged)),
+                                                                 blocks_of(e[size_t(p->transposed_root_dim)],
+                                                                           transpose_tile(p->transposed_staged))};
             for (int d = 1; d < int(e.size()); d++)
                 if (d != p->transposed_root_dim) blocks.push_back(e[size_t(d)]);
             LaunchShape s;
             s.stage = O.name;
             set_grid(s, blocks, 2, c.grid);
-            s.threads[0] = kTransposeTile, s.threads[1] = kTransposeThreadsY;
+            s.threads[0] = p->threads_x, s.threads[1] = p->threads_y;
             const int source = c.g.find(p->transposed_source);
-            s.shared_bytes = int64_t(kTransposeTile + 1) * kTransposeTile * c.g.nodes[size_t(source)].elem_bytes;
+            if (p->transposed_staged)
+                s.shared_bytes = int64_t(kTransposeTile + 1) * kTransposeTile * c.g.nodes[size_t(source)].elem_bytes;
             return {s};
         }
         if ((!p->register_members.empty() || p->register_root) && k.side.empty()) {
@@ -521,25 +629,35 @@ public:
         }
         if (root_reduction_in_registers(k, *p, c.opt.gpu, graph_functions(c.g)))
             return {tiled_stage(O.name + " (copy)", stage_extents(O, 0), p->threads_x, p->threads_y, 0, c.grid)};
-        if ((O.updates > 0 || width <= 1) && p->threads_y > 1) {
+        const bool unrolled = O.updates == 0 && p->unroll_dim >= 0;
+        if ((O.updates > 0 || width <= 1) && p->threads_y > 1 && !unrolled) {
             std::vector<LaunchShape> out;
             for (int stage = 0; stage <= O.updates; stage++)
                 out.push_back(
                     tiled_stage(stage_name(O, stage), stage_extents(O, stage), p->threads_x, p->threads_y, 0, c.grid));
             return out;
         }
-        if (width <= 1 || O.updates > 0 || O.dims.empty()) return own_kernel_shapes(O, c.grid, p->threads_x);
-        LaunchShape s;
-        s.stage = O.name;
-        std::vector<int64_t> e = stage_extents(O, 0);
-        const bool rows = p->threads_y > 1 && e.size() >= 2;
-        e[0] = blocks_of(blocks_of(e[0], width), rows ? p->threads_x : 256);
-        if (p->unroll_rows > 1 && e.size() >= 2) e[1] = blocks_of(e[1], p->unroll_rows);
-        if (rows) e[1] = blocks_of(e[1], p->threads_y);
-        set_grid(s, e, 1, c.grid);
-        s.threads[0] = rows ? p->threads_x : 256;
-        s.threads[1] = rows ? p->threads_y : 1;
-        return {s};
+        if ((width <= 1 && !unrolled) || O.updates > 0 || O.dims.empty())
+            return own_kernel_shapes(O, c.grid, p->threads_x);
+        // The vector layout; with unroll_dim, its branch of that dim's points in each thread (the
+        // only layout at sizes fixed when planned, beside the general one otherwise).
+        auto layout = [&](bool unroll) {
+            LaunchShape s;
+            s.stage = O.name;
+            std::vector<int64_t> e = stage_extents(O, 0);
+            const bool rows = p->threads_y > 1 && e.size() >= 2;
+            e[0] = blocks_of(blocks_of(e[0], std::max(width, 1)), rows ? p->threads_x : 256);
+            if (p->unroll_rows > 1 && e.size() >= 2) e[1] = blocks_of(e[1], p->unroll_rows);
+            if (rows) e[1] = blocks_of(e[1], p->threads_y);
+            if (unroll) e[size_t(p->unroll_dim)] = blocks_of(e[size_t(p->unroll_dim)], p->unroll_extent);
+            set_grid(s, e, 1, c.grid);
+            s.threads[0] = rows ? p->threads_x : 256;
+            s.threads[1] = rows ? p->threads_y : 1;
+            return s;
+        };
+        if (!unrolled) return {layout(false)};
+        if (c.g.fixed_sizes()) return {layout(true)};
+        return {layout(true), layout(false)};
     }
 };
 

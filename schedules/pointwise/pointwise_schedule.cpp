@@ -21,7 +21,12 @@ void lay_out_vectors(ScheduleWriter &w, const StageRef &s, int vector_width, int
     std::vector<VarOrRVar> pure = stage_pure_vars(s.func.function(), 0);
     Var xo(tag + "_xo"), xv(tag + "_xv"), bx(tag + "_bx"), tx(tag + "_tx");
     // The planner asks for a width only when it divides the innermost extent: RoundUp rounds nothing.
-    w.split(s, pure[0], xo, xv, vector_width, TailStrategy::RoundUp);
+    // (Width 1: one point per thread, its dim split no further.)
+    if (vector_width > 1) {
+        w.split(s, pure[0], xo, xv, vector_width, TailStrategy::RoundUp);
+    } else {
+        w.rename(s, pure[0], xo);
+    }
     pure[0] = xo;
     // Points each thread computes together, unrolled: inside the thread loop, just outside the
     // vector (reordered below, once the thread loop exists): rows of the next dim, or the points of
@@ -40,7 +45,8 @@ void lay_out_vectors(ScheduleWriter &w, const StageRef &s, int vector_width, int
         w.split(s, pure[size_t(unroll_dim)], co, ci, unroll_extent, TailStrategy::RoundUp);
         pure[size_t(unroll_dim)] = co;
     }
-    std::vector<VarOrRVar> in_thread{xv};
+    std::vector<VarOrRVar> in_thread;
+    if (vector_width > 1) in_thread.push_back(xv);
     if (rows) in_thread.push_back(yi);
     if (channels) in_thread.push_back(ci);
     if (threads_y > 1 && pure.size() >= 2) {
@@ -59,7 +65,7 @@ void lay_out_vectors(ScheduleWriter &w, const StageRef &s, int vector_width, int
     } else if (grid_changes(w, pure.size(), 1)) {
         // The grid as the writer maps it (schedules/writer/schedule_writer.h): the threads split off first.
         w.split(s, xo, bx, tx, 256, TailStrategy::GuardWithIf);
-        if (in_thread.size() > 1) {
+        if (in_thread.size() > 1 || (vector_width <= 1 && !in_thread.empty())) {
             std::vector<VarOrRVar> order = in_thread;
             for (auto v : {tx, bx}) order.push_back(v);
             w.reorder(s, order);
@@ -70,7 +76,7 @@ void lay_out_vectors(ScheduleWriter &w, const StageRef &s, int vector_width, int
     } else {
         pure = fold_into_three(w, s, pure, tag);
         w.gpu_tile(s, pure[0], bx, tx, 256, TailStrategy::GuardWithIf);
-        if (in_thread.size() > 1) {
+        if (in_thread.size() > 1 || (vector_width <= 1 && !in_thread.empty())) {
             std::vector<VarOrRVar> order = in_thread;
             for (auto v : {tx, bx}) order.push_back(v);
             w.reorder(s, order);
@@ -79,7 +85,7 @@ void lay_out_vectors(ScheduleWriter &w, const StageRef &s, int vector_width, int
     }
     if (rows) w.unroll(s, yi, unroll_rows, TailStrategy::GuardWithIf);
     if (channels) w.unroll(s, ci);
-    w.vectorize(s, xv, vector_width, TailStrategy::RoundUp);
+    if (vector_width > 1) w.vectorize(s, xv, vector_width, TailStrategy::RoundUp);
 }
 
 }  // namespace
@@ -88,7 +94,8 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, c
                                int threads_y, const std::string &loop_tag, int unroll_rows, int unroll_dim,
                                int unroll_extent) {
     auto fn = root.function();
-    if (is_gpu_target(target) && (!fn.updates().empty() || vector_width <= 1) && threads_y > 1) {
+    if (is_gpu_target(target) && (!fn.updates().empty() || vector_width <= 1) && threads_y > 1 &&
+        !(fn.updates().empty() && unroll_dim >= 0)) {
         // Every stage over all the root's dims (the planner checked): tiles of threads_x x threads_y,
         // one point per thread (a reduction root's, or scattered gathers').
         w.compute_root(root);
@@ -97,7 +104,7 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, c
                                  root.name() + "_t" + std::to_string(stage));
         return;
     }
-    if (!is_gpu_target(target) || vector_width <= 1 || !fn.updates().empty()) {
+    if (!is_gpu_target(target) || (vector_width <= 1 && unroll_dim < 0) || !fn.updates().empty()) {
         schedule_as_own_kernel(w, root, target, threads_x);
         return;
     }

@@ -147,9 +147,21 @@ std::optional<TransposedRead> transposed_read(const FuncGraph &g, int root, cons
                     t.readers.push_back(g.nodes[size_t(m)].name);
                 }
         if (!readers_known) continue;
-        std::pair<int, int> how = transposition(calls[0], vars);
-        for (auto &args : calls)
-            if (transposition(args, vars) != how) how = {-1, -1};
+        // Every call alike, or in place beside the transposed ones.
+        std::pair<int, int> how{-1, -1};
+        bool in_place = false;
+        for (auto &args : calls) {
+            const std::pair<int, int> this_call = transposition(args, vars);
+            if (this_call.first < 0 && !args.empty() && var_plus_constant(args[0], vars) == 0) {
+                in_place = true;
+            } else if (this_call.first < 0 || (how.first >= 0 && this_call != how)) {
+                how = {-2, -2};
+                break;
+            } else {
+                how = this_call;
+            }
+        }
+        t.staged = !in_place;
         if (how.first < 0 || O.region[size_t(how.first)].extent() < kTransposeTile) continue;
         t.root_dim = how.first;
         t.source_dim = how.second;
@@ -162,16 +174,17 @@ std::optional<TransposedRead> transposed_read(const FuncGraph &g, int root, cons
 
 namespace {
 
-// Stage `s` in square tiles of kTransposeTile over its dims 0 and `other`: kTransposeTile x
-// kTransposeThreadsY threads, each looping kTransposeTile / kTransposeThreadsY points of `other`
-// (unrolled), tails guarded; its loops named after `tag`. Returns the tile counts (dim 0's, then
-// `other`'s) and the remaining dims, innermost first, all outside the threads.
-std::vector<VarOrRVar> square_tiles(ScheduleWriter &w, const StageRef &s, int other, const std::string &tag) {
+// Stage `s` in square tiles of `tile` points over its dims 0 and `other`: `tile` x `threads_y`
+// threads, each looping tile / threads_y points of `other` (unrolled), tails guarded; its loops
+// named after `tag`. Returns the tile counts (dim 0's, then `other`'s) and the remaining dims,
+// innermost first, all outside the threads.
+std::vector<VarOrRVar> square_tiles(ScheduleWriter &w, const StageRef &s, int other, const std::string &tag,
+                                    int tile = kTransposeTile, int threads_y = kTransposeThreadsY) {
     std::vector<VarOrRVar> dims = stage_pure_vars(s.func.function(), 0);
     Var bx(tag + "_bx"), by(tag + "_by"), tx(tag + "_tx"), yi(tag + "_yi"), ty(tag + "_ty"), yr(tag + "_yr");
-    w.split(s, dims[0], bx, tx, kTransposeTile, TailStrategy::GuardWithIf);
-    w.split(s, dims[size_t(other)], by, yi, kTransposeTile, TailStrategy::GuardWithIf);
-    w.split(s, yi, yr, ty, kTransposeThreadsY, TailStrategy::GuardWithIf);
+    w.split(s, dims[0], bx, tx, tile, TailStrategy::GuardWithIf);
+    w.split(s, dims[size_t(other)], by, yi, tile, TailStrategy::GuardWithIf);
+    w.split(s, yi, yr, ty, threads_y, TailStrategy::GuardWithIf);
     std::vector<VarOrRVar> outer{bx, by};
     for (int d = 1; d < int(dims.size()); d++)
         if (d != other) outer.push_back(dims[size_t(d)]);
@@ -186,10 +199,12 @@ std::vector<VarOrRVar> square_tiles(ScheduleWriter &w, const StageRef &s, int ot
 }  // namespace
 
 void schedule_transposed_tile(ScheduleWriter &w, Func root, Func source, const std::vector<Func> &readers, int root_dim,
-                              int source_dim) {
+                              int source_dim, bool staged) {
     w.compute_root(root);
-    const std::vector<VarOrRVar> blocks = square_tiles(w, {root}, root_dim, root.name());
+    const std::vector<VarOrRVar> blocks =
+        square_tiles(w, {root}, root_dim, root.name(), transpose_tile(staged), transpose_threads_y(staged));
     const VarOrRVar at = gpu_blocks_over(w, {root}, blocks, root.name(), 2);
+    if (!staged) return;
     // The producer's tile, loaded along its own rows by the same threads (its tile counts, and any
     // other dims, loop serially in each thread: one iteration each, or two over a tap's border).
     Func copy = w.in(source, readers);

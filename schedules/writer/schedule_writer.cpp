@@ -290,6 +290,7 @@ bool has_64_bit_values(const Func &f) {
 
 void ScheduleWriter::vectorize(const StageRef &s, const VarOrRVar &v, int width, TailStrategy tail) {
     if (guard_tails_ && !guards_.vectors && !s.whole_tiles()) return;
+    if (no_vectors_.count(s.func.name())) return;
     // (Halide 21's CUDA backend fails an LLVM assertion on a guarded vector of 64-bit values.)
     if (guard_tails_ && !guards_.wide_vectors && !s.whole_tiles() && has_64_bit_values(s.func)) return;
     tail = tail_for(tail, s);

@@ -8,6 +8,7 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,11 @@ public:
     // matters where alignment does (CUDA: 16-byte accesses only where Halide proves them aligned);
     // on the host it would compile every vectorized output twice for nothing.
     void guard_every_tail(const TailGuards &g);
+    // From now on the stages of these Funcs are never vectorized (vectorize leaves their loops
+    // serial in each thread), whatever a template asks: CUDA, Funcs that convert to float16 there
+    // or inline a Func that does (Halide 21's PTX backend drops the conversion of a vector to f16
+    // and stores the f32 bits' halves).
+    void refuse_vectors(const std::set<std::string> &funcs) { no_vectors_ = funcs; }
     bool guards_every_tail() const { return guard_tails_; }
 
     // How every stage's GPU block dims map to the grid from now on (gpu_blocks_over; the kernel's,
@@ -177,6 +183,7 @@ private:
     std::map<std::string, std::string> var_ids_;                       // Var/RVar name -> C++ identifier
     std::map<std::string, bool> ids_taken_;
     std::vector<std::string> func_decls_, var_decls_, lines_;
+    std::set<std::string> no_vectors_;       // refuse_vectors
     std::map<std::string, int> vectorized_;  // pure stages vectorized under guarded tails: widest width
     std::map<std::string, bool> fused_;      // Funcs in a compute_with
     std::map<std::string, std::vector<StageRef>> exact_branches_;  // Func name -> its whole_dim branches

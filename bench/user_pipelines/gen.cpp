@@ -1,0 +1,104 @@
+// Pipelines written the way Halide users write them, none of them a bundled app: ImageParams whose
+// extents drive the RDoms, boundary conditions, inline reductions (`sum`, `minimum`), scans, a
+// histogram, a gather, a scalar Param in the index math. Each is scheduled through an
+// auto-scheduler's plugin (Solder's, or Halide's Anderson2021, Li2018, Mullapudi2016) with its
+// estimates, as a user's generator would be, and compiled ahead of time for CUDA; `ref` compiles
+// it for the host with every Func at root, the reference the runner checks every GPU output with.
+//   user_pipelines_gen OUT_DIR SCHEDULER [PIPELINE]
+// SCHEDULER: ref, runtime (the Halide runtime for the host and CUDA, once), solder, anderson2021,
+// li2018, mullapudi2016. Plugins are loaded from $SOLDER_PLUGIN and $HALIDE_PLUGIN_DIR. Writes
+// OUT_DIR/PIPELINE_SCHEDULER.{a,h} and, for the auto-schedulers, the schedule's source (.sched.txt).
+// $SOLDER_KNOB=KEY=VALUE passes one more parameter to Solder's plugin (`register_tiles=0`), and
+// $SOLDER_TAG names the libraries instead of SCHEDULER (letters and digits only).
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "bench/user_pipelines/pipeline.h"
+
+using namespace Halide;
+
+namespace {
+
+using user_pipelines::P;
+
+// Every Func of the pipeline computed at root: the reference schedule.
+void all_at_root(const std::vector<Func> &outs) {
+    std::map<std::string, Internal::Function> env;
+    for (auto &o : outs) {
+        auto calls = Internal::find_transitive_calls(o.function());
+        env.insert(calls.begin(), calls.end());
+        env.emplace(o.name(), o.function());
+    }
+    for (auto &[name, f] : env) Func(f).compute_root();
+}
+
+std::string env_or(const char *name, const std::string &fallback) {
+    const char *v = std::getenv(name);
+    return v ? v : fallback;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s OUT_DIR ref|runtime|solder|anderson2021|li2018|mullapudi2016 [PIPELINE]\n", argv[0]);
+        return 2;
+    }
+    const std::string dir = argv[1], which = argv[2], only = argc > 3 ? argv[3] : "";
+    const Target gpu("host-cuda-cuda_capability_86-no_runtime");
+    if (which == "runtime") {
+        compile_standalone_runtime(dir + "/runtime.o", Target("host-cuda-cuda_capability_86"));
+        return 0;
+    }
+    std::string scheduler;
+    if (which == "solder") {
+        load_plugin(env_or("SOLDER_PLUGIN", "build/lib/libautoschedule_solder.so"));
+        scheduler = "Solder";
+    } else if (which != "ref") {
+        const std::map<std::string, std::string> names = {
+            {"anderson2021", "Anderson2021"}, {"li2018", "Li2018"}, {"mullapudi2016", "Mullapudi2016"}};
+        if (!names.count(which)) {
+            fprintf(stderr, "unknown scheduler '%s'\n", which.c_str());
+            return 2;
+        }
+        load_plugin(env_or("HALIDE_PLUGIN_DIR", ".") + "/libautoschedule_" + which + ".so");
+        scheduler = names.at(which);
+    }
+    int failed = 0;
+    user_pipelines::Registry pipelines;
+    user_pipelines::add_pipelines_a(pipelines);
+    user_pipelines::add_pipelines_b(pipelines);
+    for (auto &[name, make] : pipelines) {
+        if (!only.empty() && only != name) continue;
+        P p = make();
+        const std::string fn = name + "_" + env_or("SOLDER_TAG", which);
+        try {
+            Pipeline pipeline(p.outs);
+            if (which == "ref") {
+                all_at_root(p.outs);
+                pipeline.compile_to_static_library(dir + "/" + fn, p.args, fn, Target("host-no_runtime"));
+            } else {
+                std::map<std::string, std::string> params{{"parallelism", "132"}};
+                if (which == "solder" && std::getenv("SOLDER_KNOB")) {
+                    const std::string knob = std::getenv("SOLDER_KNOB");  // KEY=VALUE
+                    params[knob.substr(0, knob.find('='))] = knob.substr(knob.find('=') + 1);
+                }
+                auto r = pipeline.apply_autoscheduler(gpu, AutoschedulerParams(scheduler, params));
+                if (FILE *f = fopen((dir + "/" + fn + ".sched.txt").c_str(), "w")) {
+                    fputs(r.schedule_source.c_str(), f);
+                    fclose(f);
+                }
+                pipeline.compile_to_static_library(dir + "/" + fn, p.args, fn, gpu);
+            }
+            printf("built %s\n", fn.c_str());
+        } catch (const std::exception &e) {
+            printf("FAILED %s: %s\n", fn.c_str(), e.what());
+            failed++;
+        }
+        fflush(stdout);
+    }
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,25 @@
+// The user-pipeline bench's pipelines: each a function returning its outputs and arguments,
+// listed by name in a registry per file (pipelines_a.cpp, pipelines_b.cpp); gen.cpp schedules and
+// compiles them.
+#pragma once
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "Halide.h"
+
+namespace user_pipelines {
+
+// A pipeline: its outputs and its arguments in order (inputs, then scalar Params).
+struct P {
+    std::vector<Halide::Func> outs;
+    std::vector<Halide::Argument> args;
+};
+using Registry = std::map<std::string, std::function<P()>>;
+
+// Adds each file's pipelines to `r`.
+void add_pipelines_a(Registry &r);
+void add_pipelines_b(Registry &r);
+
+}  // namespace user_pipelines
