@@ -291,3 +291,62 @@ TEST(RegisterTiles, AChannelSumSizedAtRunTimeIsNotTiled) {
     EXPECT_NE(plan.find("cout"), std::string::npos) << plan;
     EXPECT_EQ(plan.find(kRegisterTile), std::string::npos) << plan;
 }
+
+// A stored window reduction read at other points than its own: a stereo matcher's 3 x 3 sums of
+// absolute differences per disparity, then the disparity of the least sum (the arg-min reads 8
+// disparities of each pixel). The sums take the intermediate of the output form; a stored 5-tap
+// pass along rows does not (its rows' windows do not overlap: measured slower on the H100).
+TEST(RegisterTiles, AStoredWindowReadAtOtherPointsAtAnySize) {
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam L(UInt(8), 2, "sl"), R(UInt(8), 2, "sr");
+        Var x("x"), y("y"), d("d");
+        Func cl = BoundaryConditions::repeat_edge(L), cr = BoundaryConditions::repeat_edge(R);
+        Func sad("sad"), out("disp");
+        RDom w(-1, 3, -1, 3, "w");
+        sad(x, y, d) = sum(cast<uint16_t>(absd(cl(x + w.x, y + w.y), cr(x + w.x - d, y + w.y))));
+        RDom rd(0, 8, "rd");
+        out(x, y) = cast<uint8_t>(argmin(sad(x, y, rd))[0]);
+        L.set_estimates({{0, 640}, {0, 480}});
+        R.set_estimates({{0, 640}, {0, 480}});
+        out.set_estimates({{0, 640}, {0, 480}});
+        std::string plan;
+        Pipeline p = planned(out, target, plan, "(an intermediate of the root's window)");
+        for (auto [W, H] : kSizes) {
+            SCOPED_TRACE(std::to_string(W) + "x" + std::to_string(H));
+            auto a = random_buffer<uint8_t>({W, H}, 81, 0, 255), b = random_buffer<uint8_t>({W, H}, 82, 0, 255);
+            L.set(a);
+            R.set(b);
+            Buffer<uint8_t> o = realize_on<uint8_t>(p, {W, H}, target);
+            auto cost = [&](int i, int j, int k) {
+                int s = 0;
+                for (int v = -1; v <= 1; v++)
+                    for (int u = -1; u <= 1; u++)
+                        s += std::abs(int(a(clamped(i + u, W), clamped(j + v, H))) -
+                                      int(b(clamped(i + u - k, W), clamped(j + v, H))));
+                return s;
+            };
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    int best = 0;
+                    for (int k = 1; k < 8; k++)
+                        if (cost(q[0], q[1], k) < cost(q[0], q[1], best)) best = k;
+                    return double(best);
+                },
+                0))
+                << plan;
+        }
+    }
+    ImageParam in(Float(32), 2, "rin");
+    Var x("x"), y("y");
+    Func cl = BoundaryConditions::repeat_edge(in);
+    Func bx("bx"), out("rout");
+    RDom r(0, 5, "r");
+    bx(x, y) = sum(cl(x + r - 2, y));
+    out(x, y) = bx(x, y - 1) + bx(x, y + 1);
+    in.set_estimates({{0, 1920}, {0, 1080}});
+    out.set_estimates({{0, 1920}, {0, 1080}});
+    const std::string plan = schedule_with_solder({out}, "cuda");
+    EXPECT_EQ(plan.find("(an intermediate of the root's window)"), std::string::npos) << plan;
+}

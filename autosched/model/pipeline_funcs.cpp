@@ -103,6 +103,16 @@ bool has_value_of_type(const Function &f, const std::function<bool(const Type &)
     return finder.found;
 }
 
+bool uses_rvar(const Expr &e) {
+    struct RVars : Internal::IRGraphVisitor {
+        bool found = false;
+        using Internal::IRGraphVisitor::visit;
+        void visit(const Internal::Variable *v) override { found |= v->reduction_domain.defined(); }
+    } rv;
+    e.accept(&rv);
+    return rv.found;
+}
+
 bool converts_to_f16(const Function &f) {
     struct Finder : Internal::IRGraphVisitor {
         bool found = false;

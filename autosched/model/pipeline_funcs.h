@@ -31,6 +31,8 @@ bool is_gpu_target(const Halide::Target &t);
 // Whether any value `f` computes or loads, in any definition, is of a type `pred` takes (its
 // outputs' types included; handles never).
 bool has_value_of_type(const Halide::Internal::Function &f, const std::function<bool(const Halide::Type &)> &pred);
+// Whether `e` names an RVar (a reduction domain's variable).
+bool uses_rvar(const Halide::Expr &e);
 // Whether any definition of `f` converts a value of another type to float16 (a Cast to f16 from
 // f32, f64 or an integer).
 bool converts_to_f16(const Halide::Internal::Function &f);

@@ -292,18 +292,12 @@ bool walks_own_rows(const FuncNode &M) {
                 along_threads = true;
                 return;
             }
-            struct RVars : Halide::Internal::IRGraphVisitor {
-                bool found = false;
-                using Halide::Internal::IRGraphVisitor::visit;
-                void visit(const Halide::Internal::Variable *v) override { found |= v->reduction_domain.defined(); }
-            } rv;
-            op->args[0].accept(&rv);
-            rows |= rv.found;
+            rows |= uses_rvar(op->args[0]);
         }
     } reads;
     reads.inner = M.dims[0];
     for (const auto &u : M.function.updates())
-        for (const Halide::Expr &e : u.values()) e.accept(&reads);
+        for (const Halide::Expr &e : u.values()) Halide::Internal::substitute_in_all_lets(e).accept(&reads);
     return reads.rows && !reads.along_threads;
 }
 
@@ -356,17 +350,18 @@ bool reads_across(const Halide::Internal::Function &f, const std::string &v) {
     reads.v = v;
     for (auto &a : f.args())
         if (a != v) reads.others.push_back(a);
-    for (const Halide::Expr &e : f.definition().values()) e.accept(&reads);
+    for (const Halide::Expr &e : f.definition().values()) Halide::Internal::substitute_in_all_lets(e).accept(&reads);
     return reads.found;
 }
 
 // The dim of a pure vectorized root whose points each thread computes together, unrolled
 // (PointwiseParams::unroll_dim), -1 none: the outermost dim from 2 up with 2 to kMaxUnrolledPoints
 // points at the estimates, where the root or a Func inlined into it reads some Func at several
-// constant points of a dim, or the root reads one across the dim (reads_across). The values those reads feed are the same for each point of the dim
-// (an HSV conversion of the pixel, from which each output channel takes its part): unrolled, the
-// compiler computes them once. At sizes known only at run time the root must be a pipeline output,
-// whose buffer's extent the branch's condition names.
+// constant points of a dim, or the root reads one across the dim (reads_across). The values those
+// reads feed are the same for each point of the dim (an HSV conversion of the pixel, from which
+// each output channel takes its part): unrolled, the compiler computes them once. At sizes known
+// only at run time the root must be a pipeline output, whose buffer's extent the branch's
+// condition names.
 int unrolled_points_dim(const FuncGraph &g, int root, const std::vector<int> &members) {
     const FuncNode &O = g.nodes[size_t(root)];
     if (O.updates > 0 || has_specializations(O.function) || (!O.is_output && !g.fixed_sizes())) return -1;

@@ -34,10 +34,11 @@ namespace autosched {
 std::vector<std::string> register_tile_members(const FuncGraph &g, int root, const std::vector<int> &members,
                                                const std::function<bool(int)> &only_here);
 
-// Whether `root`, a pipeline output, is itself such a reduction (`conv(x, y) += in(x + r.x, y +
-// r.y) * w(r.x, r.y)` written as the output), over the same tile of points at the estimates. Its
-// readers cannot read a copy (it is the output), so its window goes to an intermediate instead
-// (schedule_register_tile_root).
+// Whether `root` is itself such a reduction (`conv(x, y) += in(x + r.x, y + r.y) * w(r.x, r.y)`
+// written as the output, or a stereo matcher's window sums per disparity, stored for the arg-min
+// over them), over the same tile of points at the estimates. Its window goes to an intermediate
+// (schedule_register_tile_root): an output's readers cannot read a copy, and a stored Func's
+// readers read it at other points than its own.
 bool register_tile_root(const FuncGraph &g, int root);
 
 }  // namespace autosched
