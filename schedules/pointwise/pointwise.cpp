@@ -8,6 +8,7 @@
 #include "autosched/model/block_regions.h"
 #include "autosched/model/generic_reason.h"
 #include "autosched/model/pipeline_funcs.h"
+#include "schedules/pointwise/pointwise_reads.h"
 #include "schedules/pointwise/pointwise_schedule.h"
 #include "schedules/pointwise/register_tile.h"
 #include "schedules/pointwise/transposed_tile.h"
@@ -26,22 +27,7 @@ int pointwise_vector_width(const FuncNode &O) {
     return 1;
 }
 
-bool has_f16_values(const Halide::Internal::Function &f) {
-    return has_value_of_type(f, [](const Halide::Type &t) { return t.is_float() && t.bits() == 16; });
-}
-
 namespace {
-
-// Whether the kernel's root or a Func computed in it loads, computes or stores f16 values. Halide
-// 21's PTX backend loads and stores a vector of f16 one 2-byte element at a time (and drops a
-// vector's conversion to f16: apply_plan leaves those unvectorized), so a vector only spreads a
-// warp's accesses over more bytes: such a kernel takes one point per thread in 2-D tiles.
-bool f16_tiles(const FuncGraph &g, int root, const std::vector<int> &members) {
-    if (has_f16_values(g.nodes[size_t(root)].function)) return true;
-    for (int m : members)
-        if (!g.nodes[size_t(m)].is_input && has_f16_values(g.nodes[size_t(m)].function)) return true;
-    return false;
-}
 
 // Steps (RDom points per point, times the points of the root that read each point) a fused
 // reduction may cost each thread where several points of the root read one of its points: a
@@ -211,173 +197,6 @@ FunctionByName graph_functions(const FuncGraph &g) {
     return [&g](const std::string &n) { return g.nodes[size_t(g.find(n))].function; };
 }
 
-// Points of the next dim each thread of a gathering kernel computes (PointwiseParams::unroll_rows).
-constexpr int kGatherRows = 4;
-
-// A gathered table at least this large is read from DRAM (or L2) at each point: a lookup table
-// of a few KB stays in each SM's L1, and its loads' latency is short (histogram equalization's
-// tone curve: no faster with rows unrolled).
-constexpr int64_t kGatherTableBytes = 1 << 20;
-
-// Whether some read by the kernel's root or a Func fused into it is one `pred` accepts.
-template<typename Pred> bool some_read(const FuncGraph &g, int root, const std::vector<int> &members, Pred pred) {
-    std::vector<int> in{root};
-    in.insert(in.end(), members.begin(), members.end());
-    for (int n : in)
-        for (int e : g.nodes[size_t(n)].in_edges)
-            if (pred(g.edges[size_t(e)])) return true;
-    return false;
-}
-
-// Whether the kernel gathers from a large table: its root or a Func fused into it reads one at an
-// index it loads first (a table row named by a token). One point per thread then has one load in
-// flight at a time, the index and then what it names.
-bool gathers(const FuncGraph &g, int root, const std::vector<int> &members) {
-    return some_read(g, root, members, [&](const FuncEdge &E) {
-        return E.access == Access::DataDependent && g.nodes[size_t(E.producer)].bytes() >= kGatherTableBytes;
-    });
-}
-
-// Scattered gathers per point (FuncEdge::scattered) from which a kernel's threads take one point
-// each, in 2-D tiles (PointwiseParams), instead of vectors along the innermost dim.
-constexpr int kScatteredSites = 4;
-
-// Whether the kernel's root or a Func fused into it reads some producer at kScatteredSites or more
-// scattered points per point (bilateral guided upsampling's slice: 8 corners of a grid cell picked by
-// the pixel's luminance). A vector's lanes then each load alone, guarded where the sizes are known
-// only at run time, and its neighbours' cells are far apart along one row: measured on the H100,
-// bgu's slice took 423 us in x4 vectors along rows, 156 us one point per thread in 32 x 8 tiles.
-bool gathers_scattered(const FuncGraph &g, int root, const std::vector<int> &members) {
-    return some_read(g, root, members, [](const FuncEdge &E) { return E.scattered && E.sites >= kScatteredSites; });
-}
-
-// Threads of a one-point-per-thread tile (PointwiseParams) over innermost extents `e0` x `e1` that
-// leaves the fewest lanes idle: of tiles of 64 to 256 threads, at least 8 wide, the one whose
-// tiles cover the extents with the least waste (ties: more threads, then wider). Where a row is
-// shorter than a block of 256, most of the block's lanes would have no point: bgu's normal
-// equations, 40 cells wide, ran 40 of each 64 lanes busy.
-std::pair<int, int> snug_tile(int64_t e0, int64_t e1) {
-    std::pair<int, int> best{256, 1};
-    double best_use = -1;
-    for (int tx = 8; tx <= 256; tx *= 2)
-        for (int ty = 1; tx * ty <= 256; ty *= 2) {
-            if (tx * ty < 64) continue;
-            const double use =
-                double(e0) / double(blocks_of(e0, tx) * tx) * double(e1) / double(blocks_of(e1, ty) * ty);
-            const bool better = use > best_use + 1e-9 ||
-                                (use > best_use - 1e-9 && (tx * ty > best.first * best.second ||
-                                                           (tx * ty == best.first * best.second && tx > best.first)));
-            if (better) best = {tx, ty}, best_use = use;
-        }
-    return best;
-}
-
-// Whether each thread of a reduction fused per point walks rows of its own: some update of `M`
-// reads a producer whose innermost arg moves with an RVar and not with M's innermost var (an
-// arg-max along each row of logits, `in(r, y)`), and none reads one along M's innermost var. A
-// warp's loads then touch 32 rows, not one: nothing is shared among a block's threads, and
-// blocks of fewer threads spread the walks over more SMs.
-bool walks_own_rows(const FuncNode &M) {
-    if (M.is_input || M.updates == 0 || M.dims.empty()) return false;
-    struct Reads : Halide::Internal::IRGraphVisitor {
-        std::string inner;
-        bool rows = false, along_threads = false;
-        using Halide::Internal::IRGraphVisitor::visit;
-        void visit(const Halide::Internal::Call *op) override {
-            Halide::Internal::IRGraphVisitor::visit(op);
-            if ((op->call_type != Halide::Internal::Call::Halide && op->call_type != Halide::Internal::Call::Image) ||
-                op->args.size() < 2)
-                return;
-            if (Halide::Internal::expr_uses_var(op->args[0], inner)) {
-                along_threads = true;
-                return;
-            }
-            rows |= uses_rvar(op->args[0]);
-        }
-    } reads;
-    reads.inner = M.dims[0];
-    for (const auto &u : M.function.updates())
-        for (const Halide::Expr &e : u.values()) Halide::Internal::substitute_in_all_lets(e).accept(&reads);
-    return reads.rows && !reads.along_threads;
-}
-
-// Points of a dim (an image's channels) each thread may compute together (PointwiseParams::unroll_dim).
-constexpr int64_t kMaxUnrolledPoints = 4;
-
-// Whether a definition reads some Func or input at two or more constant points of one of its dims
-// (a pixel's red, green and blue: f(x, y, 0), f(x, y, 1), f(x, y, 2)).
-bool reads_constant_points(const Halide::Internal::Function &f) {
-    struct Reads : Halide::Internal::IRGraphVisitor {
-        std::map<std::pair<std::string, size_t>, std::set<int64_t>> points;  // (callee, arg) -> constants
-        using Halide::Internal::IRGraphVisitor::visit;
-        void visit(const Halide::Internal::Call *op) override {
-            Halide::Internal::IRGraphVisitor::visit(op);
-            if (op->call_type != Halide::Internal::Call::Halide && op->call_type != Halide::Internal::Call::Image)
-                return;
-            for (size_t i = 0; i < op->args.size(); i++)
-                if (auto v = Halide::Internal::as_const_int(op->args[i])) points[{op->name, i}].insert(*v);
-        }
-    } reads;
-    for (const Halide::Expr &e : f.definition().values()) e.accept(&reads);
-    for (auto &[at, values] : reads.points)
-        if (values.size() >= 2) return true;
-    return false;
-}
-
-// Whether `f`'s definition reads some Func or input at indices that do not vary along its var
-// `v` but do along another of its vars, none of them a constant (an alpha matte or a gain read by
-// each channel of an RGB output: `al(x, y)` in `out(x, y, c)`, not `in(x, y, 0)`): unrolled along
-// `v`, those loads are shared.
-bool reads_across(const Halide::Internal::Function &f, const std::string &v) {
-    struct Reads : Halide::Internal::IRGraphVisitor {
-        std::string v;
-        std::vector<std::string> others;
-        bool found = false;
-        using Halide::Internal::IRGraphVisitor::visit;
-        void visit(const Halide::Internal::Call *op) override {
-            Halide::Internal::IRGraphVisitor::visit(op);
-            if (op->call_type != Halide::Internal::Call::Halide && op->call_type != Halide::Internal::Call::Image)
-                return;
-            bool along_v = false, along_other = false, constant = false;
-            for (const Halide::Expr &a : op->args) {
-                along_v |= Halide::Internal::expr_uses_var(a, v);
-                constant |= Halide::Internal::is_const(a);
-                for (auto &o : others) along_other |= Halide::Internal::expr_uses_var(a, o);
-            }
-            found |= !along_v && along_other && !constant;
-        }
-    } reads;
-    reads.v = v;
-    for (auto &a : f.args())
-        if (a != v) reads.others.push_back(a);
-    for (const Halide::Expr &e : f.definition().values()) Halide::Internal::substitute_in_all_lets(e).accept(&reads);
-    return reads.found;
-}
-
-// The dim of a pure vectorized root whose points each thread computes together, unrolled
-// (PointwiseParams::unroll_dim), -1 none: the outermost dim from 2 up with 2 to kMaxUnrolledPoints
-// points at the estimates, where the root or a Func inlined into it reads some Func at several
-// constant points of a dim, or the root reads one across the dim (reads_across). The values those
-// reads feed are the same for each point of the dim (an HSV conversion of the pixel, from which
-// each output channel takes its part): unrolled, the compiler computes them once. At sizes known
-// only at run time the root must be a pipeline output, whose buffer's extent the branch's
-// condition names.
-int unrolled_points_dim(const FuncGraph &g, int root, const std::vector<int> &members) {
-    const FuncNode &O = g.nodes[size_t(root)];
-    if (O.updates > 0 || has_specializations(O.function) || (!O.is_output && !g.fixed_sizes())) return -1;
-    int dim = -1;
-    for (int d = int(O.region.size()) - 1; d >= 2 && dim < 0; d--)
-        if (O.region[size_t(d)].extent() >= 2 && O.region[size_t(d)].extent() <= kMaxUnrolledPoints) dim = d;
-    if (dim < 0) return -1;
-    bool reads = reads_constant_points(O.function) || reads_across(O.function, O.dims[size_t(dim)]);
-    for (int m : members)
-        reads = reads || (!g.nodes[size_t(m)].is_input && reads_constant_points(g.nodes[size_t(m)].function));
-    return reads ? dim : -1;
-}
-
-// Blocks of 256 along the innermost dim; any kernel that fuses no reduction into a root that is
-// not one (a reduction root's members are its inputs' producers, recomputed per point), or only
-// reductions the root reads one to one, each computed in the thread that reads it.
 class PointwiseTemplate : public KernelTemplate {
 public:
     TemplateKind kind() const override { return TemplateKind::Pointwise; }

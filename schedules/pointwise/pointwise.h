@@ -9,7 +9,5 @@ const KernelTemplate &pointwise_template();
 // The width of the template's vector accesses for root `O` on a GPU (1: one element per thread)
 // when no reduction is fused into its kernel.
 int pointwise_vector_width(const FuncNode &O);
-// Whether any value `f` loads, computes or stores is an f16 (its outputs' types included).
-bool has_f16_values(const Halide::Internal::Function &f);
 
 }  // namespace solder::autosched

@@ -1,0 +1,165 @@
+#include "schedules/pointwise/pointwise_reads.h"
+
+#include <map>
+#include <set>
+
+#include "autosched/model/device_limits.h"
+#include "autosched/model/pipeline_funcs.h"
+
+namespace solder::autosched {
+
+namespace {
+
+// A gathered table at least this large is read from DRAM (or L2) at each point: a lookup table
+// of a few KB stays in each SM's L1, and its loads' latency is short (histogram equalization's
+// tone curve: no faster with rows unrolled).
+constexpr int64_t kGatherTableBytes = 1 << 20;
+
+// Whether some read by the kernel's root or a Func fused into it is one `pred` accepts.
+template<typename Pred> bool some_read(const FuncGraph &g, int root, const std::vector<int> &members, Pred pred) {
+    std::vector<int> in{root};
+    in.insert(in.end(), members.begin(), members.end());
+    for (int n : in)
+        for (int e : g.nodes[size_t(n)].in_edges)
+            if (pred(g.edges[size_t(e)])) return true;
+    return false;
+}
+
+// Scattered gathers per point (FuncEdge::scattered) from which a kernel's threads take one point
+// each, in 2-D tiles (PointwiseParams), instead of vectors along the innermost dim.
+constexpr int kScatteredSites = 4;
+
+// Points of a dim (an image's channels) each thread may compute together (PointwiseParams::unroll_dim).
+constexpr int64_t kMaxUnrolledPoints = 4;
+
+// Whether a definition reads some Func or input at two or more constant points of one of its dims
+// (a pixel's red, green and blue: f(x, y, 0), f(x, y, 1), f(x, y, 2)).
+bool reads_constant_points(const Halide::Internal::Function &f) {
+    struct Reads : Halide::Internal::IRGraphVisitor {
+        std::map<std::pair<std::string, size_t>, std::set<int64_t>> points;  // (callee, arg) -> constants
+        using Halide::Internal::IRGraphVisitor::visit;
+        void visit(const Halide::Internal::Call *op) override {
+            Halide::Internal::IRGraphVisitor::visit(op);
+            if (op->call_type != Halide::Internal::Call::Halide && op->call_type != Halide::Internal::Call::Image)
+                return;
+            for (size_t i = 0; i < op->args.size(); i++)
+                if (auto v = Halide::Internal::as_const_int(op->args[i])) points[{op->name, i}].insert(*v);
+        }
+    } reads;
+    for (const Halide::Expr &e : f.definition().values()) e.accept(&reads);
+    for (auto &[at, values] : reads.points)
+        if (values.size() >= 2) return true;
+    return false;
+}
+
+// Whether `f`'s definition reads some Func or input at indices that do not vary along its var
+// `v` but do along another of its vars, none of them a constant (an alpha matte or a gain read by
+// each channel of an RGB output: `al(x, y)` in `out(x, y, c)`, not `in(x, y, 0)`): unrolled along
+// `v`, those loads are shared.
+bool reads_across(const Halide::Internal::Function &f, const std::string &v) {
+    struct Reads : Halide::Internal::IRGraphVisitor {
+        std::string v;
+        std::vector<std::string> others;
+        bool found = false;
+        using Halide::Internal::IRGraphVisitor::visit;
+        void visit(const Halide::Internal::Call *op) override {
+            Halide::Internal::IRGraphVisitor::visit(op);
+            if (op->call_type != Halide::Internal::Call::Halide && op->call_type != Halide::Internal::Call::Image)
+                return;
+            bool along_v = false, along_other = false, constant = false;
+            for (const Halide::Expr &a : op->args) {
+                along_v |= Halide::Internal::expr_uses_var(a, v);
+                constant |= Halide::Internal::is_const(a);
+                for (auto &o : others) along_other |= Halide::Internal::expr_uses_var(a, o);
+            }
+            found |= !along_v && along_other && !constant;
+        }
+    } reads;
+    reads.v = v;
+    for (auto &a : f.args())
+        if (a != v) reads.others.push_back(a);
+    for (const Halide::Expr &e : f.definition().values()) Halide::Internal::substitute_in_all_lets(e).accept(&reads);
+    return reads.found;
+}
+
+}  // namespace
+
+bool has_f16_values(const Halide::Internal::Function &f) {
+    return has_value_of_type(f, [](const Halide::Type &t) { return t.is_float() && t.bits() == 16; });
+}
+
+bool f16_tiles(const FuncGraph &g, int root, const std::vector<int> &members) {
+    if (has_f16_values(g.nodes[size_t(root)].function)) return true;
+    for (int m : members)
+        if (!g.nodes[size_t(m)].is_input && has_f16_values(g.nodes[size_t(m)].function)) return true;
+    return false;
+}
+
+bool gathers(const FuncGraph &g, int root, const std::vector<int> &members) {
+    return some_read(g, root, members, [&](const FuncEdge &E) {
+        return E.access == Access::DataDependent && g.nodes[size_t(E.producer)].bytes() >= kGatherTableBytes;
+    });
+}
+
+bool gathers_scattered(const FuncGraph &g, int root, const std::vector<int> &members) {
+    return some_read(g, root, members, [](const FuncEdge &E) { return E.scattered && E.sites >= kScatteredSites; });
+}
+
+std::pair<int, int> snug_tile(int64_t e0, int64_t e1) {
+    std::pair<int, int> best{256, 1};
+    double best_use = -1;
+    for (int tx = 8; tx <= 256; tx *= 2)
+        for (int ty = 1; tx * ty <= 256; ty *= 2) {
+            if (tx * ty < 64) continue;
+            const double use =
+                double(e0) / double(blocks_of(e0, tx) * tx) * double(e1) / double(blocks_of(e1, ty) * ty);
+            const bool better = use > best_use + 1e-9 ||
+                                (use > best_use - 1e-9 && (tx * ty > best.first * best.second ||
+                                                           (tx * ty == best.first * best.second && tx > best.first)));
+            if (better) best = {tx, ty}, best_use = use;
+        }
+    return best;
+}
+
+bool walks_own_rows(const FuncNode &M) {
+    if (M.is_input || M.updates == 0 || M.dims.empty()) return false;
+    struct Reads : Halide::Internal::IRGraphVisitor {
+        std::string inner;
+        bool rows = false, along_threads = false;
+        using Halide::Internal::IRGraphVisitor::visit;
+        void visit(const Halide::Internal::Call *op) override {
+            Halide::Internal::IRGraphVisitor::visit(op);
+            if ((op->call_type != Halide::Internal::Call::Halide && op->call_type != Halide::Internal::Call::Image) ||
+                op->args.size() < 2)
+                return;
+            if (Halide::Internal::expr_uses_var(op->args[0], inner)) {
+                along_threads = true;
+                return;
+            }
+            rows |= uses_rvar(op->args[0]);
+        }
+    } reads;
+    reads.inner = M.dims[0];
+    for (const auto &u : M.function.updates())
+        for (const Halide::Expr &e : u.values()) Halide::Internal::substitute_in_all_lets(e).accept(&reads);
+    return reads.rows && !reads.along_threads;
+}
+
+int unrolled_points_dim(const FuncGraph &g, int root, const std::vector<int> &members) {
+    const FuncNode &O = g.nodes[size_t(root)];
+    if (O.updates > 0 || has_specializations(O.function) || (!O.is_output && !g.fixed_sizes())) return -1;
+    int dim = -1;
+    for (int d = int(O.region.size()) - 1; d >= 2 && dim < 0; d--)
+        if (O.region[size_t(d)].extent() >= 2 && O.region[size_t(d)].extent() <= kMaxUnrolledPoints) dim = d;
+    if (dim < 0) return -1;
+    bool reads = reads_constant_points(O.function) || reads_across(O.function, O.dims[size_t(dim)]);
+    for (int m : members)
+        reads = reads || (!g.nodes[size_t(m)].is_input && reads_constant_points(g.nodes[size_t(m)].function));
+    return reads ? dim : -1;
+}
+
+// Blocks of 256 along the innermost dim; any kernel that fuses no reduction into a root that is
+// not one (a reduction root's members are its inputs' producers, recomputed per point), or only
+// reductions the root reads one to one, each computed in the thread that reads it.
+
+}  // namespace solder::autosched
