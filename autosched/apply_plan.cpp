@@ -1,6 +1,7 @@
 #include "autosched/apply_plan.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -78,6 +79,16 @@ std::map<std::string, Func> funcs_by_name(const std::vector<Func> &outputs) {
     return funcs;
 }
 
+// The Funcs of `funcs` by name (funcs_by_name), throwing where the plan names one the pipeline
+// lacks. `funcs` must outlive the lookup.
+std::function<Func(const std::string &)> func_lookup(const std::map<std::string, Func> &funcs) {
+    return [&funcs](const std::string &name) {
+        auto it = funcs.find(name);
+        if (it == funcs.end()) throw std::runtime_error("the plan names Func '" + name + "', which the pipeline lacks");
+        return it->second;
+    };
+}
+
 std::vector<std::string> hosted_kernels(const Plan &plan, const Target &target,
                                         const std::function<Func(const std::string &)> &get) {
     std::vector<std::string> hosted;
@@ -97,22 +108,14 @@ const char *const kOnHostReason =
     "computes in float64, which OpenCL kernels cannot without the target feature cl_doubles: it runs on the host";
 
 std::vector<std::string> kernels_on_host(const Plan &plan, const std::vector<Func> &outputs, const Target &target) {
-    auto funcs = funcs_by_name(outputs);
-    return hosted_kernels(plan, target, [&](const std::string &name) {
-        auto it = funcs.find(name);
-        if (it == funcs.end()) throw std::runtime_error("the plan names Func '" + name + "', which the pipeline lacks");
-        return it->second;
-    });
+    const auto funcs = funcs_by_name(outputs);
+    return hosted_kernels(plan, target, func_lookup(funcs));
 }
 
 std::set<std::string> funcs_without_vectors(const Plan &plan, const std::vector<Func> &outputs, const Target &target) {
     if (!target.has_feature(Target::CUDA)) return {};
-    auto funcs = funcs_by_name(outputs);
-    return f16_converting(plan, [&](const std::string &name) {
-        auto it = funcs.find(name);
-        if (it == funcs.end()) throw std::runtime_error("the plan names Func '" + name + "', which the pipeline lacks");
-        return it->second;
-    });
+    const auto funcs = funcs_by_name(outputs);
+    return f16_converting(plan, func_lookup(funcs));
 }
 
 std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const Target &target) {
@@ -125,17 +128,7 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
         w.guard_every_tail({!is_gpu_target(target) || cuda, !cuda, cuda});
     }
     std::map<std::string, Func> funcs = funcs_by_name(outputs);
-    ApplyContext c{w,
-                   target,
-                   plan,
-                   [&](const std::string &name) {
-                       auto it = funcs.find(name);
-                       if (it == funcs.end())
-                           throw std::runtime_error("the plan names Func '" + name + "', which the pipeline lacks");
-                       return it->second;
-                   },
-                   {},
-                   {}};
+    ApplyContext c{w, target, plan, func_lookup(funcs), {}, {}};
     // Kernels that compute in float64 on OpenCL without cl_doubles run on the host instead (Halide
     // refuses such a GPU kernel); the schedule source says which.
     const Target host = target.without_feature(Target::OpenCL);

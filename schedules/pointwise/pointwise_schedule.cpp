@@ -49,6 +49,8 @@ void lay_out_vectors(ScheduleWriter &w, const StageRef &s, int vector_width, int
     if (vector_width > 1) in_thread.push_back(xv);
     if (rows) in_thread.push_back(yi);
     if (channels) in_thread.push_back(ci);
+    // (The vector alone is innermost already, split off last.)
+    const bool reorder_in_thread = in_thread.size() > (vector_width > 1 ? 1u : 0u);
     if (threads_y > 1 && pure.size() >= 2) {
         // Rows of the next dim share the block: thread x along the row, thread y across rows.
         Var by(tag + "_by"), ty(tag + "_ty");
@@ -65,7 +67,7 @@ void lay_out_vectors(ScheduleWriter &w, const StageRef &s, int vector_width, int
     } else if (grid_changes(w, pure.size(), 1)) {
         // The grid as the writer maps it (schedules/writer/schedule_writer.h): the threads split off first.
         w.split(s, xo, bx, tx, 256, TailStrategy::GuardWithIf);
-        if (in_thread.size() > 1 || (vector_width <= 1 && !in_thread.empty())) {
+        if (reorder_in_thread) {
             std::vector<VarOrRVar> order = in_thread;
             for (auto v : {tx, bx}) order.push_back(v);
             w.reorder(s, order);
@@ -76,7 +78,7 @@ void lay_out_vectors(ScheduleWriter &w, const StageRef &s, int vector_width, int
     } else {
         pure = fold_into_three(w, s, pure, tag);
         w.gpu_tile(s, pure[0], bx, tx, 256, TailStrategy::GuardWithIf);
-        if (in_thread.size() > 1 || (vector_width <= 1 && !in_thread.empty())) {
+        if (reorder_in_thread) {
             std::vector<VarOrRVar> order = in_thread;
             for (auto v : {tx, bx}) order.push_back(v);
             w.reorder(s, order);

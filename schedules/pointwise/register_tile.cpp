@@ -80,8 +80,6 @@ bool spans_a_tile(const FuncNode &O) {
            O.region[1].extent() >= kPointwiseTileY * kRegisterTileRows;
 }
 
-}  // namespace
-
 // Whether the window of `f`'s update spans rows: some call in it indexes its dim 1 with an RVar
 // (`in(x + r.x, y + r.y)`, not a 1-D tap along rows `in(x + r, y) * k(r)`; lets looked through,
 // as the inline `sum` binds its call's args), so that the windows of neighbouring rows overlap.
@@ -100,6 +98,8 @@ bool window_spans_rows(const Internal::Function &f) {
     for (const Expr &e : f.update(0).values()) Internal::substitute_in_all_lets(e).accept(&calls);
     return calls.found;
 }
+
+}  // namespace
 
 bool register_tile_root(const FuncGraph &g, int root) {
     const FuncNode &O = g.nodes[size_t(root)];
