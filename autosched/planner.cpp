@@ -118,7 +118,7 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
     for (int i = 0; i < N; i++) {
         const FuncNode &n = g.nodes[i];
         if (n.is_input) {
-            plan.min_bytes += n.bytes();
+            plan.min_bytes += g.least_read_bytes(i);
             continue;
         }
         if (n.is_output) plan.min_bytes += n.bytes();
@@ -377,12 +377,16 @@ int fallback_root(const FuncGraph &g, const Plan &plan, const std::vector<LimitV
 
 }  // namespace
 
+const char *const kInlinedUnboundedReason =
+    "inlined into its readers: read at data-dependent points that nothing bounds, it has no region to store";
+
 // A plan whose every launch is within the device's limits at the planning estimates: grids folded
 // into x where y or z would be too large (autosched/plan_limits.h), and any kernel still beyond a
 // limit replaced: its root takes the generic template (at most 256 threads, no shared memory),
 // which stores what it cannot compute inline, and the plan is searched again.
 Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::string &app) {
     Plan plan = plan_once(g, opt, app);
+    for (auto &name : g.inlined_unbounded) plan.explanations.push_back({name, "", kInlinedUnboundedReason});
     std::vector<LimitViolation> left = fit_device_limits(g, opt, plan);
     if (left.empty()) return plan;
     FuncGraph fallback = g;
@@ -393,6 +397,7 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
         fallback.nodes[size_t(r)].generic = why;
         fallback.nodes[size_t(r)].generic_per_point = false;
         plan = plan_once(fallback, opt, app);
+        for (auto &name : g.inlined_unbounded) plan.explanations.push_back({name, "", kInlinedUnboundedReason});
         left = fit_device_limits(fallback, opt, plan);
     }
     for (auto &v : left)

@@ -12,4 +12,8 @@ namespace solder::autosched {
 
 Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::string &app);
 
+// The plan's reason for each Func FuncGraph::build inlined because it is read at data-dependent
+// points and has no estimates (FuncGraph::inlined_unbounded).
+extern const char *const kInlinedUnboundedReason;
+
 }  // namespace solder::autosched

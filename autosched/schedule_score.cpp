@@ -21,7 +21,7 @@ ScheduleScore score_applied_schedule(const FuncGraph &g, const std::vector<Halid
     for (size_t i = 0; i < g.nodes.size(); i++) {
         const FuncNode &n = g.nodes[i];
         if (n.is_input) {
-            s.min_bytes += n.bytes();
+            s.min_bytes += g.least_read_bytes(int(i));
             continue;
         }
         auto it = scheduled.find(n.name);

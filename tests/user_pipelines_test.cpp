@@ -918,6 +918,22 @@ TEST(UserPipelines, MissingOrZeroEstimatesAreClearErrors) {
     });
     EXPECT_NE(e3.find("output Func 'f"), std::string::npos) << e3;
     EXPECT_NE(e3.find("set_estimates"), std::string::npos) << e3;
+    // A histogram read at data-dependent points: it has updates, so it cannot be inlined, and the
+    // points its updates write are data-dependent too.
+    std::string e4 = error_of([] {
+        ImageParam in(Float(32), 2, "in");
+        Var x("x"), y("y");
+        RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
+        Func hist("hist"), f("f");
+        hist(x) = 0;
+        hist(cast<int>(in(r.x, r.y) * 10.0f)) += 1;
+        f(x, y) = hist(cast<int>(in(x, y) * 10.0f));
+        in.set_estimates({{0, 64}, {0, 64}});
+        f.set_estimates({{0, 64}, {0, 64}});
+        schedule_with_solder({f}, "host");
+    });
+    EXPECT_NE(e4.find("'hist' has no estimates"), std::string::npos) << e4;
+    EXPECT_NE(e4.find("set_estimates"), std::string::npos) << e4;
 }
 
 // A stencil tile planned for 256 x 64 and run at sizes that are no whole number of tiles, and
@@ -1148,7 +1164,8 @@ TEST(UserPipelines, GatherFromALargeTableIsCountedPerPointRead) {
     solder::lang::set_estimates(out, {8, 2048, 1024});
     solder::autosched::Plan plan = plan_for({out}, {}, true);
     ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
-    // Every input read once and the output written once: the table's 131 MB, not once per block.
+    // Every input read once and the output written once: the table's rows gathered (67 MB of its
+    // 131 MB), not the table once per block.
     EXPECT_EQ(plan.total_bytes, plan.min_bytes) << plan.to_text();
 }
 
@@ -1445,6 +1462,51 @@ TEST(UserPipelines, ScatteredLookupsTakeOnePointPerThreadInTiles) {
                                 s += (dx ? wx : 1 - wx) * (dy ? wy : 1 - wy) * (dz ? wz : 1 - wz) *
                                      g(x0 + dx, y0 + dy, z0 + dz);
                     return s;
+                },
+                1e-4))
+                << plan;
+        }
+    });
+}
+
+// A boundary condition sampled at a flow field's offsets, through a pure Func of it: nothing bounds
+// the points read of either, so Solder inlines both into their reader (as Halide's default schedule
+// does), and the plan says why. Right at every size.
+TEST(UserPipelines, BoundaryConditionsSampledAtDataDependentPointsAreInlined) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 2, "fin"), flow(Float(32), 3, "fflow");
+        Var x("x"), y("y");
+        Func cl = BoundaryConditions::repeat_edge(in);
+        Func bright("bright"), out("warped");
+        bright(x, y) = cl(x, y) * 2.0f + 1.0f;
+        Expr sx = x + flow(x, y, 0) * 4.0f, sy = y + flow(x, y, 1) * 4.0f;
+        Expr ix = cast<int>(floor(sx)), iy = cast<int>(floor(sy)), fx = sx - ix, fy = sy - iy;
+        out(x, y) = lerp(lerp(bright(ix, iy), bright(ix + 1, iy), fx),
+                         lerp(bright(ix, iy + 1), bright(ix + 1, iy + 1), fx), fy);
+        in.set_estimates({{0, 512}, {0, 256}});
+        flow.set_estimates({{0, 512}, {0, 256}, {0, 2}});
+        out.set_estimates({{0, 512}, {0, 256}});
+        std::string plan = schedule_with_solder({out}, target);
+        EXPECT_TRUE(std::regex_search(plan, std::regex("bright[$0-9]*: inlined into its readers"))) << plan;
+        EXPECT_TRUE(std::regex_search(plan, std::regex("repeat_edge[$0-9]*: inlined into its readers"))) << plan;
+        Pipeline p = compiled({out}, target);
+        for (auto [w, h] : sizes_with(512, 256)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto a = random_buffer<float>({w, h}, 41), f = random_buffer<float>({w, h, 2}, 42);
+            in.set(a);
+            flow.set(f);
+            Buffer<float> o = realized<float>(p, {w, h}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    const float sxr = q[0] + f(q[0], q[1], 0) * 4.0f, syr = q[1] + f(q[0], q[1], 1) * 4.0f;
+                    const int x0 = int(std::floor(sxr)), y0 = int(std::floor(syr));
+                    const double wx = sxr - x0, wy = syr - y0;
+                    auto b = [&](int i, int j) {
+                        return double(a(std::clamp(i, 0, w - 1), std::clamp(j, 0, h - 1))) * 2.0 + 1.0;
+                    };
+                    auto row = [&](int j) { return b(x0, j) + wx * (b(x0 + 1, j) - b(x0, j)); };
+                    return row(y0) + wy * (row(y0 + 1) - row(y0));
                 },
                 1e-4))
                 << plan;
@@ -2151,6 +2213,164 @@ TEST(UserPipelines, WholeImageReductionsAreSplitIntoSlicesAtAnySize) {
                     o, [&](auto &q) { return (a(q[0], q[1], q[2]) - m) / (most + 1) + s; }, 1e-4))
                     << plan;
             }
+        }
+    });
+}
+
+// Each channel's minimum and maximum found together, a Tuple reduction over the plane (three results
+// over many points each): its slices' partials are Tuples too. Right at any size.
+TEST(UserPipelines, TupleReductionsToFewResultsAreSplitIntoSlices) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 3, "min");
+        Var x("x"), y("y"), c("c");
+        RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "mr");
+        Func mm("mm"), out("mout");
+        mm(c) = {Float(32).max(), Float(32).min()};
+        Expr v = in(r.x, r.y, c);
+        mm(c) = {min(mm(c)[0], v), max(mm(c)[1], v)};
+        out(x, y, c) = (in(x, y, c) - mm(c)[0]) / (mm(c)[1] - mm(c)[0] + 1e-6f);
+        in.set_estimates({{0, 1920}, {0, 1080}, {0, 3}});
+        out.set_estimates({{0, 1920}, {0, 1080}, {0, 3}});
+        std::string plan = schedule_with_solder({out}, target);
+        if (target != "host") {
+            EXPECT_TRUE(std::regex_search(plan, std::regex("k0_mm[$0-9]* \\[total_reduction"))) << plan;
+        }
+        Pipeline p = compiled({out}, target);
+        for (auto [w, h] : std::vector<std::pair<int, int>>{{2000, 1100}, {517, 263}, {1, 1}}) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto a = random_buffer<float>({w, h, 3}, 81, -3, 5);
+            in.set(a);
+            std::array<float, 3> lo, hi;
+            lo.fill(std::numeric_limits<float>::max());
+            hi.fill(std::numeric_limits<float>::lowest());
+            for (int k = 0; k < 3; k++)
+                for (int j = 0; j < h; j++)
+                    for (int i = 0; i < w; i++)
+                        lo[k] = std::min(lo[k], a(i, j, k)), hi[k] = std::max(hi[k], a(i, j, k));
+            Buffer<float> o = realized<float>(p, {w, h, 3}, target);
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return (a(q[0], q[1], q[2]) - lo[q[2]]) / (hi[q[2]] - lo[q[2]] + 1e-6f); }, 1e-5))
+                << plan;
+        }
+    });
+}
+
+// A cross-entropy as users write it: each row's log-sum-exp (a maximum, then a sum of exponentials
+// around it), minus the logit of the row's label, averaged into one value. The label's logit is one
+// point of each row (a gather), not the whole table: the rows' reductions take blocks of their own,
+// not one thread per row walking them. Right at other sizes.
+TEST(UserPipelines, ACrossEntropysRowReductionsTakeBlocks) {
+    for_each_target([](const std::string &target) {
+        ImageParam lg(Float(32), 2, "xlogits"), lab(Int(32), 1, "xlabels");
+        Var n("n");
+        RDom k(0, lg.dim(0).extent(), "xk"), r(0, lg.dim(1).extent(), "xr");
+        Func mx("xmx"), lse("xlse"), loss("xloss"), out("xout");
+        mx(n) = maximum(lg(k, n));
+        lse(n) = log(sum(exp(lg(k, n) - mx(n)))) + mx(n);
+        loss(n) = lse(n) - lg(clamp(lab(n), 0, lg.dim(0).extent() - 1), n);
+        out() = sum(loss(r)) / cast<float>(lg.dim(1).extent());
+        lg.set_estimates({{0, 8192}, {0, 4096}});
+        lab.set_estimates({{0, 4096}});
+        std::string plan = schedule_with_solder({out}, target);
+        if (target != "host") {
+            size_t blocks = 0;
+            for (size_t at = plan.find("[block_reduction"); at != std::string::npos;
+                 at = plan.find("[block_reduction", at + 1))
+                blocks++;
+            EXPECT_EQ(blocks, 2u) << plan;
+        }
+        Pipeline p = compiled({out}, target);
+        for (auto [v, rows] : std::vector<std::pair<int, int>>{{1000, 300}, {37, 5}, {1, 1}}) {
+            SCOPED_TRACE(std::to_string(v) + " classes x " + std::to_string(rows) + " rows");
+            auto a = random_buffer<float>({v, rows}, 91, -4, 4);
+            auto l = random_buffer<int32_t>({rows}, 92, 0, v - 1);
+            lg.set(a);
+            lab.set(l);
+            double want = 0;
+            for (int j = 0; j < rows; j++) {
+                double m = -1e30, s = 0;
+                for (int i = 0; i < v; i++) m = std::max(m, double(a(i, j)));
+                for (int i = 0; i < v; i++) s += std::exp(double(a(i, j)) - m);
+                want += std::log(s) + m - a(std::clamp(l(j), 0, v - 1), j);
+            }
+            want /= rows;
+            Buffer<float> o = p.realize({}, jit_target(target));
+            o.copy_to_host();
+            EXPECT_NEAR(o(), want, 1e-4 * std::max(1.0, std::abs(want))) << plan;
+        }
+    });
+}
+
+// Short rows' log-sum-exps, one per point of the root: each row's maximum, read by the sum of
+// exponentials, is computed once in the root's thread, not again at every step of the sum (which
+// Halide does for a Func with updates left unscheduled: the whole maximum per step).
+TEST(UserPipelines, AReductionReadByAnotherInTheSameThreadIsComputedOnce) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 2, "lin");
+        Var n("n");
+        RDom k(0, in.dim(0).extent(), "lk");
+        Func mx("lmx"), out("llse");
+        mx(n) = maximum(in(k, n));
+        out(n) = log(sum(exp(in(k, n) - mx(n)))) + mx(n);
+        in.set_estimates({{0, 8}, {0, 1 << 20}});
+        out.set_estimates({{0, 1 << 20}});
+        std::string plan = schedule_with_solder({out}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("[pointwise"), std::string::npos) << plan;
+            EXPECT_TRUE(std::regex_search(plan, std::regex("maximum[_0-9]*\\.compute_at\\(llse"))) << plan;
+        }
+        Pipeline p = compiled({out}, target);
+        for (auto [w, rows] : std::vector<std::pair<int, int>>{{8, 1000}, {3, 77}, {1, 1}}) {
+            SCOPED_TRACE(std::to_string(w) + " x " + std::to_string(rows));
+            auto a = random_buffer<float>({w, rows}, 93, -4, 4);
+            in.set(a);
+            Buffer<float> o = realized<float>(p, {rows}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    double m = -1e30, s = 0;
+                    for (int i = 0; i < w; i++) m = std::max(m, double(a(i, q[0])));
+                    for (int i = 0; i < w; i++) s += std::exp(double(a(i, q[0])) - m);
+                    return std::log(s) + m;
+                },
+                1e-4))
+                << plan;
+        }
+    });
+}
+
+// A joint histogram of two 8-bit images, 256 x 256 bins: too many for a block's shared memory, so
+// each pixel's increment goes atomically to the Func's own bins, every pixel a thread of one launch
+// (the bins of a chunk of rows each, zeroed, filled and merged, were 4x the pixels' bytes).
+TEST(UserPipelines, AHistogramOfMoreBinsThanSharedMemoryHoldsIncrementsItsOwnBins) {
+    for_each_target([](const std::string &target) {
+        ImageParam a(UInt(8), 2, "ja"), b(UInt(8), 2, "jb");
+        Var x("x"), y("y");
+        RDom r(0, a.dim(0).extent(), 0, a.dim(1).extent(), "jr");
+        Func h("joint");
+        h(x, y) = 0;
+        h(cast<int>(a(r.x, r.y)), cast<int>(b(r.x, r.y))) += 1;
+        a.set_estimates({{0, 1920}, {0, 1080}});
+        b.set_estimates({{0, 1920}, {0, 1080}});
+        h.set_estimates({{0, 256}, {0, 256}});
+        std::string plan = schedule_with_solder({h}, target);
+        if (target != "host") {
+            EXPECT_EQ(plan.find("chunk"), std::string::npos) << plan;
+            EXPECT_NE(plan.find(".atomic()"), std::string::npos) << plan;
+        }
+        Pipeline p = compiled({h}, target);
+        for (auto [w, hh] : sizes_with(640, 360)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(hh));
+            auto ia = random_buffer<uint8_t>({w, hh}, 94, 0, 256), ib = random_buffer<uint8_t>({w, hh}, 95, 0, 256);
+            a.set(ia);
+            b.set(ib);
+            std::vector<int32_t> want(256 * 256, 0);
+            for (int j = 0; j < hh; j++)
+                for (int i = 0; i < w; i++) want[ia(i, j) + 256 * ib(i, j)]++;
+            Buffer<int32_t> o = realized<int32_t>(p, {256, 256}, target);
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return want[q[0] + 256 * q[1]]; }, 0))
+                << plan;
         }
     });
 }

@@ -118,8 +118,12 @@ void CostModel::kernel_reads(const FuncGraph &g, int root, const std::vector<boo
             // A gather (table[ids]): bounds give a block the whole producer, but each point of its
             // readers loads `sites` points of it. Counting the box per block made embedding_gather's
             // 131 MB table read once per block (2.1 TB).
-            if (int64_t gathered = gathered_points(g, int(p), root, inside, per_block); gathered >= 0)
+            // Nor the whole table once, where its readers load fewer points than it has (a loss
+            // reading each row's label logit: 4096 points of a 134 MB table).
+            if (int64_t gathered = gathered_points(g, int(p), root, inside, per_block); gathered >= 0) {
                 again = std::min(again, gathered * n.elem_bytes * blocks);
+                once = std::min(once, again);
+            }
             // (Nor more than its readers' calls: a box widened by a mirrored boundary condition.)
             if (const double calls = calls_of(int(p));
                 calls >= 0 && double(region_points(per_block[p])) > kWidenedBox * calls)

@@ -80,7 +80,16 @@ private:
     std::string innermost_;
     void visit(const Call *op) override {
         if (op->call_type == Call::Halide || op->call_type == Call::Image) {
-            CallSite s{op->name, op->args, false};
+            // The args with the lets they name substituted where those read a scalar parameter in
+            // integer arithmetic (Halide shares `x * s` of `f(x * s, y * s) + f(x * s + 1, y * s)` as a let: read as a
+            // var, a decimation by a parameter looked like a stencil, its tiles staging 9 points per
+            // 4 read). Lets of constant strides stay vars: a pyramid's `f(2x - 1) + f(2x) + f(2x + 1)`
+            // is a stencil whose taps overlap, and local_laplacian's plan is 1.24x slower under the
+            // model without them. Loads are still found in the args as written.
+            std::vector<Expr> args = op->args;
+            if (!let_values_.empty())
+                for (auto &a : args) a = substitute(let_values_, a);
+            CallSite s{op->name, args, false};
             for (auto &a : op->args) {
                 s.nested_load |= reads_memory(a);
                 const Traits t = traits(a);
@@ -158,11 +167,52 @@ private:
     void visit(const Let *op) override {
         op->value.accept(this);
         lets_[op->name] = traits(op->value);
+        Expr value = let_values_.empty() ? op->value : substitute(let_values_, op->value);
+        if (!scalar_params_in(value).empty() && integer_only(value)) let_values_[op->name] = value;
         op->body.accept(this);
+    }
+    std::map<std::string, Expr> let_values_;
+    // Whether `e` computes in integers throughout (`x * s`), not through floats (a resize's or a
+    // warp's rounded coordinates, whose stencil tiles stage a bounded footprint per tile).
+    static bool integer_only(const Expr &e) {
+        struct Finder : IRVisitor {
+            bool floats = false;
+            using IRVisitor::visit;
+            void visit(const Cast *c) override {
+                floats |= c->value.type().is_float();
+                IRVisitor::visit(c);
+            }
+            void visit(const FloatImm *) override { floats = true; }
+            void visit(const Variable *v) override { floats |= v->type.is_float(); }
+        } f;
+        e.accept(&f);
+        return !f.floats && !e.type().is_float();
     }
 };
 
-std::vector<StageExprs> stages_of(const Function &f) {
+// `e` with every call to the pure Funcs of `inlined` replaced by their definitions, their args
+// substituted (chains of them too). (Halide's inline_function needs locked schedules.)
+Expr inline_all(Expr e, const std::vector<Function> &inlined) {
+    struct Inliner : IRMutator {
+        const std::vector<Function> *fns = nullptr;
+        using IRMutator::visit;
+        Expr visit(const Call *c) override {
+            if (c->call_type == Call::Halide)
+                for (const Function &f : *fns)
+                    if (f.name() == c->name && c->value_index < int(f.values().size())) {
+                        std::map<std::string, Expr> args;
+                        for (size_t i = 0; i < c->args.size() && i < f.args().size(); i++)
+                            args[f.args()[i]] = mutate(c->args[i]);
+                        return mutate(substitute(args, f.values()[size_t(c->value_index)]));
+                    }
+            return IRMutator::visit(c);
+        }
+    } inliner;
+    inliner.fns = &inlined;
+    return inliner.mutate(e);
+}
+
+std::vector<StageExprs> stages_of(const Function &f, const std::vector<Function> &inlined = {}) {
     std::vector<StageExprs> out;
     auto add = [&](const Definition &d, bool update) {
         StageExprs s;
@@ -172,6 +222,8 @@ std::vector<StageExprs> stages_of(const Function &f) {
             for (auto &a : d.args()) s.exprs.push_back(a);
         s.rvars = d.schedule().rvars();
         if (has_predicate(d)) s.exprs.push_back(d.predicate());
+        if (!inlined.empty())
+            for (auto &e : s.exprs) e = inline_all(e, inlined);
         for (auto &a : f.args()) s.pure.push_back(a);
         out.push_back(s);
     };
@@ -218,6 +270,18 @@ bool FuncGraph::fixed_sizes() const {
     for (auto &n : nodes)
         if ((n.is_input || n.is_output) && !n.fixed_extents) return false;
     return true;
+}
+
+int64_t FuncGraph::least_read_bytes(int n) const {
+    const FuncNode &in = nodes[size_t(n)];
+    int64_t gathered = 0;
+    for (int e : in.out_edges) {
+        const FuncEdge &E = edges[size_t(e)];
+        const FuncNode &c = nodes[size_t(E.consumer)];
+        if (E.access != Access::DataDependent || c.is_reduction()) return in.bytes();
+        gathered += c.points() * E.sites * in.elem_bytes;
+    }
+    return in.out_edges.empty() ? in.bytes() : std::min(in.bytes(), gathered);
 }
 
 bool FuncGraph::read_through_stencil(int n) const {
@@ -302,8 +366,9 @@ std::vector<Region> FuncGraph::regions_for(int root, const Region &root_region, 
                             // updates write, or the pipeline's need).
                             r = nodes[p].region.empty() ? natural_region(p) : nodes[p].region;
                             if (r.empty())
-                                throw EstimateError(what + " is data-dependent and '" + nodes[p].name +
-                                                    "' has no estimates: give it set_estimates");
+                                throw UnboundedReadError(what + " is data-dependent and '" + nodes[p].name +
+                                                             "' has no estimates: give it set_estimates",
+                                                         nodes[p].name);
                             break;
                         }
                         // Clamps to an input's bounds (boundary conditions) name its buffer's min and
@@ -415,11 +480,41 @@ void collect_parameter_estimates(const std::map<std::string, Function> &env, con
 }  // namespace
 
 FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
+    std::vector<Function> inlined;
+    while (true) {
+        try {
+            return build_inlining(outputs, inlined);
+        } catch (const UnboundedReadError &e) {
+            // A pure Func that is not an output: Halide inlines it, and its readers then read what
+            // it reads (through the clamps of a boundary condition, a bounded region).
+            std::vector<Function> outs;
+            for (auto &f : outputs) outs.push_back(f.function());
+            const auto env = build_environment(outs);
+            auto it = env.find(e.producer);
+            if (it == env.end() || !it->second.can_be_inlined() || !it->second.updates().empty() ||
+                it->second.has_extern_definition() ||
+                std::any_of(outputs.begin(), outputs.end(), [&](const Func &o) { return o.name() == e.producer; }) ||
+                std::any_of(inlined.begin(), inlined.end(), [&](const Function &f) { return f.name() == e.producer; }))
+                throw;
+            inlined.push_back(it->second);
+        }
+    }
+}
+
+FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std::vector<Function> &inlined) {
     FuncGraph g;
+    for (auto &f : inlined) g.inlined_unbounded.push_back(f.name());
     std::vector<Function> outs;
     for (auto &f : outputs) outs.push_back(f.function());
     std::map<std::string, Function> env = build_environment(outs);
     std::vector<std::string> order = topological_order(outs, env);
+    order.erase(std::remove_if(order.begin(), order.end(),
+                               [&](const std::string &n) {
+                                   return std::any_of(inlined.begin(), inlined.end(),
+                                                      [&](const Function &f) { return f.name() == n; });
+                               }),
+                order.end());
+    auto stages_of = [&](const Function &f) { return ::solder::autosched::stages_of(f, inlined); };
     collect_parameter_estimates(env, outputs, g.estimates_);
     // Funcs whose every call simplifies away (0.0f * f(x), f(x) - f(x)) are left out of the graph:
     // unscheduled, they are inlined into nothing. (Computed per block beside the stencil template's

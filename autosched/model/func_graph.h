@@ -24,6 +24,14 @@ struct AnalysisError : std::runtime_error {
 struct EstimateError : AnalysisError {
     using AnalysisError::AnalysisError;
 };
+// An EstimateError for a Func read at data-dependent points with no estimates: `producer` names it.
+// FuncGraph::build leaves such a Func out of the graph, unscheduled (inlined), where Halide can
+// inline it; the error reaches the caller only where it cannot.
+struct UnboundedReadError : EstimateError {
+    UnboundedReadError(const std::string &what, std::string producer)
+        : EstimateError(what), producer(std::move(producer)) {}
+    std::string producer;
+};
 
 // How a consumer reads a producer, from cheapest to fuse to hardest.
 enum class Access {
@@ -120,6 +128,10 @@ public:
     // non-positive estimates, AnalysisError (naming the Func) on unanalysable accesses. Extents,
     // RDom bounds and regions that depend on inputs' sizes or on scalar parameters are evaluated at
     // their estimates: the graph describes the pipeline at its estimated size.
+    // A pure Func read at data-dependent points, without estimates (a boundary condition sampled at
+    // computed coordinates: `repeat_edge(in)(x + flow(x, y), y)`), has no region to store; it is
+    // left out of the graph and inlined into its readers, as Halide's default schedule does, and
+    // named in inlined_unbounded.
     static FuncGraph build(const std::vector<Halide::Func> &outputs);
 
     // Whether every input and output extent is a constant: the pipeline runs at the size it was
@@ -127,6 +139,9 @@ public:
     bool fixed_sizes() const;
 
     std::vector<FuncNode> nodes;  // topological: every producer before its consumers
+    // Pure Funcs read at data-dependent points with no estimates, inlined into their readers and
+    // absent from `nodes` (build).
+    std::vector<std::string> inlined_unbounded;
     std::vector<FuncEdge> edges;
     int find(const std::string &name) const;  // -1 if absent
     const FuncEdge *edge(int producer, int consumer) const;
@@ -139,6 +154,11 @@ public:
     // Halide's compile time, grow exponentially with the chain's length.
     bool read_through_resampling(int n) const;
 
+    // The fewest bytes of input `n` any schedule reads: all of it, or, where every reader gathers
+    // from it (one point per site per point of a Func that is no reduction: table[ids]), only the
+    // points gathered, where those are fewer.
+    int64_t least_read_bytes(int n) const;
+
     // The region of each node needed to compute `root` over `root_region`, following only edges
     // whose producer `inside(producer)` says belongs to the same computation (others are leaves,
     // whose footprint is still reported). Returns one Region per node (empty: not needed).
@@ -146,6 +166,8 @@ public:
     std::string describe() const;
 
 private:
+    static FuncGraph build_inlining(const std::vector<Halide::Func> &outputs,
+                                    const std::vector<Halide::Internal::Function> &inlined);
     std::unordered_map<std::string, int> lookup_;  // call name -> node (input wrappers map to inputs)
     std::vector<std::vector<StageExprs>> stages_;  // per node, its definitions (none for inputs)
     // Estimates by the name of the variable that stands for them: "in.min.0", "in.extent.1"

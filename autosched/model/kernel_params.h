@@ -158,7 +158,8 @@ struct GenericParams {
     bool in_registers = false;
     // A scatter in chunks of rows (a histogram) whose bins fit kSharedBinsBytes at the estimates:
     // each chunk's bins in its block's shared memory, with shared atomics, written out once by a
-    // copy (one launch for the chunks, none to zero them), instead of global bins per chunk.
+    // copy (one launch for the chunks, none to zero them). Larger bins take each increment
+    // atomically in the Func's own bins.
     bool shared_bins = false;
     // A small 1-D Func whose updates each run on one GPU thread (a cumulative table): all its stages
     // in one block, the Func in that block's shared memory, written out by a copy that its readers

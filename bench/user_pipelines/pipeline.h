@@ -21,5 +21,6 @@ using Registry = std::map<std::string, std::function<P()>>;
 // Adds each file's pipelines to `r`.
 void add_pipelines_a(Registry &r);
 void add_pipelines_b(Registry &r);
+void add_pipelines_c(Registry &r);
 
 }  // namespace user_pipelines

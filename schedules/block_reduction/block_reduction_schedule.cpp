@@ -63,7 +63,7 @@ Func two_d_lanes(ScheduleWriter &w, Func f, int lanes, int lanes_x, bool unroll_
 }  // namespace
 
 void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target, int lanes, int lanes_x,
-                              bool unroll_inner) {
+                              bool unroll_inner, bool second_level) {
     auto fn = f.function();
     if (!is_gpu_target(target) || fn.updates().size() != 1 || fn.update(0).schedule().rvars().empty()) {
         schedule_as_own_kernel(w, f, target);
@@ -108,7 +108,7 @@ void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target, i
     // the block loops, as above.)
     Func partial2;
     RVar r2o(tag + "_r2o"), r2i(tag + "_r2i");
-    if (const int second = block_reduction_second_partials(lanes); over_lanes && second > 0) {
+    if (const int second = block_reduction_second_partials(lanes); second_level && over_lanes && second > 0) {
         w.split({f, 0}, *over_lanes, r2o, r2i, second, TailStrategy::GuardWithIf);
         partial2 = w.rfactor({f, 0}, r2i, lane2);
     }

@@ -124,7 +124,7 @@ public:
         // histogram was estimated at 1462 us, the whole app measured 145 us on the H100).
         int64_t blocks = std::max<int64_t>(1, O.points() / 256);
         for (int u = 0; c.opt.gpu && u < O.updates; u++)
-            if (chunked_scatter(O.function, u) && size_t(u) < O.rvar_extents.size() &&
+            if (chunked_scatter(O.function, u) && O.bytes() <= kSharedBinsBytes && size_t(u) < O.rvar_extents.size() &&
                 !O.rvar_extents[size_t(u)].empty())
                 blocks = std::max(blocks, blocks_of(O.rvar_extents[size_t(u)].back(), kScatterRowsPerChunk));
         return c.whole_root_choice(TemplateKind::Generic, blocks);
@@ -142,16 +142,18 @@ public:
             p.stage_threads = generic_stage_threads(O, c.opt.device);
             p.stage_serial_outer = generic_stage_serial_outer(O);
         }
-        // Bins in shared memory where they fit (measured on the H100: hist_equalize's chunks took
-        // 104.3 us with each chunk's 256 bins in global memory, their atomics contending in L2).
+        // Chunks of rows with their bins in shared memory where the bins fit (measured on the H100:
+        // hist_equalize's chunks took 104.3 us with each chunk's 256 bins in global memory, their
+        // atomics contending in L2). Bins that do not fit take each increment directly, atomically:
+        // many bins seldom contend, and a 256 x 256 joint histogram's chunks would each zero, fill
+        // and merge 256 KB of bins of their own (977 us on the H200, 70 MB for 17 MB of pixels).
         bool scatters = false;
         for (int u = 0; u < O.updates; u++) scatters |= chunked_scatter(O.function, u);
         p.shared_bins = c.opt.gpu && scatters && O.bytes() <= kSharedBinsBytes;
         k.params = p;
-        // Scatters in chunks of rows take two launches more (their chunks' bins: zeroed, filled),
-        // or one with the bins in shared memory (the copy's).
+        // Scatters in chunks of rows take one launch more: the copy's.
         for (int u = 0; c.opt.gpu && u < O.updates; u++)
-            k.launches += chunked_scatter(O.function, u) ? (p.shared_bins ? 1 : 2) : 0;
+            k.launches += chunked_scatter(O.function, u) && p.shared_bins ? 1 : 0;
     }
 
     void apply(ApplyContext &c, const KernelPlan &k) const override {
@@ -205,26 +207,16 @@ public:
             for (int64_t n : rv) points *= n;
             LaunchShape s;
             s.stage = name;
-            if (chunked_scatter(O.function, stage - 1)) {
-                // The chunks' bins (the Func's dims, then the chunks), zeroed, then filled by a block
-                // per chunk; then the Func adds its chunks' bins over its own dims.
+            if (chunked_scatter(O.function, stage - 1) && k.get<GenericParams>()->shared_bins) {
+                // One launch: a block per chunk, its bins in shared memory, then copied out; then the
+                // Func adds its chunks' bins over its own dims.
                 const int64_t chunks = blocks_of(rv.empty() ? 1 : rv.back(), kScatterRowsPerChunk);
                 std::vector<int64_t> bins = stage_extents(O, 0);
                 s.grid[0] = chunks;
-                s.threads[0] = 256;
-                if (k.get<GenericParams>()->shared_bins) {
-                    s.threads[0] = kSharedBinsLanes;
-                    // One launch: a block per chunk, its bins in shared memory, then copied out.
-                    s.stage = name + " (chunks, bins in shared memory)";
-                    s.shared_bytes = O.bytes();
-                    out.push_back(s);
-                } else {
-                    std::vector<int64_t> intm = bins;
-                    intm.push_back(chunks);
-                    out.push_back(tiled_stage(name + " (chunks' bins)", intm, kGenericTileX, kGenericTileY, 0, c.grid));
-                    s.stage = name + " (chunks)";
-                    out.push_back(s);
-                }
+                s.threads[0] = kSharedBinsLanes;
+                s.stage = name + " (chunks, bins in shared memory)";
+                s.shared_bytes = O.bytes();
+                out.push_back(s);
                 // The bins' sum: a block per kScatterMergeChunks chunks, a thread per bin.
                 LaunchShape m;
                 m.stage = name;

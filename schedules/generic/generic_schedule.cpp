@@ -94,11 +94,11 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
         return;
     }
     const auto rvars = fn.update(s.update).schedule().rvars();
-    if (autosched::chunked_scatter(fn, s.update)) {
-        // A scatter over rows (a histogram of an image): each chunk of kRowsPerChunk rows
-        // accumulates into bins of its own (rfactor), one block per chunk, so its atomics meet
-        // only that block's; then each bin adds up its chunks. All of 8M pixels' increments on the
-        // same 256 bins took the H100 2.3 ms.
+    if (shared_bins && autosched::chunked_scatter(fn, s.update)) {
+        // A scatter over rows (a histogram of an image) whose bins fit in shared memory: each
+        // chunk of kRowsPerChunk rows accumulates into bins of its own (rfactor), one block per
+        // chunk, so its atomics meet only that block's; then each bin adds up its chunks. All of
+        // 8M pixels' increments on the same 256 bins took the H100 2.3 ms.
         RVar rows(rvars.back().var), chunk(tag + "_chunk"), row(tag + "_row");
         w.split(s, rows, chunk, row, kRowsPerChunk, TailStrategy::GuardWithIf);
         Var u(tag + "_u");
@@ -119,24 +119,15 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
             w.reorder(is, {lane, walk, u});
             return lane;
         };
-        if (shared_bins) {
-            // Each chunk's bins in its block's shared memory (shared atomics), zeroed and filled
-            // there, then written out once by a copy that the Func's sum over chunks reads.
-            Func copy = w.in(intm, {Func(fn)});
-            w.compute_root(copy);
-            const VarOrRVar cu = bins_over_threads(w, {copy}, tag + "_copy");
-            w.gpu_blocks({copy}, cu);
-            w.compute_at(intm, copy, cu);
-            bins_over_threads(w, {intm}, itag + "_zero");
-            w.gpu_threads({intm, 0}, walk_chunk({intm, 0}, kSharedBinsLanes));
-        } else {
-            w.compute_root(intm);
-            pure_loops(w, {intm}, stage_pure_vars(intm.function(), 0), target, itag, 0);
-            const StageRef is{intm, 0};
-            const RVar lane = walk_chunk(is, kThreads1D);
-            w.gpu_blocks(is, u);
-            w.gpu_threads(is, lane);
-        }
+        // Each chunk's bins in its block's shared memory (shared atomics), zeroed and filled
+        // there, then written out once by a copy that the Func's sum over chunks reads.
+        Func copy = w.in(intm, {Func(fn)});
+        w.compute_root(copy);
+        const VarOrRVar cu = bins_over_threads(w, {copy}, tag + "_copy");
+        w.gpu_blocks({copy}, cu);
+        w.compute_at(intm, copy, cu);
+        bins_over_threads(w, {intm}, itag + "_zero");
+        w.gpu_threads({intm, 0}, walk_chunk({intm, 0}, kSharedBinsLanes));
         // The Func itself now adds its chunks' bins: a block per kMergeChunks chunks, a thread per
         // bin, each adding its chunks' counts and then, atomically, the sum to the bin. (One block
         // whose threads each walked all 270 chunks took hist_equalize's bins 20 us on the H100;
@@ -153,7 +144,13 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
         return;
     }
     w.atomic(s);
+    // Every point of the RDom a thread of one launch (its RVars fused: not a launch per row).
     VarOrRVar all = RVar(rvars[0].var);
+    for (size_t i = 1; i < rvars.size(); i++) {
+        RVar next(tag + "_rf" + std::to_string(i));
+        w.fuse(s, all, RVar(rvars[i].var), next);
+        all = next;
+    }
     RVar ro(tag + "_ro"), ri(tag + "_ri");
     w.split(s, all, ro, ri, kThreads1D, TailStrategy::GuardWithIf);
     w.gpu_blocks(s, ro);

@@ -62,7 +62,6 @@ public:
             return "it reduces fewer than " + std::to_string(kMinTotalPoints) + " points at the estimates";
         const auto &def = O.function.update(0);
         if (has_predicate(def) && !O.predicated_reduction) return "its RDom has a predicate, and more makes it generic";
-        if (def.values().size() != 1) return "it reduces a Tuple";
         // A scalar parameter can make the outermost RVar empty at run time (a sum over the first n
         // points, n = 0): its slices' partials would be an allocation of no bytes, which Halide's
         // GPU runtimes refuse (the OpenCL one aborts). An input's extent leaves the whole pipeline

@@ -14,7 +14,11 @@ void schedule_total_reduction(ScheduleWriter &w, Func f, const Target &target, i
     Var slice(tag + "_slice");
     w.split({f, 0}, outer, so, si, int(slice_rows), TailStrategy::GuardWithIf);
     Func partials = w.rfactor({f, 0}, so, slice);
-    schedule_block_reduction(w, partials, target, lanes, lanes_x, unroll_inner);
+    // A Tuple's slices add their lanes' partials in one thread: with the second level of partials
+    // as well, each slice of a minimum-and-maximum pair came out as the identity on OpenCL
+    // (docs/halide-21-notes.md).
+    const bool tuple = f.function().values().size() > 1;
+    schedule_block_reduction(w, partials, target, lanes, lanes_x, unroll_inner, !tuple);
     // The partials' sum: one block, as a block reduction of one result.
     schedule_block_reduction(w, f, target, kTotalFinalLanes);
 }
