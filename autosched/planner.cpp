@@ -255,7 +255,8 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
             for (int k : groups[r]) readers += (readers.empty() ? "" : ", ") + g.nodes[k].name;
             plan.explanations.push_back({g.nodes[r].name, "",
                                          "computed per point in the threads of " + readers +
-                                             ", which read it one to one (not the generic template, though " +
+                                             ", which read each of its points once (not the generic template, "
+                                             "though " +
                                              g.nodes[r].generic + ")"});
         }
     }

@@ -80,8 +80,9 @@ struct FuncNode {
     // Why the fused templates cannot take this Func (autosched/model/generic_reason.h); empty when they
     // can. Such a Func is a kernel root of the generic template.
     std::string generic;
-    // A generic Func that reduces at each point on its own (autosched/model/generic_reason.h:
-    // reduces_per_point): it may be fused into a consumer's threads that read it one to one.
+    // A generic Func that reduces at each point on its own, or is refined in place at each point
+    // (autosched/model/generic_reason.h: reduces_per_point, refined_in_place): it may be fused
+    // into the threads of a consumer that reads each of its points once.
     bool generic_per_point = false;
     // Generic only for its RDom's predicate (generic_reason.h: predicated_reduction): as a kernel
     // root, the block and total reduction templates may take it before the generic template.

@@ -88,6 +88,16 @@ bool reduces_per_point(const Function &f) {
     return rdom;
 }
 
+bool refined_in_place(const Function &f) {
+    if (f.has_extern_definition() || f.updates().empty()) return false;
+    for (const Definition &u : f.updates()) {
+        if (u.args().size() != f.args().size() || !u.schedule().rvars().empty()) return false;
+        for (size_t d = 0; d < u.args().size(); d++)
+            if (!pure_in_place(f, u, d)) return false;
+    }
+    return true;
+}
+
 bool point_scan(const Function &f) {
     if (f.has_extern_definition() || f.updates().empty() || f.args().size() < 2) return false;
     const auto &pure = f.args();

@@ -28,6 +28,11 @@ bool predicated_reduction(const Halide::Internal::Function &f);
 // a consumer that reads it one to one: nothing splits its RDom there (the pointwise template).
 bool reduces_per_point(const Halide::Internal::Function &f);
 
+// Whether every update of `f` rewrites each point in place from that point alone, with no RDom
+// (`f(x, y) = select(mask(x, y), clamp(f(x, y), lo, hi), f(x, y))`): like a reduction at each point,
+// it may be computed in the threads of a reader instead of stored.
+bool refined_in_place(const Halide::Internal::Function &f);
+
 // Whether every update of `f` is a scan at each point of its pure dims (a "point scan"): each
 // update writes its pure vars in their places, except in positions indexed by RDom and constant
 // expressions only (the scan's positions), dims 0 and 1 among the pure ones; Halide then has it

@@ -22,5 +22,6 @@ using Registry = std::map<std::string, std::function<P()>>;
 void add_pipelines_a(Registry &r);
 void add_pipelines_b(Registry &r);
 void add_pipelines_c(Registry &r);
+void add_pipelines_d(Registry &r);
 
 }  // namespace user_pipelines

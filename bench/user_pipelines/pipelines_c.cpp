@@ -128,7 +128,7 @@ P psnr() {
     // (Summed in f64: 8 million f32 squares summed serially, as the host reference does, drift by
     // 1e-2 of the sum.)
     Expr mse = sum(cast<double>(d * d)) / cast<double>(a.dim(0).extent() * a.dim(1).extent());
-    out() = cast<float>(10.0 * log(4.0 / mse) / std::log(10.0));
+    out() = cast<float>(Expr(10.0) * log(Expr(4.0) / mse) / Expr(std::log(10.0)));
     a.set_estimates({{0, 3840}, {0, 2160}});
     b.set_estimates({{0, 3840}, {0, 2160}});
     return {{out}, {a, b}};

@@ -34,6 +34,9 @@ namespace {
 // weighted sum over an input's 3 channels, read by each of the 3 channels of a 4-D output, is
 // computed again in each of their threads (9 steps) instead of stored and read back.
 constexpr int64_t kSharedPerPointSteps = 64;
+// The most points of a Func refined in place (generic_reason.h: refined_in_place) one point of the
+// root may read where each thread computes them.
+constexpr int64_t kRefinedPointsPerPoint = 16;
 
 // Whether every reduction fused into the kernel is read by the root one point per point: a
 // convolution's sum under its bias and ReLU, a filter's max under a copy (one to one: no point read
@@ -70,6 +73,17 @@ bool reductions_read_one_to_one(const KernelContext &c) {
         const auto at_point = c.g.regions_for(c.root, one, c.inside);
         for (int m : c.members) {
             const FuncNode &M = c.g.nodes[size_t(m)];
+            if (!M.is_reduction() && M.generic_per_point) {
+                // Refined in place (generic_reason.h: refined_in_place): read by the root alone, a
+                // few points per point and each point once (a 2 x 2 downsample of it), so that each
+                // thread computes its own points. (Read by a window reduction in the kernel, a
+                // random user pipeline's failed on OpenCL with a buffer of no bytes.)
+                for (int e : M.out_edges)
+                    if (c.g.edges[size_t(e)].consumer != c.root) return false;
+                const int64_t at_one = region_points(at_point[size_t(m)]), read = region_points(whole[size_t(m)]);
+                if (at_one > kRefinedPointsPerPoint || read * 5 < O.points() * at_one * 4) return false;
+                continue;
+            }
             if (!M.is_reduction()) continue;
             const int64_t read = region_points(whole[size_t(m)]);
             if (region_points(at_point[size_t(m)]) != 1 || read <= 0 || read > O.points()) return false;
