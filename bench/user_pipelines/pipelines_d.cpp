@@ -66,8 +66,7 @@ P transpose16() {
 // Rows of a 1024-wide table gathered through a permutation of a token list (two levels of
 // indirection), scaled by a per-token weight.
 P gather2() {
-    ImageParam table(Float(32), 2, "table"), perm(Int(32), 1, "perm"), ids(Int(32), 1, "ids"),
-        wt(Float(32), 1, "wt");
+    ImageParam table(Float(32), 2, "table"), perm(Int(32), 1, "perm"), ids(Int(32), 1, "ids"), wt(Float(32), 1, "wt");
     Var d("d"), t("t");
     Func out("out");
     Expr p = clamp(perm(clamp(ids(t), 0, perm.dim(0).extent() - 1)), 0, table.dim(1).extent() - 1);
