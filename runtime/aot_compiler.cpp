@@ -81,8 +81,12 @@ std::string compile_pipeline_library(const LibraryRequest &req) {
     fs::create_directories(req.out_dir);
     std::string base = (fs::path(req.out_dir) / req.stem).string();
     Halide::Pipeline p = req.pipeline;
+    // An object file, not a static library: Halide 21 builds a static library in a temporary
+    // directory it names its members relative to, and threads compiling side by side (the compile
+    // cache's) then failed about one build in ten ("... .a.o: No such file or directory", or an
+    // internal error in create_static_library).
     std::map<Halide::OutputFileType, std::string> files = {{Halide::OutputFileType::c_header, base + ".h"},
-                                                           {Halide::OutputFileType::static_library, base + ".a"}};
+                                                           {Halide::OutputFileType::object, base + ".o"}};
     std::string device_source = device_source_path(base + ".so", req.target);
     if (!device_source.empty()) files[Halide::OutputFileType::device_code] = device_source;
     {
@@ -106,9 +110,8 @@ std::string compile_pipeline_library(const LibraryRequest &req) {
 
     std::string so = base + ".so";
     std::string cmd = std::string(SOLDER_CXX) + " -shared -fPIC -O1 -o " + quote(so) + " " + quote(base + ".info.cpp") +
-                      " -Wl,--whole-archive " + quote(base + ".a") + " -Wl,--no-whole-archive " +
-                      quote(runtime_object(req.target, req.out_dir)) + " " + quote(launch_hooks_object()) +
-                      " -ldl -lpthread";
+                      " " + quote(base + ".o") + " " + quote(runtime_object(req.target, req.out_dir)) + " " +
+                      quote(launch_hooks_object()) + " -ldl -lpthread";
     run_or_throw("linking the pipeline library", cmd, base + ".link.log");
     return so;
 }
