@@ -85,6 +85,9 @@ std::map<int, int> written_beside_roots(const FuncGraph &g, const PlannerOptions
     return host;
 }
 
+const char *const kInlinedUnboundedReason =
+    "inlined into its readers: read at data-dependent points that nothing bounds, it has no region to store";
+
 Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string &app) {
     const int N = int(g.nodes.size());
     for (auto &name : opt.keep_unfused) {
@@ -357,6 +360,7 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
                                   "points that read a common input, and the split-K launches of reductions over "
                                   "the same points, not other kernels so far"
                             : "horizontal fusion is disabled by option"});
+    for (auto &name : g.inlined_unbounded) plan.explanations.push_back({name, "", kInlinedUnboundedReason});
     return plan;
 }
 
@@ -378,16 +382,12 @@ int fallback_root(const FuncGraph &g, const Plan &plan, const std::vector<LimitV
 
 }  // namespace
 
-const char *const kInlinedUnboundedReason =
-    "inlined into its readers: read at data-dependent points that nothing bounds, it has no region to store";
-
 // A plan whose every launch is within the device's limits at the planning estimates: grids folded
 // into x where y or z would be too large (autosched/plan_limits.h), and any kernel still beyond a
 // limit replaced: its root takes the generic template (at most 256 threads, no shared memory),
 // which stores what it cannot compute inline, and the plan is searched again.
 Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::string &app) {
     Plan plan = plan_once(g, opt, app);
-    for (auto &name : g.inlined_unbounded) plan.explanations.push_back({name, "", kInlinedUnboundedReason});
     std::vector<LimitViolation> left = fit_device_limits(g, opt, plan);
     if (left.empty()) return plan;
     FuncGraph fallback = g;
@@ -398,7 +398,6 @@ Plan plan_pipeline(const FuncGraph &g, const PlannerOptions &opt, const std::str
         fallback.nodes[size_t(r)].generic = why;
         fallback.nodes[size_t(r)].generic_per_point = false;
         plan = plan_once(fallback, opt, app);
-        for (auto &name : g.inlined_unbounded) plan.explanations.push_back({name, "", kInlinedUnboundedReason});
         left = fit_device_limits(fallback, opt, plan);
     }
     for (auto &v : left)

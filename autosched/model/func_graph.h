@@ -113,6 +113,9 @@ struct FuncEdge {
 
     // A read at several points per point through a resampling (FuncGraph::read_through_resampling).
     bool resamples() const { return access == Access::Remap && sites > 1; }
+    // A read at several points per point at fixed offsets or through a resampling: the consumer's
+    // taps of the producer.
+    bool taps() const { return access == Access::Stencil || resamples(); }
 };
 
 // One definition of a Func (its pure definition or an update): what it reads and over what.

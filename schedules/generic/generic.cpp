@@ -41,6 +41,13 @@ std::vector<int> generic_stage_threads(const FuncNode &O, const DeviceProfile &d
     return threads;
 }
 
+// Whether update `u` of `O` is a scatter taken in chunks of rows (chunked_scatter) whose bins fit
+// in each chunk's shared memory at the estimates (GenericParams::shared_bins); other scatters
+// increment the Func's own bins directly.
+bool scatters_in_shared_chunks(const FuncNode &O, int u) {
+    return chunked_scatter(O.function, u) && O.bytes() <= kSharedBinsBytes;
+}
+
 // Per stage, the outermost pure dims beyond the grid's three that each GPU thread loops over
 // serially (GenericParams): all of them where the other dims keep kGenericMinThreads points or
 // more at the estimate and the thread's serial points stay within kGenericSerialPoints, else none.
@@ -136,7 +143,7 @@ public:
         // histogram was estimated at 1462 us, the whole app measured 145 us on the H100).
         int64_t blocks = std::max<int64_t>(1, O.points() / 256);
         for (int u = 0; c.opt.gpu && u < O.updates; u++)
-            if (chunked_scatter(O.function, u) && O.bytes() <= kSharedBinsBytes && size_t(u) < O.rvar_extents.size() &&
+            if (scatters_in_shared_chunks(O, u) && size_t(u) < O.rvar_extents.size() &&
                 !O.rvar_extents[size_t(u)].empty())
                 blocks = std::max(blocks, blocks_of(O.rvar_extents[size_t(u)].back(), kScatterRowsPerChunk));
         return c.whole_root_choice(TemplateKind::Generic, blocks);
@@ -159,9 +166,9 @@ public:
         // atomics contending in L2). Bins that do not fit take each increment directly, atomically:
         // many bins seldom contend, and a 256 x 256 joint histogram's chunks would each zero, fill
         // and merge 256 KB of bins of their own (977 us on the H200, 70 MB for 17 MB of pixels).
-        bool scatters = false;
-        for (int u = 0; u < O.updates; u++) scatters |= chunked_scatter(O.function, u);
-        p.shared_bins = c.opt.gpu && scatters && O.bytes() <= kSharedBinsBytes;
+        bool chunks = false;
+        for (int u = 0; u < O.updates; u++) chunks |= scatters_in_shared_chunks(O, u);
+        p.shared_bins = c.opt.gpu && chunks;
         k.params = p;
         // Scatters in chunks of rows take one launch more: the copy's.
         for (int u = 0; c.opt.gpu && u < O.updates; u++)

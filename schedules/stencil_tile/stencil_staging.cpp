@@ -73,7 +73,7 @@ bool reads_no_stencil(const FuncGraph &g, int m) {
     if (n.updates > 0) return false;
     for (int e : n.in_edges) {
         const int p = g.edges[size_t(e)].producer;
-        if (g.edges[size_t(e)].access == Access::Stencil || g.edges[size_t(e)].resamples() ||
+        if (g.edges[size_t(e)].taps() ||
             (!g.nodes[size_t(p)].is_input && (g.read_through_stencil(p) || g.read_through_resampling(p))))
             return false;
     }
@@ -105,7 +105,7 @@ bool input_read_by_one_stencil(const FuncGraph &g, int m, int root, const std::v
         if (depth > 3 || f.updates > 0 || f.ops_per_point > kMaxInputLikeOps) return false;
         for (int e : f.in_edges) {
             const FuncEdge &E = g.edges[size_t(e)];
-            if (E.access == Access::Stencil || E.resamples() || !input_like(E.producer, depth + 1)) return false;
+            if (E.taps() || !input_like(E.producer, depth + 1)) return false;
         }
         return true;
     };
@@ -116,8 +116,8 @@ bool input_read_by_one_stencil(const FuncGraph &g, int m, int root, const std::v
         for (int e : g.nodes[size_t(n)].out_edges) {
             const FuncEdge &E = g.edges[size_t(e)];
             if (!member(E.consumer)) continue;
-            const bool stencil = E.access == Access::Stencil || E.resamples();
-            if (crossed + (stencil ? 1 : 0) > 1 || !one_stencil(E.consumer, crossed + (stencil ? 1 : 0))) return false;
+            const int next = crossed + (E.taps() ? 1 : 0);
+            if (next > 1 || !one_stencil(E.consumer, next)) return false;
         }
         return true;
     };
