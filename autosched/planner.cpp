@@ -167,7 +167,12 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
                 auto it = row_regions.find(anchor);
                 if (it == row_regions.end())
                     it = row_regions.emplace(anchor, row_block_regions(g, anchor, choice[anchor])).first;
-                fp.block_points = region_points(it->second[i]);
+                const Region &per_block = it->second[i];
+                fp.block_points = region_points(per_block);
+                size_t widest = 0;
+                for (size_t d = 1; d < per_block.size() && d < n.dims.size(); d++)
+                    if (per_block[d].extent() > per_block[widest].extent()) widest = d;
+                if (widest > 0) fp.thread_dim = n.dims[widest];
             }
             if (at_block) fp.anchor = g.nodes[anchor].name;
         }

@@ -111,6 +111,7 @@ ApplyContext::AtBlock ApplyContext::at_block(const KernelPlan &k) const {
             a.funcs.push_back(get(name));
             a.points.push_back(p->block_points);
             a.row_dims.push_back(p->row_dim);
+            a.thread_dims.push_back(p->thread_dim);
         }
     }
     return a;

@@ -76,6 +76,7 @@ struct ApplyContext {
         std::vector<Halide::Func> funcs;
         std::vector<int64_t> points;
         std::vector<std::string> row_dims;
+        std::vector<std::string> thread_dims;  // FuncPlan::thread_dim
     };
     AtBlock at_block(const KernelPlan &k) const;
 };

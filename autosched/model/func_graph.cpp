@@ -621,7 +621,7 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
         n.updates = int(f.updates().size());
         n.generic = generic_reason(f);
         n.generic_per_point = !n.generic.empty() && (reduces_per_point(f) || refined_in_place(f));
-        n.predicated_reduction = !n.generic.empty() && predicated_reduction(f);
+        n.predicated_reduction = predicated_reduction(f);
         for (auto &u : f.updates()) {
             int64_t pts = 1;
             bool any = false;

@@ -84,8 +84,9 @@ struct FuncNode {
     // (autosched/model/generic_reason.h: reduces_per_point, refined_in_place): it may be fused
     // into the threads of a consumer that reads each of its points once.
     bool generic_per_point = false;
-    // Generic only for its RDom's predicate (generic_reason.h: predicated_reduction): as a kernel
-    // root, the block and total reduction templates may take it before the generic template.
+    // A reduction with a predicate, of the fused templates' shape otherwise (generic_reason.h:
+    // predicated_reduction): as a kernel root, the block and total reduction templates may take it
+    // (before the generic template, where the predicate makes it generic).
     bool predicated_reduction = false;
     std::vector<int> in_edges, out_edges;
 

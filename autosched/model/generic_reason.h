@@ -11,14 +11,16 @@ namespace solder::autosched {
 
 // Empty when the fused templates can take `f`, else one sentence on why not. The fused templates
 // take Funcs with a pure definition and at most one update that writes the pure vars in order and
-// reduces with an operator Halide proves associative, over an RDom without a predicate (its
-// bounds may be known only at run time: every split of such a pipeline guards its tail).
+// reduces with an operator Halide proves associative, over an RDom without a predicate, or with one
+// the same at every point (pipeline_funcs.h: uniform_predicate, a disk of a Param radius); its
+// bounds may be known only at run time: every split of such a pipeline guards its tail.
 std::string generic_reason(const Halide::Internal::Function &f);
 
-// Whether a predicate (RDom::where) is all that makes `f` generic: one update over an RDom that
-// writes the pure vars in order with an operator Halide proves associative. The block and total
-// reduction templates take such a reduction as a kernel root: Halide's rfactor keeps the predicate
-// in each lane's walk, a guard at each point (a causal row sum, a masked mean).
+// Whether `f` is a reduction with a predicate (RDom::where) and otherwise of the fused templates'
+// shape: one update over an RDom that writes the pure vars in order with an operator Halide proves
+// associative. Generic where the predicate differs from point to point; either way the block and
+// total reduction templates take such a reduction as a kernel root: Halide's rfactor keeps the
+// predicate in each lane's walk, a guard at each point (a causal row sum, a masked mean).
 bool predicated_reduction(const Halide::Internal::Function &f);
 
 // Whether `f` reduces at each of its points on its own: every update writes its pure vars in order

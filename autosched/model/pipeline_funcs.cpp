@@ -1,5 +1,7 @@
 #include "autosched/model/pipeline_funcs.h"
 
+#include <set>
+
 namespace solder {
 using namespace Halide;
 using Halide::Internal::Function;
@@ -24,6 +26,25 @@ bool has_specializations(const Function &f) {
 
 bool has_predicate(const Internal::Definition &d) {
     return d.predicate().defined() && !Internal::is_const_one(d.predicate());
+}
+
+bool uniform_predicate(const Internal::Definition &d) {
+    if (!has_predicate(d)) return false;
+    struct Uniform : Internal::IRVisitor {
+        std::set<std::string> rvars;
+        bool uniform = true;
+        using Internal::IRVisitor::visit;
+        void visit(const Internal::Variable *op) override {
+            if (!rvars.count(op->name) && !op->param.defined()) uniform = false;
+        }
+        void visit(const Internal::Call *op) override {
+            if (op->call_type == Internal::Call::Halide || op->call_type == Internal::Call::Image) uniform = false;
+            Internal::IRVisitor::visit(op);
+        }
+    } u;
+    for (auto &rv : d.schedule().rvars()) u.rvars.insert(rv.var);
+    d.predicate().accept(&u);
+    return u.uniform;
 }
 
 std::vector<Function> pipeline_functions(const std::vector<Func> &outputs) {

@@ -15,6 +15,10 @@ std::vector<size_t> specialization_counts(const Halide::Internal::Function &f);
 bool has_specializations(const Halide::Internal::Function &f);
 // Whether a definition's RDom has a predicate (RDom::where) other than `true`.
 bool has_predicate(const Halide::Internal::Definition &d);
+// Whether a definition's predicate is the same at every point of its pure vars: it names only the
+// RDom's own vars and scalar parameters (a disk, `r.x * r.x + r.y * r.y <= radius * radius`), no
+// pure var and no Func or input. Every thread then skips the same points.
+bool uniform_predicate(const Halide::Internal::Definition &d);
 std::vector<Halide::Internal::Function> pipeline_functions(const std::vector<Halide::Func> &outputs);
 // A Func's pure vars, innermost first.
 std::vector<Halide::Var> pure_vars(const Halide::Func &f);

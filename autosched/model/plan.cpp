@@ -165,7 +165,8 @@ std::string Plan::to_json() const {
               [](const FuncPlan &f) {
                   return "{\"func\": " + js(f.func) + ", \"placement\": " + js(placement_name(f.placement)) +
                          (f.anchor.empty() ? "" : ", \"at\": " + js(f.anchor)) +
-                         (f.row_dim.empty() ? "" : ", \"row_dim\": " + js(f.row_dim)) + "}";
+                         (f.row_dim.empty() ? "" : ", \"row_dim\": " + js(f.row_dim)) +
+                         (f.thread_dim.empty() ? "" : ", \"thread_dim\": " + js(f.thread_dim)) + "}";
               })
       << ",\n \"total_bytes\": " << total_bytes << ", \"min_bytes\": " << min_bytes << ", \"est_us\": " << num(est_us)
       << ", \"search\": " << js(search) << (fixed_sizes ? "" : ", \"fixed_sizes\": false") << ",\n \"explanations\": "

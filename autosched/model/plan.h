@@ -32,6 +32,10 @@ struct FuncPlan {
     // Row kernels whose blocks own several rows: this Func's pure var that follows the root's rows
     // (empty: none, or one row per block).
     std::string row_dim;
+    // A Func computed per block whose points there lie along another of its pure vars than its
+    // first (an inline reduction's vars follow the order its expression names them): that var,
+    // which the block's threads cover. Empty: its first.
+    std::string thread_dim;
 };
 
 // A pipeline output that a row or pointwise kernel writes beside its root (`KernelPlan::side`,

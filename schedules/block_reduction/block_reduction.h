@@ -11,8 +11,11 @@ namespace solder::autosched {
 // - `along_results`: some read's innermost arg follows the result's innermost pure var and no RVar
 //   (B(i, k) in C(i, j) += A(k, j) * B(i, k)): one thread per result reads it coalesced, while a
 //   block's lanes along the RVar would read it a row apart each.
+// - `shared_along_results`: no read's args name the result's innermost pure var (it appears at
+//   most in the RDom's predicate: a cumulative sum written as `r.where(r <= x)`): neighbouring
+//   results read the same points, which a warp of threads, one per result, loads once.
 struct InnermostReads {
-    bool walks_rvar = false, along_results = false;
+    bool walks_rvar = false, along_results = false, shared_along_results = true;
 };
 // For a reduction with pure dims and one update.
 InnermostReads innermost_reads(const Halide::Internal::Function &f);

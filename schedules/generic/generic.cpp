@@ -181,8 +181,17 @@ public:
             schedule_point_scan_tiles(c.w, c.get(k.root), p.scan_tile_rows);
         else if (p.one_block && is_gpu_target(c.target))
             schedule_one_block(c.w, c.get(k.root));
-        else
-            schedule_generic_kernel(c.w, c.get(k.root), c.target, p.stage_threads, p.stage_serial_outer, p.shared_bins);
+        else {
+            // Halide 21's OpenCL C backend turns an atomic update of shared memory that it does not
+            // match as an add into a compare-and-swap loop on the shared buffer's int16 pointer
+            // (16 ints a step): random user pipeline seed 7's 16-bin histogram never left it. On
+            // OpenCL such scatters increment the Func's own bins in global memory instead.
+            const bool shared_bins = p.shared_bins && !c.target.has_feature(Halide::Target::OpenCL);
+            if (shared_bins != p.shared_bins)
+                c.w.note(k.name + " increments its bins in global memory, not in shared memory: Halide 21's OpenCL "
+                                  "backend can leave a shared-memory atomic in a loop that never ends");
+            schedule_generic_kernel(c.w, c.get(k.root), c.target, p.stage_threads, p.stage_serial_outer, shared_bins);
+        }
     }
 
     // Each stage a launch (schedules/generic/generic_schedule.cpp): pure vars as pure_loops lays

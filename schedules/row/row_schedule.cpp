@@ -188,15 +188,15 @@ void schedule_warp_row_kernel(ScheduleWriter &w, Func root, const RowShape &shap
     const Var at = blocks_over(w, {root}, blocks, tag);
     const bool mixed = mixed_element_sizes(at_block);
     for (size_t i = 0; i < at_block.size(); i++)
-        block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, 1, 32 * shape.warps, "", root,
-                    at, target, mixed, shape.warps, vector);
+        block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, 1, 32 * shape.warps, "", "",
+                    root, at, target, mixed, shape.warps, vector);
     schedule_side_outputs(w, root, side, shared, 1, at);
 }
 
 void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, const std::vector<Func> &at_block,
                          const std::vector<int64_t> &at_block_points, const std::vector<std::string> &at_block_row_dims,
-                         const std::vector<StagedRow> &staged, const Target &target, const std::vector<Func> &side,
-                         const std::vector<Func> &shared) {
+                         const std::vector<std::string> &at_block_thread_dims, const std::vector<StagedRow> &staged,
+                         const Target &target, const std::vector<Func> &side, const std::vector<Func> &shared) {
     if ((!side.empty() || !shared.empty()) &&
         (!is_gpu_target(target) || int(pure_vars(root).size()) <= shape.inner_dims))
         throw std::logic_error("the row kernel of " + root.name() +
@@ -254,9 +254,10 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, co
         for (auto &s : staged) stage_in_block(w, s, root, at, mixed, tx_extent, rows);
         std::vector<LaneSplit> splits;
         for (size_t i = 0; i < at_block.size(); i++)
-            splits.push_back(block_level(
-                w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, rows, tx_extent,
-                rows > 1 && i < at_block_row_dims.size() ? at_block_row_dims[i] : "", root, at, target, mixed));
+            splits.push_back(
+                block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, rows, tx_extent,
+                            rows > 1 && i < at_block_row_dims.size() ? at_block_row_dims[i] : "",
+                            i < at_block_thread_dims.size() ? at_block_thread_dims[i] : "", root, at, target, mixed));
         fuse_lane_splits(w, splits);
         schedule_side_outputs(w, root, side, shared, rows, at);
     } else {

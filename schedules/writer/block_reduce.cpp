@@ -62,10 +62,10 @@ void lanes_innermost(ScheduleWriter &w, Func partial, const Var &lane) {
     w.reorder_storage(partial, order);
 }
 
-// A Func computed once per block: its pure dims spread over threads when it has any. A reduction
-// with one RVar is split across the block's threads first (rfactor): up to 256 partial results,
-// each thread striding over the row (coalesced), then (for 256) 16 threads add 16 partials each,
-// then one thread adds the rest.
+// A Func computed once per block: its pure dim `thread_dim` (else its first) spread over threads
+// when it has any. A reduction with one RVar is split across the block's threads first (rfactor):
+// up to 256 partial results, each thread striding over the row (coalesced), then (for 256) 16
+// threads add 16 partials each, then one thread adds the rest.
 // With `rows` > 1 the block owns that many rows: the reduction's pure dim named `row_dim` is the
 // thread dim after the lanes (thread y, as the root's rows are), so the rows are reduced at once.
 // Every stage maps the same dims to the same thread dims: Halide sizes the block by the largest
@@ -74,7 +74,8 @@ void lanes_innermost(ScheduleWriter &w, Func partial, const Var &lane) {
 // With `warps` > 0 (CUDA, the root's threads laid out as warps x lanes) the reduction is summed by
 // warp shuffles instead (warp_shuffle_reduction), `vector` neighbours per access.
 LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int max_lanes, const std::string &row_dim,
-                      Func root, const Var &at, const Target &t, bool mixed, int warps, int vector, int exact_lanes) {
+                      const std::string &thread_dim, Func root, const Var &at, const Target &t, bool mixed, int warps,
+                      int vector, int exact_lanes) {
     LaneSplit split;
     w.compute_at(f, root, at);
     if (!is_gpu_target(t)) return split;
@@ -89,6 +90,13 @@ LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int m
     // innermost dim in strips as wide as the root's threads along a row, each thread looping over
     // the strips. Threaded whole, the block would be as wide as the row, which the device refuses.
     const bool strips = points > kMaxBlockThreads && max_lanes > 0;
+    // The pure var the block's threads cover: `thread_dim` where the planner named one, else the
+    // first.
+    auto threaded = [&](const std::vector<VarOrRVar> &pure) {
+        for (auto &p : pure)
+            if (!thread_dim.empty() && p.name() == thread_dim) return p;
+        return pure[0];
+    };
     auto thread_stage = [&](const StageRef &st, const std::vector<VarOrRVar> &pure) {
         if (has_row_dim(pure)) {
             w.gpu_threads(st, Var(row_dim));
@@ -96,10 +104,10 @@ LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int m
             w.one_thread_of_block(st);
         } else if (strips) {
             Var so(f.name() + "_strip"), si(f.name() + "_strip_t");
-            w.split(st, pure[0], so, si, max_lanes, TailStrategy::GuardWithIf);
+            w.split(st, threaded(pure), so, si, max_lanes, TailStrategy::GuardWithIf);
             w.gpu_threads(st, si);
         } else {
-            w.gpu_threads(st, pure[0]);
+            w.gpu_threads(st, threaded(pure));
         }
     };
     auto lane_threads = [&](const StageRef &st, const Var &lane) {
@@ -247,8 +255,8 @@ void reduce_rows_in_block(ScheduleWriter &w, const std::vector<Func> &fs, const 
                      ? Internal::as_const_int(Internal::simplify(upd[0].schedule().rvars()[0].extent))
                      : std::optional<int64_t>();
         const int64_t points = n && *n > 1 ? 1 : kMaxPointsToSplit + 1;
-        splits.push_back(block_level(w, fs[i], points, rows, lanes, i < row_dims.size() ? row_dims[i] : "", root, at,
-                                     target, true, 0, 1, lanes));
+        splits.push_back(block_level(w, fs[i], points, rows, lanes, i < row_dims.size() ? row_dims[i] : "", "", root,
+                                     at, target, true, 0, 1, lanes));
     }
     fuse_lane_splits(w, splits);
 }

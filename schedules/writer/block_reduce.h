@@ -36,8 +36,9 @@ struct LaneSplit {
 // Computes `f` per block of `root` at `at`, and on a GPU splits its reduction across the block's
 // lanes (block_reduce.cpp says how).
 LaneSplit block_level(ScheduleWriter &w, Halide::Func f, int64_t points, int rows, int max_lanes,
-                      const std::string &row_dim, Halide::Func root, const Halide::Var &at, const Halide::Target &t,
-                      bool mixed, int warps = 0, int vector = 1, int exact_lanes = 0);
+                      const std::string &row_dim, const std::string &thread_dim, Halide::Func root,
+                      const Halide::Var &at, const Halide::Target &t, bool mixed, int warps = 0, int vector = 1,
+                      int exact_lanes = 0);
 // Independent lane-split reductions of one shape in one loop nest (compute_with).
 void fuse_lane_splits(ScheduleWriter &w, const std::vector<LaneSplit> &splits);
 

@@ -243,6 +243,47 @@ void build(uint64_t seed, UserPipeline &p) {
         window(x, y) = sum(c(x + rk.x, y + rk.y) * (0.1f + 0.05f * cast<float>(rk.x + 2 * rk.y + 3)));
         p.outputs.push_back(window);
     }
+    // A stage's mean over a disk of the taps parameter's radius, edges repeated (drawn last as the
+    // above): an RDom::where predicate that names only the RDom and the parameter, the same at
+    // every point.
+    if (pick(3) == 0) {
+        p.kinds.push_back("disk_window");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        Func c = BoundaryConditions::repeat_edge(src, whole);
+        RDom rd(-p.taps, 2 * p.taps + 1, -p.taps, 2 * p.taps + 1, "rd");
+        rd.where(rd.x * rd.x + rd.y * rd.y <= p.taps * p.taps);
+        Func disk("disk_window");
+        disk(x, y) = 0.0f;
+        disk(x, y) += c(x + rd.x, y + rd.y) / cast<float>((2 * p.taps + 1) * (2 * p.taps + 1));
+        p.outputs.push_back(disk);
+    }
+    // Each row's running sum of a stage written without a scan (drawn last as the above): at each
+    // point a reduction over the row predicated on its own x (`r.where(r <= x)`).
+    if (pick(3) == 0) {
+        p.kinds.push_back("running_sum");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        RDom rr(0, W, "rr");
+        rr.where(rr <= x);
+        Func running("running_sum");
+        running(x, y) = 0.0f;
+        running(x, y) += src(rr, y) / cast<float>(W);
+        p.outputs.push_back(running);
+    }
+    // Each point's product of its row's first 8 points with its column's, less the row's largest
+    // (drawn last as the above): an inline sum whose vars come in the order its expression names
+    // them (y, then x), read by a row maximum.
+    if (pick(3) == 0) {
+        p.kinds.push_back("row_products");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        // (Clamped: the first 8 rows of an image of fewer, and of a stage that may be an output.)
+        Func c = BoundaryConditions::repeat_edge(src, whole);
+        RDom rk(0, 8, "rk"), rx(0, W, "rx");
+        Func prod("row_product"), top("row_top"), out("row_products");
+        prod(x, y) = sum(c(rk, y) * c(x, rk)) * 0.125f;
+        top(y) = maximum(prod(rx, y));
+        out(x, y) = prod(x, y) - top(y) + 1.0f;
+        p.outputs.push_back(out);
+    }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
     p.gain.set_estimate(1.0f);
     p.taps.set_estimate(3);
