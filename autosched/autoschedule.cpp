@@ -119,8 +119,11 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
     Autoscheduled a;
     SlowStepNotice notice("planning " + std::to_string(pipeline_functions(outputs).size()) + " Funcs" +
                           (app.empty() ? std::string() : " of " + app));
+    // (Whatever the caller set, no shared-memory atomics where the target cannot have them.)
+    PlannerOptions for_target = opt;
+    for_target.shared_atomics = opt.shared_atomics && !target.has_feature(Target::OpenCL);
     try {
-        a.plan = plan_pipeline(FuncGraph::build(outputs), opt, app);
+        a.plan = plan_pipeline(FuncGraph::build(outputs), for_target, app);
     } catch (const EstimateError &) {
         throw;
     } catch (const AnalysisError &e) {

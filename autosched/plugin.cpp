@@ -30,7 +30,7 @@ void solder_autoschedule(const Halide::Pipeline &p, const Halide::Target &target
         throw std::invalid_argument(std::string("Solder: ") + e.what());
     }
     PlannerOptions opt = options.planner;
-    opt.gpu = solder::is_gpu_target(target);
+    solder::autosched::plan_for_target(opt, target);
     std::vector<Halide::Func> outputs = p.outputs();
     Autoscheduled a = autoschedule(outputs, target, opt, "pipeline");
     results->target = target;

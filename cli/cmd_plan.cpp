@@ -32,7 +32,7 @@ int cmd_plan(int argc, char **argv) {
     BuiltPipeline p = with_halide_errors(app->name, [&] { return build_app_pipeline(*app, size); });
     auto g = with_halide_errors(app->name, [&] { return autosched::FuncGraph::build(p.outputs); });
     autosched::PlannerOptions opt = options.planner;
-    opt.gpu = is_gpu_target(t);
+    autosched::plan_for_target(opt, t);
     auto plan = autosched::plan_pipeline(g, opt, app->name);
     if (a.has("graph")) std::fputs(g.describe().c_str(), stdout);
     std::fputs(a.has("json") ? plan.to_json().c_str() : plan.to_text().c_str(), stdout);

@@ -49,7 +49,7 @@ ScheduleScore score_from_text(const std::string &text) {
 std::vector<ComparedSchedule> compare_schedules(const AppSpec &app, AppSize size, const Halide::Target &target,
                                                 const SolderOptions &options, const std::vector<std::string> &only) {
     PlannerOptions opt = options.planner;
-    opt.gpu = is_gpu_target(target);
+    autosched::plan_for_target(opt, target);
     std::vector<ComparedSchedule> rows;
     for (const ScheduleChoice &sched : all_schedules()) {
         if (!sched.supports(target)) continue;

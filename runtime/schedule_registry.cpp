@@ -30,7 +30,7 @@ const std::vector<ScheduleChoice> &all_schedules() {
         v.push_back({"solder", "Solder's fusion planner", [](const Target &) { return true; },
                      [](const std::vector<Func> &outs, const Target &t, const SolderOptions &options) {
                          autosched::PlannerOptions opt = options.planner;
-                         opt.gpu = is_gpu_target(t);
+                         autosched::plan_for_target(opt, t);
                          auto a = autosched::autoschedule(outs, t, opt, "");
                          auto plan = std::make_shared<autosched::Plan>(a.plan);
                          return AppliedSchedule{a.source, plan};

@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "apps/app_pipeline.h"
+#include "autosched/model/pipeline_funcs.h"
 #include "autosched/planner.h"
 #include "runtime/app_build.h"
 #include "runtime/app_runner.h"
@@ -85,7 +86,9 @@ TEST_P(AppCase, MatchesReference) {
         if (c.target == "opencl" && rep.ran && c.schedule == "solder") {
             // The launches counted on the device are the kernels the plan promised.
             BuiltPipeline p = build_app_pipeline(*find_app_spec(c.app), AppSize::Small);
-            autosched::Plan plan = autosched::plan_pipeline(autosched::FuncGraph::build(p.outputs), {}, c.app);
+            autosched::PlannerOptions opt;
+            autosched::plan_for_target(opt, make_target(c.target));
+            autosched::Plan plan = autosched::plan_pipeline(autosched::FuncGraph::build(p.outputs), opt, c.app);
             int64_t planned = 0;
             for (auto &k : plan.kernels) planned += k.launches;
             EXPECT_EQ(rep.launches_per_run, planned) << plan.to_text();

@@ -20,10 +20,14 @@ namespace solder::autosched {
 // field goes into SolderOptions::canonical_text too (as a knob or beside them), or the compile
 // cache would hand out a library planned with another value of it.
 struct PlannerOptions {
-    bool horizontal = true;    // merge independent 1-D pointwise kernels into one launch
-    bool remat = true;         // recompute cheap Funcs in every kernel that uses them
-    bool compute_at = true;    // fuse reductions and stencil producers into their consumer's blocks
-    bool gpu = true;           // plan for a GPU (blocks) or the host (parallel loops)
+    bool horizontal = true;  // merge independent 1-D pointwise kernels into one launch
+    bool remat = true;       // recompute cheap Funcs in every kernel that uses them
+    bool compute_at = true;  // fuse reductions and stencil producers into their consumer's blocks
+    bool gpu = true;         // plan for a GPU (blocks) or the host (parallel loops)
+    // Atomic updates of shared memory (a histogram's bins per chunk of rows). Off on OpenCL, where
+    // Halide 21 can leave one in a loop that never ends (docs/halide-21-notes.md). Set from the
+    // target with `gpu` (plan_for_target).
+    bool shared_atomics = true;
     bool exact_search = true;  // branch and bound after the greedy pass (autosched/search.h)
     // Row kernels load inputs that several stages read once per block into shared memory
     // (schedules/row/row_staging.h). Off by default: on the H100 the re-reads it saves hit in L1, and

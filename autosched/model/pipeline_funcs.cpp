@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "autosched/model/options.h"
+
 namespace solder {
 using namespace Halide;
 using Halide::Internal::Function;
@@ -107,6 +109,11 @@ int count_root_stages(const std::vector<Func> &outputs) {
 }
 
 bool is_gpu_target(const Target &t) { return t.has_gpu_feature(); }
+
+void autosched::plan_for_target(PlannerOptions &opt, const Target &t) {
+    opt.gpu = is_gpu_target(t);
+    opt.shared_atomics = !t.has_feature(Target::OpenCL);
+}
 
 bool has_value_of_type(const Function &f, const std::function<bool(const Type &)> &pred) {
     struct Finder : Internal::IRGraphVisitor {

@@ -32,6 +32,11 @@ bool is_computed_at_root(const Halide::Internal::Function &f);
 bool is_computed_at_own_copy(const Halide::Internal::Function &f);
 int count_root_stages(const std::vector<Halide::Func> &outputs);
 bool is_gpu_target(const Halide::Target &t);
+namespace autosched {
+struct PlannerOptions;
+// Sets the options a plan for `t` takes from its target: `gpu`, `shared_atomics`.
+void plan_for_target(PlannerOptions &opt, const Halide::Target &t);
+}  // namespace autosched
 // Whether any value `f` computes or loads, in any definition, is of a type `pred` takes (its
 // outputs' types included; handles never).
 bool has_value_of_type(const Halide::Internal::Function &f, const std::function<bool(const Halide::Type &)> &pred);

@@ -241,7 +241,8 @@ P blockmatch() {
     Var bx("bx"), by("by"), dx("dx"), dy("dy");
     RDom p(0, 8, 0, 8, "p"), s(-4, 9, -4, 9, "s");
     Func sad("sad"), best("best"), out("out");
-    sad(dx, dy, bx, by) = sum(cast<uint16_t>(absd(cur(8 * bx + p.x, 8 * by + p.y), pc(8 * bx + p.x + dx, 8 * by + p.y + dy))));
+    sad(dx, dy, bx, by) =
+        sum(cast<uint16_t>(absd(cur(8 * bx + p.x, 8 * by + p.y), pc(8 * bx + p.x + dx, 8 * by + p.y + dy))));
     best(bx, by) = argmin(sad(s.x, s.y, bx, by));
     out(bx, by, c) = select(c == 0, best(bx, by)[0], c == 1, best(bx, by)[1], cast<int>(best(bx, by)[2]));
     cur.set_estimates({{0, 1920}, {0, 1088}});

@@ -141,11 +141,19 @@ public:
         // A scatter in chunks of rows runs a block per chunk (launch_shapes): a 256-bin histogram
         // of a 4K image is 270 blocks, not the one its 256 points would make (hist_equalize's
         // histogram was estimated at 1462 us, the whole app measured 145 us on the H100).
+        // Where its bins take the increments directly (too many for shared memory, or no atomics
+        // there: PlannerOptions::shared_atomics), a thread per point of its RDom.
         int64_t blocks = std::max<int64_t>(1, O.points() / 256);
-        for (int u = 0; c.opt.gpu && u < O.updates; u++)
-            if (scatters_in_shared_chunks(O, u) && size_t(u) < O.rvar_extents.size() &&
-                !O.rvar_extents[size_t(u)].empty())
-                blocks = std::max(blocks, blocks_of(O.rvar_extents[size_t(u)].back(), kScatterRowsPerChunk));
+        for (int u = 0; c.opt.gpu && u < O.updates; u++) {
+            if (!chunked_scatter(O.function, u) || size_t(u) >= O.rvar_extents.size() ||
+                O.rvar_extents[size_t(u)].empty())
+                continue;
+            int64_t points = 1;
+            for (int64_t e : O.rvar_extents[size_t(u)]) points *= std::max<int64_t>(1, e);
+            blocks = std::max(blocks, c.opt.shared_atomics && scatters_in_shared_chunks(O, u)
+                                          ? blocks_of(O.rvar_extents[size_t(u)].back(), kScatterRowsPerChunk)
+                                          : blocks_of(points, 256));
+        }
         return c.whole_root_choice(TemplateKind::Generic, blocks);
     }
 
@@ -168,7 +176,8 @@ public:
         // and merge 256 KB of bins of their own (977 us on the H200, 70 MB for 17 MB of pixels).
         bool chunks = false;
         for (int u = 0; u < O.updates; u++) chunks |= scatters_in_shared_chunks(O, u);
-        p.shared_bins = c.opt.gpu && chunks;
+        // (Not on OpenCL: PlannerOptions::shared_atomics.)
+        p.shared_bins = c.opt.gpu && c.opt.shared_atomics && chunks;
         k.params = p;
         // Scatters in chunks of rows take one launch more: the copy's.
         for (int u = 0; c.opt.gpu && u < O.updates; u++)
@@ -181,17 +190,8 @@ public:
             schedule_point_scan_tiles(c.w, c.get(k.root), p.scan_tile_rows);
         else if (p.one_block && is_gpu_target(c.target))
             schedule_one_block(c.w, c.get(k.root));
-        else {
-            // Halide 21's OpenCL C backend turns an atomic update of shared memory that it does not
-            // match as an add into a compare-and-swap loop on the shared buffer's int16 pointer
-            // (16 ints a step): random user pipeline seed 7's 16-bin histogram never left it. On
-            // OpenCL such scatters increment the Func's own bins in global memory instead.
-            const bool shared_bins = p.shared_bins && !c.target.has_feature(Halide::Target::OpenCL);
-            if (shared_bins != p.shared_bins)
-                c.w.note(k.name + " increments its bins in global memory, not in shared memory: Halide 21's OpenCL "
-                                  "backend can leave a shared-memory atomic in a loop that never ends");
-            schedule_generic_kernel(c.w, c.get(k.root), c.target, p.stage_threads, p.stage_serial_outer, shared_bins);
-        }
+        else
+            schedule_generic_kernel(c.w, c.get(k.root), c.target, p.stage_threads, p.stage_serial_outer, p.shared_bins);
     }
 
     // Each stage a launch (schedules/generic/generic_schedule.cpp): pure vars as pure_loops lays

@@ -266,7 +266,7 @@ BatchResult run_random_batch(const std::vector<uint64_t> &seeds, const std::stri
             if (solder) {
                 auto fg = with_halide_errors("analysis", [&] { return autosched::FuncGraph::build(outs); });
                 auto opt = autosched::PlannerOptions{};
-                opt.gpu = is_gpu_target(tgt);
+                autosched::plan_for_target(opt, tgt);
                 auto plan = autosched::plan_pipeline(fg, opt, "random");
                 with_halide_errors("apply", [&] { autosched::apply_plan(plan, outs, tgt); });
             } else {

@@ -26,7 +26,7 @@ inline std::vector<std::string> user_targets() { return {"host", "opencl"}; }
 inline std::string schedule_with_solder(const std::vector<Halide::Func> &outputs, const std::string &target,
                                         autosched::PlannerOptions opt = {}) {
     Halide::Target t = make_target(target);
-    opt.gpu = is_gpu_target(t);
+    autosched::plan_for_target(opt, t);
     opt.device.shared_memory_optin_bytes = 0;  // as the plugin: Halide's runtime does not opt in
     auto a = autosched::autoschedule(outputs, t, opt, "test");
     return a.plan.to_text() + a.source;
