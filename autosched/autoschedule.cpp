@@ -122,6 +122,7 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
     // (Whatever the caller set, no shared-memory atomics where the target cannot have them.)
     PlannerOptions for_target = opt;
     for_target.shared_atomics = opt.shared_atomics && !target.has_feature(Target::OpenCL);
+    for_target.float_atomics = opt.float_atomics && !target.has_feature(Target::OpenCL);
     try {
         a.plan = plan_pipeline(FuncGraph::build(outputs), for_target, app);
     } catch (const EstimateError &) {

@@ -1,5 +1,6 @@
 #include "autosched/model/generic_reason.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "autosched/model/pipeline_funcs.h"
@@ -139,13 +140,18 @@ bool any_order_update(const Function &f, int u) {
 
 }  // namespace
 
+bool scatter_update(const Function &f, int u) {
+    for (auto &a : f.update(u).args()) {
+        const auto *v = a.as<Variable>();
+        if (!v || std::find(f.args().begin(), f.args().end(), v->name) == f.args().end()) return true;
+    }
+    return false;
+}
+
 bool chunked_scatter(const Function &f, int u) {
     const Definition &d = f.update(u);
     if (d.schedule().rvars().size() < 2 || !any_order_update(f, u)) return false;
-    for (auto &a : d.args())
-        if (const auto *v = a.as<Variable>())
-            for (auto &p : f.args())
-                if (v->name == p) return false;
+    if (!d.args().empty() && !scatter_update(f, u)) return false;  // (a 0-d total is one bin)
     const Type t = d.values()[0].type();
     return (t.is_int() || t.is_uint()) && t.bits() == 32;
 }

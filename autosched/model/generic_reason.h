@@ -52,10 +52,14 @@ std::vector<int> point_scan_dims(const Halide::Internal::Function &f);
 // type the target's atomics cover.
 bool atomic_update(const Halide::Internal::Function &f, int u, const Halide::Target &target);
 
-// Whether the generic template runs update `u` on a GPU as a scatter in chunks of rows
-// (schedules/generic/generic_schedule.h): it writes no pure var as it is, over an RDom of at least two dims, adding
-// a 32-bit integer associatively and commutatively (a histogram), which every GPU API does
-// atomically. Two more launches: the chunks' bins, zeroed and filled.
+// Whether update `u` of `f` writes some point other than a pure var as it is: a scatter (a
+// histogram's bin, `hist(in(r.x, r.y, c), c)`) or a shifted store.
+bool scatter_update(const Halide::Internal::Function &f, int u);
+
+// Whether the generic template may run update `u` on a GPU as a scatter in chunks of rows
+// (schedules/generic/generic_schedule.h): a scatter (scatter_update) over an RDom of at least two
+// dims (or a 0-d Func's total), adding a 32-bit integer associatively and commutatively (a histogram), which every GPU API
+// does atomically. Pure vars it writes as they are (a histogram per channel) loop in each chunk.
 bool chunked_scatter(const Halide::Internal::Function &f, int u);
 
 }  // namespace solder::autosched

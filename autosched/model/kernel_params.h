@@ -59,6 +59,9 @@ struct PointwiseParams {
     // pixel's red, green and blue): what those reads feed is then computed once per thread for
     // all the points instead of once for each. At sizes known only at run time, in a branch where
     // the output's dim starts at 0 and has that many points, beside the general schedule.
+    // Dim 0 (an interleaved image's channels, innermost in memory, 2 to 4 at the estimates): each
+    // thread computes its pixel's points of it, unrolled in that branch (walked serially beside
+    // it), and the threads tile dims 1 and 2 instead.
     int unroll_dim = -1, unroll_extent = 0;
     // A producer the root reads transposed (schedules/pointwise/transposed_tile.h), empty none: the
     // root in square tiles over its dims 0 and `transposed_root_dim`, the producer's tile loaded
@@ -161,6 +164,11 @@ struct GenericParams {
     // copy (one launch for the chunks, none to zero them). Larger bins take each increment
     // atomically in the Func's own bins.
     bool shared_bins = false;
+    // Per stage: an update that writes pure vars as they are beside a data-dependent one (a
+    // histogram per channel, `hist(in(r.x, r.y, c), c) += 1`) that runs over its RDom's points
+    // atomically (or in chunks of rows, `shared_bins`), its pure vars' few points a grid dim,
+    // instead of a thread per point of them walking the whole RDom.
+    std::vector<bool> stage_over_rdom;
     // A small 1-D Func whose updates each run on one GPU thread (a cumulative table): all its stages
     // in one block, the Func in that block's shared memory, written out by a copy that its readers
     // read (one launch), instead of a launch per stage with each step's load and store in global

@@ -28,6 +28,9 @@ struct PlannerOptions {
     // Halide 21 can leave one in a loop that never ends (docs/halide-21-notes.md). Set from the
     // target with `gpu` (plan_for_target).
     bool shared_atomics = true;
+    // Atomic adds of floats in global memory (a scatter of sums: k-means' centroids). CUDA has
+    // them; OpenCL 1.2 does not. Set from the target with `gpu` (plan_for_target).
+    bool float_atomics = true;
     bool exact_search = true;  // branch and bound after the greedy pass (autosched/search.h)
     // Row kernels load inputs that several stages read once per block into shared memory
     // (schedules/row/row_staging.h). Off by default: on the H100 the re-reads it saves hit in L1, and

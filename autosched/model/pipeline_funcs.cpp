@@ -113,6 +113,7 @@ bool is_gpu_target(const Target &t) { return t.has_gpu_feature(); }
 void autosched::plan_for_target(PlannerOptions &opt, const Target &t) {
     opt.gpu = is_gpu_target(t);
     opt.shared_atomics = !t.has_feature(Target::OpenCL);
+    opt.float_atomics = !t.has_feature(Target::OpenCL);
 }
 
 bool has_value_of_type(const Function &f, const std::function<bool(const Type &)> &pred) {

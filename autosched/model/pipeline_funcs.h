@@ -34,7 +34,8 @@ int count_root_stages(const std::vector<Halide::Func> &outputs);
 bool is_gpu_target(const Halide::Target &t);
 namespace autosched {
 struct PlannerOptions;
-// Sets the options a plan for `t` takes from its target: `gpu`, `shared_atomics`.
+// Sets the options a plan for `t` takes from its target: `gpu`, `shared_atomics`,
+// `float_atomics`.
 void plan_for_target(PlannerOptions &opt, const Halide::Target &t);
 }  // namespace autosched
 // Whether any value `f` computes or loads, in any definition, is of a type `pred` takes (its

@@ -201,12 +201,20 @@ std::string Plan::to_text() const {
         if (k.rows_per_block() > 1 && !transposed) vec += ", " + std::to_string(k.rows_per_block()) + " rows per block";
         if (const PointwiseParams *pw = k.get<PointwiseParams>(); pw && pw->unroll_rows > 1)
             vec += ", " + std::to_string(pw->unroll_rows) + " rows per thread";
-        if (const PointwiseParams *pw = k.get<PointwiseParams>(); pw && pw->unroll_dim >= 0)
+        if (const PointwiseParams *pw = k.get<PointwiseParams>(); pw && pw->unroll_dim == 0) {
+            // An interleaved root: its dim 0's points in each thread.
+            vec += ", dim 0's points in each thread, the threads over dims 1 and 2";
+            if (pw->unroll_extent > 0)
+                vec += ", its " + std::to_string(pw->unroll_extent) + " points unrolled" +
+                       (fixed_sizes ? std::string()
+                                    : " where the output's dim 0 has " + std::to_string(pw->unroll_extent) + " from 0");
+        } else if (pw && pw->unroll_dim >= 0) {
             vec += ", the " + std::to_string(pw->unroll_extent) + " points of dim " + std::to_string(pw->unroll_dim) +
                    " unrolled in each thread" +
                    (fixed_sizes ? std::string()
                                 : " where the output's dim " + std::to_string(pw->unroll_dim) + " has " +
                                       std::to_string(pw->unroll_extent) + " from 0");
+        }
         if (transposed)
             vec += ", " + std::to_string(transposed->threads_x) + " x " + std::to_string(transposed->threads_x) +
                    " tiles over dims 0 and " + std::to_string(transposed->transposed_root_dim) + ", " +
@@ -252,6 +260,8 @@ std::string Plan::to_text() const {
             else if (gp->scan_tile_rows > 0)
                 vec += ", its scan per 32 x " + std::to_string(gp->scan_tile_rows) +
                        " tile in shared memory, written once through a copy";
+            for (size_t s = 0; s < gp->stage_over_rdom.size(); s++)
+                if (gp->stage_over_rdom[s]) vec += ", stage " + std::to_string(s) + " over its RDom's points";
             for (size_t s = 0; s < gp->stage_serial_outer.size(); s++)
                 if (gp->stage_serial_outer[s] > 0)
                     vec += ", stage " + std::to_string(s) + " loops its outer " +

@@ -41,11 +41,41 @@ std::vector<int> generic_stage_threads(const FuncNode &O, const DeviceProfile &d
     return threads;
 }
 
+// The target whose atomics a plan with `opt` may use (atomic_update): CUDA's, or OpenCL's, which
+// has no float adds (PlannerOptions::float_atomics).
+Halide::Target atomics_target(const PlannerOptions &opt) {
+    return Halide::get_host_target().with_feature(opt.float_atomics ? Halide::Target::CUDA : Halide::Target::OpenCL);
+}
+
+// The product of `e`, each at least 1.
+int64_t points_of(const std::vector<int64_t> &e) {
+    int64_t n = 1;
+    for (int64_t v : e) n *= std::max<int64_t>(1, v);
+    return n;
+}
+
+// Whether update `u` of `O` runs on a GPU over all its RDom's points at once (reduction_loops, a
+// launch over the RDom): always where it writes no pure var as it is; where it does, only a
+// scatter (scatter_update) whose pure vars have too few points to fill the device with a thread
+// each and whose RDom has kScatterPointsPerBin times more points, and only where the target's
+// atomics take its type (GenericParams::stage_over_rdom). Else a thread per point of its pure
+// vars walks the RDom: a histogram per channel of a 4K image was 3 threads of 8.3M serial
+// increments each (458 ms on the H200; Li2018 1.5 ms).
+bool over_rdom(const FuncNode &O, int u, const PlannerOptions &opt) {
+    const std::vector<int64_t> e = stage_extents(O, u + 1);
+    if (e.empty()) return true;
+    if (!opt.gpu || size_t(u) >= O.rvar_extents.size() || !scatter_update(O.function, u) ||
+        !atomic_update(O.function, u, atomics_target(opt)))
+        return false;
+    const int64_t pure = points_of(e);
+    return pure < 256 * int64_t(opt.device.sms) && points_of(O.rvar_extents[size_t(u)]) >= kScatterPointsPerBin * pure;
+}
+
 // Whether update `u` of `O` is a scatter taken in chunks of rows (chunked_scatter) whose bins fit
 // in each chunk's shared memory at the estimates (GenericParams::shared_bins); other scatters
 // increment the Func's own bins directly.
-bool scatters_in_shared_chunks(const FuncNode &O, int u) {
-    return chunked_scatter(O.function, u) && O.bytes() <= kSharedBinsBytes;
+bool scatters_in_shared_chunks(const FuncNode &O, int u, const PlannerOptions &opt) {
+    return chunked_scatter(O.function, u) && over_rdom(O, u, opt) && O.bytes() <= kSharedBinsBytes;
 }
 
 // Per stage, the outermost pure dims beyond the grid's three that each GPU thread loops over
@@ -143,16 +173,17 @@ public:
         // histogram was estimated at 1462 us, the whole app measured 145 us on the H100).
         // Where its bins take the increments directly (too many for shared memory, or no atomics
         // there: PlannerOptions::shared_atomics), a thread per point of its RDom.
+        // A scatter that writes pure vars as they are too (a histogram per channel) over its RDom
+        // beside them (over_rdom), the blocks above for each of their points.
         int64_t blocks = std::max<int64_t>(1, O.points() / 256);
         for (int u = 0; c.opt.gpu && u < O.updates; u++) {
-            if (!chunked_scatter(O.function, u) || size_t(u) >= O.rvar_extents.size() ||
-                O.rvar_extents[size_t(u)].empty())
+            if (size_t(u) >= O.rvar_extents.size() || O.rvar_extents[size_t(u)].empty() || !over_rdom(O, u, c.opt) ||
+                !atomic_update(O.function, u, atomics_target(c.opt)))
                 continue;
-            int64_t points = 1;
-            for (int64_t e : O.rvar_extents[size_t(u)]) points *= std::max<int64_t>(1, e);
-            blocks = std::max(blocks, c.opt.shared_atomics && scatters_in_shared_chunks(O, u)
+            const int64_t pure = points_of(stage_extents(O, u + 1));
+            blocks = std::max(blocks, c.opt.shared_atomics && scatters_in_shared_chunks(O, u, c.opt)
                                           ? blocks_of(O.rvar_extents[size_t(u)].back(), kScatterRowsPerChunk)
-                                          : blocks_of(points, 256));
+                                          : blocks_of(points_of(O.rvar_extents[size_t(u)]), 256) * pure);
         }
         return c.whole_root_choice(TemplateKind::Generic, blocks);
     }
@@ -168,6 +199,11 @@ public:
         } else if (c.opt.gpu) {
             p.stage_threads = generic_stage_threads(O, c.opt.device);
             p.stage_serial_outer = generic_stage_serial_outer(O);
+            p.stage_over_rdom.assign(size_t(O.updates) + 1, false);
+            for (int u = 0; u < O.updates; u++) {
+                p.stage_over_rdom[size_t(u) + 1] = !stage_extents(O, u + 1).empty() && over_rdom(O, u, c.opt);
+                if (p.stage_over_rdom[size_t(u) + 1]) p.stage_threads[size_t(u) + 1] = 0;  // 256 over the RDom
+            }
         }
         // Chunks of rows with their bins in shared memory where the bins fit (measured on the H100:
         // hist_equalize's chunks took 104.3 us with each chunk's 256 bins in global memory, their
@@ -175,13 +211,13 @@ public:
         // many bins seldom contend, and a 256 x 256 joint histogram's chunks would each zero, fill
         // and merge 256 KB of bins of their own (977 us on the H200, 70 MB for 17 MB of pixels).
         bool chunks = false;
-        for (int u = 0; u < O.updates; u++) chunks |= scatters_in_shared_chunks(O, u);
+        for (int u = 0; u < O.updates; u++) chunks |= scatters_in_shared_chunks(O, u, c.opt);
         // (Not on OpenCL: PlannerOptions::shared_atomics.)
         p.shared_bins = c.opt.gpu && c.opt.shared_atomics && chunks;
         k.params = p;
         // Scatters in chunks of rows take one launch more: the copy's.
         for (int u = 0; c.opt.gpu && u < O.updates; u++)
-            k.launches += chunked_scatter(O.function, u) && p.shared_bins ? 1 : 0;
+            k.launches += scatters_in_shared_chunks(O, u, c.opt) && p.shared_bins ? 1 : 0;
     }
 
     void apply(ApplyContext &c, const KernelPlan &k) const override {
@@ -191,7 +227,8 @@ public:
         else if (p.one_block && is_gpu_target(c.target))
             schedule_one_block(c.w, c.get(k.root));
         else
-            schedule_generic_kernel(c.w, c.get(k.root), c.target, p.stage_threads, p.stage_serial_outer, p.shared_bins);
+            schedule_generic_kernel(c.w, c.get(k.root), c.target, p.stage_threads, p.stage_serial_outer, p.shared_bins,
+                                    p.stage_over_rdom);
     }
 
     // Each stage a launch (schedules/generic/generic_schedule.cpp): pure vars as pure_loops lays
@@ -226,7 +263,9 @@ public:
             // Dims a thread loops over serially are no grid dims.
             if (size_t(stage) < serial.size() && serial[size_t(stage)] > 0 && e.size() > 3)
                 e.resize(e.size() - size_t(std::min<int>(serial[size_t(stage)], int(e.size()) - 3)));
-            if (!e.empty() || stage == 0) {
+            const auto &rdom = k.get<GenericParams>()->stage_over_rdom;
+            const bool over = size_t(stage) < rdom.size() && rdom[size_t(stage)];
+            if ((!e.empty() && !over) || stage == 0) {
                 out.push_back(tiled_stage(name, e, kGenericTileX, kGenericTileY, t, c.grid));
                 continue;
             }
@@ -256,6 +295,7 @@ public:
                 continue;
             }
             if (atomic_update(O.function, stage - 1, cuda)) s.grid[0] = blocks_of(points, 256), s.threads[0] = 256;
+            if (over) s.grid[1] = points_of(e);  // its pure vars' points (over_rdom)
             out.push_back(s);
         }
         return out;

@@ -153,7 +153,10 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
     }
     RVar ro(tag + "_ro"), ri(tag + "_ri");
     w.split(s, all, ro, ri, kThreads1D, TailStrategy::GuardWithIf);
+    // Pure vars it writes as they are (GenericParams::stage_over_rdom): fused, a grid dim outside.
+    const std::vector<VarOrRVar> pure = stage_pure_vars(fn, s.update + 1);
     w.gpu_blocks(s, ro);
+    if (!pure.empty()) w.gpu_blocks(s, one_bin_dim(w, s, pure, tag + "_pure"));
     w.gpu_threads(s, ri);
 }
 
@@ -180,7 +183,8 @@ void schedule_one_block(ScheduleWriter &w, Func f) {
 }
 
 void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, const std::vector<int> &stage_threads,
-                             const std::vector<int> &stage_serial_outer, bool shared_bins) {
+                             const std::vector<int> &stage_serial_outer, bool shared_bins,
+                             const std::vector<bool> &stage_over_rdom) {
     w.compute_root(f);
     const Internal::Function fn = f.function();
     if (fn.has_extern_definition()) return;
@@ -191,7 +195,10 @@ void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, co
         std::vector<VarOrRVar> pure = stage_pure_vars(fn, stage);
         const int threads = size_t(stage) < stage_threads.size() ? stage_threads[size_t(stage)] : 0;
         const int serial = size_t(stage) < stage_serial_outer.size() ? stage_serial_outer[size_t(stage)] : 0;
-        if (!pure.empty()) {
+        // (Over its RDom only where the target's atomics take it; the plan asked for no other.)
+        const bool over = stage > 0 && size_t(stage) < stage_over_rdom.size() && stage_over_rdom[size_t(stage)] &&
+                          autosched::atomic_update(fn, stage - 1, target);
+        if (!pure.empty() && !over) {
             pure_loops(w, s, pure, target, tag, threads, serial);
             // A scan's RVars walk serially in each thread: unrolled, the loads of several steps
             // issue ahead of the arithmetic that waits on the previous step.

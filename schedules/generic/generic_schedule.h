@@ -7,7 +7,9 @@
 //  - Each update: the same over the pure vars it writes as they are (scans keep their RVars serial
 //    inside each thread, unrolled by 8 on a GPU). An update without such vars runs on all its RDom's points at once with
 //    atomic read-modify-writes where Halide proves that legal (histograms, scatters of sums), else
-//    on one GPU thread (or serially on the host). A 32-bit integer scatter over rows (a histogram)
+//    on one GPU thread (or serially on the host); so does a scatter that writes pure vars too, where
+//    `stage_over_rdom` says (those vars a grid dim, or a loop in each chunk, below). A 32-bit
+//    integer scatter over rows (a histogram)
 //    goes in chunks of rows, each into bins of its own (rfactor; in the block's shared memory
 //    where they fit), then blocks of kScatterMergeChunks chunks add theirs into the bins atomically.
 //  - An extern stage: computed at root by its own code.
@@ -22,6 +24,10 @@ constexpr int kGenericTileX = 32, kGenericTileY = 8;
 constexpr int kScatterRowsPerChunk = 8;
 // Chunks whose bins each block of the scatter's final sum adds (atomically, into the bins).
 constexpr int kScatterMergeChunks = 8;
+// A scatter that writes pure vars as they are (a histogram per channel) runs over its RDom's
+// points, its pure vars' points a grid dim (GenericParams::stage_over_rdom), where its RDom has at
+// least this many points for each of theirs (and they are too few to fill the device).
+constexpr int64_t kScatterPointsPerBin = 16;
 // The most bytes of bins a chunked scatter keeps in each block's shared memory (GenericParams::
 // shared_bins), at the estimates: 8192 32-bit bins. Measured on the H100, a user's 4096-bin
 // histogram of a 3840 x 2160 u16 image took 156.4 us with 8 KB here (its chunks' bins in global
@@ -41,9 +47,11 @@ constexpr int64_t kGenericSerialPoints = 64;
 // `stage_threads[s]` > 0: the threads per block of stage s where its loops are one-dimensional.
 // `stage_serial_outer[s]`: the outermost pure dims of stage s each GPU thread loops over.
 // `shared_bins`: a chunked scatter's chunks keep their bins in shared memory (GenericParams).
+// `stage_over_rdom[s]`: update stage s runs over its RDom although it writes pure vars as they are.
 void schedule_generic_kernel(ScheduleWriter &w, Halide::Func f, const Halide::Target &target,
                              const std::vector<int> &stage_threads = {},
-                             const std::vector<int> &stage_serial_outer = {}, bool shared_bins = false);
+                             const std::vector<int> &stage_serial_outer = {}, bool shared_bins = false,
+                             const std::vector<bool> &stage_over_rdom = {});
 
 // The most bytes of a 1-D Func computed in one block's shared memory (GenericParams::one_block).
 constexpr int64_t kOneBlockBytes = 8192;

@@ -90,6 +90,27 @@ void lay_out_vectors(ScheduleWriter &w, const StageRef &s, int vector_width, int
     if (vector_width > 1) w.vectorize(s, xv, vector_width, TailStrategy::RoundUp);
 }
 
+// The layout of an interleaved root (PointwiseParams::unroll_dim 0) on stage `s`: dim 0 inside each
+// thread (its `unroll` points unrolled, or walked serially where `unroll` is 0), threads over dims
+// 1 and 2. A warp's loads of one point of dim 0 then span its threads' pixels, each a few bytes on
+// from its neighbour's; tiled over dim 0 itself, 3 channels left 5 of each 8 threads idle.
+void lay_out_inner_points(ScheduleWriter &w, const StageRef &s, int threads_x, int threads_y, const std::string &tag,
+                          int unroll) {
+    std::vector<VarOrRVar> pure = stage_pure_vars(s.func.function(), 0);
+    Var co(tag + "_co"), ci(tag + "_ci");
+    if (unroll > 0) w.split(s, pure[0], co, ci, unroll, TailStrategy::RoundUp);
+    pure.erase(pure.begin());
+    if (pure.size() >= 2) {
+        gpu_tile_over_blocks(w, s, pure, threads_x, threads_y, tag);
+    } else {
+        Var bx(tag + "_bx"), tx(tag + "_tx");
+        w.split(s, pure[0], bx, tx, threads_x, TailStrategy::GuardWithIf);
+        w.gpu_threads(s, tx);
+        gpu_blocks_over(w, s, {bx}, tag, 1);
+    }
+    if (unroll > 0) w.unroll(s, ci);
+}
+
 }  // namespace
 
 void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, const Target &target, int threads_x,
@@ -112,6 +133,20 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, c
     }
     w.compute_root(root);
     const std::string tag = loop_tag.empty() ? root.name() : loop_tag;
+    if (unroll_dim == 0) {
+        // An interleaved root: the branch for its dim 0's points at the estimates, beside the
+        // general layout (the only one at sizes fixed when planned).
+        if (!w.guards_every_tail() || unroll_extent == 0) {
+            lay_out_inner_points(w, {root}, threads_x, threads_y, tag, unroll_extent);
+            return;
+        }
+        StageRef branch{root};
+        branch.whole_dim = 0;
+        branch.whole_extent = unroll_extent;
+        lay_out_inner_points(w, branch, threads_x, threads_y, tag, unroll_extent);
+        lay_out_inner_points(w, {root}, threads_x, threads_y, tag, 0);
+        return;
+    }
     if (unroll_dim >= 0 && !w.guards_every_tail()) {
         // Sizes fixed when planned: the dim has that many points, and this is the only schedule.
         lay_out_vectors(w, {root}, vector_width, threads_x, threads_y, tag, unroll_rows, unroll_dim, unroll_extent);

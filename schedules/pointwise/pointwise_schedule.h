@@ -22,7 +22,10 @@ constexpr int kPointwiseTileX = 32, kPointwiseTileY = 8;
 // unrolled. With `unroll_dim` >= 2 (the vector path, a pipeline output where sizes are known only
 // at run time), each thread computes the `unroll_extent` points of that dim, unrolled, in a branch
 // where the output's dim starts at 0 and has that many points (at fixed sizes, the only schedule):
-// PointwiseParams::unroll_dim. `tag` names the loops it makes (the root's name when empty).
+// PointwiseParams::unroll_dim. With `unroll_dim` 0 (one point per thread, an interleaved image's
+// channels), each thread computes that dim's points, unrolled in that branch and walked serially
+// beside it, in tiles of `threads_x` x `threads_y` threads over dims 1 and 2 (`threads_x` along
+// dim 1 of a 2-D root). `tag` names the loops it makes (the root's name when empty).
 void schedule_pointwise_kernel(ScheduleWriter &w, Halide::Func root, int vector_width, const Halide::Target &target,
                                int threads_x = 256, int threads_y = 1, const std::string &tag = "", int unroll_rows = 1,
                                int unroll_dim = -1, int unroll_extent = 0);

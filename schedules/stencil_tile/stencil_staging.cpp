@@ -101,7 +101,7 @@ bool input_read_by_one_stencil(const FuncGraph &g, int m, int root, const std::v
     auto member = [&](int n) { return n == root || std::find(members.begin(), members.end(), n) != members.end(); };
     std::function<bool(int, int)> input_like = [&](int n, int depth) {
         const FuncNode &f = g.nodes[size_t(n)];
-        if (f.is_input) return true;
+        if (f.is_input || !member(n)) return true;  // (a Func another kernel stores: a buffer, as an input)
         if (depth > 3 || f.updates > 0 || f.ops_per_point > kMaxInputLikeOps) return false;
         for (int e : f.in_edges) {
             const FuncEdge &E = g.edges[size_t(e)];
