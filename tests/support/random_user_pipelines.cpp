@@ -284,6 +284,31 @@ void build(uint64_t seed, UserPipeline &p) {
         out(x, y) = prod(x, y) - top(y) + 1.0f;
         p.outputs.push_back(out);
     }
+    // Two stages' 16-bin histograms side by side, one per point of a pure var of the scatter
+    // (`hist(bin, k) += 1` over the image), each pixel then offset by its bins' counts (drawn last as
+    // the above).
+    if (pick(3) == 0) {
+        p.kinds.push_back("paired_histograms");
+        Func s0 = fs[size_t(pick(int(fs.size())))], s1 = fs[size_t(pick(int(fs.size())))];
+        Var i("i"), k("k");
+        RDom rh(0, W, 0, H, "rhp");
+        auto bin = [](Expr v) { return clamp(cast<int>(v * 8.0f), 0, 15); };
+        Func pair("paired_hist"), out("paired_histograms");
+        pair(i, k) = 0;
+        pair(bin(select(k == 0, s0(rh.x, rh.y), s1(rh.x, rh.y))), k) += 1;
+        out(x, y) = s0(x, y) + cast<float>(pair(bin(s0(x, y)), 0) - pair(bin(s1(x, y)), 1)) / cast<float>(W * H);
+        p.outputs.push_back(out);
+    }
+    // A stage read through repeat_image over the image's extents (a board that wraps around), by a
+    // 3 x 3 stencil (drawn last as the above).
+    if (pick(3) == 0) {
+        p.kinds.push_back("wrapped_stencil");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        Func w = BoundaryConditions::repeat_image(src, whole);
+        Func out("wrapped_stencil");
+        out(x, y) = (w(x - 1, y - 1) + w(x + 1, y - 1) + w(x, y) + w(x - 1, y + 1) + w(x + 1, y + 1)) * 0.2f;
+        p.outputs.push_back(out);
+    }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
     p.gain.set_estimate(1.0f);
     p.taps.set_estimate(3);
