@@ -2998,3 +2998,104 @@ TEST(UserPipelines, AStencilAlongAnUntiledDimIsNotComputedPerTile) {
         }
     });
 }
+
+// Complex vectors stored interleaved (re, im innermost: a 2-D root of 2 points along dim 0) and
+// multiplied point by point, in one kernel (its vectors of 2 along dim 0 hold an element's two
+// parts); run with 2 parts and with 3, at other lengths.
+TEST(UserPipelines, InterleavedComplexNumbersMultiplyInOneKernel) {
+    auto define = [](ImageParam &a, ImageParam &b, Func &out) {
+        Var c("c"), i("i");
+        Expr re = a(0, i) * b(0, i) - a(1, i) * b(1, i), im = a(0, i) * b(1, i) + a(1, i) * b(0, i);
+        out(c, i) = select(c == 0, re, c == 1, im, 0.0f);
+        a.set_estimates({{0, 2}, {0, 1 << 20}});
+        b.set_estimates({{0, 2}, {0, 1 << 20}});
+        out.set_estimates({{0, 2}, {0, 1 << 20}});
+    };
+    {
+        ImageParam a(Float(32), 2, "ca"), b(Float(32), 2, "cb");
+        Func out("cprod");
+        define(a, b, out);
+        const std::string plan = schedule_with_solder({out}, "cuda");
+        EXPECT_NE(plan.find("1 kernel,"), std::string::npos) << plan;
+        EXPECT_NO_THROW(Pipeline({out}).compile_to_lowered_stmt(::testing::TempDir() + "/complex.stmt", {a, b},
+                                                                Halide::StmtOutputFormat::Text,
+                                                                solder::make_target("cuda")))
+            << plan;
+    }
+    for_each_target([&](const std::string &target) {
+        ImageParam a(Float(32), 2, "a"), b(Float(32), 2, "b");
+        Func out("prod");
+        define(a, b, out);
+        std::string plan = schedule_with_solder({out}, target);
+        Pipeline p = compiled({out}, target);
+        for (int parts : {2, 3})
+            for (int n : {1000, 37, 1}) {
+                SCOPED_TRACE(std::to_string(parts) + "x" + std::to_string(n));
+                auto av = random_buffer<float>({std::max(parts, 2), n}, 48, -1, 1);
+                auto bv = random_buffer<float>({std::max(parts, 2), n}, 49, -1, 1);
+                a.set(av);
+                b.set(bv);
+                Buffer<float> o = realized<float>(p, {parts, n}, target);
+                EXPECT_TRUE(matches(
+                    o,
+                    [&](auto &q) {
+                        const int k = q[1];
+                        if (q[0] == 0) return av(0, k) * bv(0, k) - av(1, k) * bv(1, k);
+                        if (q[0] == 1) return av(0, k) * bv(1, k) + av(1, k) * bv(0, k);
+                        return 0.0f;
+                    },
+                    1e-5))
+                    << plan;
+            }
+    });
+}
+
+// A point cloud stored interleaved (x, y, z innermost: a 2-D root of 3 points along dim 0, which no
+// vector width divides) transformed by an affine matrix in an input: each thread computes its
+// point's coordinates, the threads along the points. Run with 3 coordinates out (the output's
+// branch) and with 2 (a projection: the general layout), at other lengths.
+TEST(UserPipelines, AnInterleavedPointCloudTakesItsCoordinatesInEachThread) {
+    auto define = [](ImageParam &pts, ImageParam &m, Func &out) {
+        Var c("c"), i("i");
+        out(c, i) = m(0, c) * pts(0, i) + m(1, c) * pts(1, i) + m(2, c) * pts(2, i) + m(3, c);
+        pts.set_estimates({{0, 3}, {0, 1 << 22}});
+        m.set_estimates({{0, 4}, {0, 3}});
+        out.set_estimates({{0, 3}, {0, 1 << 22}});
+    };
+    {
+        ImageParam pts(Float(32), 2, "cpts"), m(Float(32), 2, "cm");
+        Func out("cmoved");
+        define(pts, m, out);
+        const std::string plan = schedule_with_solder({out}, "cuda");
+        EXPECT_TRUE(std::regex_search(plan, std::regex(R"(cmoved\S* \[pointwise[^\]]*dim 0's points in each thread)")))
+            << plan;
+        EXPECT_NO_THROW(Pipeline({out}).compile_to_lowered_stmt(::testing::TempDir() + "/cloud.stmt", {pts, m},
+                                                                Halide::StmtOutputFormat::Text,
+                                                                solder::make_target("cuda")))
+            << plan;
+    }
+    for_each_target([&](const std::string &target) {
+        ImageParam pts(Float(32), 2, "pts"), m(Float(32), 2, "m");
+        Func out("moved");
+        define(pts, m, out);
+        std::string plan = schedule_with_solder({out}, target);
+        Pipeline p = compiled({out}, target);
+        for (int coords : {3, 2})
+            for (int n : {3000, 37, 1}) {
+                SCOPED_TRACE(std::to_string(coords) + "x" + std::to_string(n));
+                auto a = random_buffer<float>({3, n}, 50, -1, 1);
+                auto mm = random_buffer<float>({4, 3}, 51, -1, 1);
+                pts.set(a);
+                m.set(mm);
+                Buffer<float> o = realized<float>(p, {coords, n}, target);
+                EXPECT_TRUE(matches(
+                    o,
+                    [&](auto &q) {
+                        return mm(0, q[0]) * a(0, q[1]) + mm(1, q[0]) * a(1, q[1]) + mm(2, q[0]) * a(2, q[1]) +
+                               mm(3, q[0]);
+                    },
+                    1e-5))
+                    << plan;
+            }
+    });
+}
