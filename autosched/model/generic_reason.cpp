@@ -150,10 +150,10 @@ bool scatter_update(const Function &f, int u) {
 
 bool chunked_scatter(const Function &f, int u) {
     const Definition &d = f.update(u);
-    if (d.schedule().rvars().size() < 2 || !any_order_update(f, u)) return false;
+    if (d.schedule().rvars().empty() || !any_order_update(f, u)) return false;
     if (!d.args().empty() && !scatter_update(f, u)) return false;  // (a 0-d total is one bin)
     const Type t = d.values()[0].type();
-    return (t.is_int() || t.is_uint()) && t.bits() == 32;
+    return t.bits() == 32 && (t.is_int() || t.is_uint() || t.is_float());
 }
 
 bool atomic_update(const Function &f, int u, const Target &target) {

@@ -56,10 +56,12 @@ bool atomic_update(const Halide::Internal::Function &f, int u, const Halide::Tar
 // histogram's bin, `hist(in(r.x, r.y, c), c)`) or a shifted store.
 bool scatter_update(const Halide::Internal::Function &f, int u);
 
-// Whether the generic template may run update `u` on a GPU as a scatter in chunks of rows
-// (schedules/generic/generic_schedule.h): a scatter (scatter_update) over an RDom of at least two
-// dims (or a 0-d Func's total), adding a 32-bit integer associatively and commutatively (a histogram), which every GPU API
-// does atomically. Pure vars it writes as they are (a histogram per channel) loop in each chunk.
+// Whether the generic template may run update `u` on a GPU as a scatter in chunks of rows, or of
+// points of a 1-D RDom (schedules/generic/generic_schedule.h): a scatter (scatter_update, or a
+// 0-d Func's total) adding a 32-bit integer or float associatively and commutatively (a histogram,
+// a group-by sum). Pure vars it writes as they are (a histogram per channel) loop in each chunk.
+// (Float bins in shared memory only where the target's atomics take floats: CUDA's, not
+// OpenCL's, on which no chunk keeps bins in shared memory anyway.)
 bool chunked_scatter(const Halide::Internal::Function &f, int u);
 
 }  // namespace solder::autosched

@@ -75,7 +75,8 @@ bool over_rdom(const FuncNode &O, int u, const PlannerOptions &opt) {
 // in each chunk's shared memory at the estimates (GenericParams::shared_bins); other scatters
 // increment the Func's own bins directly.
 bool scatters_in_shared_chunks(const FuncNode &O, int u, const PlannerOptions &opt) {
-    return chunked_scatter(O.function, u) && over_rdom(O, u, opt) && O.bytes() <= kSharedBinsBytes;
+    return chunked_scatter(O.function, u) && over_rdom(O, u, opt) &&
+           atomic_update(O.function, u, atomics_target(opt)) && O.bytes() <= kSharedBinsBytes;
 }
 
 // Per stage, the outermost pure dims beyond the grid's three that each GPU thread loops over
@@ -182,7 +183,8 @@ public:
                 continue;
             const int64_t pure = points_of(stage_extents(O, u + 1));
             blocks = std::max(blocks, c.opt.shared_atomics && scatters_in_shared_chunks(O, u, c.opt)
-                                          ? blocks_of(O.rvar_extents[size_t(u)].back(), kScatterRowsPerChunk)
+                                          ? blocks_of(O.rvar_extents[size_t(u)].back(),
+                                                      scatter_chunk(O.rvar_extents[size_t(u)].size()))
                                           : blocks_of(points_of(O.rvar_extents[size_t(u)]), 256) * pure);
         }
         return c.whole_root_choice(TemplateKind::Generic, blocks);
@@ -277,7 +279,7 @@ public:
             if (chunked_scatter(O.function, stage - 1) && k.get<GenericParams>()->shared_bins) {
                 // One launch: a block per chunk, its bins in shared memory, then copied out; then the
                 // Func adds its chunks' bins over its own dims.
-                const int64_t chunks = blocks_of(rv.empty() ? 1 : rv.back(), kScatterRowsPerChunk);
+                const int64_t chunks = blocks_of(rv.empty() ? 1 : rv.back(), scatter_chunk(rv.size()));
                 std::vector<int64_t> bins = stage_extents(O, 0);
                 s.grid[0] = chunks;
                 s.threads[0] = kSharedBinsLanes;

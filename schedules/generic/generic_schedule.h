@@ -22,6 +22,13 @@ namespace solder {
 // Its GPU tiles (threads per block along x and y), and the rows each chunk of a scatter takes.
 constexpr int kGenericTileX = 32, kGenericTileY = 8;
 constexpr int kScatterRowsPerChunk = 8;
+// The points each chunk of a scatter over a 1-D RDom takes, and the chunk's points of a scatter
+// over an RDom of `rvars` dims (its outermost RVar's). Measured on the H200, a k-means step's sums
+// and counts over 2^20 points scattered into 16 labels: 259 us in chunks of 8192 points (128
+// chunks), 378 in chunks of 2048, 1928 in chunks of 512; each increment atomic in global memory,
+// 861.
+constexpr int kScatterPointsPerChunk = 8192;
+inline int scatter_chunk(size_t rvars) { return rvars >= 2 ? kScatterRowsPerChunk : kScatterPointsPerChunk; }
 // Chunks whose bins each block of the scatter's final sum adds (atomically, into the bins).
 constexpr int kScatterMergeChunks = 8;
 // A scatter that writes pure vars as they are (a histogram per channel) runs over its RDom's
