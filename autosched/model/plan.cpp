@@ -252,7 +252,8 @@ std::string Plan::to_text() const {
                    (rt->per_step.empty() ? std::string(" (nothing staged per step)")
                                          : " with " + rt->per_step + " per tile at each step");
         if (const GenericParams *gp = k.get<GenericParams>()) {
-            if (gp->shared_bins) vec += ", a histogram in chunks of rows, their bins in shared memory";
+            if (gp->shared_bins)
+                vec += ", a scatter in chunks (of rows, or of a 1-D RDom's points), their bins in shared memory";
             if (gp->one_block) vec += ", every stage in one block's shared memory, written once through a copy";
             if (gp->scan_tile_rows > 0 && gp->in_registers)
                 vec += ", each point in a thread's registers, in 32 x " + std::to_string(gp->scan_tile_rows) +
