@@ -77,6 +77,7 @@ int main(int argc, char **argv) {
     user_pipelines::add_pipelines_e(pipelines);
     user_pipelines::add_pipelines_f(pipelines);
     user_pipelines::add_pipelines_g(pipelines);
+    user_pipelines::add_pipelines_h(pipelines);
     for (auto &[name, make] : pipelines) {
         if (!only.empty() && only != name) continue;
         const std::string fn = name + "_" + env_or("SOLDER_TAG", which);

@@ -1,5 +1,5 @@
 // The user-pipeline bench's pipelines: each a function returning its outputs and arguments,
-// listed by name in a registry per file (pipelines_a.cpp ... pipelines_g.cpp); gen.cpp schedules and
+// listed by name in a registry per file (pipelines_a.cpp ... pipelines_h.cpp); gen.cpp schedules and
 // compiles them.
 #pragma once
 #include <functional>
@@ -26,5 +26,6 @@ void add_pipelines_d(Registry &r);
 void add_pipelines_e(Registry &r);
 void add_pipelines_f(Registry &r);
 void add_pipelines_g(Registry &r);
+void add_pipelines_h(Registry &r);
 
 }  // namespace user_pipelines
