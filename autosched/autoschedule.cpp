@@ -119,10 +119,9 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
     Autoscheduled a;
     SlowStepNotice notice("planning " + std::to_string(pipeline_functions(outputs).size()) + " Funcs" +
                           (app.empty() ? std::string() : " of " + app));
-    // (Whatever the caller set, no shared-memory atomics where the target cannot have them.)
+    // (Whatever the caller set, no atomics the target cannot have.)
     PlannerOptions for_target = opt;
-    for_target.shared_atomics = opt.shared_atomics && !target.has_feature(Target::OpenCL);
-    for_target.float_atomics = opt.float_atomics && !target.has_feature(Target::OpenCL);
+    limit_to_target(for_target, target);
     try {
         a.plan = plan_pipeline(FuncGraph::build(outputs), for_target, app);
     } catch (const EstimateError &) {

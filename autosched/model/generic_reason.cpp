@@ -48,7 +48,7 @@ std::string reason(const Function &f, bool with_predicate) {
     if (!in_order)
         return "its update writes " + call_text(f.name(), args) +
                ", not its pure vars in order: a scan or a scatter (data-dependent or shifted stores)";
-    if (with_predicate && has_predicate(u) && !uniform_predicate(u))
+    if (with_predicate && varying_predicate(u))
         return "its update's RDom has a predicate (RDom::where): " + text(u.predicate());
     const auto &rvars = u.schedule().rvars();
     if (rvars.empty()) return "an update without an RDom: it rewrites the Func point by point";

@@ -49,6 +49,8 @@ bool uniform_predicate(const Internal::Definition &d) {
     return u.uniform;
 }
 
+bool varying_predicate(const Internal::Definition &d) { return has_predicate(d) && !uniform_predicate(d); }
+
 std::vector<Function> pipeline_functions(const std::vector<Func> &outputs) {
     std::vector<Function> outs;
     for (auto &f : outputs) outs.push_back(f.function());
@@ -112,8 +114,12 @@ bool is_gpu_target(const Target &t) { return t.has_gpu_feature(); }
 
 void autosched::plan_for_target(PlannerOptions &opt, const Target &t) {
     opt.gpu = is_gpu_target(t);
-    opt.shared_atomics = !t.has_feature(Target::OpenCL);
-    opt.float_atomics = !t.has_feature(Target::OpenCL);
+    opt.shared_atomics = opt.float_atomics = true;
+    limit_to_target(opt, t);
+}
+
+void autosched::limit_to_target(PlannerOptions &opt, const Target &t) {
+    if (t.has_feature(Target::OpenCL)) opt.shared_atomics = opt.float_atomics = false;
 }
 
 bool has_value_of_type(const Function &f, const std::function<bool(const Type &)> &pred) {

@@ -19,6 +19,9 @@ bool has_predicate(const Halide::Internal::Definition &d);
 // RDom's own vars and scalar parameters (a disk, `r.x * r.x + r.y * r.y <= radius * radius`), no
 // pure var and no Func or input. Every thread then skips the same points.
 bool uniform_predicate(const Halide::Internal::Definition &d);
+// Whether a definition has a predicate that varies from point to point (has_predicate, not
+// uniform_predicate): a triangle `r <= x`, a mask loaded from a Func.
+bool varying_predicate(const Halide::Internal::Definition &d);
 std::vector<Halide::Internal::Function> pipeline_functions(const std::vector<Halide::Func> &outputs);
 // A Func's pure vars, innermost first.
 std::vector<Halide::Var> pure_vars(const Halide::Func &f);
@@ -37,6 +40,9 @@ struct PlannerOptions;
 // Sets the options a plan for `t` takes from its target: `gpu`, `shared_atomics`,
 // `float_atomics`.
 void plan_for_target(PlannerOptions &opt, const Halide::Target &t);
+// Turns off, whatever the caller set, what `t` cannot have: OpenCL has neither shared-memory
+// atomics Halide 21 can be trusted with nor float atomics (autoschedule applies it).
+void limit_to_target(PlannerOptions &opt, const Halide::Target &t);
 }  // namespace autosched
 // Whether any value `f` computes or loads, in any definition, is of a type `pred` takes (its
 // outputs' types included; handles never).

@@ -20,7 +20,7 @@ int64_t window_steps(const FuncNode &M) {
     const Internal::Function &f = M.function;
     if (f.updates().size() != 1 || M.rvar_extents.size() != 1 || M.rvar_extents[0].empty()) return 0;
     const Internal::Definition &u = f.update(0);
-    if (has_predicate(u) && !uniform_predicate(u)) return 0;
+    if (varying_predicate(u)) return 0;
     int64_t steps = 1;
     for (int64_t e : M.rvar_extents[0]) steps *= std::max<int64_t>(e, 1);
     return steps;
