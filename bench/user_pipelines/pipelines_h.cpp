@@ -2,7 +2,8 @@
 // table read through unsafe_promise_clamped, a boolean mask dilated by a window (a bool Func
 // read through a stencil), 64-bit row sums of a 16-bit image, a pure Tuple of an int and a float
 // (a 3 x 3 arg-max with its value) as two outputs, lerp and mux in a colour grade, and an image
-// cropped at a Param offset (reads at a run-time shift).
+// cropped at a Param offset (reads at a run-time shift), and a separable blur of an interleaved
+// RGB image.
 #include "bench/user_pipelines/pipeline.h"
 
 using namespace Halide;
@@ -99,9 +100,28 @@ P cropshift() {
     return {{out}, {in, ox, oy}};
 }
 
+// A separable 5-tap binomial blur of an interleaved 8-bit RGB 4K image (the channel innermost),
+// along x and then along y, rounded back to 8 bits.
+P blurrgb() {
+    ImageParam in(UInt(8), 3, "in");
+    Func cl = BoundaryConditions::repeat_edge(in);
+    Func bx("bx"), out("out");
+    auto taps = [](Expr a, Expr b, Expr m, Expr d, Expr e) { return a + 4 * b + 6 * m + 4 * d + e; };
+    Expr v = cast<uint16_t>(cl(c, x, y));
+    bx(c, x, y) = taps(cast<uint16_t>(cl(c, x - 2, y)), cast<uint16_t>(cl(c, x - 1, y)), v,
+                       cast<uint16_t>(cl(c, x + 1, y)), cast<uint16_t>(cl(c, x + 2, y)));
+    Expr s = taps(cast<uint32_t>(bx(c, x, y - 2)), cast<uint32_t>(bx(c, x, y - 1)), cast<uint32_t>(bx(c, x, y)),
+                  cast<uint32_t>(bx(c, x, y + 1)), cast<uint32_t>(bx(c, x, y + 2)));
+    out(c, x, y) = cast<uint8_t>((s + 128) / 256);
+    in.set_estimates({{0, 3}, {0, 3840}, {0, 2160}});
+    out.set_estimates({{0, 3}, {0, 3840}, {0, 2160}});
+    return {{out}, {in}};
+}
+
 }  // namespace
 
 void add_pipelines_h(Registry &r) {
+    r.emplace("blurrgb", blurrgb);
     r.emplace("lutpromise", lutpromise);
     r.emplace("maskdilate", maskdilate);
     r.emplace("sum64", sum64);
