@@ -3148,3 +3148,55 @@ TEST(UserPipelines, AHistogramOfASignalGoesInChunksOfPoints) {
         }
     });
 }
+
+// A 0-d Func that sums an image and then adds one in a second update (generic: several updates),
+// over a 2-D and over a 1-D RDom: its sum takes each increment atomically on CUDA, not the chunks
+// of a histogram, which lay their threads over bin dims a 0-d Func lacks (Halide refused the CUDA
+// schedule: "could not find var ... to reorder"). Lowered for CUDA; run on the host and OpenCL.
+TEST(UserPipelines, AScalarWithSeveralUpdatesIsNoChunkedScatter) {
+    for (int dims : {2, 1}) {
+        SCOPED_TRACE(std::to_string(dims) + "-D RDom");
+        auto define = [&](ImageParam &in, Func &t) {
+            t() = 0;
+            if (dims == 2) {
+                RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
+                t() += in(r.x, r.y);
+                in.set_estimates({{0, 1024}, {0, 1024}});
+            } else {
+                RDom r(0, in.dim(0).extent(), "r");
+                t() += in(r);
+                in.set_estimates({{0, 1 << 20}});
+            }
+            t() += 1;
+        };
+        {
+            ImageParam in(Int(32), dims, "cin");
+            Func t("ctotal");
+            define(in, t);
+            const std::string plan = schedule_with_solder({t}, "cuda");
+            EXPECT_EQ(plan.find("bins in shared memory"), std::string::npos) << plan;
+            EXPECT_NO_THROW(Pipeline({t}).compile_to_lowered_stmt(::testing::TempDir() + "/scalar_updates.stmt", {in},
+                                                                  Halide::StmtOutputFormat::Text,
+                                                                  solder::make_target("cuda")))
+                << plan;
+        }
+        for_each_target([&](const std::string &target) {
+            ImageParam in(Int(32), dims, "in");
+            Func t("total");
+            define(in, t);
+            std::string plan = schedule_with_solder({t}, target);
+            Pipeline p = compiled({t}, target);
+            for (auto [w, h] : sizes_with(300, 200)) {
+                SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+                Buffer<int> a =
+                    dims == 2 ? random_buffer<int>({w, h}, 53, 0, 100) : random_buffer<int>({w * h}, 53, 0, 100);
+                in.set(a);
+                Buffer<int> o = p.realize({}, jit_target(target));
+                o.copy_to_host();
+                int64_t want = 1;
+                a.for_each_value([&](int v) { want += v; });
+                EXPECT_EQ(int64_t(o()), want) << plan;
+            }
+        });
+    }
+}

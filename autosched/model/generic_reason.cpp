@@ -151,7 +151,8 @@ bool scatter_update(const Function &f, int u) {
 bool chunked_scatter(const Function &f, int u) {
     const Definition &d = f.update(u);
     if (d.schedule().rvars().empty() || !any_order_update(f, u)) return false;
-    if (!d.args().empty() && !scatter_update(f, u)) return false;  // (a 0-d total is one bin)
+    // (A 0-d Func has no bin dim for the chunks' threads: its increments go to it directly.)
+    if (f.args().empty() || !scatter_update(f, u)) return false;
     const Type t = d.values()[0].type();
     return t.bits() == 32 && (t.is_int() || t.is_uint() || t.is_float());
 }

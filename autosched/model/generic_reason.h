@@ -57,8 +57,8 @@ bool atomic_update(const Halide::Internal::Function &f, int u, const Halide::Tar
 bool scatter_update(const Halide::Internal::Function &f, int u);
 
 // Whether the generic template may run update `u` on a GPU as a scatter in chunks of rows, or of
-// points of a 1-D RDom (schedules/generic/generic_schedule.h): a scatter (scatter_update, or a
-// 0-d Func's total) adding a 32-bit integer or float associatively and commutatively (a histogram,
+// points of a 1-D RDom (schedules/generic/generic_schedule.h): a scatter (scatter_update) into a
+// Func of one dim or more, adding a 32-bit integer or float associatively and commutatively (a histogram,
 // a group-by sum). Pure vars it writes as they are (a histogram per channel) loop in each chunk.
 // (Float bins in shared memory only where the target's atomics take floats: CUDA's, not
 // OpenCL's, on which no chunk keeps bins in shared memory anyway.)
