@@ -28,8 +28,14 @@ bool stages_over_pure_var(const FuncNode &n) {
 bool sibling_candidate(const FuncNode &n, const KernelPlan &k) {
     const PointwiseParams *p = k.get<PointwiseParams>();
     // (Halide fuses no Func with specializations: neither the author's nor an unrolled dim's branch.)
-    return p && p->vector_width > 1 && n.dims.size() >= 2 && n.updates == 0 && !k.split && k.with.empty() &&
-           k.side.empty() && p->unroll_dim < 0 && !has_specializations(n.function);
+    // Only pipeline outputs, whose regions at run time are their buffers (tested at sizes apart,
+    // from the same origin: UserPipelines.SiblingGradientsLaunchTogether). A Func that other
+    // kernels read beyond the region of the output it was launched with (through repeat_image:
+    // from row 0, the output's window from row 5) was left unwritten past the output's rows
+    // (random user seed 30 on OpenCL; with a hand schedule, under each of Halide's loop
+    // alignments).
+    return p && n.is_output && p->vector_width > 1 && n.dims.size() >= 2 && n.updates == 0 && !k.split &&
+           k.with.empty() && k.side.empty() && p->unroll_dim < 0 && !has_specializations(n.function);
 }
 
 bool same_shape(const FuncNode &a, const KernelPlan &ka, const FuncNode &b, const KernelPlan &kb) {
