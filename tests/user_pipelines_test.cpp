@@ -2822,6 +2822,124 @@ TEST(UserPipelines, ScattersBesideAPureVarRunOverTheirRDom) {
     });
 }
 
+// Histograms per 8 x 8 cell (an oriented-gradient descriptor's shape): a scatter whose bin is
+// data-dependent beside two pure cell dims, over an RDom of 64 points at each of 32400 cells, read
+// by another Func. A thread per cell walking its 64 points made each increment wait on the
+// previous one's store to global memory (82 us on the H200 for a 1920 x 1080 image's float bins;
+// each increment atomic in global memory instead, 153); on CUDA a block per cell takes its bins in
+// shared memory, its 64 threads one point each. (OpenCL has no shared-memory atomics here:
+// PlannerOptions::shared_atomics; the counts run there and on the host at other cell counts.)
+TEST(UserPipelines, ScattersOverASmallRDomAtManyCellsTakeABlockPerCell) {
+    auto define = [](ImageParam &img, Func &hist, Func &out, bool counts) {
+        Var b("b"), cx("cx"), cy("cy");
+        RDom p(0, 8, 0, 8, "p");
+        Expr v = img(cx * 8 + p.x, cy * 8 + p.y);
+        hist(b, cx, cy) = counts ? Expr(0) : Expr(0.0f);
+        hist(cast<int>(v / 32), cx, cy) += counts ? Expr(1) : cast<float>(v) / 255.0f;
+        out(b, cx, cy) = hist(b, cx, cy) * 2;
+        img.set_estimates({{0, 1920}, {0, 1080}});
+        out.set_estimates({{0, 8}, {0, 240}, {0, 135}});
+    };
+    for (bool counts : {false, true}) {
+        ImageParam img(UInt(8), 2, "cimg");
+        Func hist("chist"), out("cout");
+        define(img, hist, out, counts);
+        const std::string plan = schedule_with_solder({out}, "cuda");
+        EXPECT_NE(plan.find("[generic, a block per point of the pure vars its scatter writes as they are, their bins "
+                            "in shared memory, its RDom over 64 threads, written once through a copy]"),
+                  std::string::npos)
+            << plan;
+        EXPECT_NO_THROW(Pipeline(out).compile_to_lowered_stmt(::testing::TempDir() + "/cell_hist.stmt", {img},
+                                                              Halide::StmtOutputFormat::Text,
+                                                              solder::make_target("cuda")))
+            << plan;
+    }
+    for_each_target([&](const std::string &target) {
+        ImageParam img(UInt(8), 2, "img");
+        Func hist("hist"), out("out");
+        define(img, hist, out, true);
+        std::string plan = schedule_with_solder({out}, target);
+        Pipeline p = compiled({out}, target);
+        for (auto [cw, ch] : std::vector<std::pair<int, int>>{{80, 45}, {5, 3}, {1, 1}, {131, 5}}) {
+            SCOPED_TRACE(std::to_string(cw) + "x" + std::to_string(ch) + " cells");
+            auto a = random_buffer<uint8_t>({cw * 8, ch * 8}, 45, 0, 256);
+            img.set(a);
+            Buffer<int> o = realized<int>(p, {8, cw, ch}, target);
+            std::vector<int> want(size_t(8 * cw * ch), 0);
+            a.for_each_element([&](int x, int y) { want[size_t(a(x, y) / 32 + 8 * (x / 8 + cw * (y / 8)))] += 2; });
+            EXPECT_TRUE(matches(
+                o, [&](auto &e) { return want[size_t(e[0] + 8 * (e[1] + cw * e[2]))]; }, 0))
+                << plan;
+        }
+    });
+}
+
+// A box filter along rows as a running sum (a scan along x with a Param radius, its first point a
+// sum of its own), beside a prefix sum in place: the running sum reads the input at each step, so
+// its walk is unrolled 32 steps at a time (their loads in flight together); the prefix sum reads
+// only itself and keeps 8. Run on the host and OpenCL at other sizes and radii.
+TEST(UserPipelines, RowScansThatReadAnInputWalkMoreStepsAtATime) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 2, "in");
+        Param<int> radius("radius");
+        radius.set_estimate(7);
+        Var x("x"), y("y");
+        Func cl = BoundaryConditions::repeat_edge(in);
+        Func run("run"), out("out"), cs("cs");
+        RDom k(-radius, 2 * radius + 1, "k");
+        RDom rx(1, in.dim(0).extent() - 1, "rx");
+        run(x, y) = undef<float>();
+        run(0, y) = sum(cl(k, y));
+        run(rx, y) = run(rx - 1, y) + cl(rx + radius, y) - cl(rx - radius - 1, y);
+        out(x, y) = run(x, y) / cast<float>(2 * radius + 1);
+        cs(x, y) = in(x, y);
+        cs(rx, y) = cs(rx, y) + cs(rx - 1, y);
+        in.set_estimates({{0, 3840}, {0, 2160}});
+        out.set_estimates({{0, 3840}, {0, 2160}});
+        cs.set_estimates({{0, 3840}, {0, 2160}});
+        std::string plan = schedule_with_solder({out, cs}, target);
+        if (target != "host") {
+            EXPECT_TRUE(
+                std::regex_search(plan, std::regex(R"(run\S* \[generic[^\]]*, stage 2 walked 32 steps at a time\])")))
+                << plan;
+            EXPECT_TRUE(std::regex_search(plan, std::regex(R"(cs\S* \[generic[^\]]*\])"))) << plan;
+            EXPECT_FALSE(std::regex_search(plan, std::regex(R"(cs\S* \[generic[^\]]*walked)"))) << plan;
+        }
+        Pipeline p = compiled({out, cs}, target);
+        for (auto [w, h] : sizes_with(300, 20)) {
+            for (int rad : {7, 2}) {
+                SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " radius " + std::to_string(rad));
+                auto img = random_buffer<float>({w, h}, 46, -1, 1);
+                in.set(img);
+                radius.set(rad);
+                Buffer<float> ob(w, h), cb(w, h);
+                p.realize(Realization({ob, cb}), jit_target(target));
+                ob.copy_to_host();
+                cb.copy_to_host();
+                auto at = [&](int xx, int yy) { return double(img(std::clamp(xx, 0, w - 1), yy)); };
+                EXPECT_TRUE(matches(
+                    ob,
+                    [&](auto &q) {
+                        double t = 0;
+                        for (int d = -rad; d <= rad; d++) t += at(q[0] + d, q[1]);
+                        return t / (2 * rad + 1);
+                    },
+                    1e-3))
+                    << plan;
+                EXPECT_TRUE(matches(
+                    cb,
+                    [&](auto &q) {
+                        double t = 0;
+                        for (int xx = 0; xx <= q[0]; xx++) t += img(xx, q[1]);
+                        return t;
+                    },
+                    1e-3))
+                    << plan;
+            }
+        }
+    });
+}
+
 // An unsharp mask of an interleaved 8-bit RGB image (the channel innermost, 3 at the estimates):
 // each thread computes its pixel's channels, unrolled in the output's branch for 3, its threads
 // over the columns and rows (tiled over the channels, 5 of each 8 threads had nothing to do: 920

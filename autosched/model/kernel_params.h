@@ -96,9 +96,15 @@ struct BlockReductionParams {
 // A reduction to few results over many points each (schedules/total_reduction): its outermost RVar
 // cut into `slices` slices of `slice_rows` steps per result at the estimates, each reduced by one
 // block as a block reduction of its lanes (`slice`), the partials added by one block per result.
+// With `lane_results` (results few, and read along the input's innermost dim, as the channel means
+// of an interleaved image are): each slice is one block for every result, its threads along the
+// results and then `lanes` steps of the innermost RVar (`threads` per block), so that neighbouring
+// threads read neighbouring elements; their partials are added by one block per result.
 struct TotalReductionParams {
     int64_t slice_rows = 1, slices = 1;
     BlockReductionParams slice;
+    bool lane_results = false;
+    int lanes = 0, threads = 0;
 };
 // 2-D tiles with producers computed per tile (schedules/stencil_tile).
 struct StencilTileParams {
@@ -147,6 +153,9 @@ struct GenericParams {
     // template's 256). Fewer where the stage has few parallel points (a scan over 2160 rows), so
     // that its blocks spread over the SMs.
     std::vector<int> stage_threads;
+    // Per update stage whose RVars each thread walks serially (a scan): the steps unrolled (0: the
+    // template's 8). More where the scan reads other Funcs and its walk is long (schedules/generic).
+    std::vector<int> stage_unroll;
     // Per stage of four pure dims or more, on a GPU: how many of its outermost pure dims each
     // thread loops over serially, so that the rest fit the grid's three dims unfused. Fused into
     // one grid dim, each thread found its block's point of them by a division and a remainder by
@@ -174,6 +183,12 @@ struct GenericParams {
     // read (one launch), instead of a launch per stage with each step's load and store in global
     // memory.
     bool one_block = false;
+    // A scatter over a small RDom at each of many points of the pure vars it writes as they are
+    // (oriented-gradient histograms, 9 bins per 8 x 8 cell): a block per such point (a cell),
+    // its bins in shared memory, the RDom's points over `cell_lanes` threads adding to them
+    // atomically, written out by a copy that the Func's readers read (one launch). A thread per
+    // cell walking its RDom made each increment wait on the previous one's store to global memory.
+    int cell_lanes = 0;
 };
 
 // Tiles stepping through a fused reduction's RVar (schedules/reduction_tile): `reduction` per tile,

@@ -241,7 +241,12 @@ std::string Plan::to_text() const {
                        " lanes (innermost two RVars)";
         };
         if (const BlockReductionParams *br = k.get<BlockReductionParams>()) two_d_lanes(*br);
-        if (const TotalReductionParams *tr = k.get<TotalReductionParams>()) {
+        if (const TotalReductionParams *tr = k.get<TotalReductionParams>(); tr && tr->lane_results) {
+            vec += ", " + std::to_string(tr->slices) + " slices of " + std::to_string(tr->slice_rows) +
+                   " steps of the outermost RVar, one block each for every result, its " + std::to_string(tr->threads) +
+                   " threads along the results and then " + std::to_string(tr->lanes) +
+                   " lanes of the innermost RVar, their partials added by one block per result";
+        } else if (const TotalReductionParams *tr = k.get<TotalReductionParams>()) {
             vec += ", " + std::to_string(tr->slices) + " slices of " + std::to_string(tr->slice_rows) +
                    " steps of the outermost RVar per result, one block each, their partials added by one block per "
                    "result";
@@ -255,6 +260,10 @@ std::string Plan::to_text() const {
             if (gp->shared_bins)
                 vec += ", a scatter in chunks (of rows, or of a 1-D RDom's points), their bins in shared memory";
             if (gp->one_block) vec += ", every stage in one block's shared memory, written once through a copy";
+            if (gp->cell_lanes > 0)
+                vec += ", a block per point of the pure vars its scatter writes as they are, their bins in shared "
+                       "memory, its RDom over " +
+                       std::to_string(gp->cell_lanes) + " threads, written once through a copy";
             if (gp->scan_tile_rows > 0 && gp->in_registers)
                 vec += ", each point in a thread's registers, in 32 x " + std::to_string(gp->scan_tile_rows) +
                        " tiles, written once through a copy";
@@ -271,6 +280,10 @@ std::string Plan::to_text() const {
             for (size_t s = 0; s < gp->stage_threads.size(); s++)
                 if (gp->stage_threads[s] > 0 && gp->stage_threads[s] != 256)
                     vec += ", stage " + std::to_string(s) + " in blocks of " + std::to_string(gp->stage_threads[s]);
+            for (size_t s = 0; s < gp->stage_unroll.size(); s++)
+                if (gp->stage_unroll[s] > 0)
+                    vec += ", stage " + std::to_string(s) + " walked " + std::to_string(gp->stage_unroll[s]) +
+                           " steps at a time";
         }
         if (tile && tile->whole_tiles)
             vec += fixed_sizes ? ", edge tiles shifted inwards"

@@ -10,7 +10,9 @@
 // li2018, mullapudi2016. Plugins are loaded from $SOLDER_PLUGIN and $HALIDE_PLUGIN_DIR. Writes
 // OUT_DIR/PIPELINE_SCHEDULER.{a,h} and, for the auto-schedulers, the schedule's source (.sched.txt).
 // $SOLDER_KNOB=KEY=VALUE passes one more parameter to Solder's plugin (`register_tiles=0`), and
-// $SOLDER_TAG names the libraries instead of SCHEDULER (letters and digits only).
+// $SOLDER_TAG names the libraries instead of SCHEDULER (letters and digits only). With $SOLDER_STMT
+// set, each auto-scheduled library's lowered statement (its kernels' PTX included) is written too
+// (.stmt), to read what a kernel's loop became.
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -78,6 +80,7 @@ int main(int argc, char **argv) {
     user_pipelines::add_pipelines_f(pipelines);
     user_pipelines::add_pipelines_g(pipelines);
     user_pipelines::add_pipelines_h(pipelines);
+    user_pipelines::add_pipelines_i(pipelines);
     for (auto &[name, make] : pipelines) {
         if (!only.empty() && only != name) continue;
         const std::string fn = name + "_" + env_or("SOLDER_TAG", which);
@@ -107,6 +110,8 @@ int main(int argc, char **argv) {
                     fclose(f);
                 }
                 pipeline.compile_to_static_library(dir + "/" + fn, p.args, fn, gpu);
+                if (std::getenv("SOLDER_STMT"))
+                    pipeline.compile_to_lowered_stmt(dir + "/" + fn + ".stmt", p.args, Text, gpu);
             }
             printf("built %s\n", fn.c_str());
         } catch (const Halide::Error &e) {  // (not a std::exception in Halide 21)

@@ -1,6 +1,7 @@
 #include "schedules/generic/generic_schedule.h"
 
 #include <algorithm>
+#include <set>
 
 #include "autosched/model/generic_reason.h"
 #include "autosched/model/pipeline_funcs.h"
@@ -12,7 +13,6 @@ namespace {
 
 constexpr int kTileX = kGenericTileX, kTileY = kGenericTileY, kThreads1D = 256;
 constexpr int kHostChunk = 1024, kHostVector = 8;
-constexpr int kScanUnroll = 8;
 constexpr int kMergeChunks = kScatterMergeChunks;
 
 void pure_loops(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> pure, const Target &target,
@@ -161,6 +161,46 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
 
 }  // namespace
 
+void schedule_cell_scatter(ScheduleWriter &w, Func f, int lanes) {
+    const std::string tag = f.name() + "_cell";
+    const Internal::Function fn = f.function();
+    Func copy = w.in(f, {});
+    w.compute_root(copy);
+    // The copy's dims: the bins (data-dependent in the update) over the threads, the cells (pure
+    // vars the update writes as they are) fused into grid x.
+    std::set<std::string> cell_names;
+    for (const VarOrRVar &v : stage_pure_vars(fn, 1)) cell_names.insert(v.name());
+    std::vector<VarOrRVar> bins, cells;
+    for (const Var &v : copy.args()) (cell_names.count(v.name()) ? cells : bins).push_back(v);
+    const VarOrRVar cell = one_bin_dim(w, {copy}, cells, tag + "_c");
+    Var bo(tag + "_bo"), bt(tag + "_bt");
+    w.split({copy}, one_bin_dim(w, {copy}, bins, tag + "_b"), bo, bt, lanes, TailStrategy::GuardWithIf);
+    w.reorder({copy}, {bt, bo, cell});
+    w.gpu_threads({copy}, bt);
+    w.gpu_blocks({copy}, cell);
+    w.compute_at(f, copy, cell);
+    // The Func's bins zeroed over the threads (its cell dims one point each here).
+    std::vector<VarOrRVar> own_bins;
+    for (const VarOrRVar &v : stage_pure_vars(fn, 0))
+        if (!cell_names.count(v.name())) own_bins.push_back(v);
+    Var zo(tag + "_zo"), zt(tag + "_zt");
+    w.split({f}, one_bin_dim(w, {f}, own_bins, tag + "_z"), zo, zt, lanes, TailStrategy::GuardWithIf);
+    w.gpu_threads({f}, zt);
+    // Its update over the RDom's points, each increment an atomic one in shared memory.
+    const StageRef s{f, 0};
+    w.atomic(s);
+    const auto rvars = fn.update(0).schedule().rvars();
+    VarOrRVar all = RVar(rvars[0].var);
+    for (size_t i = 1; i < rvars.size(); i++) {
+        RVar next(tag + "_r" + std::to_string(i));
+        w.fuse(s, all, RVar(rvars[i].var), next);
+        all = next;
+    }
+    RVar ro(tag + "_ro"), ri(tag + "_ri");
+    w.split(s, all, ro, ri, lanes, TailStrategy::GuardWithIf);
+    w.gpu_threads(s, ri);
+}
+
 void schedule_one_block(ScheduleWriter &w, Func f) {
     const std::string tag = f.name() + "_one";
     Func copy = w.in(f, {});
@@ -183,7 +223,7 @@ void schedule_one_block(ScheduleWriter &w, Func f) {
 
 void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, const std::vector<int> &stage_threads,
                              const std::vector<int> &stage_serial_outer, bool shared_bins,
-                             const std::vector<bool> &stage_over_rdom) {
+                             const std::vector<bool> &stage_over_rdom, const std::vector<int> &stage_unroll) {
     w.compute_root(f);
     const Internal::Function fn = f.function();
     if (fn.has_extern_definition()) return;
@@ -203,7 +243,11 @@ void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, co
             // issue ahead of the arithmetic that waits on the previous step.
             if (stage > 0 && is_gpu_target(target))
                 for (auto &rv : fn.update(stage - 1).schedule().rvars())
-                    w.unroll(s, RVar(rv.var), kScanUnroll, TailStrategy::GuardWithIf);
+                    w.unroll(s, RVar(rv.var),
+                             size_t(stage) < stage_unroll.size() && stage_unroll[size_t(stage)] > 0
+                                 ? stage_unroll[size_t(stage)]
+                                 : kScanUnroll,
+                             TailStrategy::GuardWithIf);
         } else if (stage > 0) {
             reduction_loops(w, s, fn, target, tag, shared_bins);
         } else if (is_gpu_target(target)) {

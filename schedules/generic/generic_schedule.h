@@ -35,6 +35,10 @@ constexpr int kScatterMergeChunks = 8;
 // points, its pure vars' points a grid dim (GenericParams::stage_over_rdom), where its RDom has at
 // least this many points for each of theirs (and they are too few to fill the device).
 constexpr int64_t kScatterPointsPerBin = 16;
+// A scatter over an RDom of kCellScatterMinPoints to kCellScatterMaxPoints points at each point of
+// the pure vars it writes as they are, with at most kCellBinsBytes of bins there, takes a block per
+// such point (GenericParams::cell_lanes). (Fewer points: a thread walks them as fast.)
+constexpr int64_t kCellScatterMinPoints = 16, kCellScatterMaxPoints = 1024, kCellBinsBytes = 4096;
 // The most bytes of bins a chunked scatter keeps in each block's shared memory (GenericParams::
 // shared_bins), at the estimates: 8192 32-bit bins. Measured on the H100, a user's 4096-bin
 // histogram of a 3840 x 2160 u16 image took 156.4 us with 8 KB here (its chunks' bins in global
@@ -55,10 +59,17 @@ constexpr int64_t kGenericSerialPoints = 64;
 // `stage_serial_outer[s]`: the outermost pure dims of stage s each GPU thread loops over.
 // `shared_bins`: a chunked scatter's chunks keep their bins in shared memory (GenericParams).
 // `stage_over_rdom[s]`: update stage s runs over its RDom although it writes pure vars as they are.
+// `stage_unroll[s]` > 0: the steps of update stage s's serial walk unrolled (else kScanUnroll).
 void schedule_generic_kernel(ScheduleWriter &w, Halide::Func f, const Halide::Target &target,
                              const std::vector<int> &stage_threads = {},
                              const std::vector<int> &stage_serial_outer = {}, bool shared_bins = false,
-                             const std::vector<bool> &stage_over_rdom = {});
+                             const std::vector<bool> &stage_over_rdom = {}, const std::vector<int> &stage_unroll = {});
+
+// A scan's steps unrolled in each thread by default; where it reads other Funcs than itself and its
+// walk is long, up to kMaxScanUnroll, as many as keep kScanLoadsInFlight of those reads in flight
+// with kMinUnrolledWalks unrolled walks or more at the estimates (GenericParams::stage_unroll).
+constexpr int kScanUnroll = 8, kMaxScanUnroll = 32, kScanLoadsInFlight = 64;
+constexpr int64_t kMinUnrolledWalks = 16;
 
 // The most bytes of a 1-D Func computed in one block's shared memory (GenericParams::one_block).
 constexpr int64_t kOneBlockBytes = 8192;
@@ -67,6 +78,12 @@ constexpr int64_t kOneBlockBytes = 8192;
 // `f` in that block's shared memory: its pure definition over the threads, each update on one
 // thread, its innermost RVar unrolled by 8.
 void schedule_one_block(ScheduleWriter &w, Halide::Func f);
+
+// GenericParams::cell_lanes: `f` (one update, a scatter beside pure vars written as they are)
+// computed per block of a copy, one block per point of those pure vars, its bins in shared memory:
+// its pure stage over the bins and its update over its RDom's points, `lanes` threads each,
+// atomically. Its readers read the copy.
+void schedule_cell_scatter(ScheduleWriter &w, Halide::Func f, int lanes);
 
 // A point scan (autosched/model/generic_reason.h) that other kernels read, on a GPU: they read a
 // copy of it (Func::in) instead, tiled kGenericTileX x `rows` over its dims other than the scan's,

@@ -1,6 +1,7 @@
 #include "schedules/total_reduction/total_reduction.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "schedules/block_reduction/block_reduction.h"
 #include "schedules/launch_shapes.h"
@@ -18,6 +19,41 @@ constexpr int64_t kMinTotalPoints = 16384;
 constexpr int64_t kMinSlicePoints = 4096;
 // Results at most a quarter of the blocks that fill the device: more, and one block each fills it.
 constexpr int64_t kMaxResultsShare = 4;
+
+// Results at most, at the estimates, for the layout with threads along the results
+// (TotalReductionParams::lane_results), and the threads of its blocks.
+constexpr int64_t kMaxLaneResults = 32;
+constexpr int kLaneResultThreads = 256;
+
+// The results are few and read along the innermost dim of what the update reads, its innermost
+// RVar along none (the channel means of an interleaved image, in(c, r.x, r.y)): one block per
+// result with lanes along the RVar would read a few elements of each cache line.
+bool lane_results(const FuncNode &O) {
+    if (O.dims.empty() || O.points() > kMaxLaneResults) return false;
+    const InnermostReads r = innermost_reads(O.function);
+    return !r.walks_rvar && r.along_results;
+}
+
+// Lanes of the innermost RVar per result in that layout: a block of about kLaneResultThreads,
+// at least a warp of lanes.
+int lanes_for_results(const FuncNode &O) {
+    int lanes = 32;
+    while (lanes * 2 * O.points() <= kLaneResultThreads) lanes *= 2;
+    return lanes;
+}
+
+// Slices of the outermost RVar (of the lanes' walk, for a 1-D RDom) in the lane-results layout:
+// one block per slice for every result, as many as fill the device, each of at least
+// kMinSlicePoints points per result. Returns the steps per slice.
+int64_t lane_results_slice_rows(const FuncNode &O, const DeviceProfile &d, int lanes) {
+    const std::vector<int64_t> &e = O.rvar_extents[0];
+    const int64_t outer =
+        e.size() == 1 ? (std::max<int64_t>(1, e[0]) + lanes - 1) / lanes : std::max<int64_t>(1, e.back());
+    const int64_t full = int64_t(d.sms) * d.blocks_per_sm_to_fill;
+    const int64_t slices =
+        std::clamp<int64_t>(std::max<int64_t>(1, O.reduction_points) / kMinSlicePoints, 1, std::min(full, outer));
+    return (outer + slices - 1) / slices;
+}
 
 // Slices of the outermost RVar per result at the estimates: as many as fill the device with blocks
 // (results x slices), each of at least kMinSlicePoints points. Returns the outermost RVar's steps
@@ -55,9 +91,9 @@ public:
         const DeviceProfile &d = c.opt.device;
         if (O.points() * kMaxResultsShare > int64_t(d.sms) * d.blocks_per_sm_to_fill)
             return "its " + std::to_string(O.points()) + " results at the estimates are blocks enough (one each)";
-        if (!O.dims.empty() && !innermost_reads(O.function).walks_rvar)
+        if (!O.dims.empty() && !innermost_reads(O.function).walks_rvar && !lane_results(O))
             return "its innermost RVar does not walk the innermost dim of what it reads (lanes along it would "
-                   "read strided)";
+                   "read strided), and its results are not few ones read along that dim";
         if (O.reduction_points < kMinTotalPoints)
             return "it reduces fewer than " + std::to_string(kMinTotalPoints) + " points at the estimates";
         const auto &def = O.function.update(0);
@@ -77,6 +113,15 @@ public:
     std::optional<KernelChoice> choose(const KernelContext &c) const override {
         if (!why_not(c).empty()) return std::nullopt;
         const FuncNode &O = c.root_node();
+        if (lane_results(O)) {
+            const int lanes = lanes_for_results(O);
+            const int64_t rows = lane_results_slice_rows(O, c.opt.device, lanes);
+            const std::vector<int64_t> &e = O.rvar_extents[0];
+            const int64_t outer = e.size() == 1 ? (e[0] + lanes - 1) / lanes : e.back();
+            KernelChoice kc = c.whole_root_choice(TemplateKind::TotalReduction, (outer + rows - 1) / rows);
+            kc.extra_launches = 1;  // the partials' copy
+            return kc;
+        }
         const int64_t rows = slice_rows_for(O, c.opt.device);
         KernelChoice kc = c.whole_root_choice(TemplateKind::TotalReduction,
                                               O.points() * ((O.rvar_extents[0].back() + rows - 1) / rows));
@@ -87,6 +132,17 @@ public:
     void fill(const KernelPlanContext &c, KernelPlan &k) const override {
         const FuncNode &O = c.g.nodes[size_t(c.root)];
         TotalReductionParams p;
+        if (lane_results(O)) {
+            p.lane_results = true;
+            p.lanes = lanes_for_results(O);
+            p.threads = int(std::min<int64_t>(1024, ((O.points() * p.lanes + 31) / 32) * 32));
+            p.slice_rows = lane_results_slice_rows(O, c.opt.device, p.lanes);
+            const std::vector<int64_t> &e = O.rvar_extents[0];
+            const int64_t outer = e.size() == 1 ? (e[0] + p.lanes - 1) / p.lanes : e.back();
+            p.slices = (outer + p.slice_rows - 1) / p.slice_rows;
+            k.params = p;
+            return;
+        }
         p.slice_rows = slice_rows_for(O, c.opt.device);
         p.slices = (O.rvar_extents[0].back() + p.slice_rows - 1) / p.slice_rows;
         // Each slice as the block reduction template reduces one result.
@@ -100,6 +156,10 @@ public:
 
     void apply(ApplyContext &c, const KernelPlan &k) const override {
         const TotalReductionParams &p = *k.get<TotalReductionParams>();
+        if (p.lane_results) {
+            schedule_total_reduction_lane_results(c.w, c.get(k.root), c.target, p.slice_rows, p.lanes, p.threads);
+            return;
+        }
         schedule_total_reduction(c.w, c.get(k.root), c.target, p.slice_rows, p.slice.lanes, p.slice.lanes_x,
                                  p.slice.unroll_inner);
     }
@@ -117,13 +177,26 @@ public:
             out[size_t(i)].grid[0] = O.dims.empty() ? p.slices : O.points();
             out[size_t(i)].grid[1] = O.dims.empty() ? 1 : p.slices;
         }
-        set_block_reduction_threads(p.slice, O.elem_bytes, out[1]);
+        std::optional<LaunchShape> copy_launch;
+        if (p.lane_results) {
+            // The partials: their copy's launch, each thread computing its own (no launch of
+            // their own stages).
+            LaunchShape copy;
+            copy.stage = O.name + "_intm (copy)";
+            copy.grid[0] = (O.points() * p.lanes + p.threads - 1) / p.threads;
+            copy.grid[1] = p.slices;
+            copy.threads[0] = p.threads;
+            copy_launch = copy;
+        } else {
+            set_block_reduction_threads(p.slice, O.elem_bytes, out[1]);
+        }
         out[2].stage = stage_name(O, 0);
         out[2].grid[0] = out[3].grid[0] = O.points();
         out[3].stage = stage_name(O, 1);
         BlockReductionParams final_sum;  // (schedule_total_reduction's: 1-D lanes)
         final_sum.lanes = kTotalFinalLanes;
         set_block_reduction_threads(final_sum, O.elem_bytes, out[3]);
+        if (copy_launch) out[0] = *copy_launch, out.erase(out.begin() + 1);
         return out;
     }
 };
