@@ -89,14 +89,22 @@ std::function<Func(const std::string &)> func_lookup(const std::map<std::string,
     };
 }
 
-std::vector<std::string> hosted_kernels(const Plan &plan, const Target &target,
-                                        const std::function<Func(const std::string &)> &get) {
-    std::vector<std::string> hosted;
-    if (!target.has_feature(Target::OpenCL) || target.has_feature(Target::CLDoubles)) return hosted;
-    for (auto &k : plan.kernels)
-        if (k.with.empty() && (!k.split || (k.split->group.empty() && k.split->launched_with.empty())) &&
-            kernel_uses_f64(k, plan, get))
-            hosted.push_back(k.name);
+// Whether kernel `k` counts bits (counts_bits) in a Func computed in it or inlined into those.
+bool kernel_counts_bits(const KernelPlan &k, const Plan &plan, const std::function<Func(const std::string &)> &get) {
+    return any_inlined_closure(k.funcs, plan, get, counts_bits);
+}
+
+std::vector<std::pair<std::string, std::string>> hosted_kernels(const Plan &plan, const Target &target,
+                                                                const std::function<Func(const std::string &)> &get) {
+    std::vector<std::pair<std::string, std::string>> hosted;
+    if (!target.has_feature(Target::OpenCL)) return hosted;
+    for (auto &k : plan.kernels) {
+        if (!k.with.empty() || (k.split && (!k.split->group.empty() || !k.split->launched_with.empty()))) continue;
+        if (!target.has_feature(Target::CLDoubles) && kernel_uses_f64(k, plan, get))
+            hosted.push_back({k.name, kOnHostReason});
+        else if (kernel_counts_bits(k, plan, get))
+            hosted.push_back({k.name, kOnHostBitCountReason});
+    }
     return hosted;
 }
 
@@ -106,8 +114,12 @@ const char *const kNoF16VectorsReason =
     "converts to float16, which Halide 21's CUDA backend gets wrong in vectors: not vectorized";
 const char *const kOnHostReason =
     "computes in float64, which OpenCL kernels cannot without the target feature cl_doubles: it runs on the host";
+const char *const kOnHostBitCountReason =
+    "counts bits (popcount, count_leading_zeros or count_trailing_zeros), which Halide 21's OpenCL C backend "
+    "calls undefined helpers for: it runs on the host";
 
-std::vector<std::string> kernels_on_host(const Plan &plan, const std::vector<Func> &outputs, const Target &target) {
+std::vector<std::pair<std::string, std::string>> kernels_on_host(const Plan &plan, const std::vector<Func> &outputs,
+                                                                 const Target &target) {
     const auto funcs = funcs_by_name(outputs);
     return hosted_kernels(plan, target, func_lookup(funcs));
 }
@@ -134,9 +146,9 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
     const Target host = target.without_feature(Target::OpenCL);
     ApplyContext on_host{c.w, host, plan, c.get, {}, {}};
     std::set<std::string> hosted;
-    for (auto &name : hosted_kernels(plan, target, c.get)) {
+    for (auto &[name, why] : hosted_kernels(plan, target, c.get)) {
         hosted.insert(name);
-        w.note(name + " " + kOnHostReason);
+        w.note(name + " " + why);
     }
     const std::set<std::string> unvectorized = funcs_without_vectors(plan, outputs, target);
     w.refuse_vectors(unvectorized);

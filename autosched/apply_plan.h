@@ -2,6 +2,7 @@
 #pragma once
 #include <set>
 #include <string>
+#include <utility>
 
 #include "Halide.h"
 #include "autosched/model/plan.h"
@@ -12,11 +13,13 @@ namespace solder::autosched {
 // applied schedule as C++ source a generator can paste (schedules/writer/schedule_writer.h).
 std::string apply_plan(const Plan &plan, const std::vector<Halide::Func> &outputs, const Halide::Target &target);
 
-// The plan's kernels that apply_plan schedules on the host instead of the GPU, and why (each
-// name followed by kOnHostReason): on OpenCL without cl_doubles, those computing in float64.
-std::vector<std::string> kernels_on_host(const Plan &plan, const std::vector<Halide::Func> &outputs,
-                                         const Halide::Target &target);
+// The plan's kernels that apply_plan schedules on the host instead of the GPU, each with why: on
+// OpenCL without cl_doubles, those computing in float64 (kOnHostReason); on OpenCL, those counting
+// bits (kOnHostBitCountReason).
+std::vector<std::pair<std::string, std::string>>
+kernels_on_host(const Plan &plan, const std::vector<Halide::Func> &outputs, const Halide::Target &target);
 extern const char *const kOnHostReason;
+extern const char *const kOnHostBitCountReason;
 
 // The plan's Funcs that apply_plan leaves unvectorized, each for kNoF16VectorsReason: on CUDA,
 // those converting to float16 or inlining a Func that does (Halide 21's PTX backend drops the

@@ -129,7 +129,7 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
     } catch (const AnalysisError &e) {
         a.plan = plan_generic_pipeline(outputs, e.what(), app);
     }
-    for (auto &k : kernels_on_host(a.plan, outputs, target)) a.plan.explanations.push_back({k, "", kOnHostReason});
+    for (auto &[k, why] : kernels_on_host(a.plan, outputs, target)) a.plan.explanations.push_back({k, "", why});
     for (auto &f : funcs_without_vectors(a.plan, outputs, target))
         a.plan.explanations.push_back({f, "", kNoF16VectorsReason});
     a.source = apply_plan(a.plan, outputs, target);

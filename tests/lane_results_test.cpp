@@ -113,3 +113,30 @@ TEST(LaneResults, ChannelSumsOverAOneDimensionalRDom) {
         }
     }
 }
+
+// The channel means of an interleaved image summed in doubles: on OpenCL without cl_doubles the
+// kernel runs on the host instead (apply_plan), its slices laid out for the host; the plan still
+// names the layout it planned.
+TEST(LaneResults, DoubleSumsRunOnTheHostOnOpenCLWithoutClDoubles) {
+    ImageParam in(Float(32), 3, "in");
+    Var c("c");
+    RDom r(0, in.dim(1).extent(), 0, in.dim(2).extent(), "r");
+    Func mean("mean");
+    mean(c) = cast<float>(sum(cast<double>(in(c, r.x, r.y))) / cast<double>(in.dim(1).extent() * in.dim(2).extent()));
+    in.set_estimates({{0, 3}, {0, 1920}, {0, 1080}});
+    mean.set_estimates({{0, 3}});
+    const std::string plan = schedule_with_solder({mean}, "opencl");
+    EXPECT_NE(plan.find("computes in float64"), std::string::npos) << plan;
+    Pipeline p(mean);
+    p.compile_jit(solder::make_target("opencl"));
+    Buffer<float> img = random_buffer<float>({3, 200, 50}, 13, 0, 1);
+    in.set(img);
+    Buffer<float> o = realize_on<float>(p, {3}, "opencl");
+    std::vector<double> m(3, 0.0);
+    for (int y = 0; y < 50; y++)
+        for (int x = 0; x < 200; x++)
+            for (int k = 0; k < 3; k++) m[size_t(k)] += img(k, x, y);
+    EXPECT_TRUE(matches(
+        o, [&](auto &q) { return m[size_t(q[0])] / (200.0 * 50.0); }, 1e-5))
+        << plan;
+}

@@ -1102,6 +1102,61 @@ TEST(UserPipelines, HalfAndDoubleFloatImages) {
 
 // Without cl_doubles an OpenCL kernel cannot compute in doubles (Halide refuses to compile it): the
 // kernels that do run on the host, and the schedule says so.
+// Bit counts (a census transform's Hamming distances through popcount, count_leading_zeros,
+// count_trailing_zeros): Halide 21's OpenCL C backend calls helpers for them it does not define, so
+// such a kernel would fail to build on every OpenCL device; on OpenCL it runs on the host instead,
+// the plan says why. Run on the host and OpenCL at other sizes; lowered for CUDA, where it stays.
+TEST(UserPipelines, BitCountsRunOnTheHostOnOpenCL) {
+    auto define = [](ImageParam &a, ImageParam &b, Func &out) {
+        Var x("x"), y("y");
+        Func ham("ham");
+        Expr v = a(x, y) ^ b(x, y);
+        ham(x, y) = popcount(v) + count_leading_zeros(v | 1) + count_trailing_zeros(v | (cast<uint32_t>(1) << 31));
+        out(x, y) = ham(x, y) + ham(x, y + 1);
+        a.set_estimates({{0, 1920}, {0, 1080}});
+        b.set_estimates({{0, 1920}, {0, 1080}});
+        out.set_estimates({{0, 1920}, {0, 1079}});
+    };
+    {
+        ImageParam a(UInt(32), 2, "ca"), b(UInt(32), 2, "cb");
+        Func out("cout");
+        define(a, b, out);
+        const std::string plan = schedule_with_solder({out}, "cuda");
+        EXPECT_EQ(plan.find("counts bits"), std::string::npos) << plan;
+        EXPECT_NO_THROW(Pipeline(out).compile_to_lowered_stmt(
+            ::testing::TempDir() + "/bits.stmt", {a, b}, Halide::StmtOutputFormat::Text, solder::make_target("cuda")))
+            << plan;
+    }
+    for_each_target([&](const std::string &target) {
+        ImageParam a(UInt(32), 2, "a"), b(UInt(32), 2, "b");
+        Func out("out");
+        define(a, b, out);
+        const std::string plan = schedule_with_solder({out}, target);
+        if (target == "opencl") {
+            EXPECT_NE(plan.find("counts bits (popcount, count_leading_zeros or count_trailing_zeros), which Halide "
+                                "21's OpenCL C backend calls undefined helpers for: it runs on the host"),
+                      std::string::npos)
+                << plan;
+        }
+        Pipeline p = compiled({out}, target);
+        for (auto [w, h] : sizes_with(640, 360)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto ba = random_buffer<uint32_t>({w, h + 1}, 47, 0, 4294967295.0);
+            auto bb = random_buffer<uint32_t>({w, h + 1}, 48, 0, 4294967295.0);
+            a.set(ba);
+            b.set(bb);
+            Buffer<uint32_t> o = realized<uint32_t>(p, {w, h}, target);
+            auto ham = [&](int x, int y) {
+                const uint32_t v = ba(x, y) ^ bb(x, y);
+                return uint32_t(__builtin_popcount(v) + __builtin_clz(v | 1) + __builtin_ctz(v | 0x80000000u));
+            };
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return ham(q[0], q[1]) + ham(q[0], q[1] + 1); }, 0))
+                << plan;
+        }
+    });
+}
+
 TEST(UserPipelines, DoublesWithoutClDoublesRunOnTheHost) {
     try {
         expect_typed_pipeline<double>(Float(64), Float(64), 0, 4, 1e-12, Target::FeatureEnd);
@@ -2422,7 +2477,9 @@ TEST(UserPipelines, ScansAlongFewRowsSpreadOverTheSMs) {
         fwd.set_estimates({{0, 4096}, {0, 2160}});
         std::string plan = schedule_with_solder({fwd}, target);
         if (target != "host") {
-            EXPECT_NE(plan.find("stage 1 in blocks of 8]"), std::string::npos) << plan;
+            // (Its steps 32 at a time: the scan reads the input at each, UserPipelines.RowScansThatReadAnInputWalkMoreStepsAtATime)
+            EXPECT_NE(plan.find("stage 1 in blocks of 8, stage 1 walked 32 steps at a time]"), std::string::npos)
+                << plan;
         }
         Pipeline p = compiled({fwd}, target);
         for (auto [w, h] : sizes_with(300, 70)) {
@@ -2790,7 +2847,9 @@ TEST(UserPipelines, ScattersBesideAPureVarRunOverTheirRDom) {
         if (target != "host") {
             EXPECT_TRUE(std::regex_search(plan, std::regex(R"(hist\S* \[generic, stage 1 over its RDom's points\])")))
                 << plan;
-            EXPECT_TRUE(std::regex_search(plan, std::regex(R"(acc\S* \[generic(, stage 1 in blocks of \d+)?\])")))
+            EXPECT_TRUE(std::regex_search(
+                plan, std::regex(
+                          R"(acc\S* \[generic(, stage 1 in blocks of \d+)?(, stage 1 walked \d+ steps at a time)?\])")))
                 << plan;
         }
         Pipeline p = compiled({hist, acc}, target);

@@ -138,6 +138,21 @@ bool has_value_of_type(const Function &f, const std::function<bool(const Type &)
     return finder.found;
 }
 
+bool counts_bits(const Function &f) {
+    struct Finder : Internal::IRGraphVisitor {
+        bool found = false;
+        using Internal::IRGraphVisitor::visit;
+        void visit(const Internal::Call *c) override {
+            found = found || c->is_intrinsic(Internal::Call::popcount) ||
+                    c->is_intrinsic(Internal::Call::count_leading_zeros) ||
+                    c->is_intrinsic(Internal::Call::count_trailing_zeros);
+            Internal::IRGraphVisitor::visit(c);
+        }
+    } finder;
+    f.accept(&finder);
+    return finder.found;
+}
+
 bool uses_rvar(const Expr &e) {
     struct RVars : Internal::IRGraphVisitor {
         bool found = false;

@@ -52,5 +52,8 @@ bool uses_rvar(const Halide::Expr &e);
 // Whether any definition of `f` converts a value of another type to float16 (a Cast to f16 from
 // f32, f64 or an integer).
 bool converts_to_f16(const Halide::Internal::Function &f);
+// Whether any definition of `f` counts bits (popcount, count_leading_zeros, count_trailing_zeros):
+// Halide 21's OpenCL C backend calls helpers for those that it does not define.
+bool counts_bits(const Halide::Internal::Function &f);
 
 }  // namespace solder

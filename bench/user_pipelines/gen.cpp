@@ -7,7 +7,8 @@
 // schedule), the reference the runner checks every GPU output with.
 //   user_pipelines_gen OUT_DIR SCHEDULER [PIPELINE]
 // SCHEDULER: ref, runtime (the Halide runtime for the host and CUDA, once), solder, anderson2021,
-// li2018, mullapudi2016. Plugins are loaded from $SOLDER_PLUGIN and $HALIDE_PLUGIN_DIR. Writes
+// li2018, mullapudi2016; soldercl and runtime_cl: Solder's plan for OpenCL and the host-and-OpenCL
+// runtime, for check_opencl.sh. Plugins are loaded from $SOLDER_PLUGIN and $HALIDE_PLUGIN_DIR. Writes
 // OUT_DIR/PIPELINE_SCHEDULER.{a,h} and, for the auto-schedulers, the schedule's source (.sched.txt).
 // $SOLDER_KNOB=KEY=VALUE passes one more parameter to Solder's plugin (`register_tiles=0`), and
 // $SOLDER_TAG names the libraries instead of SCHEDULER (letters and digits only). With $SOLDER_STMT
@@ -56,8 +57,15 @@ int main(int argc, char **argv) {
         compile_standalone_runtime(dir + "/runtime.o", Target("host-cuda-cuda_capability_86"));
         return 0;
     }
+    if (which == "runtime_cl") {  // (check_opencl.sh's runner: the host and OpenCL runtime)
+        compile_standalone_runtime(dir + "/runtime.o", Target("host-opencl"));
+        return 0;
+    }
+    // soldercl: Solder's plan for OpenCL, compiled for it (check_opencl.sh runs it on PoCL).
+    const bool opencl = which == "soldercl";
+    const Target target = opencl ? Target("host-opencl-no_runtime") : gpu;
     std::string scheduler;
-    if (which == "solder") {
+    if (which == "solder" || opencl) {
         load_plugin(env_or("SOLDER_PLUGIN", "build/lib/libautoschedule_solder.so"));
         scheduler = "Solder";
     } else if (which != "ref") {
@@ -104,14 +112,14 @@ int main(int argc, char **argv) {
                     const std::string knob = std::getenv("SOLDER_KNOB");  // KEY=VALUE
                     params[knob.substr(0, knob.find('='))] = knob.substr(knob.find('=') + 1);
                 }
-                auto r = pipeline.apply_autoscheduler(gpu, AutoschedulerParams(scheduler, params));
+                auto r = pipeline.apply_autoscheduler(target, AutoschedulerParams(scheduler, params));
                 if (FILE *f = fopen((dir + "/" + fn + ".sched.txt").c_str(), "w")) {
                     fputs(r.schedule_source.c_str(), f);
                     fclose(f);
                 }
-                pipeline.compile_to_static_library(dir + "/" + fn, p.args, fn, gpu);
+                pipeline.compile_to_static_library(dir + "/" + fn, p.args, fn, target);
                 if (std::getenv("SOLDER_STMT"))
-                    pipeline.compile_to_lowered_stmt(dir + "/" + fn + ".stmt", p.args, Text, gpu);
+                    pipeline.compile_to_lowered_stmt(dir + "/" + fn + ".stmt", p.args, Text, target);
             }
             printf("built %s\n", fn.c_str());
         } catch (const Halide::Error &e) {  // (not a std::exception in Halide 21)

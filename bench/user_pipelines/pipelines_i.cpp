@@ -88,9 +88,11 @@ P fractal() {
     Func z("z"), out("out");
     Expr cre = cast<float>(x) * scale - 2.2f, cim = cast<float>(y) * scale - 1.05f;
     z(x, y) = Tuple(0.0f, 0.0f, 0);
+    // (The RVar must appear in the update for it to run once per step: an RDom the definition does
+    // not name leaves a single update.)
     RDom t(0, iters, "t");
     Expr re = z(x, y)[0], im = z(x, y)[1];
-    Expr inside = re * re + im * im < 4.0f;
+    Expr inside = re * re + im * im < 4.0f && t >= 0;
     z(x, y) = Tuple(select(inside, re * re - im * im + cre, re), select(inside, 2.0f * re * im + cim, im),
                     z(x, y)[2] + select(inside, 1, 0));
     out(x, y) = cast<float>(z(x, y)[2]) / cast<float>(iters);

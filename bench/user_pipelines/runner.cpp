@@ -2,7 +2,9 @@
 // (every Func at root) once, then each auto-scheduler's CUDA library in a child process of its own
 // (a library that aborts takes only its row), its outputs checked against the reference, its time
 // the median of 11 rounds of 5 calls with the inputs already on the device.
-//   runner [PIPELINE,PIPELINE...|all] [SCHEDULER,SCHEDULER...]
+//   runner [PIPELINE,PIPELINE...|all] [SCHEDULER,SCHEDULER...] [--check] [--scale N]
+// --check runs each library once and checks it, without timing it; --scale N divides every buffer
+// extent above 16 by N (scalars keep their estimates): check_opencl.sh's check on PoCL.
 // Inputs are filled from the libraries' metadata at their estimates: floats (f32, f16) uniform in [-1, 1],
 // 8- and 16-bit integers over their range, 32-bit integers in [0, the last extent); scalars take
 // their estimates.
@@ -33,6 +35,11 @@ struct Library {
 extern const std::vector<Library> kLibraries;  // written by build.sh
 
 namespace {
+
+// --scale: buffer extents above kUnscaledExtent divided by this (at least kUnscaledExtent left).
+int g_scale = 1;
+constexpr int kUnscaledExtent = 16;
+bool g_check_only = false;
 
 struct Arguments {
     std::vector<Buffer<void>> buffers;  // one per buffer argument (empty for scalars)
@@ -92,7 +99,10 @@ Arguments arguments(const halide_filter_metadata_t *md) {
             continue;
         }
         std::vector<int> extents;
-        for (int d = 0; d < arg.dimensions; d++) extents.push_back(int(*arg.buffer_estimates[2 * d + 1]));
+        for (int d = 0; d < arg.dimensions; d++) {
+            const int e = int(*arg.buffer_estimates[2 * d + 1]);
+            extents.push_back(e > kUnscaledExtent ? std::max(kUnscaledExtent, e / g_scale) : e);
+        }
         Buffer<void> b(arg.type, extents);
         if (arg.kind == halide_argument_kind_input_buffer)
             fill(b, arg.type, extents.empty() ? 1 : extents.back(), 1234u + uint32_t(i));
@@ -139,6 +149,11 @@ void run_gpu(const Library &lib, Arguments &ref) {
         a.buffers[size_t(o)].copy_to_host();
         worst = std::max(worst, difference(ref.buffers[size_t(o)], a.buffers[size_t(o)]));
     }
+    if (g_check_only) {
+        printf("%-12s %-14s %s  difference %.1e\n", lib.pipeline, lib.scheduler, worst > 1e-3 ? "MISMATCH" : "ok      ",
+               worst);
+        return;
+    }
     halide_buffer_t *out = a.buffers[size_t(a.outputs[0])].raw_buffer();
     for (int i = 0; i < 3; i++) lib.argv_fn(a.argv.data());
     halide_device_sync(nullptr, out);
@@ -165,8 +180,19 @@ int main(int argc, char **argv) {
             if (s != "all") out.push_back(s);
         return out;
     };
-    const std::vector<std::string> only = argc > 1 ? list_of(argv[1]) : std::vector<std::string>{},
-                                   schedulers = argc > 2 ? list_of(argv[2]) : std::vector<std::string>{};
+    std::vector<const char *> positional;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--check") == 0) {
+            g_check_only = true;
+        } else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc) {
+            g_scale = std::max(1, atoi(argv[++i]));
+        } else {
+            positional.push_back(argv[i]);
+        }
+    }
+    const std::vector<std::string> only = positional.size() > 0 ? list_of(positional[0]) : std::vector<std::string>{},
+                                   schedulers =
+                                       positional.size() > 1 ? list_of(positional[1]) : std::vector<std::string>{};
     auto wanted = [&](const char *p) { return only.empty() || std::find(only.begin(), only.end(), p) != only.end(); };
     auto scheduled = [&](const char *s) {
         return schedulers.empty() || std::find(schedulers.begin(), schedulers.end(), s) != schedulers.end();

@@ -156,7 +156,9 @@ public:
 
     void apply(ApplyContext &c, const KernelPlan &k) const override {
         const TotalReductionParams &p = *k.get<TotalReductionParams>();
-        if (p.lane_results) {
+        // (A kernel run on the host instead, float64 on OpenCL without cl_doubles: the slices'
+        // layout of the host.)
+        if (p.lane_results && is_gpu_target(c.target)) {
             schedule_total_reduction_lane_results(c.w, c.get(k.root), c.target, p.slice_rows, p.lanes, p.threads);
             return;
         }

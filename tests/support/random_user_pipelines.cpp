@@ -309,6 +309,35 @@ void build(uint64_t seed, UserPipeline &p) {
         out(x, y) = (w(x - 1, y - 1) + w(x + 1, y - 1) + w(x, y) + w(x - 1, y + 1) + w(x + 1, y + 1)) * 0.2f;
         p.outputs.push_back(out);
     }
+    // Three channel means of a stage laid out as an interleaved image (channel innermost, drawn last
+    // as the above): three results over every pixel, read along the innermost dim, which a total
+    // reduction lays its threads along; each pixel then shifted by two of them.
+    if (pick(3) == 0) {
+        p.kinds.push_back("channel_means");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        Var c("c");
+        Func il("interleaved"), chan("channel_means"), out("channel_shifted");
+        il(c, x, y) = src(x, y) * (1.0f + 0.25f * cast<float>(c));
+        RDom rm(0, W, 0, H, "rcm");
+        chan(c) = sum(il(c, rm.x, rm.y)) / cast<float>(W * H);
+        out(x, y) = src(x, y) + 0.5f * chan(0) - 0.25f * chan(2);
+        p.outputs.push_back(out);
+    }
+    // A stage's 8-bin histogram per 4 x 4 cell (a scatter over a 16-point RDom beside the two pure
+    // cell dims, drawn last as the above), each pixel then offset by its own bin's count in its cell.
+    if (pick(3) == 0) {
+        p.kinds.push_back("cell_histograms");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        Func c = BoundaryConditions::repeat_edge(src, whole);
+        Var b("b"), cx("cx"), cy("cy");
+        auto bin = [](Expr v) { return clamp(cast<int>(v * 4.0f), 0, 7); };
+        RDom rq(0, 4, 0, 4, "rq");
+        Func cells("cell_hist"), out("cell_histograms");
+        cells(b, cx, cy) = 0;
+        cells(bin(c(cx * 4 + rq.x, cy * 4 + rq.y)), cx, cy) += 1;
+        out(x, y) = src(x, y) + 0.0625f * cast<float>(cells(bin(c(x, y)), x / 4, y / 4));
+        p.outputs.push_back(out);
+    }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
     p.gain.set_estimate(1.0f);
     p.taps.set_estimate(3);
@@ -379,6 +408,16 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
             res.register_tile_plans += plan.find("their windows reduced together in registers") != std::string::npos;
             for (auto &fn : pipeline_functions(ref.outputs)) Func(fn).compute_root();
             Pipeline(ours.outputs).compile_jit(t);
+            // On OpenCL, the same pipeline planned for CUDA too and lowered: Halide accepts the
+            // CUDA schedule (its shared-memory atomics and float atomics are CUDA's only).
+            if (target == "opencl") {
+                UserPipeline cuda;
+                build(seed, cuda);
+                plan += "\n(planned for CUDA and lowered)\n" + schedule_with_solder(cuda.outputs, "cuda");
+                Pipeline cp(cuda.outputs);
+                cp.compile_to_lowered_stmt(::testing::TempDir() + "/random_user_cuda.stmt", cp.infer_arguments(),
+                                           Halide::Text, make_target("cuda"));
+            }
             Pipeline(ref.outputs).compile_jit(host);
             // (w, h, and the outputs' window's min: the last a window away from the origin.)
             const std::vector<std::array<int, 4>> sizes = {
