@@ -89,6 +89,14 @@ std::function<Func(const std::string &)> func_lookup(const std::map<std::string,
     };
 }
 
+// Whether kernel `k` holds a 16-bit float (a Func computed in it or inlined into those). OpenCL
+// kernels cannot without the target's cl_half.
+bool kernel_uses_f16(const KernelPlan &k, const Plan &plan, const std::function<Func(const std::string &)> &get) {
+    return any_inlined_closure(k.funcs, plan, get, [](const Internal::Function &f) {
+        return has_value_of_type(f, [](const Type &t) { return t.is_float() && t.bits() == 16; });
+    });
+}
+
 // Whether kernel `k` counts bits (counts_bits) in a Func computed in it or inlined into those.
 bool kernel_counts_bits(const KernelPlan &k, const Plan &plan, const std::function<Func(const std::string &)> &get) {
     return any_inlined_closure(k.funcs, plan, get, counts_bits);
@@ -102,6 +110,8 @@ std::vector<std::pair<std::string, std::string>> hosted_kernels(const Plan &plan
         if (!k.with.empty() || (k.split && (!k.split->group.empty() || !k.split->launched_with.empty()))) continue;
         if (!target.has_feature(Target::CLDoubles) && kernel_uses_f64(k, plan, get))
             hosted.push_back({k.name, kOnHostReason});
+        else if (!target.has_feature(Target::CLHalf) && kernel_uses_f16(k, plan, get))
+            hosted.push_back({k.name, kOnHostF16Reason});
         else if (kernel_counts_bits(k, plan, get))
             hosted.push_back({k.name, kOnHostBitCountReason});
     }
@@ -114,6 +124,8 @@ const char *const kNoF16VectorsReason =
     "converts to float16, which Halide 21's CUDA backend gets wrong in vectors: not vectorized";
 const char *const kOnHostReason =
     "computes in float64, which OpenCL kernels cannot without the target feature cl_doubles: it runs on the host";
+const char *const kOnHostF16Reason =
+    "computes in float16, which OpenCL kernels cannot without the target feature cl_half: it runs on the host";
 const char *const kOnHostBitCountReason =
     "counts bits (popcount, count_leading_zeros or count_trailing_zeros), which Halide 21's OpenCL C backend "
     "calls undefined helpers for: it runs on the host";

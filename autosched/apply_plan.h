@@ -14,11 +14,12 @@ namespace solder::autosched {
 std::string apply_plan(const Plan &plan, const std::vector<Halide::Func> &outputs, const Halide::Target &target);
 
 // The plan's kernels that apply_plan schedules on the host instead of the GPU, each with why: on
-// OpenCL without cl_doubles, those computing in float64 (kOnHostReason); on OpenCL, those counting
-// bits (kOnHostBitCountReason).
+// OpenCL without cl_doubles, those computing in float64 (kOnHostReason); without cl_half, those
+// holding a float16 (kOnHostF16Reason); on OpenCL, those counting bits (kOnHostBitCountReason).
 std::vector<std::pair<std::string, std::string>>
 kernels_on_host(const Plan &plan, const std::vector<Halide::Func> &outputs, const Halide::Target &target);
 extern const char *const kOnHostReason;
+extern const char *const kOnHostF16Reason;
 extern const char *const kOnHostBitCountReason;
 
 // The plan's Funcs that apply_plan leaves unvectorized, each for kNoF16VectorsReason: on CUDA,

@@ -48,21 +48,5 @@ if [ -n "$knob" ]; then
     SOLDER_KNOB="$knob" SOLDER_TAG="$tag" "$work/gen" "$work" solder "$p" || true
   done
 fi
-{
-  echo '#include <vector>'
-  echo '#include "HalideRuntime.h"'
-  echo 'struct Library { const char *pipeline, *scheduler; int (*argv_fn)(void **); const halide_filter_metadata_t *(*metadata)(); };'
-  for a in "$work"/*.a; do
-    s="$(basename "$a" .a)"
-    echo "extern \"C\" int ${s}_argv(void **); extern \"C\" const halide_filter_metadata_t *${s}_metadata();"
-  done
-  echo 'extern const std::vector<Library> kLibraries = {'
-  for a in "$work"/*.a; do
-    s="$(basename "$a" .a)"
-    echo "    {\"${s%_*}\", \"${s##*_}\", ${s}_argv, ${s}_metadata},"
-  done
-  echo '};'
-} >"$work/libraries.cpp"
-g++ -std=c++17 -O2 bench/user_pipelines/runner.cpp "$work/libraries.cpp" "$work"/*.a "$work/runtime.o" \
-  -I"$halide/include" -ldl -lpthread -o "$out/runner"
+bash bench/user_pipelines/link_runner.sh "$work" "$out/runner"
 echo "built $out/runner ($(ls "$work"/*.a | wc -l) libraries); schedules in $work/*.sched.txt"

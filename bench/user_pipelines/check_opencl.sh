@@ -29,21 +29,5 @@ names="${pipelines:-$(grep -ho 'r.emplace("[a-z0-9_]*"' bench/user_pipelines/pip
 for p in ${names//,/ }; do
   for s in ref soldercl; do "$work/gen" "$work" "$s" "$p" | grep -v '^built' || true; done
 done
-{
-  echo '#include <vector>'
-  echo '#include "HalideRuntime.h"'
-  echo 'struct Library { const char *pipeline, *scheduler; int (*argv_fn)(void **); const halide_filter_metadata_t *(*metadata)(); };'
-  for a in "$work"/*.a; do
-    s="$(basename "$a" .a)"
-    echo "extern \"C\" int ${s}_argv(void **); extern \"C\" const halide_filter_metadata_t *${s}_metadata();"
-  done
-  echo 'extern const std::vector<Library> kLibraries = {'
-  for a in "$work"/*.a; do
-    s="$(basename "$a" .a)"
-    echo "    {\"${s%_*}\", \"${s##*_}\", ${s}_argv, ${s}_metadata},"
-  done
-  echo '};'
-} >"$work/libraries.cpp"
-g++ -std=c++17 -O2 bench/user_pipelines/runner.cpp "$work/libraries.cpp" "$work"/*.a "$work/runtime.o" \
-  -I"$halide/include" -ldl -lpthread -o "$work/runner"
+bash bench/user_pipelines/link_runner.sh "$work" "$work/runner"
 "$work/runner" "${pipelines:-all}" soldercl --check --scale "$scale"

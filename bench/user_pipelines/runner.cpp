@@ -170,6 +170,43 @@ void run_gpu(const Library &lib, Arguments &ref) {
            worst > 1e-3 ? "  MISMATCH" : "");
 }
 
+// --check: each pipeline in a process of its own (a reference that fails at the reduced size, a
+// histogram's bins scaled below its values, aborts only its own): its reference, then each wanted
+// library once, checked. Where the reference fails at --scale, again at the estimates.
+template<typename Wanted, typename Scheduled> int check_all(Wanted wanted, Scheduled scheduled) {
+    std::vector<std::string> pipelines;
+    for (auto &lib : kLibraries)
+        if (strcmp(lib.scheduler, "ref") == 0 && wanted(lib.pipeline)) pipelines.push_back(lib.pipeline);
+    constexpr int kReferenceFailed = 3;
+    for (auto &name : pipelines) {
+        const int scales[2] = {g_scale, 1};
+        for (int attempt = 0; attempt < (g_scale > 1 ? 2 : 1); attempt++) {
+            fflush(stdout);
+            const pid_t pid = fork();
+            if (pid == 0) {
+                g_scale = scales[attempt];
+                const Library *ref = nullptr;
+                for (auto &lib : kLibraries)
+                    if (strcmp(lib.scheduler, "ref") == 0 && name == lib.pipeline) ref = &lib;
+                Arguments a = arguments(ref->metadata());
+                if (ref->argv_fn(a.argv.data()) != 0) _exit(kReferenceFailed);
+                for (auto &lib : kLibraries)
+                    if (strcmp(lib.scheduler, "ref") != 0 && name == lib.pipeline && scheduled(lib.scheduler))
+                        run_gpu(lib, a);
+                fflush(stdout);
+                _exit(0);
+            }
+            int status = 0;
+            waitpid(pid, &status, 0);
+            if (WIFEXITED(status) && WEXITSTATUS(status) == 0) break;
+            const bool ref_failed = WIFEXITED(status) && WEXITSTATUS(status) == kReferenceFailed;
+            printf("%-12s %s at a scale of 1/%d%s\n", name.c_str(), ref_failed ? "reference failed" : "aborted",
+                   scales[attempt], attempt == 0 && g_scale > 1 ? ": again at the estimates" : "");
+        }
+    }
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -197,6 +234,7 @@ int main(int argc, char **argv) {
     auto scheduled = [&](const char *s) {
         return schedulers.empty() || std::find(schedulers.begin(), schedulers.end(), s) != schedulers.end();
     };
+    if (g_check_only) return check_all(wanted, scheduled);
     // The references first, on the host, before any process touches the GPU.
     std::map<std::string, Arguments> refs;
     for (auto &lib : kLibraries) {

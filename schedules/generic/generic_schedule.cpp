@@ -59,6 +59,19 @@ VarOrRVar one_bin_dim(ScheduleWriter &w, const StageRef &s, const std::vector<Va
     return all;
 }
 
+// Every RVar of stage `s` of `fn` fused into one, innermost first (named `prefix`1, `prefix`2,
+// ...): a walk over all the points of its RDom. Returns it.
+VarOrRVar fuse_rvars(ScheduleWriter &w, const StageRef &s, const Internal::Function &fn, const std::string &prefix) {
+    const auto rvars = fn.update(s.update).schedule().rvars();
+    VarOrRVar all = RVar(rvars[0].var);
+    for (size_t i = 1; i < rvars.size(); i++) {
+        RVar next(prefix + std::to_string(i));
+        w.fuse(s, all, RVar(rvars[i].var), next);
+        all = next;
+    }
+    return all;
+}
+
 // The pure stage of a chunks' bins Func (its bin dims, then the chunk): the bins fused into one dim
 // over kThreads1D threads, outside them the chunk. Returns the chunk's loop.
 VarOrRVar bins_over_threads(ScheduleWriter &w, const StageRef &s, const std::string &tag) {
@@ -106,13 +119,7 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
         // The chunk's walk over its rows: 256 lanes, each point's increment atomic.
         auto walk_chunk = [&](const StageRef &is, int lanes) {
             w.atomic(is);
-            const auto irvars = intm.function().update(0).schedule().rvars();
-            VarOrRVar all = RVar(irvars[0].var);
-            for (size_t i = 1; i < irvars.size(); i++) {
-                RVar next(itag + "_r" + std::to_string(i));
-                w.fuse(is, all, RVar(irvars[i].var), next);
-                all = next;
-            }
+            const VarOrRVar all = fuse_rvars(w, is, intm.function(), itag + "_r");
             RVar walk(itag + "_walk"), lane(itag + "_lane");
             w.split(is, all, walk, lane, lanes, TailStrategy::GuardWithIf);
             w.reorder(is, {lane, walk, u});
@@ -144,12 +151,7 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
     }
     w.atomic(s);
     // Every point of the RDom a thread of one launch (its RVars fused: not a launch per row).
-    VarOrRVar all = RVar(rvars[0].var);
-    for (size_t i = 1; i < rvars.size(); i++) {
-        RVar next(tag + "_rf" + std::to_string(i));
-        w.fuse(s, all, RVar(rvars[i].var), next);
-        all = next;
-    }
+    const VarOrRVar all = fuse_rvars(w, s, fn, tag + "_rf");
     RVar ro(tag + "_ro"), ri(tag + "_ri");
     w.split(s, all, ro, ri, kThreads1D, TailStrategy::GuardWithIf);
     // Pure vars it writes as they are (GenericParams::stage_over_rdom): fused, a grid dim outside.
@@ -189,15 +191,8 @@ void schedule_cell_scatter(ScheduleWriter &w, Func f, int lanes) {
     // Its update over the RDom's points, each increment an atomic one in shared memory.
     const StageRef s{f, 0};
     w.atomic(s);
-    const auto rvars = fn.update(0).schedule().rvars();
-    VarOrRVar all = RVar(rvars[0].var);
-    for (size_t i = 1; i < rvars.size(); i++) {
-        RVar next(tag + "_r" + std::to_string(i));
-        w.fuse(s, all, RVar(rvars[i].var), next);
-        all = next;
-    }
     RVar ro(tag + "_ro"), ri(tag + "_ri");
-    w.split(s, all, ro, ri, lanes, TailStrategy::GuardWithIf);
+    w.split(s, fuse_rvars(w, s, fn, tag + "_r"), ro, ri, lanes, TailStrategy::GuardWithIf);
     w.gpu_threads(s, ri);
 }
 

@@ -23,13 +23,20 @@ struct UserPipeline {
     Param<int> taps{"taps"};
     std::vector<Func> outputs;
     std::vector<std::string> kinds;
-    std::vector<std::string> columns;  // 1-D outputs over the image's columns (others: over its rows)
+    std::vector<std::string> columns;   // 1-D outputs over the image's columns (others: over its rows)
+    std::vector<std::string> channels;  // 1-D outputs over kChannels channels (from 0, whatever the window)
 };
+
+constexpr int kChannels = 3;
 
 constexpr int kEstimateW = 256, kEstimateH = 192;
 
 bool over_columns(const UserPipeline &p, const Func &o) {
     return std::find(p.columns.begin(), p.columns.end(), o.name()) != p.columns.end();
+}
+
+bool over_channels(const UserPipeline &p, const Func &o) {
+    return std::find(p.channels.begin(), p.channels.end(), o.name()) != p.channels.end();
 }
 
 void build(uint64_t seed, UserPipeline &p) {
@@ -310,18 +317,18 @@ void build(uint64_t seed, UserPipeline &p) {
         p.outputs.push_back(out);
     }
     // Three channel means of a stage laid out as an interleaved image (channel innermost, drawn last
-    // as the above): three results over every pixel, read along the innermost dim, which a total
-    // reduction lays its threads along; each pixel then shifted by two of them.
+    // as the above): an output of three results over every pixel, read along the innermost dim,
+    // which a total reduction lays its threads along.
     if (pick(3) == 0) {
         p.kinds.push_back("channel_means");
         Func src = fs[size_t(pick(int(fs.size())))];
         Var c("c");
-        Func il("interleaved"), chan("channel_means"), out("channel_shifted");
+        Func il("interleaved"), chan("channel_means");
         il(c, x, y) = src(x, y) * (1.0f + 0.25f * cast<float>(c));
         RDom rm(0, W, 0, H, "rcm");
         chan(c) = sum(il(c, rm.x, rm.y)) / cast<float>(W * H);
-        out(x, y) = src(x, y) + 0.5f * chan(0) - 0.25f * chan(2);
-        p.outputs.push_back(out);
+        p.outputs.push_back(chan);
+        p.channels.push_back(chan.name());
     }
     // A stage's 8-bin histogram per 4 x 4 cell (a scatter over a 16-point RDom beside the two pure
     // cell dims, drawn last as the above), each pixel then offset by its own bin's count in its cell.
@@ -345,7 +352,7 @@ void build(uint64_t seed, UserPipeline &p) {
         if (o.dimensions() == 2)
             o.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
         else
-            o.set_estimates({{0, over_columns(p, o) ? kEstimateW : kEstimateH}});
+            o.set_estimates({{0, over_channels(p, o) ? kChannels : over_columns(p, o) ? kEstimateW : kEstimateH}});
 }
 
 // The outputs over w x h points from (x0, y0): a caller may ask for any window of them, not only
@@ -358,10 +365,12 @@ std::vector<Buffer<float>> run(UserPipeline &p, const Target &t, const Buffer<fl
     p.taps.set(taps);
     std::vector<Buffer<>> bufs;  // (row means over the rows, column sums over the columns)
     for (auto &o : p.outputs) {
-        Buffer<float> b = o.dimensions() == 2 ? Buffer<float>(w, h) : Buffer<float>(over_columns(p, o) ? w : h);
+        Buffer<float> b = o.dimensions() == 2   ? Buffer<float>(w, h)
+                          : over_channels(p, o) ? Buffer<float>(kChannels)
+                                                : Buffer<float>(over_columns(p, o) ? w : h);
         if (o.dimensions() == 2)
             b.set_min(x0, y0);
-        else
+        else if (!over_channels(p, o))
             b.set_min(over_columns(p, o) ? x0 : y0);
         bufs.push_back(b);
     }
@@ -392,6 +401,13 @@ std::optional<std::vector<Buffer<float>>> window_reference(UserPipeline &ref, co
 
 }  // namespace
 
+std::string plan_random_user_pipeline(uint64_t seed, const std::string &target, std::vector<std::string> *kinds) {
+    UserPipeline p;
+    build(seed, p);
+    if (kinds) *kinds = p.kinds;
+    return schedule_with_solder(p.outputs, target);
+}
+
 RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, const std::string &target) {
     RandomUserResult res;
     const Target host = get_host_target(), t = make_target(target);
@@ -406,6 +422,7 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
             res.side_output_plans += plan.find("(side output): reads") != std::string::npos;
             res.transposed_plans += plan.find("read transposed through shared memory") != std::string::npos;
             res.register_tile_plans += plan.find("their windows reduced together in registers") != std::string::npos;
+            res.lane_result_plans += plan.find("threads along the results") != std::string::npos;
             for (auto &fn : pipeline_functions(ref.outputs)) Func(fn).compute_root();
             Pipeline(ours.outputs).compile_jit(t);
             // On OpenCL, the same pipeline planned for CUDA too and lowered: Halide accepts the
@@ -413,7 +430,10 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
             if (target == "opencl") {
                 UserPipeline cuda;
                 build(seed, cuda);
-                plan += "\n(planned for CUDA and lowered)\n" + schedule_with_solder(cuda.outputs, "cuda");
+                const std::string cuda_plan = schedule_with_solder(cuda.outputs, "cuda");
+                res.cell_scatter_plans +=
+                    cuda_plan.find("a block per point of the pure vars its scatter writes") != std::string::npos;
+                plan += "\n(planned for CUDA and lowered)\n" + cuda_plan;
                 Pipeline cp(cuda.outputs);
                 cp.compile_to_lowered_stmt(::testing::TempDir() + "/random_user_cuda.stmt", cp.infer_arguments(),
                                            Halide::Text, make_target("cuda"));

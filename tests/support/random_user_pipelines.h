@@ -5,7 +5,8 @@
 // Tuples, several updates, resamplings (a pyramid level down and back up), reductions over a
 // scalar parameter, and minima over a parameter's number of shifts of a window of differences (a
 // reduction over stencils along its RVar), row means as an output of their own beside the stage
-// that reads them, and column sums of the deviations from such means. Each pipeline is built
+// that reads them, column sums of the deviations from such means, and more drawn last (among
+// them an interleaved stage's channel means and per-cell histograms). Each pipeline is built
 // twice from its seed: once scheduled by Solder, once with every Func at root and nothing else
 // (the reference, on the host), and the two are compared at the estimated size and at others.
 #pragma once
@@ -22,7 +23,13 @@ struct RandomUserResult {
     int side_output_plans = 0;          // plans with a kernel that writes a side output
     int transposed_plans = 0;           // plans with a kernel that reads a producer transposed in tiles
     int register_tile_plans = 0;        // plans with a kernel that reduces its rows' windows in registers
+    int lane_result_plans = 0;          // plans with a total reduction whose threads lie along its results
+    int cell_scatter_plans = 0;         // CUDA plans (OpenCL runs) with a scatter taken a block per cell
 };
+
+// Seed `seed`'s pipeline planned with Solder for `target` ("host", "opencl", "cuda"), without
+// running it: the plan's text, and the kinds of its stages in `kinds`.
+std::string plan_random_user_pipeline(uint64_t seed, const std::string &target, std::vector<std::string> *kinds);
 
 // Plans each seed's pipeline with Solder for `target` ("host", "opencl"), runs it at its estimate
 // and at smaller, odd and one-point sizes, and compares with the reference.
