@@ -42,6 +42,45 @@ TEST(TransposedReads, ATransposeIsTiledAtAnySize) {
     }
 }
 
+// Rotations by 90 degrees of a 16-bit image with a gain (`in(y, h - 1 - x)` clockwise,
+// `in(w - 1 - y, x)` counter-clockwise): a flipped index is a transposed read too, its tile as wide
+// as the var's.
+TEST(TransposedReads, RotationsAreTiledAtAnySize) {
+    for (bool clockwise : {true, false}) {
+        for (auto &target : user_targets()) {
+            SCOPED_TRACE(target + (clockwise ? " clockwise" : " counter-clockwise"));
+            ImageParam in(UInt(16), 2, "rin");
+            Param<float> gain("gain");
+            gain.set_estimate(1.5f);
+            Var x("x"), y("y");
+            Func out("rout");
+            Expr v = clockwise ? in(y, in.dim(1).extent() - 1 - x) : in(in.dim(0).extent() - 1 - y, x);
+            out(x, y) = cast<uint16_t>(min(cast<float>(v) * gain, 65535.0f));
+            in.set_estimates({{0, 3840}, {0, 2160}});
+            out.set_estimates({{0, 2160}, {0, 3840}});
+            const std::string plan = schedule_with_solder({out}, target);
+            EXPECT_EQ(plan.find(kTiled) != std::string::npos, target != "host") << plan;
+            Pipeline p(out);
+            p.compile_jit(solder::make_target(target));
+            for (auto [w, h] : std::vector<std::pair<int, int>>{{300, 200}, {37, 29}, {33, 1}, {1, 1}}) {
+                SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+                auto a = random_buffer<uint16_t>({h, w}, 72, 0, 65535);
+                in.set(a);
+                gain.set(1.5f);
+                Buffer<uint16_t> o = realize_on<uint16_t>(p, {w, h}, target);
+                EXPECT_TRUE(matches(
+                    o,
+                    [&](auto &q) {
+                        const double s = clockwise ? a(q[1], w - 1 - q[0]) : a(h - 1 - q[1], q[0]);
+                        return double(uint16_t(std::min(float(s) * 1.5f, 65535.0f)));
+                    },
+                    0))
+                    << plan;
+            }
+        }
+    }
+}
+
 // NCHW -> NHWC with a per-channel scale and shift, on 8-bit input: the innermost dim of the output
 // (channels) indexes the input's third dim.
 TEST(TransposedReads, PlanarToChannelsLastAtAnySize) {

@@ -1,5 +1,5 @@
 // The user-pipeline bench's pipelines: each a function returning its outputs and arguments,
-// listed by name in a registry per file (pipelines_a.cpp ... pipelines_i.cpp); gen.cpp schedules and
+// listed by name in a registry per file (pipelines_a.cpp ... pipelines_j.cpp); gen.cpp schedules and
 // compiles them.
 #pragma once
 #include <functional>
@@ -28,5 +28,6 @@ void add_pipelines_f(Registry &r);
 void add_pipelines_g(Registry &r);
 void add_pipelines_h(Registry &r);
 void add_pipelines_i(Registry &r);
+void add_pipelines_j(Registry &r);
 
 }  // namespace user_pipelines

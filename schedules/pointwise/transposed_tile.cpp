@@ -66,17 +66,33 @@ struct CallArgs : Internal::IRGraphVisitor {
     }
 };
 
+// The index i of `vars` such that `e` (unclamped) is vars[i] plus a constant of at most kMaxOffset
+// (var_plus_constant), or an offset naming none of `vars` less vars[i] (a flip: a rotation's
+// `extent - 1 - x`, whose tile is as wide as the var's), -1 none.
+int var_shifted_or_flipped(const Expr &clamped, const std::vector<std::string> &vars) {
+    if (const int i = var_plus_constant(clamped, vars); i >= 0) return i;
+    const Expr e = unclamped(clamped, vars);
+    for (int i = 0; i < int(vars.size()); i++) {
+        if (!Internal::expr_uses_var(e, vars[size_t(i)])) continue;
+        const Expr rest = Internal::simplify(e + Internal::Variable::make(Int(32), vars[size_t(i)]));
+        for (auto &v : vars)
+            if (Internal::expr_uses_var(rest, v)) return -1;
+        return i;
+    }
+    return -1;
+}
+
 // The (root dim, producer dim) pair of one call as transposed_read describes it, {-1, -1} if not.
 std::pair<int, int> transposition(const std::vector<Expr> &args, const std::vector<std::string> &vars) {
     if (args.size() < 2) return {-1, -1};
-    const int root_dim = var_plus_constant(args[0], vars);
+    const int root_dim = var_shifted_or_flipped(args[0], vars);
     if (root_dim < 1) return {-1, -1};
     int source_dim = -1;
     for (int k = 1; k < int(args.size()); k++) {
         const bool inner = Internal::expr_uses_var(args[size_t(k)], vars[0]);
         if (Internal::expr_uses_var(args[size_t(k)], vars[size_t(root_dim)])) return {-1, -1};
         if (!inner) continue;
-        if (source_dim >= 0 || var_plus_constant(args[size_t(k)], vars) != 0) return {-1, -1};
+        if (source_dim >= 0 || var_shifted_or_flipped(args[size_t(k)], vars) != 0) return {-1, -1};
         source_dim = k;
     }
     return source_dim < 0 ? std::pair<int, int>{-1, -1} : std::pair<int, int>{root_dim, source_dim};
