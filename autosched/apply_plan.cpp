@@ -44,11 +44,13 @@ bool any_inlined_closure(const std::vector<std::string> &names, const Plan &plan
     return false;
 }
 
-// Whether kernel `k` computes in float64: a Func computed in it, or one inlined into those, holds
-// a 64-bit float anywhere in its definitions. OpenCL kernels cannot without the target's cl_doubles.
-bool kernel_uses_f64(const KernelPlan &k, const Plan &plan, const std::function<Func(const std::string &)> &get) {
-    return any_inlined_closure(k.funcs, plan, get, [](const Internal::Function &f) {
-        return has_value_of_type(f, [](const Type &t) { return t.is_float() && t.bits() == 64; });
+// Whether kernel `k` computes in floats of `bits` bits: a Func computed in it, or one inlined into
+// those, holds one anywhere in its definitions. OpenCL kernels cannot hold float64 without the
+// target's cl_doubles, nor float16 without its cl_half.
+bool kernel_uses_float(const KernelPlan &k, const Plan &plan, const std::function<Func(const std::string &)> &get,
+                       int bits) {
+    return any_inlined_closure(k.funcs, plan, get, [bits](const Internal::Function &f) {
+        return has_value_of_type(f, [bits](const Type &t) { return t.is_float() && t.bits() == bits; });
     });
 }
 
@@ -89,14 +91,6 @@ std::function<Func(const std::string &)> func_lookup(const std::map<std::string,
     };
 }
 
-// Whether kernel `k` holds a 16-bit float (a Func computed in it or inlined into those). OpenCL
-// kernels cannot without the target's cl_half.
-bool kernel_uses_f16(const KernelPlan &k, const Plan &plan, const std::function<Func(const std::string &)> &get) {
-    return any_inlined_closure(k.funcs, plan, get, [](const Internal::Function &f) {
-        return has_value_of_type(f, [](const Type &t) { return t.is_float() && t.bits() == 16; });
-    });
-}
-
 // Whether kernel `k` counts bits (counts_bits) in a Func computed in it or inlined into those.
 bool kernel_counts_bits(const KernelPlan &k, const Plan &plan, const std::function<Func(const std::string &)> &get) {
     return any_inlined_closure(k.funcs, plan, get, counts_bits);
@@ -108,9 +102,9 @@ std::vector<std::pair<std::string, std::string>> hosted_kernels(const Plan &plan
     if (!target.has_feature(Target::OpenCL)) return hosted;
     for (auto &k : plan.kernels) {
         if (!k.with.empty() || (k.split && (!k.split->group.empty() || !k.split->launched_with.empty()))) continue;
-        if (!target.has_feature(Target::CLDoubles) && kernel_uses_f64(k, plan, get))
+        if (!target.has_feature(Target::CLDoubles) && kernel_uses_float(k, plan, get, 64))
             hosted.push_back({k.name, kOnHostReason});
-        else if (!target.has_feature(Target::CLHalf) && kernel_uses_f16(k, plan, get))
+        else if (!target.has_feature(Target::CLHalf) && kernel_uses_float(k, plan, get, 16))
             hosted.push_back({k.name, kOnHostF16Reason});
         else if (kernel_counts_bits(k, plan, get))
             hosted.push_back({k.name, kOnHostBitCountReason});

@@ -241,16 +241,15 @@ std::string Plan::to_text() const {
                        " lanes (innermost two RVars)";
         };
         if (const BlockReductionParams *br = k.get<BlockReductionParams>()) two_d_lanes(*br);
-        if (const TotalReductionParams *tr = k.get<TotalReductionParams>(); tr && tr->lane_results) {
+        if (const TotalReductionParams *tr = k.get<TotalReductionParams>()) {
             vec += ", " + std::to_string(tr->slices) + " slices of " + std::to_string(tr->slice_rows) +
-                   " steps of the outermost RVar, one block each for every result, its " + std::to_string(tr->threads) +
-                   " threads along the results and then " + std::to_string(tr->lanes) +
-                   " lanes of the innermost RVar, their partials added by one block per result";
-        } else if (const TotalReductionParams *tr = k.get<TotalReductionParams>()) {
-            vec += ", " + std::to_string(tr->slices) + " slices of " + std::to_string(tr->slice_rows) +
-                   " steps of the outermost RVar per result, one block each, their partials added by one block per "
-                   "result";
-            two_d_lanes(tr->slice);
+                   " steps of the outermost RVar" +
+                   (tr->lane_results ? ", one block each for every result, its " + std::to_string(tr->threads) +
+                                           " threads along the results and then " + std::to_string(tr->lanes) +
+                                           " lanes of the innermost RVar"
+                                     : std::string(" per result, one block each")) +
+                   ", their partials added by one block per result";
+            two_d_lanes(tr->slice);  // (none in the lane-results layout)
         }
         if (const ReductionTileParams *rt = k.get<ReductionTileParams>())
             vec += ", each 32 x 32 tile steps through " + rt->reduction + "'s " + rt->rvar +

@@ -203,6 +203,12 @@ int scan_tile_rows(const FuncNode &O, const PlannerOptions &opt) {
     return 0;
 }
 
+// The threads of the per-cell scatter where the template takes it (cell_scatter_lanes), not a
+// point scan's tiles or one block, which come first; 0 where it does not.
+int cell_lanes_taken(const FuncNode &O, const PlannerOptions &opt) {
+    return scan_tile_rows(O, opt) == 0 && !one_block(O, opt) ? cell_scatter_lanes(O, opt) : 0;
+}
+
 class GenericTemplate : public KernelTemplate {
 public:
     TemplateKind kind() const override { return TemplateKind::Generic; }
@@ -239,8 +245,7 @@ public:
                                                       scatter_chunk(O.rvar_extents[size_t(u)].size()))
                                           : blocks_of(points_of(O.rvar_extents[size_t(u)]), 256) * pure);
         }
-        if (scan_tile_rows(O, c.opt) == 0 && !one_block(O, c.opt) && cell_scatter_lanes(O, c.opt) > 0)
-            blocks = points_of(stage_extents(O, 1));  // a block per cell
+        if (cell_lanes_taken(O, c.opt) > 0) blocks = points_of(stage_extents(O, 1));  // a block per cell
         return c.whole_root_choice(TemplateKind::Generic, blocks);
     }
 
@@ -250,7 +255,7 @@ public:
         p.scan_tile_rows = scan_tile_rows(O, c.opt);
         p.one_block = p.scan_tile_rows == 0 && one_block(O, c.opt);
         p.in_registers = p.scan_tile_rows > 0 && point_scan_dims(O.function).empty();
-        p.cell_lanes = p.scan_tile_rows == 0 && !p.one_block ? cell_scatter_lanes(O, c.opt) : 0;
+        p.cell_lanes = cell_lanes_taken(O, c.opt);
         if (p.scan_tile_rows > 0 || p.one_block || p.cell_lanes > 0) {
             k.launches = 1;  // the copy's (its stage loops are the copy's, not the Func's own)
         } else if (c.opt.gpu) {

@@ -1,7 +1,6 @@
 #include "schedules/total_reduction/total_reduction.h"
 
 #include <algorithm>
-#include <optional>
 
 #include "schedules/block_reduction/block_reduction.h"
 #include "schedules/launch_shapes.h"
@@ -34,25 +33,26 @@ bool lane_results(const FuncNode &O) {
     return !r.walks_rvar && r.along_results;
 }
 
-// Lanes of the innermost RVar per result in that layout: a block of about kLaneResultThreads,
-// at least a warp of lanes.
-int lanes_for_results(const FuncNode &O) {
+// The lane-results layout at the estimates: lanes of the innermost RVar per result (a block of
+// about kLaneResultThreads, at least a warp of lanes), and the slices of the outermost RVar (of the
+// lanes' walk, for a 1-D RDom): one block per slice for every result, as many as fill the device,
+// each of at least kMinSlicePoints points per result.
+struct LaneLayout {
     int lanes = 32;
-    while (lanes * 2 * O.points() <= kLaneResultThreads) lanes *= 2;
-    return lanes;
-}
-
-// Slices of the outermost RVar (of the lanes' walk, for a 1-D RDom) in the lane-results layout:
-// one block per slice for every result, as many as fill the device, each of at least
-// kMinSlicePoints points per result. Returns the steps per slice.
-int64_t lane_results_slice_rows(const FuncNode &O, const DeviceProfile &d, int lanes) {
+    int64_t slice_rows = 1, slices = 1;
+};
+LaneLayout lane_layout(const FuncNode &O, const DeviceProfile &d) {
+    LaneLayout l;
+    while (l.lanes * 2 * O.points() <= kLaneResultThreads) l.lanes *= 2;
     const std::vector<int64_t> &e = O.rvar_extents[0];
     const int64_t outer =
-        e.size() == 1 ? (std::max<int64_t>(1, e[0]) + lanes - 1) / lanes : std::max<int64_t>(1, e.back());
+        e.size() == 1 ? (std::max<int64_t>(1, e[0]) + l.lanes - 1) / l.lanes : std::max<int64_t>(1, e.back());
     const int64_t full = int64_t(d.sms) * d.blocks_per_sm_to_fill;
     const int64_t slices =
         std::clamp<int64_t>(std::max<int64_t>(1, O.reduction_points) / kMinSlicePoints, 1, std::min(full, outer));
-    return (outer + slices - 1) / slices;
+    l.slice_rows = (outer + slices - 1) / slices;
+    l.slices = (outer + l.slice_rows - 1) / l.slice_rows;
+    return l;
 }
 
 // Slices of the outermost RVar per result at the estimates: as many as fill the device with blocks
@@ -114,11 +114,7 @@ public:
         if (!why_not(c).empty()) return std::nullopt;
         const FuncNode &O = c.root_node();
         if (lane_results(O)) {
-            const int lanes = lanes_for_results(O);
-            const int64_t rows = lane_results_slice_rows(O, c.opt.device, lanes);
-            const std::vector<int64_t> &e = O.rvar_extents[0];
-            const int64_t outer = e.size() == 1 ? (e[0] + lanes - 1) / lanes : e.back();
-            KernelChoice kc = c.whole_root_choice(TemplateKind::TotalReduction, (outer + rows - 1) / rows);
+            KernelChoice kc = c.whole_root_choice(TemplateKind::TotalReduction, lane_layout(O, c.opt.device).slices);
             kc.extra_launches = 1;  // the partials' copy
             return kc;
         }
@@ -133,13 +129,12 @@ public:
         const FuncNode &O = c.g.nodes[size_t(c.root)];
         TotalReductionParams p;
         if (lane_results(O)) {
+            const LaneLayout l = lane_layout(O, c.opt.device);
             p.lane_results = true;
-            p.lanes = lanes_for_results(O);
+            p.lanes = l.lanes;
             p.threads = int(std::min<int64_t>(1024, ((O.points() * p.lanes + 31) / 32) * 32));
-            p.slice_rows = lane_results_slice_rows(O, c.opt.device, p.lanes);
-            const std::vector<int64_t> &e = O.rvar_extents[0];
-            const int64_t outer = e.size() == 1 ? (e[0] + p.lanes - 1) / p.lanes : e.back();
-            p.slices = (outer + p.slice_rows - 1) / p.slice_rows;
+            p.slice_rows = l.slice_rows;
+            p.slices = l.slices;
             k.params = p;
             return;
         }
@@ -166,39 +161,42 @@ public:
                                  p.slice.unroll_inner);
     }
 
-    // The slices' partials (zeroed, then one block per slice, as a block reduction), then the root:
+    // The slices' partials (zeroed, then one block per slice, as a block reduction; in the
+    // lane-results layout one launch of their copy, each thread computing its own), then the root:
     // its pure stage one thread, its update one block adding the partials (a block reduction too).
     std::vector<LaunchShape> launch_shapes(const ShapeContext &c, const KernelPlan &k) const override {
         const FuncNode &O = c.root_node();
         const TotalReductionParams &p = *k.get<TotalReductionParams>();
-        std::vector<LaunchShape> out(4);
-        // (The partials' blocks: the results' dims, folded into grid x, then the slices.)
-        out[0].stage = O.name + "_intm";
-        out[1].stage = O.name + "_intm.update(0)";
-        for (int i : {0, 1}) {
-            out[size_t(i)].grid[0] = O.dims.empty() ? p.slices : O.points();
-            out[size_t(i)].grid[1] = O.dims.empty() ? 1 : p.slices;
-        }
-        std::optional<LaunchShape> copy_launch;
+        std::vector<LaunchShape> out;
         if (p.lane_results) {
-            // The partials: their copy's launch, each thread computing its own (no launch of
-            // their own stages).
             LaunchShape copy;
             copy.stage = O.name + "_intm (copy)";
             copy.grid[0] = (O.points() * p.lanes + p.threads - 1) / p.threads;
             copy.grid[1] = p.slices;
             copy.threads[0] = p.threads;
-            copy_launch = copy;
+            out.push_back(copy);
         } else {
-            set_block_reduction_threads(p.slice, O.elem_bytes, out[1]);
+            // (The partials' blocks: the results' dims, folded into grid x, then the slices.)
+            LaunchShape zero, sum;
+            zero.stage = O.name + "_intm";
+            sum.stage = O.name + "_intm.update(0)";
+            for (LaunchShape *s : {&zero, &sum}) {
+                s->grid[0] = O.dims.empty() ? p.slices : O.points();
+                s->grid[1] = O.dims.empty() ? 1 : p.slices;
+            }
+            set_block_reduction_threads(p.slice, O.elem_bytes, sum);
+            out.push_back(zero);
+            out.push_back(sum);
         }
-        out[2].stage = stage_name(O, 0);
-        out[2].grid[0] = out[3].grid[0] = O.points();
-        out[3].stage = stage_name(O, 1);
+        LaunchShape pure, update;
+        pure.stage = stage_name(O, 0);
+        pure.grid[0] = update.grid[0] = O.points();
+        update.stage = stage_name(O, 1);
         BlockReductionParams final_sum;  // (schedule_total_reduction's: 1-D lanes)
         final_sum.lanes = kTotalFinalLanes;
-        set_block_reduction_threads(final_sum, O.elem_bytes, out[3]);
-        if (copy_launch) out[0] = *copy_launch, out.erase(out.begin() + 1);
+        set_block_reduction_threads(final_sum, O.elem_bytes, update);
+        out.push_back(pure);
+        out.push_back(update);
         return out;
     }
 };
