@@ -115,3 +115,60 @@ TEST(PredicatedReductions, APredicatedUpdateThatIsNotAssociativeStaysGeneric) {
     const std::string plan = schedule_with_solder({decay}, "opencl");
     EXPECT_NE(plan.find("k0_decay [generic"), std::string::npos) << plan;
 }
+
+// Sums of CSR segments (a length from the offsets, up to a Param of 32 estimated): the predicate
+// loads the offsets at the segment's own index, and Halide bounds that load over every point of a
+// split of the segments, its guarded tail included, so a thread per segment in blocks of 64 asked
+// for offsets beyond the last (`soff is accessed at 3072, beyond the max (3000)`). A block per
+// segment (no split) at 65536 segments as at 1024; run at sizes that are no multiple of anything.
+TEST(PredicatedReductions, SegmentsWhosePredicateLoadsAtTheSegmentKeepABlockEach) {
+    std::string last_plan;
+    try {
+        for (auto &target : user_targets())
+            for (int segments : {65536, 1024}) {
+                SCOPED_TRACE(target + ", planned for " + std::to_string(segments) + " segments");
+                ImageParam vals(Float(32), 1, "svals"), off(Int(32), 1, "soff");
+                Param<int> max_len("max_len");
+                max_len.set_estimate(32);
+                Var i("i");
+                RDom r(0, max_len, "r");
+                r.where(r < off(i + 1) - off(i));
+                Func out("segsum");
+                out(i) = 0.0f;
+                out(i) += vals(clamp(off(i) + r, 0, vals.dim(0).extent() - 1));
+                vals.set_estimates({{0, segments * 16}});
+                off.set_estimates({{0, segments + 1}});
+                out.set_estimates({{0, segments}});
+                const std::string plan = schedule_with_solder({out}, target);
+                last_plan = target + plan;
+                if (target != "host") {
+                    EXPECT_NE(plan.find("[block_reduction"), std::string::npos) << plan;
+                }
+                Pipeline p(out);
+                p.compile_jit(solder::make_target(target));
+                for (auto [n, len] : std::vector<std::pair<int, int>>{{3000, 32}, {77, 5}, {1, 40}}) {
+                    SCOPED_TRACE(std::to_string(n) + " segments of up to " + std::to_string(len));
+                    Buffer<int> o(n + 1);
+                    auto lens = random_buffer<int>({n}, 84, 0, len + 1);
+                    o(0) = 0;
+                    for (int k = 0; k < n; k++) o(k + 1) = o(k) + lens(k);
+                    auto v = random_buffer<float>({std::max(1, o(n))}, 85, -1, 1);
+                    vals.set(v);
+                    off.set(o);
+                    max_len.set(len);
+                    Buffer<float> got = realize_on<float>(p, {n}, target);
+                    EXPECT_TRUE(matches(
+                        got,
+                        [&](auto &q) {
+                            double s = 0;
+                            for (int k = o(q[0]); k < o(q[0] + 1); k++) s += v(k);
+                            return s;
+                        },
+                        1e-4))
+                        << plan;
+                }
+            }
+    } catch (Halide::Error &e) {
+        FAIL() << e.what() << last_plan;
+    }
+}

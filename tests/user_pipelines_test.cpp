@@ -2895,47 +2895,65 @@ TEST(UserPipelines, ScattersBesideAPureVarRunOverTheirRDom) {
 // each increment atomic in global memory instead, 153); on CUDA a block per cell takes its bins in
 // shared memory, its 64 threads one point each. (OpenCL has no shared-memory atomics here:
 // PlannerOptions::shared_atomics; the counts run there and on the host at other cell counts.)
-TEST(UserPipelines, ScattersOverASmallRDomAtManyCellsTakeABlockPerCell) {
-    auto define = [](ImageParam &img, Func &hist, Func &out, bool counts) {
+// Histograms of 8 bins per 8 x 8 cell (oriented-gradient histograms, a bilateral grid). At many
+// cells (240 x 135 estimated) a thread per cell walks the cell's 64 pixels, the bins of its block's
+// 128 cells in shared memory, no atomics (GenericParams::cell_threads); at fewer (80 x 45), or with
+// cell_threads off, a block per cell adds its pixels atomically in shared memory (CUDA only:
+// GenericParams::cell_lanes). Planned at each, run at other sizes on the host and OpenCL.
+TEST(UserPipelines, ScattersOverASmallRDomAtManyCellsTakeAThreadOrABlockPerCell) {
+    auto define = [](ImageParam &img, Func &hist, Func &out, bool counts, int cw, int ch) {
         Var b("b"), cx("cx"), cy("cy");
         RDom p(0, 8, 0, 8, "p");
         Expr v = img(cx * 8 + p.x, cy * 8 + p.y);
         hist(b, cx, cy) = counts ? Expr(0) : Expr(0.0f);
         hist(cast<int>(v / 32), cx, cy) += counts ? Expr(1) : cast<float>(v) / 255.0f;
         out(b, cx, cy) = hist(b, cx, cy) * 2;
-        img.set_estimates({{0, 1920}, {0, 1080}});
-        out.set_estimates({{0, 8}, {0, 240}, {0, 135}});
+        img.set_estimates({{0, cw * 8}, {0, ch * 8}});
+        out.set_estimates({{0, 8}, {0, cw}, {0, ch}});
     };
-    for (bool counts : {false, true}) {
-        ImageParam img(UInt(8), 2, "cimg");
-        Func hist("chist"), out("cout");
-        define(img, hist, out, counts);
-        const std::string plan = schedule_with_solder({out}, "cuda");
-        EXPECT_NE(plan.find("[generic, a block per point of the pure vars its scatter writes as they are, their bins "
-                            "in shared memory, its RDom over 64 threads, written once through a copy]"),
-                  std::string::npos)
-            << plan;
-        EXPECT_NO_THROW(Pipeline(out).compile_to_lowered_stmt(::testing::TempDir() + "/cell_hist.stmt", {img},
-                                                              Halide::StmtOutputFormat::Text,
-                                                              solder::make_target("cuda")))
-            << plan;
-    }
-    for_each_target([&](const std::string &target) {
-        ImageParam img(UInt(8), 2, "img");
-        Func hist("hist"), out("out");
-        define(img, hist, out, true);
-        std::string plan = schedule_with_solder({out}, target);
-        Pipeline p = compiled({out}, target);
-        for (auto [cw, ch] : std::vector<std::pair<int, int>>{{80, 45}, {5, 3}, {1, 1}, {131, 5}}) {
-            SCOPED_TRACE(std::to_string(cw) + "x" + std::to_string(ch) + " cells");
-            auto a = random_buffer<uint8_t>({cw * 8, ch * 8}, 45, 0, 256);
-            img.set(a);
-            Buffer<int> o = realized<int>(p, {8, cw, ch}, target);
-            std::vector<int> want(size_t(8 * cw * ch), 0);
-            a.for_each_element([&](int x, int y) { want[size_t(a(x, y) / 32 + 8 * (x / 8 + cw * (y / 8)))] += 2; });
-            EXPECT_TRUE(matches(
-                o, [&](auto &e) { return want[size_t(e[0] + 8 * (e[1] + cw * e[2]))]; }, 0))
+    const std::string per_thread = "[generic, a thread per point of the pure vars its scatter writes as they are (a "
+                                   "cell) walking its RDom, 128 cells per block, their bins in shared memory, written "
+                                   "once through a copy]";
+    const std::string per_block = "[generic, a block per point of the pure vars its scatter writes as they are, their "
+                                  "bins in shared memory, its RDom over 64 threads, written once through a copy]";
+    for (bool counts : {false, true})
+        for (auto [cw, ch, cell_threads] :
+             std::vector<std::tuple<int, int, bool>>{{240, 135, true}, {80, 45, true}, {240, 135, false}}) {
+            SCOPED_TRACE(std::to_string(cw) + "x" + std::to_string(ch) + (cell_threads ? "" : ", cell_threads off"));
+            ImageParam img(UInt(8), 2, "cimg");
+            Func hist("chist"), out("cout");
+            define(img, hist, out, counts, cw, ch);
+            solder::autosched::PlannerOptions o;
+            o.cell_threads = cell_threads;
+            const std::string plan = schedule_with_solder({out}, "cuda", o);
+            EXPECT_NE(plan.find(cw == 240 && cell_threads ? per_thread : per_block), std::string::npos) << plan;
+            EXPECT_NO_THROW(Pipeline(out).compile_to_lowered_stmt(::testing::TempDir() + "/cell_hist.stmt", {img},
+                                                                  Halide::StmtOutputFormat::Text,
+                                                                  solder::make_target("cuda")))
                 << plan;
+        }
+    for_each_target([&](const std::string &target) {
+        for (auto [ew, eh] : std::vector<std::pair<int, int>>{{240, 135}, {80, 45}}) {
+            SCOPED_TRACE("planned at " + std::to_string(ew) + "x" + std::to_string(eh) + " cells");
+            ImageParam img(UInt(8), 2, "img");
+            Func hist("hist"), out("out");
+            define(img, hist, out, true, ew, eh);
+            std::string plan = schedule_with_solder({out}, target);
+            if (target == "opencl" && ew == 240) {
+                EXPECT_NE(plan.find(per_thread), std::string::npos) << plan;
+            }
+            Pipeline p = compiled({out}, target);
+            for (auto [cw, ch] : std::vector<std::pair<int, int>>{{80, 45}, {5, 3}, {1, 1}, {131, 5}, {300, 7}}) {
+                SCOPED_TRACE(std::to_string(cw) + "x" + std::to_string(ch) + " cells");
+                auto a = random_buffer<uint8_t>({cw * 8, ch * 8}, 45, 0, 256);
+                img.set(a);
+                Buffer<int> o = realized<int>(p, {8, cw, ch}, target);
+                std::vector<int> want(size_t(8 * cw * ch), 0);
+                a.for_each_element([&](int x, int y) { want[size_t(a(x, y) / 32 + 8 * (x / 8 + cw * (y / 8)))] += 2; });
+                EXPECT_TRUE(matches(
+                    o, [&](auto &e) { return want[size_t(e[0] + 8 * (e[1] + cw * e[2]))]; }, 0))
+                    << plan;
+            }
         }
     });
 }

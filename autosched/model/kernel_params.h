@@ -189,6 +189,12 @@ struct GenericParams {
     // atomically, written out by a copy that the Func's readers read (one launch). A thread per
     // cell walking its RDom made each increment wait on the previous one's store to global memory.
     int cell_lanes = 0;
+    // The same scatter at many cells, with PlannerOptions::cell_threads: a thread per cell walking
+    // the cell's RDom, `cell_threads` cells along the innermost cell dim per block, their bins in
+    // the block's shared memory (no atomics: each thread owns its cell's bins), written out by a
+    // copy (one launch). A bilateral grid's 8 x 8 tiles, whose pixels mostly fall in one or two
+    // bins, serialized a block per cell's shared atomics: 1.99 ms on the H200.
+    int cell_threads = 0;
 };
 
 // Tiles stepping through a fused reduction's RVar (schedules/reduction_tile): `reduction` per tile,

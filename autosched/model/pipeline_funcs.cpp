@@ -30,6 +30,24 @@ bool has_predicate(const Internal::Definition &d) {
     return d.predicate().defined() && !Internal::is_const_one(d.predicate());
 }
 
+bool predicate_loads_at_pure_vars(const Internal::Function &f, const Internal::Definition &d) {
+    if (!has_predicate(d)) return false;
+    struct Loads : Internal::IRVisitor {
+        const std::vector<std::string> *pure = nullptr;
+        bool found = false;
+        using Internal::IRVisitor::visit;
+        void visit(const Internal::Call *op) override {
+            if (op->call_type == Internal::Call::Halide || op->call_type == Internal::Call::Image)
+                for (const Expr &a : op->args)
+                    for (const std::string &v : *pure) found = found || Internal::expr_uses_var(a, v);
+            Internal::IRVisitor::visit(op);
+        }
+    } loads;
+    loads.pure = &f.args();
+    d.predicate().accept(&loads);
+    return loads.found;
+}
+
 bool uniform_predicate(const Internal::Definition &d) {
     if (!has_predicate(d)) return false;
     struct Uniform : Internal::IRVisitor {

@@ -15,6 +15,12 @@ std::vector<size_t> specialization_counts(const Halide::Internal::Function &f);
 bool has_specializations(const Halide::Internal::Function &f);
 // Whether a definition's RDom has a predicate (RDom::where) other than `true`.
 bool has_predicate(const Halide::Internal::Definition &d);
+// Whether update `d` of `f` has a predicate that loads (a Func or an input) at an index that
+// names one of `f`'s pure vars: a CSR segment's `r < off(i + 1) - off(i)`. Halide bounds such a
+// load over every point of a split of that var, its guarded tail included (its RDom's extent is
+// lifted from the predicate before the tail is guarded), so a split asks for `off` beyond its
+// last segment: the var must stay unsplit (a block per point of it).
+bool predicate_loads_at_pure_vars(const Halide::Internal::Function &f, const Halide::Internal::Definition &d);
 // Whether a definition's predicate is the same at every point of its pure vars: it names only the
 // RDom's own vars and scalar parameters (a disk, `r.x * r.x + r.y * r.y <= radius * radius`), no
 // pure var and no Func or input. Every thread then skips the same points.

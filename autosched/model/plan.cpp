@@ -263,6 +263,11 @@ std::string Plan::to_text() const {
                 vec += ", a block per point of the pure vars its scatter writes as they are, their bins in shared "
                        "memory, its RDom over " +
                        std::to_string(gp->cell_lanes) + " threads, written once through a copy";
+            if (gp->cell_threads > 0)
+                vec +=
+                    ", a thread per point of the pure vars its scatter writes as they are (a cell) walking its RDom, " +
+                    std::to_string(gp->cell_threads) +
+                    " cells per block, their bins in shared memory, written once through a copy";
             if (gp->scan_tile_rows > 0 && gp->in_registers)
                 vec += ", each point in a thread's registers, in 32 x " + std::to_string(gp->scan_tile_rows) +
                        " tiles, written once through a copy";

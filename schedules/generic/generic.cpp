@@ -123,6 +123,28 @@ int cell_scatter_lanes(const FuncNode &O, const PlannerOptions &opt) {
     return lanes;
 }
 
+// Cells per block where a scatter at each cell takes a thread per cell (GenericParams::
+// cell_threads), or 0: the scatters cell_scatter_lanes describes, atomic or not, on a GPU with
+// PlannerOptions::cell_threads, where the cells number at least kCellThreadsMinCells (a thread
+// each fills the device) and their innermost dim at least a warp, at the estimates. A power of two
+// from a warp to kCellThreadsMax whose cells' bins fit in half a block's shared memory.
+int cell_scatter_threads(const FuncNode &O, const PlannerOptions &opt) {
+    if (!opt.gpu || !opt.cell_threads || O.is_output || O.updates != 1 || O.rvar_extents.empty() ||
+        has_specializations(O.function) || O.function.has_extern_definition())
+        return 0;
+    const std::vector<int64_t> cells = stage_extents(O, 1);
+    if (cells.empty() || !scatter_update(O.function, 0)) return 0;
+    const int64_t rdom = points_of(O.rvar_extents[0]);
+    if (rdom < kCellScatterMinPoints || rdom > kCellScatterMaxPoints) return 0;
+    const int64_t bins_bytes = O.bytes() / std::max<int64_t>(1, points_of(cells));
+    if (bins_bytes > kCellBinsBytes || points_of(cells) < kCellThreadsMinCells || cells[0] < 32) return 0;
+    int threads = 32;
+    while (threads < kCellThreadsMax && 2 * threads <= cells[0] &&
+           2 * threads * bins_bytes <= opt.device.shared_memory_bytes / 2)
+        threads *= 2;
+    return threads * bins_bytes <= opt.device.shared_memory_bytes / 2 ? threads : 0;
+}
+
 // Whether update `u` of `O` is a scatter taken in chunks of rows (chunked_scatter) whose bins fit
 // in each chunk's shared memory at the estimates (GenericParams::shared_bins); other scatters
 // increment the Func's own bins directly.
@@ -206,7 +228,14 @@ int scan_tile_rows(const FuncNode &O, const PlannerOptions &opt) {
 // The threads of the per-cell scatter where the template takes it (cell_scatter_lanes), not a
 // point scan's tiles or one block, which come first; 0 where it does not.
 int cell_lanes_taken(const FuncNode &O, const PlannerOptions &opt) {
-    return scan_tile_rows(O, opt) == 0 && !one_block(O, opt) ? cell_scatter_lanes(O, opt) : 0;
+    if (scan_tile_rows(O, opt) > 0 || one_block(O, opt) || cell_scatter_threads(O, opt) > 0) return 0;
+    return cell_scatter_lanes(O, opt);
+}
+
+// The cells per block of a scatter taken a thread per cell (cell_scatter_threads), after a point
+// scan's tiles and one block; 0 where it is not.
+int cell_threads_taken(const FuncNode &O, const PlannerOptions &opt) {
+    return scan_tile_rows(O, opt) == 0 && !one_block(O, opt) ? cell_scatter_threads(O, opt) : 0;
 }
 
 class GenericTemplate : public KernelTemplate {
@@ -246,6 +275,10 @@ public:
                                           : blocks_of(points_of(O.rvar_extents[size_t(u)]), 256) * pure);
         }
         if (cell_lanes_taken(O, c.opt) > 0) blocks = points_of(stage_extents(O, 1));  // a block per cell
+        if (const int t = cell_threads_taken(O, c.opt); t > 0) {
+            const std::vector<int64_t> cells = stage_extents(O, 1);
+            blocks = blocks_of(cells[0], t) * (points_of(cells) / std::max<int64_t>(1, cells[0]));
+        }
         return c.whole_root_choice(TemplateKind::Generic, blocks);
     }
 
@@ -256,7 +289,8 @@ public:
         p.one_block = p.scan_tile_rows == 0 && one_block(O, c.opt);
         p.in_registers = p.scan_tile_rows > 0 && point_scan_dims(O.function).empty();
         p.cell_lanes = cell_lanes_taken(O, c.opt);
-        if (p.scan_tile_rows > 0 || p.one_block || p.cell_lanes > 0) {
+        p.cell_threads = cell_threads_taken(O, c.opt);
+        if (p.scan_tile_rows > 0 || p.one_block || p.cell_lanes > 0 || p.cell_threads > 0) {
             k.launches = 1;  // the copy's (its stage loops are the copy's, not the Func's own)
         } else if (c.opt.gpu) {
             p.stage_threads = generic_stage_threads(O, c.opt.device);
@@ -294,6 +328,8 @@ public:
             schedule_one_block(c.w, c.get(k.root));
         else if (p.cell_lanes > 0 && is_gpu_target(c.target))
             schedule_cell_scatter(c.w, c.get(k.root), p.cell_lanes);
+        else if (p.cell_threads > 0 && is_gpu_target(c.target))
+            schedule_cell_threads(c.w, c.get(k.root), p.cell_threads);
         else
             schedule_generic_kernel(c.w, c.get(k.root), c.target, p.stage_threads, p.stage_serial_outer, p.shared_bins,
                                     p.stage_over_rdom, p.stage_unroll);
@@ -320,6 +356,18 @@ public:
             s.grid[0] = points_of(stage_extents(O, 1));
             s.threads[0] = lanes;
             s.shared_bytes = O.bytes() / std::max<int64_t>(1, s.grid[0]);
+            return {s};
+        }
+        if (const int t = k.get<GenericParams>()->cell_threads; t > 0) {
+            // A thread per cell, the block's cells' bins in shared memory.
+            const std::vector<int64_t> cells = stage_extents(O, 1);
+            LaunchShape s;
+            s.stage = O.name + " (copy, a thread per cell)";
+            std::vector<int64_t> e{blocks_of(cells[0], t)};
+            e.insert(e.end(), cells.begin() + 1, cells.end());
+            set_grid(s, e, 1, c.grid);
+            s.threads[0] = t;
+            s.shared_bytes = t * (O.bytes() / std::max<int64_t>(1, points_of(cells)));
             return {s};
         }
         if (k.get<GenericParams>()->one_block) {

@@ -16,7 +16,17 @@ constexpr int kHostChunk = 1024, kHostVector = 8;
 constexpr int kMergeChunks = kScatterMergeChunks;
 
 void pure_loops(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> pure, const Target &target,
-                const std::string &tag, int threads_1d, int serial = 0) {
+                const std::string &tag, int threads_1d, int serial = 0, bool unsplit = false) {
+    if (unsplit) {
+        // An update whose predicate loads at its pure vars (predicate_loads_at_pure_vars): none of
+        // them split, a block (a task on the host) per point.
+        pure = fold_into_three(w, s, pure, tag);
+        if (is_gpu_target(target))
+            for (const VarOrRVar &v : pure) w.gpu_blocks(s, v);
+        else
+            w.parallel(s, pure.back());
+        return;
+    }
     // Dims beyond the grid's three looped in each thread, or the grid as the writer maps it
     // (schedules/writer/schedule_writer.h): the tile's threads first.
     if (is_gpu_target(target) &&
@@ -196,6 +206,46 @@ void schedule_cell_scatter(ScheduleWriter &w, Func f, int lanes) {
     w.gpu_threads(s, ri);
 }
 
+void schedule_cell_threads(ScheduleWriter &w, Func f, int threads) {
+    const std::string tag = f.name() + "_cellt";
+    const Internal::Function fn = f.function();
+    Func copy = w.in(f, {});
+    w.compute_root(copy);
+    // The copy: the innermost cell dim split over the threads, the bins (data-dependent in the
+    // update) looped by each thread, the other cells and the thread counts' tiles block dims.
+    const std::vector<VarOrRVar> cells = stage_pure_vars(fn, 1);
+    std::set<std::string> cell_names;
+    for (const VarOrRVar &v : cells) cell_names.insert(v.name());
+    const Var cx(cells[0].name());
+    Var cxo(tag + "_xo"), cxi(tag + "_xi");
+    w.split({copy}, cx, cxo, cxi, threads, TailStrategy::GuardWithIf);
+    std::vector<VarOrRVar> order{cxi}, blocks{cxo};
+    for (const Var &v : copy.args())
+        if (!cell_names.count(v.name())) order.push_back(v);
+    for (size_t i = 1; i < cells.size(); i++) blocks.push_back(cells[i]);
+    for (const VarOrRVar &b : blocks) order.push_back(b);
+    w.reorder({copy}, order);
+    w.gpu_threads({copy}, cxi);
+    const VarOrRVar block = gpu_blocks_over(w, {copy}, blocks, tag + "_b", 1);
+    w.compute_at(f, copy, block);
+    // The Func's pure stage and its update each a thread per cell (the innermost cell dim, one
+    // point of the others here), the thread's loops over its bins and its RDom inside.
+    std::vector<VarOrRVar> pure_order;
+    for (const Var &v : f.args())
+        if (v.name() != cx.name()) pure_order.push_back(v);
+    pure_order.push_back(cx);
+    w.reorder({f}, pure_order);
+    w.gpu_threads({f}, cx);
+    const StageRef s{f, 0};
+    std::vector<VarOrRVar> walk_order;
+    for (auto &rv : fn.update(0).schedule().rvars()) walk_order.push_back(RVar(rv.var));
+    for (size_t i = 1; i < cells.size(); i++) walk_order.push_back(cells[i]);
+    walk_order.push_back(cx);
+    w.reorder(s, walk_order);
+    w.gpu_threads(s, cx);
+    unroll_single_thread_walk(w, s, fn);
+}
+
 void schedule_one_block(ScheduleWriter &w, Func f) {
     const std::string tag = f.name() + "_one";
     Func copy = w.in(f, {});
@@ -233,7 +283,8 @@ void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, co
         const bool over = stage > 0 && size_t(stage) < stage_over_rdom.size() && stage_over_rdom[size_t(stage)] &&
                           autosched::atomic_update(fn, stage - 1, target);
         if (!pure.empty() && !over) {
-            pure_loops(w, s, pure, target, tag, threads, serial);
+            pure_loops(w, s, pure, target, tag, threads, serial,
+                       stage > 0 && predicate_loads_at_pure_vars(fn, fn.update(stage - 1)));
             // A scan's RVars walk serially in each thread: unrolled, the loads of several steps
             // issue ahead of the arithmetic that waits on the previous step.
             if (stage > 0 && is_gpu_target(target))

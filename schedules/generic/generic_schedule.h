@@ -39,6 +39,10 @@ constexpr int64_t kScatterPointsPerBin = 16;
 // the pure vars it writes as they are, with at most kCellBinsBytes of bins there, takes a block per
 // such point (GenericParams::cell_lanes). (Fewer points: a thread walks them as fast.)
 constexpr int64_t kCellScatterMinPoints = 16, kCellScatterMaxPoints = 1024, kCellBinsBytes = 4096;
+// Such a scatter at this many cells or more takes a thread per cell instead, at most
+// kCellThreadsMax cells per block (GenericParams::cell_threads).
+constexpr int64_t kCellThreadsMinCells = 16384;
+constexpr int kCellThreadsMax = 128;
 // The most bytes of bins a chunked scatter keeps in each block's shared memory (GenericParams::
 // shared_bins), at the estimates: 8192 32-bit bins. Measured on the H100, a user's 4096-bin
 // histogram of a 3840 x 2160 u16 image took 156.4 us with 8 KB here (its chunks' bins in global
@@ -84,6 +88,12 @@ void schedule_one_block(ScheduleWriter &w, Halide::Func f);
 // its pure stage over the bins and its update over its RDom's points, `lanes` threads each,
 // atomically. Its readers read the copy.
 void schedule_cell_scatter(ScheduleWriter &w, Halide::Func f, int lanes);
+
+// GenericParams::cell_threads: the same `f` computed per block of a copy, the block `threads`
+// cells along the innermost dim the update writes as it is (and one point of the others), its
+// cells' bins in shared memory: each thread zeroes its cell's bins and walks its cell's RDom (the
+// innermost RVar unrolled by kScanUnroll), adding to them with no atomics. Its readers read the copy.
+void schedule_cell_threads(ScheduleWriter &w, Halide::Func f, int threads);
 
 // A point scan (autosched/model/generic_reason.h) that other kernels read, on a GPU: they read a
 // copy of it (Func::in) instead, tiled kGenericTileX x `rows` over its dims other than the scan's,
