@@ -156,6 +156,10 @@ struct GenericParams {
     // Per update stage whose RVars each thread walks serially (a scan): the steps unrolled (0: the
     // template's 8). More where the scan reads other Funcs and its walk is long (schedules/generic).
     std::vector<int> stage_unroll;
+    // Per update stage whose RDom predicate loads at its pure vars (predicate_loads_at_pure_vars):
+    // 2, each thread two neighbouring points of its one pure var inside its walk; -1 (more pure
+    // vars), a block per point; 0: neither (schedules/generic/generic_schedule.cpp).
+    std::vector<int> stage_points_in_walk;
     // Per stage of four pure dims or more, on a GPU: how many of its outermost pure dims each
     // thread loops over serially, so that the rest fit the grid's three dims unfused. Fused into
     // one grid dim, each thread found its block's point of them by a division and a remainder by

@@ -284,6 +284,12 @@ std::string Plan::to_text() const {
             for (size_t s = 0; s < gp->stage_threads.size(); s++)
                 if (gp->stage_threads[s] > 0 && gp->stage_threads[s] != 256)
                     vec += ", stage " + std::to_string(s) + " in blocks of " + std::to_string(gp->stage_threads[s]);
+            for (size_t s = 0; s < gp->stage_points_in_walk.size(); s++)
+                if (gp->stage_points_in_walk[s] > 0)
+                    vec += ", stage " + std::to_string(s) + " " + std::to_string(gp->stage_points_in_walk[s]) +
+                           " points per thread inside its walk";
+                else if (gp->stage_points_in_walk[s] < 0)
+                    vec += ", stage " + std::to_string(s) + " a block per point";
             for (size_t s = 0; s < gp->stage_unroll.size(); s++)
                 if (gp->stage_unroll[s] > 0)
                     vec += ", stage " + std::to_string(s) + " walked " + std::to_string(gp->stage_unroll[s]) +

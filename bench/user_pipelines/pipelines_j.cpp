@@ -42,10 +42,10 @@ P softmid() {
     return {{out}, {in}};
 }
 
-// Segmented sums of 2^20 values over 65536 segments given by CSR offsets (an input), each
+// Segmented sums of 2^20 values over 65536 segments (segsum; segsum_odd: 65535) given by CSR offsets (an input), each
 // segment at most `max_len` long: an RDom over that bound with a predicate on the segment's
 // length, read at the pure var.
-P segsum() {
+P segsum_of(int segments) {
     ImageParam vals(Float(32), 1, "vals"), off(Int(32), 1, "off");
     Param<int> max_len("max_len");
     max_len.set_estimate(32);
@@ -55,8 +55,8 @@ P segsum() {
     out(i) = 0.0f;
     out(i) += vals(clamp(off(i) + r, 0, vals.dim(0).extent() - 1));
     vals.set_estimates({{0, 1 << 20}});
-    off.set_estimates({{0, 65537}});
-    out.set_estimates({{0, 65536}});
+    off.set_estimates({{0, segments + 1}});
+    out.set_estimates({{0, segments}});
     return {{out}, {vals, off, max_len}};
 }
 
@@ -119,7 +119,8 @@ P rot90() {
 void add_pipelines_j(Registry &r) {
     r.emplace("bitpack", bitpack);
     r.emplace("softmid", softmid);
-    r.emplace("segsum", segsum);
+    r.emplace("segsum", [] { return segsum_of(65536); });
+    r.emplace("segsum_odd", [] { return segsum_of(65535); });
     r.emplace("collapse", collapse);
     r.emplace("peakhist", peakhist);
     r.emplace("rot90", rot90);

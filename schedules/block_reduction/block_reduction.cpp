@@ -100,21 +100,21 @@ public:
         const auto &def = O.function.update(0);
         if (def.schedule().rvars().empty()) return "its update has no RVar";
         if (has_predicate(def) && !O.predicated_reduction) return "its RDom has a predicate, and more makes it generic";
-        // A predicate that loads at the result's own index keeps a block per result: any split of
-        // the results asks Halide for that input beyond its last point (predicate_loads_at_pure_vars).
-        if (has_predicate(def) && predicate_loads_at_pure_vars(O.function, def)) return "";
+        // A predicate that loads at the result's own index (CSR segments) with more points per
+        // result, or fewer results: a block each (predicate_loads_at_pure_vars).
+        const DeviceProfile &d = c.opt.device;
+        const bool few_points = O.reduction_points < kMinBlockReductionPoints && O.points() >= int64_t(d.sms) * 256;
+        if (has_predicate(def) && predicate_loads_at_pure_vars(O.function, def) && !few_points) return "";
         // nl_means's patch sums: 49 points each for 192 million results took a block of 49 lanes per
         // result (and, with its four dims fused into grid x at run-time extents, Halide sized each
         // block's partials in shared memory over whole rows: the launch failed on the H100).
-        const DeviceProfile &d = c.opt.device;
         const bool thread_each = O.points() >= int64_t(d.sms) * d.blocks_per_sm_to_fill * 256;
         // Few points per result over results enough for a block of 256 threads per SM: 65536 CSR
         // segment sums of up to 32 points took 85.5 us on the H200 in a block of 32 lanes each,
         // 12.0 with a thread each, when each segment's start and end were its RDom's extent instead
         // of its predicate. (Fewer results: each thread's walk would be the whole kernel's latency,
         // the block's lanes shorten it.)
-        const bool threads_spread = O.points() >= int64_t(d.sms) * 256;
-        if (O.reduction_points < kMinBlockReductionPoints && (thread_each || threads_spread))
+        if (O.reduction_points < kMinBlockReductionPoints && (thread_each || few_points))
             return "each result reduces fewer than " + std::to_string(kMinBlockReductionPoints) +
                    " points and there are results enough for a thread each";
         const InnermostReads reads = innermost_reads(O.function);

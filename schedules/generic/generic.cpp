@@ -297,12 +297,17 @@ public:
             p.stage_serial_outer = generic_stage_serial_outer(O);
             p.stage_over_rdom.assign(size_t(O.updates) + 1, false);
             p.stage_unroll.assign(size_t(O.updates) + 1, 0);
+            p.stage_points_in_walk.assign(size_t(O.updates) + 1, 0);
             for (int u = 0; u < O.updates; u++) {
                 p.stage_over_rdom[size_t(u) + 1] = !stage_extents(O, u + 1).empty() && over_rdom(O, u, c.opt);
                 if (p.stage_over_rdom[size_t(u) + 1]) p.stage_threads[size_t(u) + 1] = 0;  // 256 over the RDom
                 // A walk in each thread over its pure vars' points (a scan): its steps unrolled.
                 if (!stage_extents(O, u + 1).empty() && !p.stage_over_rdom[size_t(u) + 1])
                     p.stage_unroll[size_t(u) + 1] = scan_unroll(O, u);
+                // (As schedule_generic_kernel lays it out.)
+                if (!stage_extents(O, u + 1).empty() && !p.stage_over_rdom[size_t(u) + 1] &&
+                    predicate_loads_at_pure_vars(O.function, O.function.update(u)))
+                    p.stage_points_in_walk[size_t(u) + 1] = stage_extents(O, u + 1).size() == 1 ? 2 : -1;
             }
         }
         // Chunks of rows with their bins in shared memory where the bins fit (measured on the H100:
@@ -391,6 +396,22 @@ public:
             const auto &rdom = k.get<GenericParams>()->stage_over_rdom;
             const bool over = size_t(stage) < rdom.size() && rdom[size_t(stage)];
             if ((!e.empty() && !over) || stage == 0) {
+                const auto &in_walk = k.get<GenericParams>()->stage_points_in_walk;
+                const int points = size_t(stage) < in_walk.size() ? in_walk[size_t(stage)] : 0;
+                if (points != 0) {
+                    // Two points per thread (the threads cover twice their number), or a block
+                    // of one thread per point.
+                    LaunchShape one;
+                    one.stage = name;
+                    if (points > 0) {
+                        one.threads[0] = t > 0 ? t : 256;
+                        one.grid[0] = blocks_of(e[0], 2 * int64_t(one.threads[0]));
+                    } else {
+                        set_grid(one, e, 0, c.grid);
+                    }
+                    out.push_back(one);
+                    continue;
+                }
                 out.push_back(tiled_stage(name, e, kGenericTileX, kGenericTileY, t, c.grid));
                 continue;
             }

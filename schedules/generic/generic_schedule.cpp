@@ -18,8 +18,31 @@ constexpr int kMergeChunks = kScatterMergeChunks;
 void pure_loops(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> pure, const Target &target,
                 const std::string &tag, int threads_1d, int serial = 0, bool unsplit = false) {
     if (unsplit) {
-        // An update whose predicate loads at its pure vars (predicate_loads_at_pure_vars): none of
-        // them split, a block (a task on the host) per point.
+        // An update whose predicate loads at its pure vars (predicate_loads_at_pure_vars). Halide
+        // lifts such a predicate into its RVar's extent where the RVar loop is innermost, and bounds
+        // the load over the split's guarded tail: each thread (or task) takes two neighbouring
+        // points of a 1-D var inside its walk, so the predicate stays a test at each point. More
+        // dims: none split, a block (a task) per point.
+        const auto rvars = s.func.function().update(s.update).schedule().rvars();
+        if (pure.size() == 1) {
+            Var o(tag + "_po"), t(tag + "_pt"), pair(tag + "_pair");
+            const int per = is_gpu_target(target) ? (threads_1d > 0 ? threads_1d : kThreads1D) : kHostChunk / 2;
+            w.split(s, pure[0], o, t, 2 * per, TailStrategy::GuardWithIf);
+            w.split(s, t, t, pair, 2, TailStrategy::GuardWithIf);
+            std::vector<VarOrRVar> order{pair};
+            for (auto &rv : rvars) order.push_back(RVar(rv.var));
+            order.push_back(t);
+            order.push_back(o);
+            w.reorder(s, order);
+            w.unroll(s, pair, 2, TailStrategy::GuardWithIf);
+            if (is_gpu_target(target)) {
+                w.gpu_blocks(s, o);
+                w.gpu_threads(s, t);
+            } else {
+                w.parallel(s, o);
+            }
+            return;
+        }
         pure = fold_into_three(w, s, pure, tag);
         if (is_gpu_target(target))
             for (const VarOrRVar &v : pure) w.gpu_blocks(s, v);
@@ -283,17 +306,20 @@ void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, co
         const bool over = stage > 0 && size_t(stage) < stage_over_rdom.size() && stage_over_rdom[size_t(stage)] &&
                           autosched::atomic_update(fn, stage - 1, target);
         if (!pure.empty() && !over) {
-            pure_loops(w, s, pure, target, tag, threads, serial,
-                       stage > 0 && predicate_loads_at_pure_vars(fn, fn.update(stage - 1)));
             // A scan's RVars walk serially in each thread: unrolled, the loads of several steps
             // issue ahead of the arithmetic that waits on the previous step.
-            if (stage > 0 && is_gpu_target(target))
-                for (auto &rv : fn.update(stage - 1).schedule().rvars())
-                    w.unroll(s, RVar(rv.var),
-                             size_t(stage) < stage_unroll.size() && stage_unroll[size_t(stage)] > 0
-                                 ? stage_unroll[size_t(stage)]
-                                 : kScanUnroll,
-                             TailStrategy::GuardWithIf);
+            auto unroll_walk = [&](const StageRef &st) {
+                if (stage > 0 && is_gpu_target(target))
+                    for (auto &rv : fn.update(stage - 1).schedule().rvars())
+                        w.unroll(st, RVar(rv.var),
+                                 size_t(stage) < stage_unroll.size() && stage_unroll[size_t(stage)] > 0
+                                     ? stage_unroll[size_t(stage)]
+                                     : kScanUnroll,
+                                 TailStrategy::GuardWithIf);
+            };
+            const bool unsplit = stage > 0 && predicate_loads_at_pure_vars(fn, fn.update(stage - 1));
+            pure_loops(w, s, pure, target, tag, threads, serial, unsplit);
+            unroll_walk(s);
         } else if (stage > 0) {
             reduction_loops(w, s, fn, target, tag, shared_bins);
         } else if (is_gpu_target(target)) {
