@@ -251,11 +251,13 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
         for (auto &k : plan.kernels)
             if (k.root == g.nodes[r].name) own = &k;
         if (root[r] && own && own->kind() != TemplateKind::Generic) {
-            plan.explanations.push_back({g.nodes[r].name, "",
-                                         own->template_name() +
-                                             " template, its RDom's predicate evaluated at each "
-                                             "point of each lane's walk (" +
-                                             g.nodes[r].generic + ")"});
+            const bool refined = reduction_then_refinements(g.nodes[r].function);
+            plan.explanations.push_back(
+                {g.nodes[r].name, "",
+                 own->template_name() +
+                     (refined ? " template, its later updates (refinements in place) a launch each ("
+                              : " template, its RDom's predicate evaluated at each point of each lane's walk (") +
+                     g.nodes[r].generic + ")"});
         } else if (root[r]) {
             plan.explanations.push_back({g.nodes[r].name, "", "generic template: " + g.nodes[r].generic});
         } else {

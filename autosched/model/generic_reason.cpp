@@ -33,6 +33,8 @@ bool pure_in_place(const Function &f, const Definition &u, size_t d) {
 
 namespace {
 
+std::string update_reason(const Function &f, const Definition &u, bool with_predicate);
+
 // generic_reason, less the predicate check where `with_predicate` is false.
 std::string reason(const Function &f, bool with_predicate) {
     if (f.has_extern_definition()) return "an extern stage (define_extern): computed by its own code, at root";
@@ -40,7 +42,11 @@ std::string reason(const Function &f, bool with_predicate) {
     if (updates.empty()) return "";
     if (updates.size() > 1)
         return std::to_string(updates.size()) + " update definitions: the fused templates take at most one";
-    const Definition &u = updates[0];
+    return update_reason(f, updates[0], with_predicate);
+}
+
+// The reason for a Func whose one update is `u`.
+std::string update_reason(const Function &f, const Definition &u, bool with_predicate) {
     const auto &pure = f.args();
     const auto &args = u.args();
     bool in_order = args.size() == pure.size();
@@ -61,6 +67,18 @@ std::string reason(const Function &f, bool with_predicate) {
 }  // namespace
 
 std::string generic_reason(const Function &f) { return reason(f, true); }
+
+bool reduction_then_refinements(const Function &f) {
+    if (f.has_extern_definition() || f.updates().size() < 2 || has_specializations(f)) return false;
+    if (!update_reason(f, f.update(0), true).empty()) return false;
+    for (size_t i = 1; i < f.updates().size(); i++) {
+        const Definition &u = f.update(int(i));
+        if (u.args().size() != f.args().size() || !u.schedule().rvars().empty() || has_predicate(u)) return false;
+        for (size_t d = 0; d < u.args().size(); d++)
+            if (!pure_in_place(f, u, d)) return false;
+    }
+    return true;
+}
 
 bool predicated_reduction(const Function &f) {
     if (f.has_extern_definition() || f.updates().size() != 1) return false;

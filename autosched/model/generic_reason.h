@@ -16,6 +16,12 @@ namespace solder::autosched {
 // bounds may be known only at run time: every split of such a pipeline guards its tail.
 std::string generic_reason(const Halide::Internal::Function &f);
 
+// Whether `f`'s first update is a reduction of the fused templates' shape (generic_reason would
+// be empty with it alone) and every later one rewrites each point in place from that point, with
+// no RDom (`norm(y) += in(r, y) * in(r, y); norm(y) = sqrt(norm(y)); norm(y) = norm(y) + bias`):
+// the block reduction template takes it as a kernel root, the later updates a launch each.
+bool reduction_then_refinements(const Halide::Internal::Function &f);
+
 // Whether `f` is a reduction with a predicate (RDom::where) and otherwise of the fused templates'
 // shape: one update over an RDom that writes the pure vars in order with an operator Halide proves
 // associative. Generic where the predicate differs from point to point; either way the block and

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "autosched/model/generic_reason.h"
 #include "autosched/model/pipeline_funcs.h"
 #include "schedules/block_reduction/block_reduction_schedule.h"
 
@@ -95,11 +96,13 @@ public:
         if (!c.opt.single_kernel_groups) return "single_kernel_groups is off";
         if (!c.opt.gpu) return "not a GPU target";
         if (!c.members.empty()) return "other Funcs are fused into the kernel";
-        if (!O.is_reduction() || O.updates != 1 || O.dims.empty())
-            return "the root is not a reduction of one update with pure dims";
+        if (!O.is_reduction() || O.dims.empty() ||
+            (O.updates != 1 && !(O.updates > 1 && reduction_then_refinements(O.function))))
+            return "the root is not a reduction of one update with pure dims (and refinements in place after it)";
         const auto &def = O.function.update(0);
         if (def.schedule().rvars().empty()) return "its update has no RVar";
-        if (has_predicate(def) && !O.predicated_reduction) return "its RDom has a predicate, and more makes it generic";
+        if (has_predicate(def) && !O.predicated_reduction && !reduction_then_refinements(O.function))
+            return "its RDom has a predicate, and more makes it generic";
         // A predicate that loads at the result's own index (CSR segments) with more points per
         // result, or fewer results: a block each (predicate_loads_at_pure_vars).
         const DeviceProfile &d = c.opt.device;
@@ -150,7 +153,8 @@ public:
 
     void apply(ApplyContext &c, const KernelPlan &k) const override {
         const BlockReductionParams &p = *k.get<BlockReductionParams>();
-        schedule_block_reduction(c.w, c.get(k.root), c.target, p.lanes, p.lanes_x, p.unroll_inner);
+        schedule_block_reduction(c.w, c.get(k.root), c.target, p.lanes, p.lanes_x, p.unroll_inner, true,
+                                 c.get(k.root).function().updates().size() > 1);
     }
 
     // One block per result: the pure stage one thread each, the update 256 lanes whose partials
@@ -163,6 +167,15 @@ public:
         for (int stage = 0; stage <= O.updates; stage++) {
             LaunchShape s;
             s.stage = stage_name(O, stage);
+            if (stage > 1) {
+                // A refinement in place after the reduction: 256 threads over its innermost dim.
+                std::vector<int64_t> e = stage_extents(O, stage);
+                e[0] = blocks_of(e[0], kRefinementThreads);
+                set_grid(s, e, 1, c.grid);
+                s.threads[0] = kRefinementThreads;
+                out.push_back(s);
+                continue;
+            }
             set_grid(s, stage_extents(O, stage), 0, c.grid);
             if (stage > 0) set_block_reduction_threads(*k.get<BlockReductionParams>(), O.elem_bytes, s);
             out.push_back(s);

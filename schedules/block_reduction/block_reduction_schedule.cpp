@@ -63,9 +63,10 @@ Func two_d_lanes(ScheduleWriter &w, Func f, int lanes, int lanes_x, bool unroll_
 }  // namespace
 
 void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target, int lanes, int lanes_x,
-                              bool unroll_inner, bool second_level) {
+                              bool unroll_inner, bool second_level, bool refinements) {
     auto fn = f.function();
-    if (!is_gpu_target(target) || fn.updates().size() != 1 || fn.update(0).schedule().rvars().empty()) {
+    if (!is_gpu_target(target) || (fn.updates().size() != 1 && !refinements) ||
+        fn.update(0).schedule().rvars().empty()) {
         schedule_as_own_kernel(w, f, target);
         return;
     }
@@ -133,6 +134,18 @@ void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target, i
         w.gpu_threads({partial2}, lane2);
         w.gpu_threads({partial2, 0}, lane2);
         w.reorder({partial2, 0}, {r2o, lane2});
+    }
+    // Refinements in place after the reduction (autosched/model/generic_reason.h:
+    // reduction_then_refinements): kRefinementThreads threads over the innermost pure dim each.
+    for (int u = 1; refinements && u < int(fn.updates().size()); u++) {
+        const std::vector<VarOrRVar> pure = stage_pure_vars(fn, u + 1);
+        const std::string rtag = tag + "_u" + std::to_string(u);
+        Var bo(rtag + "_bo"), bt(rtag + "_bt");
+        w.split({f, u}, pure[0], bo, bt, kRefinementThreads, TailStrategy::GuardWithIf);
+        std::vector<VarOrRVar> blocks{bo};
+        blocks.insert(blocks.end(), pure.begin() + 1, pure.end());
+        w.gpu_threads({f, u}, bt);
+        gpu_blocks_over(w, {f, u}, blocks, rtag, 1);
     }
 }
 

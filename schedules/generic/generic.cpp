@@ -250,6 +250,10 @@ public:
         if (c.root_node().predicated_reduction &&
             (total_reduction_template().why_not(c).empty() || block_reduction_template().why_not(c).empty()))
             return "a reduction template takes it, its RDom's predicate evaluated at each point of each lane's walk";
+        // A reduction whose later updates refine each point in place: the block reduction, those
+        // updates a launch each (a thread per row walked a 2048-point row sum serially before).
+        if (reduction_then_refinements(c.root_node().function) && block_reduction_template().why_not(c).empty())
+            return "the block reduction template takes it, its later updates (refinements in place) a launch each";
         return "";
     }
 
