@@ -1,5 +1,5 @@
 // The user-pipeline bench's pipelines: each a function returning its outputs and arguments,
-// listed by name in a registry per file (pipelines_a.cpp ... pipelines_k.cpp); gen.cpp schedules and
+// listed by name in a registry per file (pipelines_a.cpp ... pipelines_l.cpp); gen.cpp schedules and
 // compiles them.
 #pragma once
 #include <functional>
@@ -30,5 +30,6 @@ void add_pipelines_h(Registry &r);
 void add_pipelines_i(Registry &r);
 void add_pipelines_j(Registry &r);
 void add_pipelines_k(Registry &r);
+void add_pipelines_l(Registry &r);
 
 }  // namespace user_pipelines

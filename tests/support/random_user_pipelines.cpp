@@ -345,6 +345,36 @@ void build(uint64_t seed, UserPipeline &p) {
         out(x, y) = src(x, y) + 0.0625f * cast<float>(cells(bin(c(x, y)), x / 4, y / 4));
         p.outputs.push_back(out);
     }
+    // A row norm written as users write one, a sum of squares refined in place by later updates
+    // (its square root, then an offset), each pixel of a stage divided by its row's norm (drawn last
+    // as the above).
+    if (pick(3) == 0) {
+        p.kinds.push_back("refined_row_norms");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        RDom rn(0, W, "rn");
+        Func nrm("row_norm"), out("refined_row_norms");
+        nrm(y) = 0.0f;
+        nrm(y) += src(rn, y) * src(rn, y);
+        nrm(y) = sqrt(nrm(y) / cast<float>(W));
+        nrm(y) = nrm(y) + 1.0f;
+        out(x, y) = src(x, y) / nrm(y);
+        p.outputs.push_back(out);
+    }
+    // Sums over each row's first points, their count read from the clamped input at the row (an
+    // RDom predicate that loads at the pure var, as CSR segment sums do), added to a stage (drawn
+    // last as the above).
+    if (pick(3) == 0) {
+        p.kinds.push_back("segment_sums");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        Func len("segment_length"), seg("segment_sum"), out("segment_sums");
+        len(y) = clamp(cast<int>(base(0, y) * 64.0f), 0, W);
+        RDom rs(0, W, "rseg");
+        rs.where(rs < len(y));
+        seg(y) = 0.0f;
+        seg(y) += src(rs, y);
+        out(x, y) = src(x, y) + seg(y) / cast<float>(W);
+        p.outputs.push_back(out);
+    }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
     p.gain.set_estimate(1.0f);
     p.taps.set_estimate(3);
