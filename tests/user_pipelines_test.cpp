@@ -13,6 +13,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <regex>
 
 #include "tests/support/plan_and_run.h"
@@ -2956,6 +2957,68 @@ TEST(UserPipelines, ScattersOverASmallRDomAtManyCellsTakeAThreadOrABlockPerCell)
             }
         }
     });
+}
+
+// Per-cell histograms of a 3-channel image with the cells' dims and the bins in other places:
+// the bins between the cell dims, the bins outermost, and the channel (3 points) as the
+// innermost cell dim. A thread per cell where the innermost cell dim spans a warp (the first two),
+// otherwise not (GenericParams::cell_threads). Run on the host and OpenCL at other sizes.
+TEST(UserPipelines, CellScattersWithTheBinsAnywhereMatch) {
+    for (int layout : {0, 1, 2})
+        for (auto &target : user_targets()) {
+            SCOPED_TRACE("layout " + std::to_string(layout) + ", " + target);
+            ImageParam img(UInt(8), 3, "img");
+            Var b("b"), cx("cx"), cy("cy"), ch("ch");
+            RDom p(0, 4, 0, 4, "p");
+            Expr bin = cast<int>(img(cx * 4 + p.x, cy * 4 + p.y, ch) / 64);
+            Func hist("hist"), out("out");
+            if (layout == 0) {
+                hist(cx, b, cy, ch) = 0;
+                hist(cx, bin, cy, ch) += 1;
+                out(cx, b, cy, ch) = hist(cx, b, cy, ch) * 2;
+                out.set_estimates({{0, 256}, {0, 4}, {0, 128}, {0, 3}});
+            } else if (layout == 1) {
+                hist(cx, cy, ch, b) = 0;
+                hist(cx, cy, ch, bin) += 1;
+                out(cx, cy, ch, b) = hist(cx, cy, ch, b) * 2;
+                out.set_estimates({{0, 256}, {0, 128}, {0, 3}, {0, 4}});
+            } else {
+                hist(ch, cx, cy, b) = 0;
+                hist(ch, cx, cy, bin) += 1;
+                out(ch, cx, cy, b) = hist(ch, cx, cy, b) * 2;
+                out.set_estimates({{0, 3}, {0, 256}, {0, 128}, {0, 4}});
+            }
+            img.set_estimates({{0, 1024}, {0, 512}, {0, 3}});
+            const std::string plan = schedule_with_solder({out}, target);
+            if (target == "opencl") {
+                EXPECT_EQ(plan.find("a thread per point of the pure vars its scatter writes") != std::string::npos,
+                          layout != 2)
+                    << plan;
+            }
+            Pipeline pp = compiled({out}, target);
+            for (auto [cw, chh] : std::vector<std::pair<int, int>>{{70, 9}, {1, 1}, {300, 3}}) {
+                SCOPED_TRACE(std::to_string(cw) + "x" + std::to_string(chh) + " cells");
+                auto a = random_buffer<uint8_t>({cw * 4, chh * 4, 2}, 45, 0, 256);
+                img.set(a);
+                const std::vector<int> sizes = layout == 0   ? std::vector<int>{cw, 4, chh, 2}
+                                               : layout == 1 ? std::vector<int>{cw, chh, 2, 4}
+                                                             : std::vector<int>{2, cw, chh, 4};
+                Buffer<int> o = realized<int>(pp, sizes, target);
+                std::map<std::array<int, 4>, int> want;  // (cx, cy, ch, bin)
+                a.for_each_element([&](int x, int y, int c) { want[{x / 4, y / 4, c, a(x, y, c) / 64}] += 2; });
+                EXPECT_TRUE(matches(
+                    o,
+                    [&](auto &e) {
+                        const std::array<int, 4> k = layout == 0   ? std::array<int, 4>{e[0], e[2], e[3], e[1]}
+                                                     : layout == 1 ? std::array<int, 4>{e[0], e[1], e[2], e[3]}
+                                                                   : std::array<int, 4>{e[1], e[2], e[0], e[3]};
+                        auto it = want.find(k);
+                        return it == want.end() ? 0 : it->second;
+                    },
+                    0))
+                    << plan;
+            }
+        }
 }
 
 // A box filter along rows as a running sum (a scan along x with a Param radius, its first point a
