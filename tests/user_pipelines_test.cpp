@@ -3021,6 +3021,57 @@ TEST(UserPipelines, CellScattersWithTheBinsAnywhereMatch) {
         }
 }
 
+// Local binary patterns with a 256-bin histogram per 8 x 8 cell (8-bit codes, an inlined stencil
+// of the input; 16 of the bins used): at these few cells the scatter takes a block per cell adding
+// atomically, and the codes it bins are stored, so that each bin is one load (Halide made the increments of a computed
+// bin compare-and-swap loops: 70.5 us for 8160 cells on the H200, 13.7 from stored codes). Run on
+// the host and OpenCL at other sizes.
+TEST(UserPipelines, PerCellScattersStoreTheFuncsTheirBinsComeFrom) {
+    for (auto &target : std::vector<std::string>{"cuda", "host", "opencl"}) {
+        SCOPED_TRACE(target);
+        ImageParam img(UInt(8), 2, "limg");
+        Var x("x"), y("y"), b("b"), cx("cx"), cy("cy");
+        Func cl = BoundaryConditions::repeat_edge(img);
+        Func code("lcode"), hist("lhist"), out("lout");
+        code(x, y) = cast<uint8_t>(select(cl(x - 1, y) >= cl(x, y), 1, 0) | select(cl(x + 1, y) >= cl(x, y), 2, 0) |
+                                   select(cl(x, y - 1) >= cl(x, y), 4, 0) | select(cl(x, y + 1) >= cl(x, y), 8, 0));
+        RDom p(0, 8, 0, 8, "p");
+        hist(b, cx, cy) = 0;
+        hist(cast<int>(code(cx * 8 + p.x, cy * 8 + p.y)), cx, cy) += 1;
+        out(b, cx, cy) = hist(b, cx, cy) * 3;
+        img.set_estimates({{0, 640}, {0, 480}});
+        out.set_estimates({{0, 256}, {0, 80}, {0, 60}});
+        const std::string plan = schedule_with_solder({out}, target);
+        if (target == "cuda") {
+            EXPECT_NE(plan.find("the bin of lhist's per-cell scatter is computed from it"), std::string::npos) << plan;
+            EXPECT_NO_THROW(Pipeline(out).compile_to_lowered_stmt(
+                ::testing::TempDir() + "/lbp.stmt", {img}, Halide::StmtOutputFormat::Text, solder::make_target("cuda")))
+                << plan;
+            continue;
+        }
+        Pipeline pp = compiled({out}, target);
+        for (auto [cw, ch] : std::vector<std::pair<int, int>>{{80, 60}, {3, 5}, {1, 1}}) {
+            SCOPED_TRACE(std::to_string(cw) + "x" + std::to_string(ch) + " cells");
+            auto a = random_buffer<uint8_t>({cw * 8, ch * 8}, 47, 0, 256);
+            img.set(a);
+            auto at = [&](int x0, int y0) {
+                return int(a(std::clamp(x0, 0, cw * 8 - 1), std::clamp(y0, 0, ch * 8 - 1)));
+            };
+            std::vector<int> want(size_t(256 * cw * ch), 0);
+            a.for_each_element([&](int x0, int y0) {
+                const int c0 = at(x0, y0);
+                const int k = (at(x0 - 1, y0) >= c0) | (at(x0 + 1, y0) >= c0) << 1 | (at(x0, y0 - 1) >= c0) << 2 |
+                              (at(x0, y0 + 1) >= c0) << 3;
+                want[size_t(k + 256 * (x0 / 8 + cw * (y0 / 8)))] += 3;
+            });
+            Buffer<int> o = realized<int>(pp, {256, cw, ch}, target);
+            EXPECT_TRUE(matches(
+                o, [&](auto &e) { return want[size_t(e[0] + 256 * (e[1] + cw * e[2]))]; }, 0))
+                << plan;
+        }
+    }
+}
+
 // A box filter along rows as a running sum (a scan along x with a Param radius, its first point a
 // sum of its own), beside a prefix sum in place: the running sum reads the input at each step, so
 // its walk is unrolled 32 steps at a time (their loads in flight together); the prefix sum reads

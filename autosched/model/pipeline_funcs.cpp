@@ -1,5 +1,6 @@
 #include "autosched/model/pipeline_funcs.h"
 
+#include <algorithm>
 #include <set>
 
 #include "autosched/model/options.h"
@@ -28,6 +29,22 @@ bool has_specializations(const Function &f) {
 
 bool has_predicate(const Internal::Definition &d) {
     return d.predicate().defined() && !Internal::is_const_one(d.predicate());
+}
+
+std::vector<std::string> funcs_in_stored_index(const Internal::Function &f, int u) {
+    struct Calls : Internal::IRVisitor {
+        std::vector<std::string> names;
+        using Internal::IRVisitor::visit;
+        void visit(const Internal::Call *op) override {
+            if (op->call_type == Internal::Call::Halide &&
+                std::find(names.begin(), names.end(), op->name) == names.end())
+                names.push_back(op->name);
+            Internal::IRVisitor::visit(op);
+        }
+    } calls;
+    for (const Expr &a : f.update(u).args()) a.accept(&calls);
+    calls.names.erase(std::remove(calls.names.begin(), calls.names.end(), f.name()), calls.names.end());
+    return calls.names;
 }
 
 bool predicate_loads_at_pure_vars(const Internal::Function &f, const Internal::Definition &d) {

@@ -20,6 +20,8 @@ bool has_predicate(const Halide::Internal::Definition &d);
 // load over every point of a split of that var, its guarded tail included (its RDom's extent is
 // lifted from the predicate before the tail is guarded), so a split asks for `off` beyond its
 // last segment: the var must stay unsplit (a block per point of it).
+// The Funcs (not inputs) that update `u` of `f` calls in the args it stores to (a scatter's bin).
+std::vector<std::string> funcs_in_stored_index(const Halide::Internal::Function &f, int u);
 bool predicate_loads_at_pure_vars(const Halide::Internal::Function &f, const Halide::Internal::Definition &d);
 // Whether a definition's predicate is the same at every point of its pure vars: it names only the
 // RDom's own vars and scalar parameters (a disk, `r.x * r.x + r.y * r.y <= radius * radius`), no

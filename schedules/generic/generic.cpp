@@ -454,6 +454,8 @@ public:
 
 }  // namespace
 
+bool adds_atomically_per_cell(const FuncNode &O, const PlannerOptions &opt) { return cell_lanes_taken(O, opt) > 0; }
+
 const KernelTemplate &generic_template() {
     static const GenericTemplate t;
     return t;
