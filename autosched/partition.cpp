@@ -41,21 +41,23 @@ std::vector<bool> forced_roots(const FuncGraph &g, const PlannerOptions &opt, st
                 why[int(i)] = "read with a data-dependent index by " + g.nodes[g.edges[e].consumer].name;
     }
     // A Func of 8-bit values the bin of a block-per-cell scatter is computed from (its update's
-    // stored-to index): stored, so that the bin is one load. (Wider values would leave Halide no
-    // bound on the bin, where the inlined expression had one: the per-cell bins in shared memory
-    // would have none.) Inlined, the computed index made Halide emit each
-    // increment as a compare-and-swap loop instead of an atomic add: local binary patterns' 256-bin
-    // histograms per cell took 70.5 us on the H200, 13.7 from stored codes.
-    for (size_t i = 0; i < g.nodes.size(); i++) {
-        const FuncNode &n = g.nodes[i];
+    // stored-to index): stored, so that the bin is one load. Inlined, the computed index made Halide
+    // emit each increment as a compare-and-swap loop instead of an atomic add: local binary
+    // patterns' 256-bin histograms per cell took 70.5 us on the H200, 13.7 from stored codes.
+    // (Wider values would leave Halide no bound on the bin, where the inlined expression had one:
+    // the per-cell bins in shared memory would have none.)
+    for (const FuncNode &n : g.nodes) {
         if (n.is_input || n.updates != 1 || !adds_atomically_per_cell(n, opt)) continue;
-        for (const std::string &f : funcs_in_stored_index(n.function, 0))
-            for (size_t j = 0; j < g.nodes.size(); j++)
-                if (g.nodes[j].name == f && !g.nodes[j].is_input && !root[j] && eight_bit_values(g.nodes[j].function))
-                    root[j] = true,
-                    why[int(j)] = "the bin of " + n.name +
-                                  "'s per-cell scatter is computed from it "
-                                  "(stored: the bin is then one load, and each increment an atomic add)";
+        for (const std::string &f : funcs_in_stored_index(n.function, 0)) {
+            const int j = g.find(f);
+            if (j < 0 || g.nodes[size_t(j)].is_input || root[size_t(j)] ||
+                !eight_bit_values(g.nodes[size_t(j)].function))
+                continue;
+            root[size_t(j)] = true;
+            why[j] = "the bin of " + n.name +
+                     "'s per-cell scatter is computed from it (stored: the bin is then one load, and each increment "
+                     "an atomic add)";
+        }
     }
     return root;
 }

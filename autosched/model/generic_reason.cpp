@@ -29,6 +29,14 @@ bool pure_in_place(const Function &f, const Definition &u, size_t d) {
     return v && d < f.args().size() && v->name == f.args()[d];
 }
 
+// Whether update `u` of `f` rewrites each point in place from that point, with no RDom.
+bool rewrites_in_place(const Function &f, const Definition &u) {
+    if (u.args().size() != f.args().size() || !u.schedule().rvars().empty()) return false;
+    for (size_t d = 0; d < u.args().size(); d++)
+        if (!pure_in_place(f, u, d)) return false;
+    return true;
+}
+
 }  // namespace
 
 namespace {
@@ -71,12 +79,8 @@ std::string generic_reason(const Function &f) { return reason(f, true); }
 bool reduction_then_refinements(const Function &f) {
     if (f.has_extern_definition() || f.updates().size() < 2 || has_specializations(f)) return false;
     if (!update_reason(f, f.update(0), true).empty()) return false;
-    for (size_t i = 1; i < f.updates().size(); i++) {
-        const Definition &u = f.update(int(i));
-        if (u.args().size() != f.args().size() || !u.schedule().rvars().empty() || has_predicate(u)) return false;
-        for (size_t d = 0; d < u.args().size(); d++)
-            if (!pure_in_place(f, u, d)) return false;
-    }
+    for (size_t i = 1; i < f.updates().size(); i++)
+        if (!rewrites_in_place(f, f.update(int(i)))) return false;
     return true;
 }
 
@@ -109,11 +113,8 @@ bool reduces_per_point(const Function &f) {
 
 bool refined_in_place(const Function &f) {
     if (f.has_extern_definition() || f.updates().empty()) return false;
-    for (const Definition &u : f.updates()) {
-        if (u.args().size() != f.args().size() || !u.schedule().rvars().empty()) return false;
-        for (size_t d = 0; d < u.args().size(); d++)
-            if (!pure_in_place(f, u, d)) return false;
-    }
+    for (const Definition &u : f.updates())
+        if (!rewrites_in_place(f, u)) return false;
     return true;
 }
 

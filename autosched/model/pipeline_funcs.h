@@ -15,13 +15,13 @@ std::vector<size_t> specialization_counts(const Halide::Internal::Function &f);
 bool has_specializations(const Halide::Internal::Function &f);
 // Whether a definition's RDom has a predicate (RDom::where) other than `true`.
 bool has_predicate(const Halide::Internal::Definition &d);
-// Whether update `d` of `f` has a predicate that loads (a Func or an input) at an index that
-// names one of `f`'s pure vars: a CSR segment's `r < off(i + 1) - off(i)`. Halide bounds such a
-// load over every point of a split of that var, its guarded tail included (its RDom's extent is
-// lifted from the predicate before the tail is guarded), so a split asks for `off` beyond its
-// last segment: the var must stay unsplit (a block per point of it).
 // The Funcs (not inputs) that update `u` of `f` calls in the args it stores to (a scatter's bin).
 std::vector<std::string> funcs_in_stored_index(const Halide::Internal::Function &f, int u);
+// Whether update `d` of `f` has a predicate that loads (a Func or an input) at an index that
+// names one of `f`'s pure vars: a CSR segment's `r < off(i + 1) - off(i)`. Where the RVar loop is
+// innermost, Halide lifts such a predicate into its extent and bounds the load over every point of
+// a split of that var, its guarded tail included, so a split asks for `off` beyond its last
+// segment: the var stays unsplit, or two points of it loop inside the RVar's walk.
 bool predicate_loads_at_pure_vars(const Halide::Internal::Function &f, const Halide::Internal::Definition &d);
 // Whether a definition's predicate is the same at every point of its pure vars: it names only the
 // RDom's own vars and scalar parameters (a disk, `r.x * r.x + r.y * r.y <= radius * radius`), no

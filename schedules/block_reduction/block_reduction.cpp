@@ -96,12 +96,12 @@ public:
         if (!c.opt.single_kernel_groups) return "single_kernel_groups is off";
         if (!c.opt.gpu) return "not a GPU target";
         if (!c.members.empty()) return "other Funcs are fused into the kernel";
-        if (!O.is_reduction() || O.dims.empty() ||
-            (O.updates != 1 && !(O.updates > 1 && reduction_then_refinements(O.function))))
+        const bool refined = O.updates > 1 && reduction_then_refinements(O.function);
+        if (!O.is_reduction() || O.dims.empty() || (O.updates != 1 && !refined))
             return "the root is not a reduction of one update with pure dims (and refinements in place after it)";
         const auto &def = O.function.update(0);
         if (def.schedule().rvars().empty()) return "its update has no RVar";
-        if (has_predicate(def) && !O.predicated_reduction && !reduction_then_refinements(O.function))
+        if (has_predicate(def) && !O.predicated_reduction && !refined)
             return "its RDom has a predicate, and more makes it generic";
         // A predicate that loads at the result's own index (CSR segments) with more points per
         // result, or fewer results: a block each (predicate_loads_at_pure_vars).
@@ -153,8 +153,7 @@ public:
 
     void apply(ApplyContext &c, const KernelPlan &k) const override {
         const BlockReductionParams &p = *k.get<BlockReductionParams>();
-        schedule_block_reduction(c.w, c.get(k.root), c.target, p.lanes, p.lanes_x, p.unroll_inner, true,
-                                 c.get(k.root).function().updates().size() > 1);
+        schedule_block_reduction(c.w, c.get(k.root), c.target, p.lanes, p.lanes_x, p.unroll_inner);
     }
 
     // One block per result: the pure stage one thread each, the update 256 lanes whose partials

@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 
+#include "autosched/model/generic_reason.h"
 #include "autosched/model/pipeline_funcs.h"
 #include "schedules/writer/schedule_writer.h"
 #include "schedules/unfused/unfused.h"
@@ -63,8 +64,9 @@ Func two_d_lanes(ScheduleWriter &w, Func f, int lanes, int lanes_x, bool unroll_
 }  // namespace
 
 void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target, int lanes, int lanes_x,
-                              bool unroll_inner, bool second_level, bool refinements) {
+                              bool unroll_inner, bool second_level) {
     auto fn = f.function();
+    const bool refinements = fn.updates().size() > 1 && autosched::reduction_then_refinements(fn);
     if (!is_gpu_target(target) || (fn.updates().size() != 1 && !refinements) ||
         fn.update(0).schedule().rvars().empty()) {
         schedule_as_own_kernel(w, f, target);

@@ -17,12 +17,11 @@ namespace solder {
 // are found by dividing by an extent (BlockReductionParams::lanes_x).
 // `unroll_inner`: each thread's walk is unrolled along the innermost RVar, else along the next.
 // `second_level` false: the lanes' partials are added by one thread, not 16 at a time first.
-// `refinements`: updates after the first rewrite each point in place (reduction_then_refinements),
-// each a launch of kRefinementThreads threads over the innermost pure dim.
+// Updates after the first that rewrite each point in place (reduction_then_refinements): each a
+// launch of kRefinementThreads threads over the innermost pure dim.
 constexpr int kRefinementThreads = 256;
 void schedule_block_reduction(ScheduleWriter &w, Halide::Func f, const Halide::Target &target, int lanes = 256,
-                              int lanes_x = 0, bool unroll_inner = false, bool second_level = true,
-                              bool refinements = false);
+                              int lanes_x = 0, bool unroll_inner = false, bool second_level = true);
 
 // The lanes along the innermost RVar for a block reduction over RVars of `extents` (at the
 // estimates, innermost first) where `fused_walk_divides` (several RVars, some extent known only at

@@ -103,41 +103,45 @@ int scan_unroll(const FuncNode &O, int u) {
     return unroll > kScanUnroll ? unroll : 0;
 }
 
-// The threads of a scatter taken per cell (GenericParams::cell_lanes: a block per point of the pure
-// vars its one update writes as they are, its bins in shared memory), or 0 where it is not one: a
-// Func that other kernels read through a copy, on a GPU whose shared-memory atomics take its type
-// (PlannerOptions::shared_atomics, float_atomics), whose RDom has kCellScatterMinPoints to
-// kCellScatterMaxPoints points and its bins at each cell at most kCellBinsBytes, at the estimates.
-// A power of two from a warp to 256 that holds the RDom's points.
-int cell_scatter_lanes(const FuncNode &O, const PlannerOptions &opt) {
-    if (!opt.gpu || !opt.shared_atomics || O.is_output || O.updates != 1 || O.rvar_extents.empty() ||
-        has_specializations(O.function) || O.function.has_extern_definition())
-        return 0;
+// The bytes of bins at each cell of a per-cell scatter, at the estimates, or -1 where `O` is none:
+// a Func that other kernels read through a copy, on a GPU, whose one update is a scatter beside
+// the pure vars it writes as they are (its cells), over an RDom of kCellScatterMinPoints to
+// kCellScatterMaxPoints points, with at most kCellBinsBytes of bins at each cell.
+int64_t cell_bins_bytes(const FuncNode &O, const PlannerOptions &opt) {
+    if (!opt.gpu || O.is_output || O.updates != 1 || O.rvar_extents.empty() || has_specializations(O.function) ||
+        O.function.has_extern_definition())
+        return -1;
     const std::vector<int64_t> cells = stage_extents(O, 1);
-    if (cells.empty() || !scatter_update(O.function, 0) || !atomic_update(O.function, 0, atomics_target(opt))) return 0;
+    if (cells.empty() || !scatter_update(O.function, 0)) return -1;
     const int64_t rdom = points_of(O.rvar_extents[0]);
-    if (rdom < kCellScatterMinPoints || rdom > kCellScatterMaxPoints) return 0;
-    if (O.bytes() / std::max<int64_t>(1, points_of(cells)) > kCellBinsBytes) return 0;
+    if (rdom < kCellScatterMinPoints || rdom > kCellScatterMaxPoints) return -1;
+    const int64_t bins_bytes = O.bytes() / std::max<int64_t>(1, points_of(cells));
+    return bins_bytes > kCellBinsBytes ? -1 : bins_bytes;
+}
+
+// The threads of a per-cell scatter (cell_bins_bytes) taken a block per cell (GenericParams::
+// cell_lanes: a block per cell, its bins in shared memory), or 0: on a GPU whose shared-memory
+// atomics take its type (PlannerOptions::shared_atomics, float_atomics). A power of two from a warp
+// to 256 that holds the RDom's points.
+int cell_scatter_lanes(const FuncNode &O, const PlannerOptions &opt) {
+    if (!opt.shared_atomics || cell_bins_bytes(O, opt) < 0 || !atomic_update(O.function, 0, atomics_target(opt)))
+        return 0;
+    const int64_t rdom = points_of(O.rvar_extents[0]);
     int lanes = 32;
     while (lanes < 256 && lanes < rdom) lanes *= 2;
     return lanes;
 }
 
-// Cells per block where a scatter at each cell takes a thread per cell (GenericParams::
-// cell_threads), or 0: the scatters cell_scatter_lanes describes, atomic or not, on a GPU with
-// PlannerOptions::cell_threads, where the cells number at least kCellThreadsMinCells (a thread
-// each fills the device) and their innermost dim at least a warp, at the estimates. A power of two
-// from a warp to kCellThreadsMax whose cells' bins fit in half a block's shared memory.
+// Cells per block where a per-cell scatter (cell_bins_bytes), atomic or not, takes a thread per
+// cell (GenericParams::cell_threads), or 0: with PlannerOptions::cell_threads, where the cells
+// number at least kCellThreadsMinCells (a thread each fills the device) and their innermost dim at
+// least a warp, at the estimates. A power of two from a warp to kCellThreadsMax whose cells' bins
+// fit in half a block's shared memory.
 int cell_scatter_threads(const FuncNode &O, const PlannerOptions &opt) {
-    if (!opt.gpu || !opt.cell_threads || O.is_output || O.updates != 1 || O.rvar_extents.empty() ||
-        has_specializations(O.function) || O.function.has_extern_definition())
-        return 0;
+    const int64_t bins_bytes = cell_bins_bytes(O, opt);
+    if (!opt.cell_threads || bins_bytes < 0) return 0;
     const std::vector<int64_t> cells = stage_extents(O, 1);
-    if (cells.empty() || !scatter_update(O.function, 0)) return 0;
-    const int64_t rdom = points_of(O.rvar_extents[0]);
-    if (rdom < kCellScatterMinPoints || rdom > kCellScatterMaxPoints) return 0;
-    const int64_t bins_bytes = O.bytes() / std::max<int64_t>(1, points_of(cells));
-    if (bins_bytes > kCellBinsBytes || points_of(cells) < kCellThreadsMinCells || cells[0] < 32) return 0;
+    if (points_of(cells) < kCellThreadsMinCells || cells[0] < 32) return 0;
     int threads = 32;
     while (threads < kCellThreadsMax && 2 * threads <= cells[0] &&
            2 * threads * bins_bytes <= opt.device.shared_memory_bytes / 2)

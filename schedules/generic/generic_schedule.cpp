@@ -306,20 +306,17 @@ void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, co
         const bool over = stage > 0 && size_t(stage) < stage_over_rdom.size() && stage_over_rdom[size_t(stage)] &&
                           autosched::atomic_update(fn, stage - 1, target);
         if (!pure.empty() && !over) {
+            pure_loops(w, s, pure, target, tag, threads, serial,
+                       stage > 0 && predicate_loads_at_pure_vars(fn, fn.update(stage - 1)));
             // A scan's RVars walk serially in each thread: unrolled, the loads of several steps
             // issue ahead of the arithmetic that waits on the previous step.
-            auto unroll_walk = [&](const StageRef &st) {
-                if (stage > 0 && is_gpu_target(target))
-                    for (auto &rv : fn.update(stage - 1).schedule().rvars())
-                        w.unroll(st, RVar(rv.var),
-                                 size_t(stage) < stage_unroll.size() && stage_unroll[size_t(stage)] > 0
-                                     ? stage_unroll[size_t(stage)]
-                                     : kScanUnroll,
-                                 TailStrategy::GuardWithIf);
-            };
-            const bool unsplit = stage > 0 && predicate_loads_at_pure_vars(fn, fn.update(stage - 1));
-            pure_loops(w, s, pure, target, tag, threads, serial, unsplit);
-            unroll_walk(s);
+            if (stage > 0 && is_gpu_target(target))
+                for (auto &rv : fn.update(stage - 1).schedule().rvars())
+                    w.unroll(s, RVar(rv.var),
+                             size_t(stage) < stage_unroll.size() && stage_unroll[size_t(stage)] > 0
+                                 ? stage_unroll[size_t(stage)]
+                                 : kScanUnroll,
+                             TailStrategy::GuardWithIf);
         } else if (stage > 0) {
             reduction_loops(w, s, fn, target, tag, shared_bins);
         } else if (is_gpu_target(target)) {
