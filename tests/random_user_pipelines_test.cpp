@@ -41,7 +41,7 @@ void expect_all_pass(const std::string &target) {
               "window_minimum",    "specialized",       "row_means_output", "shared_row_mean", "image_mean",
               "transposed",        "masked_row_sums",   "weighted_window",  "disk_window",     "running_sum",
               "row_products",      "paired_histograms", "wrapped_stencil",  "channel_means",   "cell_histograms",
-              "refined_row_norms", "segment_sums"})
+              "refined_row_norms", "segment_sums",      "row_scatters"})
             EXPECT_TRUE(kinds.count(k)) << "no CI seed has a '" << k << "' stage";
     }
     EXPECT_TRUE(kinds.count("scan_x") || kinds.count("scan_y"));
@@ -54,13 +54,15 @@ void expect_all_pass(const std::string &target) {
     // And some CI seed's transposed stage is laid out in tiles, its producer's tile in shared memory,
     // and some CI seed's weighted window is reduced for 4 rows per thread in registers.
     // And some CI seed's channel means take a total reduction with threads along the results, and
-    // some CI seed's cell histograms take a block per cell in the plan for CUDA (lowered only).
+    // some CI seed's cell histograms take a block per cell in the plan for CUDA (lowered only),
+    // and some CI seed's row scatter a block per RDom point with its rows over the threads.
     if (target != "host" && std::getenv("SOLDER_USER_SEEDS") == nullptr) {
         EXPECT_GT(r.side_output_plans, 0);
         EXPECT_GT(r.transposed_plans, 0);
         EXPECT_GT(r.register_tile_plans, 0);
         EXPECT_GT(r.lane_result_plans, 0);
         EXPECT_GT(r.cell_scatter_plans, 0);
+        EXPECT_GT(r.row_scatter_plans, 0);
     }
 }
 

@@ -47,22 +47,27 @@ std::vector<std::string> funcs_in_stored_index(const Internal::Function &f, int 
     return calls.names;
 }
 
-bool predicate_loads_at_pure_vars(const Internal::Function &f, const Internal::Definition &d) {
-    if (!has_predicate(d)) return false;
+std::set<std::string> pure_vars_predicate_loads_at(const Internal::Function &f, const Internal::Definition &d) {
+    if (!has_predicate(d)) return {};
     struct Loads : Internal::IRVisitor {
         const std::vector<std::string> *pure = nullptr;
-        bool found = false;
+        std::set<std::string> found;
         using Internal::IRVisitor::visit;
         void visit(const Internal::Call *op) override {
             if (op->call_type == Internal::Call::Halide || op->call_type == Internal::Call::Image)
                 for (const Expr &a : op->args)
-                    for (const std::string &v : *pure) found = found || Internal::expr_uses_var(a, v);
+                    for (const std::string &v : *pure)
+                        if (Internal::expr_uses_var(a, v)) found.insert(v);
             Internal::IRVisitor::visit(op);
         }
     } loads;
     loads.pure = &f.args();
     d.predicate().accept(&loads);
     return loads.found;
+}
+
+bool predicate_loads_at_pure_vars(const Internal::Function &f, const Internal::Definition &d) {
+    return !pure_vars_predicate_loads_at(f, d).empty();
 }
 
 bool uniform_predicate(const Internal::Definition &d) {

@@ -2,6 +2,8 @@
 // the wrappers Halide makes for ImageParams (name_im: the input itself, never scheduled).
 #pragma once
 #include <functional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "Halide.h"
@@ -23,6 +25,9 @@ std::vector<std::string> funcs_in_stored_index(const Halide::Internal::Function 
 // a split of that var, its guarded tail included, so a split asks for `off` beyond its last
 // segment: the var stays unsplit, or two points of it loop inside the RVar's walk.
 bool predicate_loads_at_pure_vars(const Halide::Internal::Function &f, const Halide::Internal::Definition &d);
+// The pure vars of `f` at which such a predicate of update `d` loads (empty: none).
+std::set<std::string> pure_vars_predicate_loads_at(const Halide::Internal::Function &f,
+                                                   const Halide::Internal::Definition &d);
 // Whether a definition's predicate is the same at every point of its pure vars: it names only the
 // RDom's own vars and scalar parameters (a disk, `r.x * r.x + r.y * r.y <= radius * radius`), no
 // pure var and no Func or input. Every thread then skips the same points.

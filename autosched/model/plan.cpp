@@ -228,7 +228,8 @@ std::string Plan::to_text() const {
                    " rows per thread, their windows reduced together in registers" +
                    (reg->register_root ? std::string(" (an intermediate of the root's window)") : std::string());
         if (const PointwiseParams *pw = k.get<PointwiseParams>(); pw && pw->serial_dim >= 0)
-            vec += ", dim " + std::to_string(pw->serial_dim) + " walked in each thread";
+            vec += ", dim " + std::to_string(pw->serial_dim) + " walked in each thread" +
+                   (pw->serial_unroll > 1 ? " (unrolled by " + std::to_string(pw->serial_unroll) + ")" : "");
         if (k.row_threads() > 0) vec += ", " + std::to_string(k.row_threads()) + " threads per row";
         if (row && row->warps > 0)
             vec += ", " + std::to_string(row->warps) + (row->warps == 1 ? " warp" : " warps") +
@@ -275,7 +276,12 @@ std::string Plan::to_text() const {
                 vec += ", its scan per 32 x " + std::to_string(gp->scan_tile_rows) +
                        " tile in shared memory, written once through a copy";
             for (size_t s = 0; s < gp->stage_over_rdom.size(); s++)
-                if (gp->stage_over_rdom[s]) vec += ", stage " + std::to_string(s) + " over its RDom's points";
+                if (gp->stage_over_rdom[s])
+                    vec += ", stage " + std::to_string(s) +
+                           (s < gp->stage_row_lanes.size() && gp->stage_row_lanes[s] > 0
+                                ? " a block per RDom point, its rows over " + std::to_string(gp->stage_row_lanes[s]) +
+                                      " threads"
+                                : " over its RDom's points");
             for (size_t s = 0; s < gp->stage_serial_outer.size(); s++)
                 if (gp->stage_serial_outer[s] > 0)
                     vec += ", stage " + std::to_string(s) + " loops its outer " +
@@ -289,7 +295,7 @@ std::string Plan::to_text() const {
                     vec += ", stage " + std::to_string(s) + " " + std::to_string(gp->stage_points_in_walk[s]) +
                            " points per thread inside its walk";
                 else if (gp->stage_points_in_walk[s] < 0)
-                    vec += ", stage " + std::to_string(s) + " a block per point";
+                    vec += ", stage " + std::to_string(s) + " a block per point of the vars its predicate loads at";
             for (size_t s = 0; s < gp->stage_unroll.size(); s++)
                 if (gp->stage_unroll[s] > 0)
                     vec += ", stage " + std::to_string(s) + " walked " + std::to_string(gp->stage_unroll[s]) +

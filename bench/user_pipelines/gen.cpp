@@ -92,6 +92,8 @@ int main(int argc, char **argv) {
     user_pipelines::add_pipelines_j(pipelines);
     user_pipelines::add_pipelines_k(pipelines);
     user_pipelines::add_pipelines_l(pipelines);
+    user_pipelines::add_pipelines_m(pipelines);
+    user_pipelines::add_pipelines_n(pipelines);
     for (auto &[name, make] : pipelines) {
         if (!only.empty() && only != name) continue;
         const std::string fn = name + "_" + env_or("SOLDER_TAG", which);

@@ -1,5 +1,5 @@
 // The user-pipeline bench's pipelines: each a function returning its outputs and arguments,
-// listed by name in a registry per file (pipelines_a.cpp ... pipelines_l.cpp); gen.cpp schedules and
+// listed by name in a registry per file (pipelines_a.cpp ... pipelines_n.cpp); gen.cpp schedules and
 // compiles them.
 #pragma once
 #include <functional>
@@ -31,5 +31,7 @@ void add_pipelines_i(Registry &r);
 void add_pipelines_j(Registry &r);
 void add_pipelines_k(Registry &r);
 void add_pipelines_l(Registry &r);
+void add_pipelines_m(Registry &r);
+void add_pipelines_n(Registry &r);
 
 }  // namespace user_pipelines

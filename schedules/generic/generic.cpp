@@ -71,6 +71,18 @@ bool over_rdom(const FuncNode &O, int u, const PlannerOptions &opt) {
     return pure < 256 * int64_t(opt.device.sms) && points_of(O.rvar_extents[size_t(u)]) >= kScatterPointsPerBin * pure;
 }
 
+// Threads along the innermost dim of `O` for update `u` over its RDom (GenericParams::
+// stage_row_lanes): where the update writes that dim as it is and it has a warp of points or more
+// at the estimates, a power of two up to 256; else 0.
+int row_scatter_lanes(const FuncNode &O, int u) {
+    const auto &args = O.function.update(u).args();
+    const auto *v = args.empty() ? nullptr : args[0].as<Halide::Internal::Variable>();
+    if (!v || O.dims.empty() || v->name != O.dims[0] || O.region[0].extent() < 32) return 0;
+    int lanes = 32;
+    while (lanes < 256 && 2 * lanes <= O.region[0].extent()) lanes *= 2;
+    return lanes;
+}
+
 // The steps of update `u`'s serial walk (a scan, each thread's) unrolled, or 0 for the default
 // (kScanUnroll): where the update reads other Funcs or inputs than the Func itself, as many steps
 // as keep kScanLoadsInFlight of those reads in flight, up to kMaxScanUnroll, while the innermost
@@ -304,11 +316,15 @@ public:
             p.stage_threads = generic_stage_threads(O, c.opt.device);
             p.stage_serial_outer = generic_stage_serial_outer(O);
             p.stage_over_rdom.assign(size_t(O.updates) + 1, false);
+            p.stage_row_lanes.assign(size_t(O.updates) + 1, 0);
             p.stage_unroll.assign(size_t(O.updates) + 1, 0);
             p.stage_points_in_walk.assign(size_t(O.updates) + 1, 0);
             for (int u = 0; u < O.updates; u++) {
                 p.stage_over_rdom[size_t(u) + 1] = !stage_extents(O, u + 1).empty() && over_rdom(O, u, c.opt);
-                if (p.stage_over_rdom[size_t(u) + 1]) p.stage_threads[size_t(u) + 1] = 0;  // 256 over the RDom
+                if (p.stage_over_rdom[size_t(u) + 1]) {
+                    p.stage_threads[size_t(u) + 1] = 0;  // 256 over the RDom
+                    p.stage_row_lanes[size_t(u) + 1] = row_scatter_lanes(O, u);
+                }
                 // A walk in each thread over its pure vars' points (a scan): its steps unrolled.
                 if (!stage_extents(O, u + 1).empty() && !p.stage_over_rdom[size_t(u) + 1])
                     p.stage_unroll[size_t(u) + 1] = scan_unroll(O, u);
@@ -345,7 +361,7 @@ public:
             schedule_cell_threads(c.w, c.get(k.root), p.cell_threads);
         else
             schedule_generic_kernel(c.w, c.get(k.root), c.target, p.stage_threads, p.stage_serial_outer, p.shared_bins,
-                                    p.stage_over_rdom, p.stage_unroll);
+                                    p.stage_over_rdom, p.stage_unroll, p.stage_row_lanes);
     }
 
     // Each stage a launch (schedules/generic/generic_schedule.cpp): pure vars as pure_loops lays
@@ -415,6 +431,14 @@ public:
                         one.threads[0] = t > 0 ? t : 256;
                         one.grid[0] = blocks_of(e[0], 2 * int64_t(one.threads[0]));
                     } else {
+                        // A block per point, of 256 threads along the innermost dim where the
+                        // predicate does not load at it (schedule_generic_kernel).
+                        const auto &def = O.function.update(stage - 1);
+                        const auto pure = stage_pure_vars(O.function, stage);
+                        if (!pure.empty() && !pure_vars_predicate_loads_at(O.function, def).count(pure[0].name())) {
+                            one.threads[0] = 256;
+                            e[0] = blocks_of(e[0], 256);
+                        }
                         set_grid(one, e, 0, c.grid);
                     }
                     out.push_back(one);
@@ -446,6 +470,14 @@ public:
                 for (int64_t b : bins) nbins *= b;
                 m.threads[0] = std::min<int64_t>(nbins, 256);
                 out.push_back(m);
+                continue;
+            }
+            const auto &row_lanes = k.get<GenericParams>()->stage_row_lanes;
+            const int lanes = size_t(stage) < row_lanes.size() ? row_lanes[size_t(stage)] : 0;
+            if (over && lanes > 0) {  // a block per RDom point, the innermost dim over the threads
+                s.grid[0] = points, s.threads[0] = lanes;
+                s.grid[1] = blocks_of(e[0], lanes) * points_of(std::vector<int64_t>(e.begin() + 1, e.end()));
+                out.push_back(s);
                 continue;
             }
             if (atomic_update(O.function, stage - 1, cuda)) s.grid[0] = blocks_of(points, 256), s.threads[0] = 256;

@@ -22,8 +22,11 @@ void pure_loops(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> pur
         // lifts such a predicate into its RVar's extent where the RVar loop is innermost, and bounds
         // the load over the split's guarded tail: each thread (or task) takes two neighbouring
         // points of a 1-D var inside its walk, so the predicate stays a test at each point. More
-        // dims: none split, a block (a task) per point.
-        const auto rvars = s.func.function().update(s.update).schedule().rvars();
+        // dims: none that the predicate loads at split, a block (a task) per point of them; an
+        // innermost var it does not load at (an embedding bag's channels, `bag(d, b)` with
+        // `r < off(b + 1) - off(b)`) over the block's threads, each walking the RDom.
+        const auto &def = s.func.function().update(s.update);
+        const auto rvars = def.schedule().rvars();
         if (pure.size() == 1) {
             Var o(tag + "_po"), t(tag + "_pt"), pair(tag + "_pair");
             const int per = is_gpu_target(target) ? (threads_1d > 0 ? threads_1d : kThreads1D) : kHostChunk / 2;
@@ -42,6 +45,18 @@ void pure_loops(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> pur
                 w.parallel(s, o);
             }
             return;
+        }
+        if (is_gpu_target(target) && !pure_vars_predicate_loads_at(s.func.function(), def).count(pure[0].name())) {
+            Var o(tag + "_po"), t(tag + "_pt");
+            w.split(s, pure[0], o, t, kThreads1D, TailStrategy::GuardWithIf);
+            std::vector<VarOrRVar> order;
+            for (auto &rv : rvars) order.push_back(RVar(rv.var));
+            order.push_back(t);
+            order.push_back(o);
+            order.insert(order.end(), pure.begin() + 1, pure.end());
+            w.reorder(s, order);
+            w.gpu_threads(s, t);
+            pure[0] = o;
         }
         pure = fold_into_three(w, s, pure, tag);
         if (is_gpu_target(target))
@@ -194,6 +209,24 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
     w.gpu_threads(s, ri);
 }
 
+// A row scatter (GenericParams::stage_row_lanes): the Func's innermost dim, which the update
+// writes as it is (`pure[0]`), over `lanes` threads; a block per point of the RDom (its RVars
+// fused into grid x), the other pure vars' points grid y; each add atomic.
+void scatter_rows(ScheduleWriter &w, const StageRef &s, const Internal::Function &fn, std::vector<VarOrRVar> pure,
+                  const std::string &tag, int lanes) {
+    w.atomic(s);
+    const VarOrRVar all = fuse_rvars(w, s, fn, tag + "_rf");
+    Var lo(tag + "_lo"), lt(tag + "_lt");
+    w.split(s, pure[0], lo, lt, lanes, TailStrategy::GuardWithIf);
+    pure[0] = lo;
+    std::vector<VarOrRVar> order{lt, all};
+    order.insert(order.end(), pure.begin(), pure.end());
+    w.reorder(s, order);
+    w.gpu_threads(s, lt);
+    w.gpu_blocks(s, all);
+    w.gpu_blocks(s, one_bin_dim(w, s, pure, tag + "_pure"));
+}
+
 }  // namespace
 
 void schedule_cell_scatter(ScheduleWriter &w, Func f, int lanes) {
@@ -291,7 +324,8 @@ void schedule_one_block(ScheduleWriter &w, Func f) {
 
 void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, const std::vector<int> &stage_threads,
                              const std::vector<int> &stage_serial_outer, bool shared_bins,
-                             const std::vector<bool> &stage_over_rdom, const std::vector<int> &stage_unroll) {
+                             const std::vector<bool> &stage_over_rdom, const std::vector<int> &stage_unroll,
+                             const std::vector<int> &stage_row_lanes) {
     w.compute_root(f);
     const Internal::Function fn = f.function();
     if (fn.has_extern_definition()) return;
@@ -317,6 +351,8 @@ void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, co
                                  ? stage_unroll[size_t(stage)]
                                  : kScanUnroll,
                              TailStrategy::GuardWithIf);
+        } else if (stage > 0 && over && size_t(stage) < stage_row_lanes.size() && stage_row_lanes[size_t(stage)] > 0) {
+            scatter_rows(w, s, fn, pure, tag, stage_row_lanes[size_t(stage)]);
         } else if (stage > 0) {
             reduction_loops(w, s, fn, target, tag, shared_bins);
         } else if (is_gpu_target(target)) {

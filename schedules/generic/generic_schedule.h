@@ -64,10 +64,13 @@ constexpr int64_t kGenericSerialPoints = 64;
 // `shared_bins`: a chunked scatter's chunks keep their bins in shared memory (GenericParams).
 // `stage_over_rdom[s]`: update stage s runs over its RDom although it writes pure vars as they are.
 // `stage_unroll[s]` > 0: the steps of update stage s's serial walk unrolled (else kScanUnroll).
+// `stage_row_lanes[s]` > 0: such a stage over its RDom writes the Func's innermost dim as it is, over
+// that many threads, a block per point of its RDom (GenericParams::stage_row_lanes).
 void schedule_generic_kernel(ScheduleWriter &w, Halide::Func f, const Halide::Target &target,
                              const std::vector<int> &stage_threads = {},
                              const std::vector<int> &stage_serial_outer = {}, bool shared_bins = false,
-                             const std::vector<bool> &stage_over_rdom = {}, const std::vector<int> &stage_unroll = {});
+                             const std::vector<bool> &stage_over_rdom = {}, const std::vector<int> &stage_unroll = {},
+                             const std::vector<int> &stage_row_lanes = {});
 
 // A scan's steps unrolled in each thread by default; where it reads other Funcs than itself and its
 // walk is long, up to kMaxScanUnroll, as many as keep kScanLoadsInFlight of those reads in flight

@@ -289,6 +289,25 @@ public:
                                                    std::to_string(O.region[size_t(p.serial_dim)].extent()) +
                                                    " points along its dim " + std::to_string(p.serial_dim) +
                                                    " that the thread walks (it does not vary along them)"});
+        // Costly math that does not vary along a dim: each thread walks it, one point at a time.
+        // (Not where a small dim's points are unrolled in each thread, in vectors, below: that
+        // computes the math once for them as well.)
+        if (c.opt.gpu && !reduction_member && k.side.empty() && !k.split &&
+            unrolled_points_dim(c.g, c.root, c.kc.members) < 0) {
+            p.serial_dim = invariant_math_dim(c.g, c.root, c.kc.members,
+                                              int64_t(c.opt.device.sms) * c.opt.device.max_threads_per_sm);
+            if (p.serial_dim >= 0) {
+                p.vector_width = 1;
+                p.serial_unroll = kInvariantMathUnroll;
+                while (p.threads_x > 32 && p.threads_x / 2 >= O.region[0].extent()) p.threads_x /= 2;
+                c.plan.explanations.push_back(
+                    {O.name, "",
+                     "each thread walks the " + std::to_string(O.region[size_t(p.serial_dim)].extent()) +
+                         " points of its dim " + std::to_string(p.serial_dim) +
+                         ": its costly math (sines, exponentials, powers) does not vary along them, and is "
+                         "computed once for them"});
+            }
+        }
         // Rows per block where a row is shorter than the block (at the estimates; any size runs).
         if (p.vector_width > 1 && O.dims.size() >= 2) {
             const int64_t accesses = blocks_of(O.region[0].extent(), p.vector_width);
@@ -443,7 +462,8 @@ public:
                                      p->transposed_source_dim, p->transposed_staged);
         } else if (p->serial_dim >= 0 && is_gpu_target(c.target)) {
             // Each thread walks the serial dim, and computes the fused reductions once before it.
-            const Halide::VarOrRVar tx = schedule_pointwise_serial_dim(c.w, c.get(k.root), p->threads_x, p->serial_dim);
+            const Halide::VarOrRVar tx =
+                schedule_pointwise_serial_dim(c.w, c.get(k.root), p->threads_x, p->serial_dim, p->serial_unroll);
             for (auto &name : k.funcs)
                 if (name != k.root && c.get(name).function().has_update_definition())
                     c.w.compute_at(c.get(name), c.get(k.root), tx);

@@ -158,6 +158,120 @@ int unrolled_points_dim(const FuncGraph &g, int root, const std::vector<int> &me
     return reads ? dim : -1;
 }
 
+namespace {
+
+// Math the GPU computes in tens of instructions or more (libdevice's sines reduce large arguments
+// in a slow path): Halide's float calls by name, without their type suffix.
+bool costly_math(const std::string &name) {
+    static const char *const kCostly[] = {"sin",  "cos",   "tan",   "asin",  "acos", "atan", "atan2", "sinh", "cosh",
+                                          "tanh", "asinh", "acosh", "atanh", "exp",  "log",  "pow",   "erf"};
+    const std::string base = name.substr(0, name.rfind('_'));
+    for (const char *c : kCostly)
+        if (base == c) return true;
+    return false;
+}
+
+// Counts the costly calls of an expression that depend on a var (through the lets that name it),
+// and those that do not but depend on some other of the root's vars. (Math of no var at all, a
+// scalar's, is the same for every point: walking a dim shares no more of it than of the rest.)
+struct MathAlongVar : Halide::Internal::IRVisitor {
+    std::set<std::string> dependent;  // the var, and lets whose values use it
+    std::set<std::string> any;        // every var of the root, and lets whose values use one
+    int varying = 0, invariant = 0;
+    using IRVisitor::visit;
+    static bool uses(const Halide::Expr &e, const std::set<std::string> &names) {
+        struct Uses : Halide::Internal::IRVisitor {
+            const std::set<std::string> *names;
+            bool found = false;
+            using IRVisitor::visit;
+            void visit(const Halide::Internal::Variable *v) override { found = found || names->count(v->name) > 0; }
+        } u;
+        u.names = &names;
+        e.accept(&u);
+        return u.found;
+    }
+    void visit(const Halide::Internal::Let *op) override {
+        if (uses(op->value, dependent)) dependent.insert(op->name);
+        if (uses(op->value, any)) any.insert(op->name);
+        IRVisitor::visit(op);
+    }
+    void visit(const Halide::Internal::Call *op) override {
+        if (op->call_type == Halide::Internal::Call::PureExtern && costly_math(op->name)) {
+            if (uses(op, dependent))
+                varying++;
+            else if (uses(op, any))
+                invariant++;
+        }
+        IRVisitor::visit(op);
+    }
+};
+
+// `e` with each call to the pure Func `f` replaced by its value at the call's args (Halide's own
+// inline_function inspects the Func's schedule, which is not yet set while the plan is made).
+Halide::Expr inlined(const Halide::Expr &e, const Halide::Internal::Function &f) {
+    struct Inline : Halide::Internal::IRMutator {
+        const Halide::Internal::Function *f;
+        using IRMutator::visit;
+        Halide::Expr visit(const Halide::Internal::Call *op) override {
+            Halide::Expr call = IRMutator::visit(op);
+            const auto *c = call.as<Halide::Internal::Call>();
+            if (!c || c->call_type != Halide::Internal::Call::Halide || c->name != f->name()) return call;
+            std::map<std::string, Halide::Expr> at;
+            for (size_t i = 0; i < f->args().size() && i < c->args.size(); i++) at[f->args()[i]] = c->args[i];
+            return Halide::Internal::substitute(at, f->values()[size_t(c->value_index)]);
+        }
+    } m;
+    m.f = &f;
+    return m.mutate(e);
+}
+
+int count_costly_math(const Halide::Internal::Function &f) {
+    MathAlongVar math;
+    for (auto &v : f.args()) math.dependent.insert(v);
+    for (auto &v : f.values()) v.accept(&math);
+    return math.varying;  // (every call that depends on a var of its Func)
+}
+
+// The most Funcs fused into the root that invariant_math_dim inlines.
+constexpr size_t kInvariantMathFused = 8;
+
+}  // namespace
+
+int invariant_math_dim(const FuncGraph &g, int root, const std::vector<int> &members, int64_t min_threads) {
+    const FuncNode &O = g.nodes[size_t(root)];
+    if (O.updates > 0 || O.region.size() < 2 || has_specializations(O.function)) return -1;
+    // Only where some Func of the kernel calls costly math, and few are fused into the root: each
+    // is inlined into it in turn, and an expression inlined through a chain of stencils grows
+    // with each of their taps.
+    std::vector<int> fused;
+    int costly = 0;
+    for (int m : members) {
+        const FuncNode &M = g.nodes[size_t(m)];
+        if (m == root || M.is_input) continue;
+        if (M.updates > 0 || M.function.outputs() != 1) return -1;
+        fused.push_back(m);
+    }
+    for (int m : fused) costly += count_costly_math(g.nodes[size_t(m)].function);
+    costly += count_costly_math(O.function);
+    if (costly == 0 || fused.size() > kInvariantMathFused) return -1;
+    std::vector<Halide::Expr> values = O.function.values();
+    for (size_t pass = 0; pass < fused.size(); pass++)
+        for (int m : fused)
+            for (auto &v : values) v = inlined(v, g.nodes[size_t(m)].function);
+    int best = -1;
+    for (int d = 1; d < int(O.region.size()); d++) {
+        const int64_t e = O.region[size_t(d)].extent();
+        if (e < 2 || e > kInvariantMathPoints || O.points() / e < min_threads) continue;
+        MathAlongVar math;
+        math.dependent.insert(O.dims[size_t(d)]);
+        math.any.insert(O.dims.begin(), O.dims.end());
+        for (auto &v : values) v.accept(&math);
+        if (math.invariant > 0 && math.invariant >= math.varying && (best < 0 || e > O.region[size_t(best)].extent()))
+            best = d;
+    }
+    return best;
+}
+
 // Blocks of 256 along the innermost dim; any kernel that fuses no reduction into a root that is
 // not one (a reduction root's members are its inputs' producers, recomputed per point), or only
 // reductions the root reads one to one, each computed in the thread that reads it.

@@ -61,4 +61,16 @@ bool walks_own_rows(const FuncNode &M);
 // extent the branch's condition names.
 int unrolled_points_dim(const FuncGraph &g, int root, const std::vector<int> &members);
 
+// The dim of a pure root, above the innermost, along which the kernel's costly math (sines,
+// exponentials, powers) does not vary, for each thread to walk (PointwiseParams::serial_dim), -1
+// none: rotary embeddings' angle of a token and channel, the same for each of its heads. Walked in
+// the thread, that math is computed once for all the dim's points. The dim has 2 to
+// kInvariantMathPoints points at the estimates, the other points fill `min_threads` threads, and
+// the math that does not vary along it is at least as much as the math that does. The Funcs fused
+// into the root are pure (inlined).
+int invariant_math_dim(const FuncGraph &g, int root, const std::vector<int> &members, int64_t min_threads);
+constexpr int64_t kInvariantMathPoints = 64;
+// Points of that walk unrolled (PointwiseParams::serial_unroll).
+constexpr int kInvariantMathUnroll = 8;
+
 }  // namespace solder::autosched

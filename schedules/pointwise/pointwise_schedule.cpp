@@ -172,7 +172,8 @@ Func schedule_pointwise_reduction_in_registers(ScheduleWriter &w, Func root, int
     return copy;
 }
 
-Halide::VarOrRVar schedule_pointwise_serial_dim(ScheduleWriter &w, Func root, int threads_x, int serial_dim) {
+Halide::VarOrRVar schedule_pointwise_serial_dim(ScheduleWriter &w, Func root, int threads_x, int serial_dim,
+                                                int unroll) {
     w.compute_root(root);
     const std::string tag = root.name();
     std::vector<VarOrRVar> pure = stage_pure_vars(root.function(), 0);
@@ -184,6 +185,7 @@ Halide::VarOrRVar schedule_pointwise_serial_dim(ScheduleWriter &w, Func root, in
     order.insert(order.end(), pure.begin() + 1, pure.end());
     w.reorder({root}, order);
     w.gpu_threads({root}, tx);
+    if (unroll > 1) w.unroll({root}, walked, unroll, TailStrategy::GuardWithIf);
     pure[0] = bx;
     gpu_blocks_over(w, {root}, pure, tag, 1);
     return tx;

@@ -42,8 +42,10 @@ Halide::Func schedule_pointwise_reduction_in_registers(ScheduleWriter &w, Halide
 
 // A pure root on a GPU whose dim `serial_dim` (above the innermost) each thread walks serially,
 // innermost: `threads_x` threads along the innermost dim, the other dims as grid dims. Returns the
-// thread loop, where Funcs the thread computes once for the whole walk go.
-Halide::VarOrRVar schedule_pointwise_serial_dim(ScheduleWriter &w, Halide::Func root, int threads_x, int serial_dim);
+// thread loop, where Funcs the thread computes once for the whole walk go. `unroll` > 1: the walk
+// unrolled by that many points (its tail guarded).
+Halide::VarOrRVar schedule_pointwise_serial_dim(ScheduleWriter &w, Halide::Func root, int threads_x, int serial_dim,
+                                                int unroll = 1);
 
 // Sibling roots (pure, the same pure var names and extents, GPU) in one launch: each laid out as
 // schedule_pointwise_kernel does with `vector_width` > 1, under the first root's loop names, and

@@ -28,7 +28,8 @@ namespace autosched {
 // at the estimates, and members read in the kernel only at its points (its vars in order, by the
 // root or through pure Funcs inlined into it that it so reads: `out = vsum / wsum`), computed in no
 // other kernel (`only_here`), each with one
-// update that reduces at each point over an RDom (no predicate) of 2 to kMaxRegisterTileSteps steps
+// update that reduces at each point over an RDom (no predicate) of 2 steps or more, at most
+// kMaxRegisterTileSteps of them of constant extent (unrolled),
 // at the estimates (extents known only at run time, a window sized by its weights' buffer, stay
 // loops). Empty where there is none.
 std::vector<std::string> register_tile_members(const FuncGraph &g, int root, const std::vector<int> &members,

@@ -375,6 +375,22 @@ void build(uint64_t seed, UserPipeline &p) {
         out(x, y) = src(x, y) + seg(y) / cast<float>(W);
         p.outputs.push_back(out);
     }
+    // A stage's rows scattered, as integers, into 8 rows that a data-dependent bin of each row's
+    // first point picks, over 32 shifted copies of each row: the scatter writes the pure var x as it
+    // is, at 32 x H points for each of its points (a row scatter). Each pixel is then offset by
+    // its bin row's value (drawn last as the above).
+    if (pick(3) == 0) {
+        p.kinds.push_back("row_scatters");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        Func c = BoundaryConditions::repeat_edge(src, whole);
+        Var k("k");
+        RDom rr(0, 32, 0, H, "rrs");
+        Func rows("scattered_rows"), out("row_scatters");
+        rows(x, k) = 0;
+        rows(x, clamp(cast<int>(c(0, rr.y) * 4.0f), 0, 7)) += cast<int>(clamp(c(x + rr.x, rr.y), -4.0f, 4.0f) * 16.0f);
+        out(x, y) = src(x, y) + 0.001f * cast<float>(rows(x, y % 8));
+        p.outputs.push_back(out);
+    }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
     p.gain.set_estimate(1.0f);
     p.taps.set_estimate(3);
@@ -453,6 +469,7 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
             res.transposed_plans += plan.find("read transposed through shared memory") != std::string::npos;
             res.register_tile_plans += plan.find("their windows reduced together in registers") != std::string::npos;
             res.lane_result_plans += plan.find("threads along the results") != std::string::npos;
+            res.row_scatter_plans += plan.find("a block per RDom point, its rows over") != std::string::npos;
             // (Updates left as Halide runs them, said so: a specialization the pipeline's author made
             // counts as scheduling the Func, and Halide would warn about its updates otherwise.)
             for (auto &fn : pipeline_functions(ref.outputs)) {

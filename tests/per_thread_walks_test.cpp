@@ -1,0 +1,239 @@
+// Two layouts chosen from what a kernel computes and where it stores: a pointwise root whose
+// costly math (sines, powers) does not vary along one of its dims walks that dim in each thread
+// (rotary position embeddings: the angle of a token and channel, the same for every head); and a
+// scatter that writes the Func's innermost dim as it is (an embedding table's gradient, rows picked
+// by token ids) takes its rows over the threads and a block per point of its RDom. Each planned at
+// its estimates and run on the host and on OpenCL at other sizes against a plain C++ reference.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+#include <vector>
+
+#include "tests/support/plan_and_run.h"
+#include "tests/support/plan_fields.h"
+#include "tests/support/user_pipeline.h"
+
+using namespace Halide;
+using namespace solder::testing;
+using solder::autosched::GenericParams;
+using solder::autosched::Plan;
+using solder::autosched::PointwiseParams;
+
+namespace {
+
+// The kernel of `plan` whose root is `root` (as written: "out$1" for a second Func named "out").
+const solder::autosched::KernelPlan *kernel_of(const Plan &plan, const std::string &root) {
+    for (auto &k : plan.kernels)
+        if (k.root.substr(0, k.root.find('$')) == root) return &k;
+    return nullptr;
+}
+
+}  // namespace
+
+// Rotary embeddings over (channels, heads, tokens): each pair of channels rotated by the angle
+// t * base^(-2k / channels). With `per_head`, the angle also moves with the head, and no dim is
+// walked for it.
+TEST(PerThreadWalks, MathThatDoesNotVaryAlongADimIsComputedOncePerThread) {
+    ImageParam in(Float(32), 3, "in");
+    Param<float> base("base");
+    auto define = [&](bool per_head, int heads = 32) {
+        Var d("d"), h("h"), t("t");
+        Func freq("freq"), out("out");
+        freq(d) = pow(base, -2.0f * cast<float>(d / 2) / cast<float>(in.dim(0).extent()));
+        Expr pos = per_head ? cast<float>(t + h) : cast<float>(t);
+        Expr angle = pos * freq(d);
+        Expr even = in(d / 2 * 2, h, t), odd = in(d / 2 * 2 + 1, h, t);
+        out(d, h, t) = select(d % 2 == 0, even * cos(angle) - odd * sin(angle), odd * cos(angle) + even * sin(angle));
+        out.set_estimates({{0, 128}, {0, heads}, {0, 4096}});
+        return out;
+    };
+    in.set_estimates({{0, 128}, {0, 32}, {0, 4096}});
+    base.set_estimate(10000.0f);
+    {
+        Plan plan = plan_for({define(false)}, {}, true);
+        const auto *k = kernel_of(plan, "out");
+        ASSERT_NE(k, nullptr) << plan.to_text();
+        const PointwiseParams &p = params_of<PointwiseParams>(*k, "pointwise");
+        EXPECT_EQ(p.serial_dim, 1) << plan.to_text();
+        EXPECT_EQ(p.serial_unroll, 8) << plan.to_text();
+        EXPECT_NE(plan.to_text().find("each thread walks the 32 points of its dim 1"), std::string::npos)
+            << plan.to_text();
+    }
+    for (Plan plan : {plan_for({define(true)}, {}, true), plan_for({define(false, 256)}, {}, true),
+                      plan_for({define(false)}, {}, false)}) {
+        // The math moves with every dim; or the heads are too many to walk; or the host.
+        const auto *k = kernel_of(plan, "out");
+        ASSERT_NE(k, nullptr) << plan.to_text();
+        if (const PointwiseParams *p = k->get<PointwiseParams>()) {
+            EXPECT_EQ(p->serial_dim, -1) << plan.to_text();
+        }
+    }
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE("target " + target);
+        Func out = define(false);
+        const std::string text = schedule_with_solder({out}, target);
+        if (target != "host") {
+            EXPECT_NE(text.find("walked in each thread (unrolled by 8)"), std::string::npos) << text;
+        }
+        Pipeline p(out);
+        p.compile_jit(solder::make_target(target));
+        // (Heads no unrolled walk divides, one of each, and channels no block divides.)
+        for (std::vector<int> sz : {std::vector<int>{16, 13, 9}, {2, 1, 1}, {130, 3, 5}, {8, 8, 2}}) {
+            SCOPED_TRACE(std::to_string(sz[0]) + "x" + std::to_string(sz[1]) + "x" + std::to_string(sz[2]));
+            auto a = random_buffer<float>(sz, 7, -1, 1);
+            in.set(a);
+            base.set(100.0f);
+            Buffer<float> o = realize_on<float>(p, sz, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    const int d = q[0], h = q[1], t = q[2], k = d / 2 * 2;
+                    const double f = std::pow(100.0, -2.0 * double(d / 2) / double(sz[0])), ang = double(t) * f;
+                    const double even = a(k, h, t), odd = a(k + 1, h, t);
+                    return d % 2 == 0 ? even * std::cos(ang) - odd * std::sin(ang)
+                                      : odd * std::cos(ang) + even * std::sin(ang);
+                },
+                1e-4))
+                << text;
+        }
+    }
+}
+
+// An embedding table's gradient, as counts: the rows of `grad` (one per token) added into the rows
+// of the table its ids pick, modulo a vocabulary size. Rows a warp wide or more at the estimates go
+// over the threads, a block per token; narrower rows keep the tokens over the threads.
+TEST(PerThreadWalks, RowScattersTakeTheRowOverTheThreadsAndABlockPerPoint) {
+    ImageParam grad(Int(32), 2, "grad"), ids(Int(32), 1, "ids");
+    Param<int> vocab("vocab");
+    auto define = [&](int channels) {
+        Var d("d"), v("v");
+        RDom r(0, ids.dim(0).extent(), "r");
+        Func table("table");
+        table(d, v) = 0;
+        table(d, ids(r) % vocab) += grad(d, r);
+        grad.set_estimates({{0, channels}, {0, 16384}});
+        table.set_estimates({{0, channels}, {0, 512}});
+        return table;
+    };
+    ids.set_estimates({{0, 16384}});
+    vocab.set_estimate(512);
+    for (auto [channels, lanes] : {std::pair{1024, 256}, {100, 64}, {16, 0}}) {
+        SCOPED_TRACE("channels " + std::to_string(channels));
+        Plan plan = plan_for({define(channels)}, {}, true);
+        ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+        const GenericParams &g = params_of<GenericParams>(plan.kernels[0], "generic");
+        ASSERT_EQ(g.stage_row_lanes.size(), 2u) << plan.to_text();
+        EXPECT_EQ(g.stage_row_lanes[1], lanes) << plan.to_text();
+    }
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE("target " + target);
+        Func table = define(1024);
+        const std::string text = schedule_with_solder({table}, target);
+        if (target != "host") {
+            EXPECT_NE(text.find("its rows over 256 threads"), std::string::npos) << text;
+        }
+        Pipeline p(table);
+        p.compile_jit(solder::make_target(target));
+        // (Rows no block divides, a single channel and token, more rows than tokens.)
+        for (std::vector<int> sz : {std::vector<int>{300, 41, 7}, {1, 1, 1}, {257, 5, 9}, {33, 200, 3}}) {
+            const int channels = sz[0], tokens = sz[1], rows = sz[2];
+            SCOPED_TRACE(std::to_string(channels) + " channels, " + std::to_string(tokens) + " tokens, " +
+                         std::to_string(rows) + " rows");
+            Buffer<int> gb = random_buffer<int>({channels, tokens}, 11, -1000, 1000);
+            Buffer<int> ib = random_buffer<int>({tokens}, 13, 0, 1000);
+            grad.set(gb);
+            ids.set(ib);
+            vocab.set(rows);
+            Buffer<int> o = realize_on<int>(p, {channels, rows}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    int64_t s = 0;
+                    for (int t = 0; t < tokens; t++)
+                        if (ib(t) % rows == q[1]) s += gb(q[0], t);
+                    return s;
+                },
+                0))
+                << text;
+        }
+    }
+}
+
+// Bags of embedding rows (an EmbeddingBag sum): bag b sums the rows of a table that indices
+// off(b) ... off(b + 1) - 1 name, an RDom predicate that loads at the bag's var. That var is not
+// split (Halide would bound the predicate's loads over the split's tail); the channels, where they
+// are the innermost var, go over the block's threads, each thread walking the bag. With the bags
+// innermost, a block per point.
+TEST(PerThreadWalks, BagsBetweenOffsetsTakeTheirChannelsOverTheThreads) {
+    ImageParam table(Float(32), 2, "table"), idx(Int(32), 1, "idx"), off(Int(32), 1, "off");
+    auto define = [&](bool channels_inner) {
+        Var d("d"), b("b");
+        Expr n = idx.dim(0).extent();
+        Expr lo = clamp(off(b), 0, n), hi = clamp(off(b + 1), 0, n);
+        RDom r(0, 16, "r");
+        r.where(r < hi - lo);
+        Func bag("bag");
+        Expr row = table(d, clamp(idx(min(lo + r, n - 1)), 0, table.dim(1).extent() - 1));
+        if (channels_inner) {
+            bag(d, b) = 0.0f;
+            bag(d, b) += row;
+            bag.set_estimates({{0, 256}, {0, 4096}});
+        } else {
+            bag(b, d) = 0.0f;
+            bag(b, d) += row;
+            bag.set_estimates({{0, 4096}, {0, 256}});
+        }
+        return bag;
+    };
+    table.set_estimates({{0, 256}, {0, 65536}});
+    idx.set_estimates({{0, 32768}});
+    off.set_estimates({{0, 4097}});
+    for (bool inner : {true, false}) {
+        SCOPED_TRACE(inner ? "channels innermost" : "bags innermost");
+        Plan plan = plan_for({define(inner)}, {}, true);
+        ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+        const GenericParams &g = params_of<GenericParams>(plan.kernels[0], "generic");
+        ASSERT_EQ(g.stage_points_in_walk.size(), 2u) << plan.to_text();
+        EXPECT_EQ(g.stage_points_in_walk[1], -1) << plan.to_text();
+        for (auto &target : user_targets()) {
+            SCOPED_TRACE("target " + target);
+            Func bag = define(inner);
+            const std::string text = schedule_with_solder({bag}, target);
+            if (target != "host") {
+                EXPECT_EQ(std::regex_search(text, std::regex(R"(gpu_threads\(bag\w*_g1_pt\))")), inner) << text;
+            }
+            Pipeline p(bag);
+            p.compile_jit(solder::make_target(target));
+            // (Channels no block divides, one channel and one bag, and more bags than indices.)
+            for (std::vector<int> sz : {std::vector<int>{300, 7, 50}, {1, 1, 3}, {33, 40, 20}}) {
+                const int channels = sz[0], bags = sz[1], n = sz[2], rows = 23;
+                SCOPED_TRACE(std::to_string(channels) + " channels, " + std::to_string(bags) + " bags, " +
+                             std::to_string(n) + " indices");
+                Buffer<float> tb = random_buffer<float>({channels, rows}, 17, -1, 1);
+                Buffer<int> ib = random_buffer<int>({n}, 19, 0, rows);
+                // Sorted offsets from 0, some bags empty and some past 16 indices (cut at 16).
+                Buffer<int> ob(bags + 1);
+                for (int i = 0; i <= bags; i++) ob(i) = std::min(n, (i * i * 7) % (n + 5));
+                std::sort(ob.begin(), ob.end());
+                table.set(tb);
+                idx.set(ib);
+                off.set(ob);
+                Buffer<float> o = realize_on<float>(
+                    p, inner ? std::vector<int>{channels, bags} : std::vector<int>{bags, channels}, target);
+                EXPECT_TRUE(matches(
+                    o,
+                    [&](auto &q) {
+                        const int d = inner ? q[0] : q[1], bg = inner ? q[1] : q[0];
+                        const int lo = std::clamp(ob(bg), 0, n), hi = std::clamp(ob(bg + 1), 0, n);
+                        double s = 0;
+                        for (int r = 0; r < 16 && r < hi - lo; r++) s += tb(d, std::clamp(ib(lo + r), 0, rows - 1));
+                        return s;
+                    },
+                    1e-5))
+                    << text;
+            }
+        }
+    }
+}
