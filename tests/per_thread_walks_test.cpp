@@ -237,3 +237,101 @@ TEST(PerThreadWalks, BagsBetweenOffsetsTakeTheirChannelsOverTheThreads) {
         }
     }
 }
+
+// A softmax over each sample's few classes (dim 0, an input's extent: 10 at the estimates): the
+// row's maximum and sum are read by every class of the row. Each thread walks a row (dim 0) and
+// computes them once, instead of a warp per 10-point row.
+TEST(PerThreadWalks, RowsShorterThanAWarpAreWalkedByOneThreadEach) {
+    ImageParam logits(Float(32), 2, "logits");
+    auto define = [&] {
+        Var c("c"), n("n");
+        RDom r(0, logits.dim(0).extent(), "r");
+        Func mx("mx"), den("den"), out("out");
+        mx(n) = maximum(logits(r, n));
+        den(n) = sum(exp(logits(r, n) - mx(n)));
+        out(c, n) = exp(logits(c, n) - mx(n)) / den(n);
+        out.set_estimates({{0, 10}, {0, 1048576}});
+        return out;
+    };
+    logits.set_estimates({{0, 10}, {0, 1048576}});
+    Plan plan = plan_for({define()}, {}, true);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+    EXPECT_EQ(params_of<PointwiseParams>(plan.kernels[0], "pointwise").serial_dim, 0) << plan.to_text();
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE("target " + target);
+        Func out = define();
+        const std::string text = schedule_with_solder({out}, target);
+        if (target != "host") {
+            EXPECT_NE(text.find("dim 0 walked in each thread"), std::string::npos) << text;
+        }
+        Pipeline p(out);
+        p.compile_jit(solder::make_target(target));
+        // (Rows longer than the estimate, one class, and sample counts no block divides.)
+        for (std::vector<int> sz : {std::vector<int>{10, 1000}, {17, 33}, {1, 5}, {3, 1}}) {
+            SCOPED_TRACE(std::to_string(sz[0]) + " classes, " + std::to_string(sz[1]) + " samples");
+            auto a = random_buffer<float>(sz, 23, -4, 4);
+            logits.set(a);
+            Buffer<float> o = realize_on<float>(p, sz, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    double m = -1e30, s = 0;
+                    for (int c = 0; c < sz[0]; c++) m = std::max(m, double(a(c, q[1])));
+                    for (int c = 0; c < sz[0]; c++) s += std::exp(double(a(c, q[1])) - m);
+                    return std::exp(double(a(q[0], q[1])) - m) / s;
+                },
+                1e-5))
+                << text;
+        }
+    }
+}
+
+// Weights computed with sines (a Lanczos kernel of the tap) and read at every step of a reduction
+// over taps: inlined, each output point would compute them at every tap. The cost model counts
+// those evaluations, and the weights are stored (18 values) instead.
+TEST(PerThreadWalks, SinesReadAtEveryStepOfAReductionAreStored) {
+    ImageParam in(Float(32), 2, "in");
+    auto define = [&] {
+        Var x("x"), y("y"), k("k");
+        Func cl = BoundaryConditions::repeat_edge(in);
+        Func wx("wx"), out("out");
+        Expr t = (cast<float>(k) - 7.0f) / 3.0f, a = 3.14159265f * t, b = a / 3.0f;
+        wx(k) = select(abs(t) < 1e-4f, 1.0f, select(abs(t) >= 3.0f, 0.0f, sin(a) * sin(b) / (a * b)));
+        RDom r(0, 18, "r");
+        out(x, y) = sum(cl(3 * x + r - 8, y) * wx(r));
+        out.set_estimates({{0, 1280}, {0, 2160}});
+        return out;
+    };
+    in.set_estimates({{0, 3840}, {0, 2160}});
+    Plan plan = plan_for({define()}, {}, true);
+    bool stored = false;
+    for (auto &k : plan.kernels) stored |= k.root.substr(0, k.root.find('$')) == "wx";
+    EXPECT_TRUE(stored) << plan.to_text();
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE("target " + target);
+        Func out = define();
+        const std::string text = schedule_with_solder({out}, target);
+        Pipeline p(out);
+        p.compile_jit(solder::make_target(target));
+        for (std::vector<int> sz : {std::vector<int>{37, 5}, {1, 1}}) {
+            auto a = random_buffer<float>({3 * sz[0] + 4, sz[1]}, 29, -1, 1);
+            in.set(a);
+            Buffer<float> o = realize_on<float>(p, sz, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    double s = 0;
+                    for (int r = 0; r < 18; r++) {
+                        const double t = (r - 7.0) / 3.0, pa = 3.14159265 * t, pb = pa / 3.0;
+                        const double w = std::abs(t) < 1e-4   ? 1.0
+                                         : std::abs(t) >= 3.0 ? 0.0
+                                                              : std::sin(pa) * std::sin(pb) / (pa * pb);
+                        s += double(a(std::clamp(3 * q[0] + r - 8, 0, a.width() - 1), q[1])) * w;
+                    }
+                    return s;
+                },
+                1e-4))
+                << text;
+        }
+    }
+}

@@ -74,6 +74,7 @@ public:
     explicit CallCollector(std::string innermost = "") : innermost_(std::move(innermost)) {}
     std::vector<CallSite> sites;
     int64_t ops = 0;
+    int64_t math_calls = 0;  // calls of transcendental math (PureExtern)
 
 private:
     using IRVisitor::visit;
@@ -99,6 +100,7 @@ private:
             sites.push_back(s);
         } else if (op->call_type == Call::PureExtern) {
             ops += 20;  // transcendental math
+            math_calls++;
         } else {
             ops += 1;
         }
@@ -641,6 +643,7 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
         for (auto &st : stages_of(f))
             for (auto &e : st.exprs) e.accept(&cc);
         n.ops_per_point = cc.ops;
+        n.math_calls = cc.math_calls;
         int idx = int(g.nodes.size());
         g.nodes.push_back(n);
         g.lookup_.emplace(name, idx);

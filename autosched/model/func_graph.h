@@ -77,6 +77,7 @@ struct FuncNode {
     std::vector<std::vector<int64_t>> rvar_extents;  // per update, each RVar's extent (innermost first)
     std::vector<std::vector<int64_t>> rvar_mins;     // per update, each RVar's min
     int64_t ops_per_point = 0;                       // arithmetic in one point's definition (a recompute cost)
+    int64_t math_calls = 0;                          // of which calls of transcendental math (sin, exp, ...)
     // Why the fused templates cannot take this Func (autosched/model/generic_reason.h); empty when they
     // can. Such a Func is a kernel root of the generic template.
     std::string generic;

@@ -48,6 +48,9 @@ constexpr int64_t kRefinedPointsPerPoint = 16;
 // the row template cannot hold the reductions in its blocks (sizes known only at run time: they
 // would grow with them) or where the points give every SM its threads; a few long reductions
 // (nvfuser_2146's 57344 row sums of 1024) are split across a block's threads.
+int shared_reduction_dim(const FuncGraph &g, int root, const std::vector<int> &members,
+                         const std::vector<bool> &inside);
+
 bool reductions_read_one_to_one(const KernelContext &c) {
     const FuncNode &O = c.root_node();
     const DeviceProfile &d = c.opt.device;
@@ -89,9 +92,11 @@ bool reductions_read_one_to_one(const KernelContext &c) {
             if (region_points(at_point[size_t(m)]) != 1 || read <= 0 || read > O.points()) return false;
             if (read == O.points()) continue;
             // Read by several points of the root: each thread walks the point's RDom again (one
-            // that reduces per point: its RDom's steps are each point's).
-            if (m == c.generic_member || !reduces_per_point(M.function) || O.points() % read != 0 ||
-                M.reduction_points * (O.points() / read) > kSharedPerPointSteps)
+            // that reduces per point: its RDom's steps are each point's), unless each thread
+            // walks the points that share it (shared_reduction_dim) and computes it once.
+            if (m == c.generic_member || !reduces_per_point(M.function) || O.points() % read != 0) return false;
+            if (M.reduction_points * (O.points() / read) > kSharedPerPointSteps &&
+                (!c.opt.gpu || shared_reduction_dim(c.g, c.root, c.members, c.inside) < 0))
                 return false;
         }
     }
@@ -103,8 +108,10 @@ constexpr int64_t kSerialDimPoints = 16;
 
 // The dim of the root, above the innermost, along which every fused reduction that several points
 // of the root read does not vary (PointwiseParams::serial_dim): the points that share a point of
-// them lie along it alone. -1 where no fused reduction is so read, or the sharing spans other dims,
-// or that dim is longer than kSerialDimPoints at the estimates, or the root has updates.
+// them lie along it alone. Else the innermost dim itself, where it is that dim (rows shorter than
+// kSerialDimPoints: a softmax over 10 classes of each sample, each thread then walking a row). -1
+// where no fused reduction is so read, or the sharing spans other dims, or that dim is longer
+// than kSerialDimPoints at the estimates, or the root has updates.
 int shared_reduction_dim(const FuncGraph &g, int root, const std::vector<int> &members,
                          const std::vector<bool> &inside) {
     const FuncNode &O = g.nodes[size_t(root)];
@@ -114,7 +121,8 @@ int shared_reduction_dim(const FuncGraph &g, int root, const std::vector<int> &m
     for (int m : members)
         if (g.nodes[size_t(m)].is_reduction() && region_points(whole[size_t(m)]) < O.points()) shared.push_back(m);
     if (shared.empty()) return -1;
-    for (int d = 1; d < int(O.region.size()); d++) {
+    for (int k = 1; k <= int(O.region.size()); k++) {
+        const int d = k % int(O.region.size());  // dims 1, 2, ..., then 0
         if (O.region[size_t(d)].extent() > kSerialDimPoints) continue;
         Region r = O.region;
         r[size_t(d)].max = r[size_t(d)].min;
@@ -135,9 +143,17 @@ int shared_reduction_dim(const FuncGraph &g, int root, const std::vector<int> &m
 }
 
 // The rows (points of the dims above the innermost) a pointwise kernel's blocks are laid over: all
-// of them, less the dim each thread walks (`serial_dim`, -1 none).
+// of them, less the dim each thread walks (`serial_dim`, -1 none). Where that is the innermost
+// dim, the threads lie along dim 1: its points are not rows.
 int64_t thread_rows(const FuncNode &O, int serial_dim) {
-    return blocks_for(O.region, 1) / (serial_dim >= 0 ? O.region[size_t(serial_dim)].extent() : 1);
+    if (serial_dim == 0) return blocks_for(O.region, 2);
+    return blocks_for(O.region, 1) / (serial_dim > 0 ? O.region[size_t(serial_dim)].extent() : 1);
+}
+
+// The extent the threads of a pointwise kernel lie along: dim 0, or dim 1 where each thread walks
+// dim 0 (`serial_dim`).
+int64_t thread_extent(const FuncNode &O, int serial_dim) {
+    return O.region[serial_dim == 0 && O.region.size() >= 2 ? 1 : 0].extent();
 }
 
 // Whether a reduction root takes 2-D tiles (PointwiseParams): two dims or more, every stage over all
@@ -265,8 +281,9 @@ public:
         Region blk = O.region;
         for (int d = 1; d < rank; d++)
             if (d != serial) blk[d].max = blk[d].min;
-        const int64_t rows = thread_rows(O, serial);
-        kc.blocks = ((O.region[0].extent() + 255) / 256) * rows;
+        // (Walking dim 0, each thread takes one point of the others: one row of the cost.)
+        const int64_t rows = serial == 0 ? blocks_for(O.region, 1) : thread_rows(O, serial);
+        kc.blocks = serial == 0 ? blocks_of(rows, 256) : ((O.region[0].extent() + 255) / 256) * rows;
         c.cost.kernel_reads(c.g, c.root, c.inside, whole, c.g.regions_for(c.root, blk, c.inside), rows, kc, true);
         consider_split_k(c.g, c.opt, c.root, kc);
         return kc;
@@ -348,7 +365,8 @@ public:
         // the H100, a user's argmin down each of 1024 columns of 4096 took 180 us in 32 blocks of
         // 32, 275 in 4 blocks of 256 (unrolled both), 191 as a generic root.
         if (c.opt.gpu && reduction_member && p.vector_width == 1 && p.threads_y == 1 && !O.region.empty()) {
-            p.threads_x = threads_filling_sms(O.region[0].extent(), thread_rows(O, p.serial_dim), c.opt.device);
+            p.threads_x =
+                threads_filling_sms(thread_extent(O, p.serial_dim), thread_rows(O, p.serial_dim), c.opt.device);
             // Walks along rows of their own: below a warp per block while the blocks would be fewer
             // than two per SM. Measured on the H100, a user's arg-max along each of 512 rows of
             // 32000 f32 took 2528 us in 16 blocks of 32 threads (Anderson2021, 512 blocks of 1: 1471).
@@ -357,7 +375,7 @@ public:
                 if (c.g.nodes[size_t(m)].is_reduction()) own_rows = own_rows && walks_own_rows(c.g.nodes[size_t(m)]);
             const int64_t rows = thread_rows(O, p.serial_dim);
             while (own_rows && p.threads_x > 1 &&
-                   blocks_of(O.region[0].extent(), p.threads_x) * rows < 2 * int64_t(c.opt.device.sms))
+                   blocks_of(thread_extent(O, p.serial_dim), p.threads_x) * rows < 2 * int64_t(c.opt.device.sms))
                 p.threads_x /= 2;
         }
         // A gather: each thread takes kGatherRows rows, unrolled, so that their
@@ -491,9 +509,16 @@ public:
         const PointwiseParams *p = k.get<PointwiseParams>();
         const int width = p->vector_width;
         if (p->serial_dim >= 0 && k.side.empty()) {
+            // (As schedule_pointwise_serial_dim: the threads' blocks one tile dim, the rest
+            // mapped by the grid map.)
             std::vector<int64_t> e = stage_extents(O, 0);
             e.erase(e.begin() + p->serial_dim);
-            return {tiled_stage(O.name, e, p->threads_x, 1, p->threads_x, c.grid)};
+            LaunchShape s;
+            s.stage = O.name;
+            e[0] = blocks_of(e[0], p->threads_x);
+            set_grid(s, e, 1, c.grid);
+            s.threads[0] = p->threads_x;
+            return {s};
         }
         if (!p->transposed_source.empty() && k.side.empty()) {
             std::vector<int64_t> e = stage_extents(O, 0), blocks{blocks_of(e[0], transpose_tile(p->transposed_staged)),
