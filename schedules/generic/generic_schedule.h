@@ -38,7 +38,7 @@ constexpr int64_t kScatterPointsPerBin = 16;
 // A scatter over an RDom of kCellScatterMinPoints to kCellScatterMaxPoints points at each point of
 // the pure vars it writes as they are, with at most kCellBinsBytes of bins there, takes a block per
 // such point (GenericParams::cell_lanes). (Fewer points: a thread walks them as fast.)
-constexpr int64_t kCellScatterMinPoints = 16, kCellScatterMaxPoints = 1024, kCellBinsBytes = 4096;
+constexpr int64_t kCellScatterMinPoints = 16, kCellScatterMaxPoints = 16384, kCellBinsBytes = 4096;
 // Such a scatter at this many cells or more takes a thread per cell instead, at most
 // kCellThreadsMax cells per block (GenericParams::cell_threads).
 constexpr int64_t kCellThreadsMinCells = 16384;
