@@ -96,6 +96,7 @@ int main(int argc, char **argv) {
     user_pipelines::add_pipelines_n(pipelines);
     user_pipelines::add_pipelines_o(pipelines);
     user_pipelines::add_pipelines_p(pipelines);
+    user_pipelines::add_pipelines_q(pipelines);
     for (auto &[name, make] : pipelines) {
         if (!only.empty() && only != name) continue;
         const std::string fn = name + "_" + env_or("SOLDER_TAG", which);

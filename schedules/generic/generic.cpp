@@ -54,6 +54,18 @@ int64_t points_of(const std::vector<int64_t> &e) {
     return n;
 }
 
+// Threads along the innermost dim of `O` for update `u` over its RDom (GenericParams::
+// stage_row_lanes): where the update writes that dim as it is and it has a warp of points or more
+// at the estimates, a power of two up to 256; else 0.
+int row_scatter_lanes(const FuncNode &O, int u) {
+    const auto &args = O.function.update(u).args();
+    const auto *v = args.empty() ? nullptr : args[0].as<Halide::Internal::Variable>();
+    if (!v || O.dims.empty() || v->name != O.dims[0] || O.region[0].extent() < 32) return 0;
+    int lanes = 32;
+    while (lanes < 256 && 2 * lanes <= O.region[0].extent()) lanes *= 2;
+    return lanes;
+}
+
 // Whether update `u` of `O` runs on a GPU over all its RDom's points at once (reduction_loops, a
 // launch over the RDom): always where it writes no pure var as it is; where it does, only a
 // scatter (scatter_update) whose pure vars have too few points to fill the device with a thread
@@ -68,19 +80,11 @@ bool over_rdom(const FuncNode &O, int u, const PlannerOptions &opt) {
         !atomic_update(O.function, u, atomics_target(opt)))
         return false;
     const int64_t pure = points_of(e);
+    // A row scatter (row_scatter_lanes) at any ratio: a thread per point of its few pure vars
+    // would walk every RDom point, each step a read-modify-write in global memory (a user's
+    // gradient of 64 channels x 16 heads over 8192 tokens: 1024 threads of 8192 steps).
+    if (pure < 256 * int64_t(opt.device.sms) && row_scatter_lanes(O, u) > 0) return true;
     return pure < 256 * int64_t(opt.device.sms) && points_of(O.rvar_extents[size_t(u)]) >= kScatterPointsPerBin * pure;
-}
-
-// Threads along the innermost dim of `O` for update `u` over its RDom (GenericParams::
-// stage_row_lanes): where the update writes that dim as it is and it has a warp of points or more
-// at the estimates, a power of two up to 256; else 0.
-int row_scatter_lanes(const FuncNode &O, int u) {
-    const auto &args = O.function.update(u).args();
-    const auto *v = args.empty() ? nullptr : args[0].as<Halide::Internal::Variable>();
-    if (!v || O.dims.empty() || v->name != O.dims[0] || O.region[0].extent() < 32) return 0;
-    int lanes = 32;
-    while (lanes < 256 && 2 * lanes <= O.region[0].extent()) lanes *= 2;
-    return lanes;
 }
 
 // The steps of update `u`'s serial walk (a scan, each thread's) unrolled, or 0 for the default
