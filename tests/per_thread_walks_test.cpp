@@ -77,8 +77,7 @@ TEST(PerThreadWalks, MathThatDoesNotVaryAlongADimIsComputedOncePerThread) {
         if (target != "host") {
             EXPECT_NE(text.find("walked in each thread (unrolled by 8)"), std::string::npos) << text;
         }
-        Pipeline p(out);
-        p.compile_jit(solder::make_target(target));
+        Pipeline p = compiled({out}, target);
         // (Heads no unrolled walk divides, one of each, and channels no block divides.)
         for (std::vector<int> sz : {std::vector<int>{16, 13, 9}, {2, 1, 1}, {130, 3, 5}, {8, 8, 2}}) {
             SCOPED_TRACE(std::to_string(sz[0]) + "x" + std::to_string(sz[1]) + "x" + std::to_string(sz[2]));
@@ -154,8 +153,7 @@ TEST(PerThreadWalks, RowScattersTakeTheRowOverTheThreadsAndABlockPerPoint) {
         if (target != "host") {
             EXPECT_NE(text.find("its rows over 256 threads"), std::string::npos) << text;
         }
-        Pipeline p(table);
-        p.compile_jit(solder::make_target(target));
+        Pipeline p = compiled({table}, target);
         // (Rows no block divides, a single channel and token, more rows than tokens.)
         for (std::vector<int> sz : {std::vector<int>{300, 41, 7}, {1, 1, 1}, {257, 5, 9}, {33, 200, 3}}) {
             const int channels = sz[0], tokens = sz[1], rows = sz[2];
@@ -224,8 +222,7 @@ TEST(PerThreadWalks, BagsBetweenOffsetsTakeTheirChannelsOverTheThreads) {
             if (target != "host") {
                 EXPECT_EQ(std::regex_search(text, std::regex(R"(gpu_threads\(bag\w*_g1_pt\))")), inner) << text;
             }
-            Pipeline p(bag);
-            p.compile_jit(solder::make_target(target));
+            Pipeline p = compiled({bag}, target);
             // (Channels no block divides, one channel and one bag, and more bags than indices.)
             for (std::vector<int> sz : {std::vector<int>{300, 7, 50}, {1, 1, 3}, {33, 40, 20}}) {
                 const int channels = sz[0], bags = sz[1], n = sz[2], rows = 23;
@@ -284,8 +281,7 @@ TEST(PerThreadWalks, RowsShorterThanAWarpAreWalkedByOneThreadEach) {
         if (target != "host") {
             EXPECT_NE(text.find("dim 0 walked in each thread"), std::string::npos) << text;
         }
-        Pipeline p(out);
-        p.compile_jit(solder::make_target(target));
+        Pipeline p = compiled({out}, target);
         // (Rows longer than the estimate, one class, and sample counts no block divides.)
         for (std::vector<int> sz : {std::vector<int>{10, 1000}, {17, 33}, {1, 5}, {3, 1}}) {
             SCOPED_TRACE(std::to_string(sz[0]) + " classes, " + std::to_string(sz[1]) + " samples");
@@ -331,8 +327,7 @@ TEST(PerThreadWalks, SinesReadAtEveryStepOfAReductionAreStored) {
         SCOPED_TRACE("target " + target);
         Func out = define();
         const std::string text = schedule_with_solder({out}, target);
-        Pipeline p(out);
-        p.compile_jit(solder::make_target(target));
+        Pipeline p = compiled({out}, target);
         for (std::vector<int> sz : {std::vector<int>{37, 5}, {1, 1}}) {
             auto a = random_buffer<float>({3 * sz[0] + 4, sz[1]}, 29, -1, 1);
             in.set(a);
@@ -388,8 +383,7 @@ TEST(PerThreadWalks, TileHistogramsOfThousandsOfPixelsTakeABlockPerTile) {
         SCOPED_TRACE("target " + target);
         Func out = define();
         const std::string text = schedule_with_solder({out}, target);
-        Pipeline p(out);
-        p.compile_jit(solder::make_target(target));
+        Pipeline p = compiled({out}, target);
         // (Tiles past the image's edge, which repeat its last row and column.)
         for (std::vector<int> sz : {std::vector<int>{200, 70}, {1, 1}, {64, 129}}) {
             SCOPED_TRACE(std::to_string(sz[0]) + "x" + std::to_string(sz[1]));

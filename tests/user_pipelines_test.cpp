@@ -35,13 +35,6 @@ template<typename F> void for_each_target(F body) {
     }
 }
 
-// The pipeline of `outputs`, JIT-compiled for `target` (after it was scheduled).
-Pipeline compiled(const std::vector<Func> &outputs, const std::string &target) {
-    Pipeline p(outputs);
-    p.compile_jit(jit_target(target));
-    return p;
-}
-
 // One output of `p` realized at `sizes`, copied back to the host.
 template<typename T> Buffer<T> realized(Pipeline &p, const std::vector<int> &sizes, const std::string &target) {
     Buffer<T> o = p.realize(sizes, jit_target(target));

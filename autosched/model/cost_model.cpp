@@ -115,8 +115,7 @@ void CostModel::kernel_reads(const FuncGraph &g, int root, const std::vector<boo
             if ((c != root && !inside[size_t(c)]) || !g.nodes[size_t(c)].is_reduction() || evals[size_t(c)] < 0)
                 continue;
             const FuncNode &C = g.nodes[size_t(c)];
-            const double runs_per_point = C.generic.empty() || C.generic_per_point ? 1.0 : 0.0;
-            calls += evals[size_t(c)] * runs_per_point * double(C.reduction_points) * E.sites;
+            if (C.rdom_runs_per_point()) calls += evals[size_t(c)] * double(C.reduction_points) * E.sites;
         }
         return calls;
     };
@@ -152,11 +151,9 @@ void CostModel::kernel_reads(const FuncGraph &g, int root, const std::vector<boo
                 again = std::min(again, int64_t(calls) * n.elem_bytes * blocks);
             kc.bytes_read += once <= d_.l2_bytes / 2 ? once : std::max(once, again);
         } else {
-            // A reduction's RDom runs once per point where its updates write its pure vars in order
-            // (a sum per output, predicated or not), once for the whole Func otherwise (a scan, a scatter).
-            const bool per_point = n.generic.empty() || n.generic_per_point;
+            // (FuncNode::rdom_runs_per_point: else its RDom runs once for the whole Func.)
             const double runs = double(region_points(per_block[p])) * double(blocks) /
-                                (per_point ? 1.0 : double(std::max<int64_t>(1, n.points())));
+                                (n.rdom_runs_per_point() ? 1.0 : double(std::max<int64_t>(1, n.points())));
             kc.flops += double(n.ops_per_point) * evals[p] * double(blocks) + double(n.reduction_points) * 2.0 * runs;
         }
     }

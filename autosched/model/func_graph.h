@@ -94,6 +94,9 @@ struct FuncNode {
     int64_t points() const { return region_points(region); }
     int64_t bytes() const { return points() * elem_bytes; }
     bool is_reduction() const { return reduction_points > 0; }
+    // Whether its RDom runs once per point (its updates write its pure vars in order: a sum per
+    // output, predicated or not), not once for the whole Func (a scan, a scatter).
+    bool rdom_runs_per_point() const { return generic.empty() || generic_per_point; }
 };
 
 struct FuncEdge {

@@ -162,7 +162,9 @@ struct GenericParams {
     std::vector<int> stage_unroll;
     // Per update stage whose RDom predicate loads at its pure vars (predicate_loads_at_pure_vars):
     // 2, each thread two neighbouring points of its one pure var inside its walk; -1 (more pure
-    // vars), a block per point; 0: neither (schedules/generic/generic_schedule.cpp).
+    // vars), a block per point of them, the innermost over the block's threads where the predicate
+    // does not load at it (innermost_over_threads_in_walk); 0: neither
+    // (schedules/generic/generic_schedule.cpp).
     std::vector<int> stage_points_in_walk;
     // Per stage of four pure dims or more, on a GPU: how many of its outermost pure dims each
     // thread loops over serially, so that the rest fit the grid's three dims unfused. Fused into

@@ -80,11 +80,11 @@ bool over_rdom(const FuncNode &O, int u, const PlannerOptions &opt) {
         !atomic_update(O.function, u, atomics_target(opt)))
         return false;
     const int64_t pure = points_of(e);
+    if (pure >= 256 * int64_t(opt.device.sms)) return false;
     // A row scatter (row_scatter_lanes) at any ratio: a thread per point of its few pure vars
     // would walk every RDom point, each step a read-modify-write in global memory (a user's
     // gradient of 64 channels x 16 heads over 8192 tokens: 1024 threads of 8192 steps).
-    if (pure < 256 * int64_t(opt.device.sms) && row_scatter_lanes(O, u) > 0) return true;
-    return pure < 256 * int64_t(opt.device.sms) && points_of(O.rvar_extents[size_t(u)]) >= kScatterPointsPerBin * pure;
+    return row_scatter_lanes(O, u) > 0 || points_of(O.rvar_extents[size_t(u)]) >= kScatterPointsPerBin * pure;
 }
 
 // The steps of update `u`'s serial walk (a scan, each thread's) unrolled, or 0 for the default
@@ -437,9 +437,7 @@ public:
                     } else {
                         // A block per point, of 256 threads along the innermost dim where the
                         // predicate does not load at it (schedule_generic_kernel).
-                        const auto &def = O.function.update(stage - 1);
-                        const auto pure = stage_pure_vars(O.function, stage);
-                        if (!pure.empty() && !pure_vars_predicate_loads_at(O.function, def).count(pure[0].name())) {
+                        if (innermost_over_threads_in_walk(O.function, stage - 1)) {
                             one.threads[0] = 256;
                             e[0] = blocks_of(e[0], 256);
                         }

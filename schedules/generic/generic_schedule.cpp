@@ -25,8 +25,7 @@ void pure_loops(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> pur
         // dims: none that the predicate loads at split, a block (a task) per point of them; an
         // innermost var it does not load at (an embedding bag's channels, `bag(d, b)` with
         // `r < off(b + 1) - off(b)`) over the block's threads, each walking the RDom.
-        const auto &def = s.func.function().update(s.update);
-        const auto rvars = def.schedule().rvars();
+        const auto rvars = s.func.function().update(s.update).schedule().rvars();
         if (pure.size() == 1) {
             Var o(tag + "_po"), t(tag + "_pt"), pair(tag + "_pair");
             const int per = is_gpu_target(target) ? (threads_1d > 0 ? threads_1d : kThreads1D) : kHostChunk / 2;
@@ -46,7 +45,7 @@ void pure_loops(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> pur
             }
             return;
         }
-        if (is_gpu_target(target) && !pure_vars_predicate_loads_at(s.func.function(), def).count(pure[0].name())) {
+        if (is_gpu_target(target) && innermost_over_threads_in_walk(s.func.function(), s.update)) {
             Var o(tag + "_po"), t(tag + "_pt");
             w.split(s, pure[0], o, t, kThreads1D, TailStrategy::GuardWithIf);
             std::vector<VarOrRVar> order;
@@ -228,6 +227,11 @@ void scatter_rows(ScheduleWriter &w, const StageRef &s, const Internal::Function
 }
 
 }  // namespace
+
+bool innermost_over_threads_in_walk(const Internal::Function &fn, int update) {
+    const std::vector<VarOrRVar> pure = stage_pure_vars(fn, update + 1);
+    return pure.size() >= 2 && !pure_vars_predicate_loads_at(fn, fn.update(update)).count(pure[0].name());
+}
 
 void schedule_cell_scatter(ScheduleWriter &w, Func f, int lanes) {
     const std::string tag = f.name() + "_cell";

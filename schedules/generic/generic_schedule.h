@@ -72,6 +72,12 @@ void schedule_generic_kernel(ScheduleWriter &w, Halide::Func f, const Halide::Ta
                              const std::vector<bool> &stage_over_rdom = {}, const std::vector<int> &stage_unroll = {},
                              const std::vector<int> &stage_row_lanes = {});
 
+// Whether update `update` of `fn`, whose predicate loads at its pure vars (two or more of them),
+// takes a block per point of those vars with its innermost pure var over the block's threads, each
+// thread walking the RDom: where the predicate does not load at that var (an embedding bag's
+// channels, `bag(d, b)` with `r < off(b + 1) - off(b)`). Else a block of one thread per point.
+bool innermost_over_threads_in_walk(const Halide::Internal::Function &fn, int update);
+
 // A scan's steps unrolled in each thread by default; where it reads other Funcs than itself and its
 // walk is long, up to kMaxScanUnroll, as many as keep kScanLoadsInFlight of those reads in flight
 // with kMinUnrolledWalks unrolled walks or more at the estimates (GenericParams::stage_unroll).

@@ -225,13 +225,6 @@ Halide::Expr inlined(const Halide::Expr &e, const Halide::Internal::Function &f)
     return m.mutate(e);
 }
 
-int count_costly_math(const Halide::Internal::Function &f) {
-    MathAlongVar math;
-    for (auto &v : f.args()) math.dependent.insert(v);
-    for (auto &v : f.values()) v.accept(&math);
-    return math.varying;  // (every call that depends on a var of its Func)
-}
-
 // The most Funcs fused into the root that invariant_math_dim inlines.
 constexpr size_t kInvariantMathFused = 8;
 
@@ -240,20 +233,19 @@ constexpr size_t kInvariantMathFused = 8;
 int invariant_math_dim(const FuncGraph &g, int root, const std::vector<int> &members, int64_t min_threads) {
     const FuncNode &O = g.nodes[size_t(root)];
     if (O.updates > 0 || O.region.size() < 2 || has_specializations(O.function)) return -1;
-    // Only where some Func of the kernel calls costly math, and few are fused into the root: each
-    // is inlined into it in turn, and an expression inlined through a chain of stencils grows
-    // with each of their taps.
+    // Only where some Func of the kernel calls transcendental math (FuncNode::math_calls), and few
+    // are fused into the root: each is inlined into it in turn, and an expression inlined through
+    // a chain of stencils grows with each of their taps.
     std::vector<int> fused;
-    int costly = 0;
+    int64_t math = O.math_calls;
     for (int m : members) {
         const FuncNode &M = g.nodes[size_t(m)];
         if (m == root || M.is_input) continue;
         if (M.updates > 0 || M.function.outputs() != 1) return -1;
         fused.push_back(m);
+        math += M.math_calls;
     }
-    for (int m : fused) costly += count_costly_math(g.nodes[size_t(m)].function);
-    costly += count_costly_math(O.function);
-    if (costly == 0 || fused.size() > kInvariantMathFused) return -1;
+    if (math == 0 || fused.size() > kInvariantMathFused) return -1;
     std::vector<Halide::Expr> values = O.function.values();
     for (size_t pass = 0; pass < fused.size(); pass++)
         for (int m : fused)

@@ -32,6 +32,13 @@ inline std::string schedule_with_solder(const std::vector<Halide::Func> &outputs
     return a.plan.to_text() + a.source;
 }
 
+// The pipeline of `outputs`, JIT-compiled for `target` (after it was scheduled).
+inline Halide::Pipeline compiled(const std::vector<Halide::Func> &outputs, const std::string &target) {
+    Halide::Pipeline p(outputs);
+    p.compile_jit(make_target(target));
+    return p;
+}
+
 // One output of `p` (JIT-compiled for `target`) realized at `sizes`, copied back to the host.
 template<typename T>
 Halide::Buffer<T> realize_on(Halide::Pipeline &p, const std::vector<int> &sizes, const std::string &target) {
