@@ -79,6 +79,13 @@ struct PointwiseParams {
     // register_tile.h); empty none.
     std::vector<std::string> register_members;
     int register_rows = 0;
+    // Above 1: the members (or the root) are contractions, each thread computing `register_cols`
+    // points of dim 0 by `register_rows` of dim 1 (schedules/pointwise/register_tile.h).
+    int register_cols = 1;
+    // With register_cols: the root's dim its rows lie along (1, or a channel dim: a 1 x 1
+    // convolution's), and each member's dims that are the root's dims 0 and that one.
+    int register_dim_y = 1;
+    std::vector<std::pair<int, int>> register_dims;
     // The root, an output, is itself such a reduction: its window goes to an intermediate computed
     // so (schedules/pointwise/register_tile.h: register_tile_root).
     bool register_root = false;

@@ -101,6 +101,9 @@ const std::vector<KnobEntry> &knob_table() {
                 "register_tiles", [](auto &o) -> auto & { return o.planner.register_tiles; },
                 "a kernel reducing a small window at each point computes 4 rows per thread, in registers"),
             flag(
+                "contraction_tiles", [](auto &o) -> auto & { return o.planner.contraction_tiles; },
+                "a kernel computing a contraction (a matrix product) takes 4 x 4 points per thread, in registers"),
+            flag(
                 "cell_threads", [](auto &o) -> auto & { return o.planner.cell_threads; },
                 "a scatter at many cells takes a thread per cell, the cells' bins in shared memory, no atomics"),
             flag(

@@ -68,6 +68,8 @@ struct PlannerOptions {
     // at each point (a convolution) computes several rows per thread, the windows together in
     // registers with its constant steps unrolled (schedules/pointwise/register_tile.h).
     bool register_tiles = true;
+    // Contractions (a matrix product) in 4 x 4 points per thread (schedules/pointwise/register_tile.h).
+    bool contraction_tiles = true;
     // A scatter over a small RDom at each of many cells (a bilateral grid's bins per 8 x 8 tile) is
     // walked by one thread per cell, the bins of a block's cells in its shared memory, with no
     // atomics; off, a block per cell adds its RDom's points atomically (schedules/generic).

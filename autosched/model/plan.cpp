@@ -223,7 +223,11 @@ std::string Plan::to_text() const {
                                                   : " read in place and transposed, each tile's rows shared in L1");
         const PointwiseParams *reg = k.get<PointwiseParams>();
         if (reg && reg->register_members.empty() && !reg->register_root) reg = nullptr;
-        if (reg)
+        if (reg && reg->register_cols > 1)
+            vec += ", " + std::to_string(reg->register_cols) + " x " + std::to_string(reg->register_rows) +
+                   " points per thread, a contraction's steps shared by them in registers" +
+                   (reg->register_root ? std::string(" (an intermediate of the root's steps)") : std::string());
+        else if (reg)
             vec += ", " + std::to_string(reg->register_rows) +
                    " rows per thread, their windows reduced together in registers" +
                    (reg->register_root ? std::string(" (an intermediate of the root's window)") : std::string());
@@ -355,8 +359,10 @@ std::string Plan::to_text() const {
             o << "      staged: " << s.func << " read once per block into shared memory (" << s.bytes_per_block
               << " bytes)" << (s.readers.empty() ? std::string() : ", then by " + names(s.readers, 4)) << "\n";
         if (!per_thread.empty())
-            o << "      computed per thread for its rows, their steps unrolled where constant: " << names(per_thread, 8)
-              << "\n";
+            o << (reg->register_cols > 1
+                      ? "      computed per thread for its points, each step's loads shared by them: "
+                      : "      computed per thread for its rows, their steps unrolled where constant: ")
+              << names(per_thread, 8) << "\n";
         if (!inl.empty()) o << "      inlined: " << names(inl, 8) << "\n";
     }
     if (!materialized.empty()) {

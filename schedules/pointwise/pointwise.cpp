@@ -429,15 +429,36 @@ public:
         // 4 rows per thread (8 rows: 57.6; Anderson2021 119.0).
         if (c.opt.gpu && c.opt.register_tiles && p.serial_dim < 0 && p.unroll_rows == 1 &&
             p.transposed_source.empty() && k.side.empty() && !k.split) {
+            const int threads_x = p.threads_x, threads_y = p.threads_y;
             p.register_members = register_tile_members(c.g, c.root, c.kc.members,
                                                        [&](int m) { return c.groups[size_t(m)].size() == 1; });
             p.register_root = p.register_members.empty() && register_tile_root(c.g, c.root);
             if (!p.register_members.empty() || p.register_root) {
                 p.register_rows = kRegisterTileRows;
+                p.threads_x = kPointwiseTileX, p.threads_y = kPointwiseTileY;
+            } else if (c.opt.contraction_tiles) {
+                // Contractions (a matrix product): kContractionTile x kContractionTile points per
+                // thread, each operand's load shared by a row or a column of them.
+                // (Over dims 0 and 1, or else 0 and the first other dim that is one: a 1 x 1
+                // convolution's channels.)
+                for (int dy = 1; dy < int(O.dims.size()); dy++) {
+                    p.register_members = contraction_members(
+                        c.g, c.root, c.kc.members, [&](int m) { return c.groups[size_t(m)].size() == 1; }, dy,
+                        p.register_dims);
+                    p.register_root = p.register_members.empty() && contraction_root(c.g, c.root, dy);
+                    p.register_dim_y = dy;
+                    if (!p.register_members.empty() || p.register_root) break;
+                }
+                p.register_rows = p.register_cols = kContractionTile;
+                p.threads_x = p.threads_y = kContractionThreads;
+            }
+            if (!p.register_members.empty() || p.register_root) {
                 p.root_unroll.clear();
                 p.vector_width = 1;
-                p.threads_x = kPointwiseTileX, p.threads_y = kPointwiseTileY;
                 p.unroll_dim = -1, p.unroll_extent = 0;
+            } else {
+                p.register_rows = 0, p.register_cols = 1;
+                p.threads_x = threads_x, p.threads_y = threads_y;
             }
         }
         // An interleaved root (its dim 0 of 2 to 4 points at the estimates, an RGB image's
@@ -488,9 +509,15 @@ public:
         } else if (!p->register_members.empty() && is_gpu_target(c.target)) {
             std::vector<Halide::Func> members;
             for (auto &name : p->register_members) members.push_back(c.get(name));
-            schedule_register_tile(c.w, c.get(k.root), members, p->register_rows);
+            if (p->register_cols > 1)
+                schedule_contraction_tile(c.w, c.get(k.root), p->register_dim_y, members, p->register_dims);
+            else
+                schedule_register_tile(c.w, c.get(k.root), members, p->register_rows);
         } else if (p->register_root && is_gpu_target(c.target)) {
-            schedule_register_tile_root(c.w, c.get(k.root), p->register_rows);
+            if (p->register_cols > 1)
+                schedule_contraction_tile_root(c.w, c.get(k.root), p->register_dim_y);
+            else
+                schedule_register_tile_root(c.w, c.get(k.root), p->register_rows);
         } else if (root_reduction_in_registers(k, *p, is_gpu_target(c.target),
                                                [&](const std::string &n) { return c.get(n).function(); })) {
             schedule_pointwise_reduction_in_registers(c.w, c.get(k.root), p->threads_x, p->threads_y);
@@ -539,8 +566,12 @@ public:
             std::vector<LaunchShape> out;
             for (int stage = 0; stage <= (p->register_root ? O.updates : 0); stage++) {
                 std::vector<int64_t> e = stage_extents(O, stage);
+                // (The tile's dims first, then the others in order: the blocks' order.)
+                const int dy = p->register_cols > 1 ? p->register_dim_y : 1;
+                std::rotate(e.begin() + 1, e.begin() + dy, e.begin() + dy + 1);
+                e[0] = blocks_of(e[0], p->register_cols);
                 e[1] = blocks_of(e[1], p->register_rows);
-                out.push_back(tiled_stage(stage_name(O, stage), e, kPointwiseTileX, kPointwiseTileY, 0, c.grid));
+                out.push_back(tiled_stage(stage_name(O, stage), e, p->threads_x, p->threads_y, 0, c.grid));
             }
             return out;
         }

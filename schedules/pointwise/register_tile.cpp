@@ -105,6 +105,133 @@ bool window_spans_rows(const Internal::Function &f) {
     return calls.found;
 }
 
+// Whether `M` is a contraction (register_tile.h) over its dims `dx` and `dy`: a reduction at each
+// point, of two dims or more, with one update over an RDom (no predicate that varies) of
+// kMinContractionSteps steps or more at the estimates, not a small window, every Func or input its
+// update reads at an RVar read without `M`'s var of dim `dx` or without its var of dim `dy`, and one
+// read each way (`A(k, y) * B(x, k)`; lets looked through). An operand that varies with both
+// (`in(x, y, k) * w(k)`) would gain nothing from the points sharing its loads.
+bool contraction(const FuncNode &M, int dx = 0, int dy = 1) {
+    if (M.is_input || !M.is_reduction() || M.dims.size() < 2 || window_steps(M) < kMinContractionSteps ||
+        !reduces_per_point(M.function) || small_window(M))
+        return false;
+    struct Operands : Internal::IRGraphVisitor {
+        std::string x, y;
+        bool skips_x = false, skips_y = false, both = false;
+        using Internal::IRGraphVisitor::visit;
+        void visit(const Internal::Call *op) override {
+            Internal::IRGraphVisitor::visit(op);
+            if (op->call_type != Internal::Call::Halide && op->call_type != Internal::Call::Image) return;
+            bool at_rvar = false, uses_x = false, uses_y = false;
+            for (const Expr &a : op->args) {
+                at_rvar |= uses_rvar(a);
+                uses_x |= Internal::expr_uses_var(a, x);
+                uses_y |= Internal::expr_uses_var(a, y);
+            }
+            if (!at_rvar) return;
+            skips_x |= !uses_x, skips_y |= !uses_y, both |= uses_x && uses_y;
+        }
+    } ops;
+    const Internal::Definition &u = M.function.update(0);
+    const auto *vx = u.args()[size_t(dx)].as<Internal::Variable>();
+    const auto *vy = u.args()[size_t(dy)].as<Internal::Variable>();
+    if (!vx || !vy) return false;
+    ops.x = vx->name, ops.y = vy->name;
+    for (const Expr &v : u.values()) Internal::substitute_in_all_lets(v).accept(&ops);
+    return ops.skips_x && ops.skips_y && !ops.both;
+}
+
+// A root over at least a block's tile of the contraction layout over its dims 0 and `dy` at the
+// estimates.
+bool spans_a_contraction_tile(const FuncNode &O, int dy) {
+    const int64_t tile = int64_t(kContractionTile) * kContractionThreads;
+    return dy > 0 && O.dims.size() > size_t(dy) && O.region.size() > size_t(dy) && O.region[0].extent() >= tile &&
+           O.region[size_t(dy)].extent() >= tile;
+}
+
+// How `consumer`, a pure Func, reads `producer` where it reads it only at its own point with the
+// dims in another order (`prod(x, y) = sum$1(y, x)`: Halide names an inline `sum`'s vars in the
+// order its expression meets them): for each of the producer's dims, the consumer's dim its arg
+// is. Empty where it reads it otherwise.
+std::vector<int> permuted_read(const Internal::Function &consumer, const std::string &producer) {
+    if (consumer.has_update_definition()) return {};
+    struct Calls : Internal::IRGraphVisitor {
+        std::string name;
+        std::vector<std::string> vars;
+        std::vector<int> perm;
+        bool any = false, other = false;
+        using Internal::IRGraphVisitor::visit;
+        void visit(const Internal::Call *op) override {
+            Internal::IRGraphVisitor::visit(op);
+            if (op->name != name || op->call_type != Internal::Call::Halide) return;
+            std::vector<int> p;
+            for (const Expr &a : op->args) {
+                const auto *v = a.as<Internal::Variable>();
+                auto at = v ? std::find(vars.begin(), vars.end(), v->name) : vars.end();
+                if (at == vars.end()) {
+                    other = true;
+                    return;
+                }
+                p.push_back(int(at - vars.begin()));
+            }
+            other |= p.size() != vars.size() || (any && p != perm);
+            perm = p, any = true;
+        }
+    } calls;
+    calls.name = producer;
+    calls.vars = consumer.args();
+    for (const Expr &v : consumer.values()) Internal::substitute_in_all_lets(v).accept(&calls);
+    if (!calls.any || calls.other) return {};
+    return calls.perm;
+}
+
+// The members of `root`'s kernel for which `pick` holds, read in the kernel only at the root's
+// own points: by the root, or through pure Funcs inlined into it that are so read (`out = vsum /
+// wsum`, each a window's sum), and computed in no other kernel (`only_here`). With `permuted`, a
+// member may be read at those points with its dims in another order by its readers (all in the
+// same one), and `pick` is given, for each of its dims, the root's dim it is.
+std::vector<std::string> read_at_root_points(
+    const FuncGraph &g, int root, const std::vector<int> &members, const std::function<bool(int)> &only_here,
+    const std::function<bool(const FuncNode &, const std::vector<int> &)> &pick, bool permuted = false) {
+    const FuncNode &O = g.nodes[size_t(root)];
+    std::vector<bool> inside(g.nodes.size(), false);
+    for (int m : members) inside[size_t(m)] = true;
+    inside[size_t(root)] = true;
+    std::vector<std::string> picked;
+    for (int m : members) {
+        const FuncNode &M = g.nodes[size_t(m)];
+        if (m == root || !only_here(m)) continue;
+        std::function<bool(int)> at_root_points = [&](int n) {
+            if (n == root) return true;
+            if (g.nodes[size_t(n)].is_reduction() || g.nodes[size_t(n)].dims.size() != O.dims.size()) return false;
+            bool any = false;
+            for (int e : g.nodes[size_t(n)].out_edges) {
+                const FuncEdge &E = g.edges[size_t(e)];
+                if (!inside[size_t(E.consumer)]) continue;
+                if (E.access != Access::Pointwise || !at_root_points(E.consumer)) return false;
+                any = true;
+            }
+            return any;
+        };
+        bool read = false, elsewhere = false;
+        std::vector<int> dims(M.dims.size());
+        for (size_t d = 0; d < dims.size(); d++) dims[d] = int(d);
+        std::vector<int> seen;
+        for (int e : M.out_edges) {
+            const FuncEdge &E = g.edges[size_t(e)];
+            if (!inside[size_t(E.consumer)]) continue;
+            read = true;
+            std::vector<int> perm = E.access == Access::Pointwise ? dims : std::vector<int>{};
+            if (permuted && E.access == Access::Remap)
+                perm = permuted_read(g.nodes[size_t(E.consumer)].function, M.name);
+            if (perm.empty() || (!seen.empty() && perm != seen) || !at_root_points(E.consumer)) elsewhere = true;
+            seen = perm;
+        }
+        if (M.dims.size() == O.dims.size() && read && !elsewhere && pick(M, seen)) picked.push_back(M.name);
+    }
+    return picked;
+}
+
 }  // namespace
 
 bool register_tile_root(const FuncGraph &g, int root) {
@@ -122,75 +249,84 @@ std::vector<std::string> register_tile_members(const FuncGraph &g, int root, con
     const FuncNode &O = g.nodes[size_t(root)];
     if (O.updates > 0 || !O.function.has_pure_definition() || has_specializations(O.function) || !spans_a_tile(O))
         return {};
-    std::vector<bool> inside(g.nodes.size(), false);
-    for (int m : members) inside[size_t(m)] = true;
-    inside[size_t(root)] = true;
-    std::vector<std::string> picked;
-    for (int m : members) {
-        const FuncNode &M = g.nodes[size_t(m)];
-        if (m == root || !small_window(M) || !only_here(m)) continue;
-        // Read in the kernel only at the root's own points: by the root, or through pure Funcs
-        // inlined into it that are so read (`out = vsum / wsum`, each a window's sum).
-        std::function<bool(int)> at_root_points = [&](int n) {
-            if (n == root) return true;
-            if (g.nodes[size_t(n)].is_reduction() || g.nodes[size_t(n)].dims.size() != O.dims.size()) return false;
-            bool any = false;
-            for (int e : g.nodes[size_t(n)].out_edges) {
-                const FuncEdge &E = g.edges[size_t(e)];
-                if (!inside[size_t(E.consumer)]) continue;
-                if (E.access != Access::Pointwise || !at_root_points(E.consumer)) return false;
-                any = true;
-            }
-            return any;
-        };
-        bool read = false, elsewhere = false;
-        for (int e : M.out_edges) {
-            const FuncEdge &E = g.edges[size_t(e)];
-            if (!inside[size_t(E.consumer)]) continue;
-            read = true;
-            if (E.access != Access::Pointwise || !at_root_points(E.consumer)) elsewhere = true;
+    return read_at_root_points(g, root, members, only_here,
+                               [](const FuncNode &M, const std::vector<int> &) { return small_window(M); });
+}
+
+std::vector<std::string> contraction_members(const FuncGraph &g, int root, const std::vector<int> &members,
+                                             const std::function<bool(int)> &only_here, int dy,
+                                             std::vector<std::pair<int, int>> &dims) {
+    dims.clear();
+    const FuncNode &O = g.nodes[size_t(root)];
+    if (O.updates > 0 || !O.function.has_pure_definition() || has_specializations(O.function) ||
+        !spans_a_contraction_tile(O, dy))
+        return {};
+    auto over_root_tile = [&](const FuncNode &M, const std::vector<int> &perm) {
+        auto dim_of = [&](int d) { return int(std::find(perm.begin(), perm.end(), d) - perm.begin()); };
+        const int mx = dim_of(0), my = dim_of(dy);
+        if (mx >= int(perm.size()) || my >= int(perm.size()) || !contraction(M, mx, my)) return false;
+        dims.emplace_back(mx, my);
+        return true;
+    };
+    std::vector<std::string> picked = read_at_root_points(g, root, members, only_here, over_root_tile, true);
+    // (Every reduction of the kernel computed so, or none: the layout is the kernel's.)
+    for (int m : members)
+        if (m != root && g.nodes[size_t(m)].is_reduction() &&
+            std::find(picked.begin(), picked.end(), g.nodes[size_t(m)].name) == picked.end()) {
+            dims.clear();
+            return {};
         }
-        if (M.dims.size() == O.dims.size() && read && !elsewhere) picked.push_back(M.name);
-    }
     return picked;
+}
+
+bool contraction_root(const FuncGraph &g, int root, int dy) {
+    const FuncNode &O = g.nodes[size_t(root)];
+    return !has_specializations(O.function) && spans_a_contraction_tile(O, dy) && contraction(O, 0, dy);
 }
 
 }  // namespace autosched
 
 namespace {
 
-// Stage `s` of `root` over 32 x 8 threads, each `rows` consecutive rows of dim 1 (innermost,
-// unrolled), tails guarded, the other dims as block dims. Returns the thread loop along x.
-Var lay_out_rows(ScheduleWriter &w, const StageRef &s, int rows) {
+// Stage `s` of `root` over `threads_x` x `threads_y` threads, each `rows` consecutive points of dim
+// `dy` (unrolled) by `cols` consecutive points of dim 0 (unrolled, innermost), tails guarded, the
+// other dims as block dims. Returns the thread loop along x.
+Var lay_out_tile(ScheduleWriter &w, const StageRef &s, int rows, int cols, int threads_x, int threads_y, int dy = 1) {
     std::vector<VarOrRVar> pure = stage_pure_vars(s.func.function(), s.update + 1);
     const std::string tag = s.func.name();
-    Var bx(tag + "_bx"), tx(tag + "_tx"), yq(tag + "_yq"), yr(tag + "_yr"), by(tag + "_by"), ty(tag + "_ty");
-    w.split(s, pure[1], yq, yr, rows, TailStrategy::GuardWithIf);
-    w.split(s, pure[0], bx, tx, kPointwiseTileX, TailStrategy::GuardWithIf);
-    w.split(s, yq, by, ty, kPointwiseTileY, TailStrategy::GuardWithIf);
+    Var bx(tag + "_bx"), tx(tag + "_tx"), yq(tag + "_yq"), yr(tag + "_yr"), by(tag + "_by"), ty(tag + "_ty"),
+        xq(tag + "_xq"), xr(tag + "_xr");
+    w.split(s, pure[size_t(dy)], yq, yr, rows, TailStrategy::GuardWithIf);
+    if (cols > 1) w.split(s, pure[0], xq, xr, cols, TailStrategy::GuardWithIf);
+    w.split(s, cols > 1 ? VarOrRVar(xq) : pure[0], bx, tx, threads_x, TailStrategy::GuardWithIf);
+    w.split(s, yq, by, ty, threads_y, TailStrategy::GuardWithIf);
     std::vector<VarOrRVar> order{yr, tx, ty, bx, by}, blocks{bx, by};
-    for (size_t d = 2; d < pure.size(); d++) order.push_back(pure[d]), blocks.push_back(pure[d]);
+    if (cols > 1) order.insert(order.begin(), xr);
+    for (size_t d = 1; d < pure.size(); d++)
+        if (int(d) != dy) order.push_back(pure[d]), blocks.push_back(pure[d]);
     w.reorder(s, order);
     w.gpu_threads(s, tx, ty);
     gpu_blocks_over(w, s, blocks, tag, 2);
     w.unroll(s, yr);
+    if (cols > 1) w.unroll(s, xr);
     return tx;
 }
 
-// `m` computed per thread of `root` (at `tx`) for the thread's `rows` rows: its update with the
-// rows innermost, then its RVars, every loop unrolled, its storage a constant rows x 1 x ... (in
-// registers; sized by its region, which the guarded rows make `min(rows, the output's rows)`,
-// Halide allocated it in global memory: 52 against 42.6 us on the H100). Plain unrolls: the rows'
-// loop has at most `rows` points, which Halide finds (split by `rows` under a guard, the kernel took
-// 203 us).
+// `m` computed per thread of `root` (at `tx`) for the thread's `rows` rows: its update with the rows
+// innermost, then its RVars, every loop of constant extent unrolled, its storage a constant rows x 1
+// x ... (in registers; sized by its region, which the guarded rows make `min(rows, the output's
+// rows)`, Halide allocated it in global memory: 52 against 42.6 us on the H100). Plain unrolls: the
+// rows' loop has at most `rows` points, which Halide finds (split by `rows` under a guard, the kernel
+// took 203 us).
 void window_per_thread(ScheduleWriter &w, Func m, Func root, const Var &tx, int rows) {
     w.compute_at(m, root, tx);
     const Internal::Function fn = m.function();
     w.unroll({m}, stage_pure_vars(fn, 0)[1]);
     const std::vector<std::string> &args = fn.args();
     for (size_t d = 0; d < args.size(); d++) w.bound_storage(m, Var(args[d]), d == 1 ? rows : 1);
-    std::vector<VarOrRVar> mu = stage_pure_vars(fn, 1), order{mu[1]};
+    std::vector<VarOrRVar> mu = stage_pure_vars(fn, 1);
     const auto &rvars = fn.update(0).schedule().rvars();
+    std::vector<VarOrRVar> order{mu[1]};
     for (const auto &rv : rvars) order.push_back(RVar(rv.var));
     order.push_back(mu[0]);
     for (size_t d = 2; d < mu.size(); d++) order.push_back(mu[d]);
@@ -202,20 +338,64 @@ void window_per_thread(ScheduleWriter &w, Func m, Func root, const Var &tx, int 
         if (Internal::as_const_int(rv.extent)) w.unroll({m, 0}, RVar(rv.var));
 }
 
+// Contraction `m` computed per thread of `root` (at `tx`) for the thread's kContractionTile x
+// kContractionTile points, its dims `dx` and `dy` the root's dims 0 and 1: its storage a constant
+// tile (in registers), its points innermost and unrolled, then its first RVar split by
+// kContractionStepUnroll (unrolled), then the rest of its RVars and dims as loops.
+void contraction_per_thread(ScheduleWriter &w, Func m, Func root, const Var &tx, int dx, int dy) {
+    w.compute_at(m, root, tx);
+    const Internal::Function fn = m.function();
+    const std::vector<VarOrRVar> pure = stage_pure_vars(fn, 0), mu = stage_pure_vars(fn, 1);
+    w.unroll({m}, pure[size_t(dx)]);
+    w.unroll({m}, pure[size_t(dy)]);
+    const std::vector<std::string> &args = fn.args();
+    for (int d = 0; d < int(args.size()); d++)
+        w.bound_storage(m, Var(args[size_t(d)]), d == dx || d == dy ? kContractionTile : 1);
+    const auto &rvars = fn.update(0).schedule().rvars();
+    const RVar first(rvars[0].var), ko(rvars[0].var + "_ko"), ki(rvars[0].var + "_ki");
+    w.split({m, 0}, first, ko, ki, kContractionStepUnroll, TailStrategy::GuardWithIf);
+    std::vector<VarOrRVar> order{mu[size_t(dx)], mu[size_t(dy)], ki, ko};
+    for (size_t i = 1; i < rvars.size(); i++) order.push_back(RVar(rvars[i].var));
+    for (int d = 0; d < int(mu.size()); d++)
+        if (d != dx && d != dy) order.push_back(mu[size_t(d)]);
+    w.reorder({m, 0}, order);
+    w.unroll({m, 0}, mu[size_t(dx)]);
+    w.unroll({m, 0}, mu[size_t(dy)]);
+    w.unroll({m, 0}, ki);
+}
+
 }  // namespace
 
 void schedule_register_tile(ScheduleWriter &w, Func root, const std::vector<Func> &members, int rows) {
     w.compute_root(root);
-    const Var tx = lay_out_rows(w, {root}, rows);
+    const Var tx = lay_out_tile(w, {root}, rows, 1, kPointwiseTileX, kPointwiseTileY);
     for (Func m : members) window_per_thread(w, m, root, tx, rows);
 }
 
 void schedule_register_tile_root(ScheduleWriter &w, Func root, int rows) {
     w.compute_root(root);
     Func window = w.rfactor({root, 0}, {});
-    lay_out_rows(w, {root}, rows);
-    const Var tx = lay_out_rows(w, {root, 0}, rows);
+    lay_out_tile(w, {root}, rows, 1, kPointwiseTileX, kPointwiseTileY);
+    const Var tx = lay_out_tile(w, {root, 0}, rows, 1, kPointwiseTileX, kPointwiseTileY);
     window_per_thread(w, window, root, tx, rows);
+}
+
+void schedule_contraction_tile(ScheduleWriter &w, Func root, int dy, const std::vector<Func> &members,
+                               const std::vector<std::pair<int, int>> &dims) {
+    w.compute_root(root);
+    const Var tx =
+        lay_out_tile(w, {root}, kContractionTile, kContractionTile, kContractionThreads, kContractionThreads, dy);
+    for (size_t i = 0; i < members.size(); i++)
+        contraction_per_thread(w, members[i], root, tx, dims[i].first, dims[i].second);
+}
+
+void schedule_contraction_tile_root(ScheduleWriter &w, Func root, int dy) {
+    w.compute_root(root);
+    Func steps = w.rfactor({root, 0}, {});
+    lay_out_tile(w, {root}, kContractionTile, kContractionTile, kContractionThreads, kContractionThreads, dy);
+    const Var tx =
+        lay_out_tile(w, {root, 0}, kContractionTile, kContractionTile, kContractionThreads, kContractionThreads, dy);
+    contraction_per_thread(w, steps, root, tx, 0, dy);
 }
 
 }  // namespace solder

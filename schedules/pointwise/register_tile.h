@@ -21,6 +21,20 @@ namespace solder {
 constexpr int kRegisterTileRows = 4;
 constexpr int64_t kMaxRegisterTileSteps = 64;
 
+// Contractions (a matrix product, attention's scores, a 1 x 1 convolution over channels): a
+// reduction at each point over many steps whose operands each skip one of its two innermost dims
+// (`A(k, y) * B(x, k)`). Each thread computes kContractionTile x kContractionTile points of those
+// dims, kContractionThreads x kContractionThreads threads per block, so that at every step an
+// operand's load serves kContractionTile points; the steps unrolled by kContractionStepUnroll
+// (measured on the H200, a user's 1024^3 f32 product: one point per thread 360.5 us; 4 x 4 points,
+// 16 x 16 threads, steps by 4: 161.8; 4 x 8 points 342.7 and 8 x 4 351.3, their registers spilled
+// at the 64 cap; 2 x 4 189.6; steps by 8 169.5, by 2 185.4; 16 x 8 threads 161.8, 32 x 8 187.2).
+constexpr int kContractionTile = 4;
+constexpr int kContractionThreads = 16;
+constexpr int kContractionStepUnroll = 4;
+// The fewest steps per point a contraction takes (at the estimates); fewer are windows (above).
+constexpr int64_t kMinContractionSteps = 16;
+
 namespace autosched {
 
 // The members of `root`'s kernel computed per thread for kRegisterTileRows rows (on a GPU): a pure
@@ -42,6 +56,22 @@ std::vector<std::string> register_tile_members(const FuncGraph &g, int root, con
 // readers read it at other points than its own.
 bool register_tile_root(const FuncGraph &g, int root);
 
+// The members of `root`'s kernel that are contractions (above), read in the kernel only at its
+// points as register_tile_members's are (or with their dims in another order: an inline `sum`
+// names its vars in the order its expression meets them), where every reduction member of the
+// kernel is one and the root spans a block's tile of points at the estimates (on a GPU). Empty where
+// there is none. The tile lies over the root's dims 0 and `dy` (a 1 x 1 convolution's channels
+// and columns, `w(c, k) * in(x, y, c)`, over dims 0 and 2); `dims`: for each member, its dims that
+// are those.
+std::vector<std::string> contraction_members(const FuncGraph &g, int root, const std::vector<int> &members,
+                                             const std::function<bool(int)> &only_here, int dy,
+                                             std::vector<std::pair<int, int>> &dims);
+
+// Whether `root` is itself a contraction over its dims 0 and `dy` spanning a block's tile of points
+// at the estimates (`out(x, y) += A(k, y) * B(x, k)` written as the output): its steps go to an
+// intermediate as a window's do.
+bool contraction_root(const FuncGraph &g, int root, int dy);
+
 }  // namespace autosched
 
 // Lays out `root` in tiles of 32 x (8 x `rows`) points over its two innermost dims, 32 x 8 threads
@@ -49,6 +79,18 @@ bool register_tile_root(const FuncGraph &g, int root);
 // grid dims; each of `members` computed per thread over those rows, its update with the rows
 // innermost, then its RVars, all unrolled.
 void schedule_register_tile(ScheduleWriter &w, Halide::Func root, const std::vector<Halide::Func> &members, int rows);
+
+// The contraction layout: `root` in kContractionThreads x kContractionThreads threads, each
+// computing kContractionTile points of dim 0 by kContractionTile of dim `dy` (both unrolled), tails
+// guarded, its other dims block dims; each of `members` computed per thread over those points
+// (`dims`: its dims that are the root's 0 and `dy`), its first RVar split by kContractionStepUnroll
+// (unrolled) outside the points.
+void schedule_contraction_tile(ScheduleWriter &w, Halide::Func root, int dy, const std::vector<Halide::Func> &members,
+                               const std::vector<std::pair<int, int>> &dims);
+
+// The same for a root that is the contraction (contraction_root), through an intermediate as in
+// schedule_register_tile_root.
+void schedule_contraction_tile_root(ScheduleWriter &w, Halide::Func root, int dy);
 
 // The same for a root that is the reduction (register_tile_root): its update's whole window becomes
 // an intermediate (rfactor keeping no RVar) computed per thread for its rows as a member is, and

@@ -1,0 +1,208 @@
+// Contractions (a matrix product, attention's scores, batched): a reduction at each point over
+// many steps whose operands each skip one of its two innermost dims. On a GPU the pointwise
+// template computes 4 x 4 points per thread, each operand's load shared by 4 of them
+// (schedules/pointwise/register_tile.h). Planned at one size, run at others (not multiples of the
+// tile, fewer points than a thread's, one step, one point) on the host and OpenCL against plain C++.
+#include <gtest/gtest.h>
+
+#include "tests/support/user_pipeline.h"
+
+using namespace Halide;
+using namespace solder::testing;
+
+namespace {
+
+const char *kContraction = "a contraction's steps shared by them in registers";
+
+// (columns, rows, steps)
+const std::vector<std::array<int, 3>> kSizes{{300, 200, 70}, {37, 29, 5}, {517, 3, 1}, {2, 70, 3}, {1, 1, 9}};
+
+// `outs` planned by Solder for `target` (its plan's text into `plan`); the contraction layout
+// expected on a GPU where `expect`, and never on the host.
+Pipeline planned(const std::vector<Func> &outs, const std::string &target, std::string &plan, bool expect = true) {
+    plan = schedule_with_solder(outs, target);
+    EXPECT_EQ(plan.find(kContraction) != std::string::npos, expect && target != "host") << plan;
+    return compiled(outs, target);
+}
+
+}  // namespace
+
+// The product written as the output's update, the steps over an input's extent (`out(x, y) +=
+// A(k, y) * B(x, k)`): its steps go to an intermediate.
+TEST(ContractionTiles, AMatrixProductWrittenAsTheOutput) {
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam A(Float(32), 2, "cA"), B(Float(32), 2, "cB");
+        Var x("x"), y("y");
+        RDom k(0, A.dim(0).extent(), "k");
+        Func out("cout");
+        out(x, y) = 0.0f;
+        out(x, y) += A(k, y) * B(x, k);
+        A.set_estimates({{0, 1024}, {0, 1024}});
+        B.set_estimates({{0, 1024}, {0, 1024}});
+        out.set_estimates({{0, 1024}, {0, 1024}});
+        std::string plan;
+        Pipeline p = planned({out}, target, plan);
+        for (auto [W, H, K] : kSizes) {
+            SCOPED_TRACE(std::to_string(W) + "x" + std::to_string(H) + "x" + std::to_string(K));
+            auto a = random_buffer<float>({K, H}, 11, -1, 1), b = random_buffer<float>({W, K}, 12, -1, 1);
+            A.set(a), B.set(b);
+            Buffer<float> o = realize_on<float>(p, {W, H}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    double s = 0;
+                    for (int i = 0; i < K; i++) s += double(a(i, q[1])) * b(q[0], i);
+                    return s;
+                },
+                1e-5))
+                << plan;
+        }
+    }
+}
+
+// Both operands along the steps in memory (`sum(Q(k, y) * K(k, x))`: attention's scores), read by a
+// pure root that adds a bias and clamps: the product is a member computed per thread.
+TEST(ContractionTiles, AProductReadByAPointwiseRoot) {
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam Q(Float(32), 2, "nQ"), Kt(Float(32), 2, "nK"), bias(Float(32), 1, "nbias");
+        Var x("x"), y("y");
+        RDom k(0, Q.dim(0).extent(), "k");
+        Func prod("nprod"), out("nout");
+        prod(x, y) = sum(Q(k, y) * Kt(k, x));
+        out(x, y) = max(prod(x, y) + bias(x), 0.0f);
+        Q.set_estimates({{0, 64}, {0, 2048}});
+        Kt.set_estimates({{0, 64}, {0, 2048}});
+        bias.set_estimates({{0, 2048}});
+        out.set_estimates({{0, 2048}, {0, 2048}});
+        std::string plan;
+        Pipeline p = planned({out}, target, plan);
+        for (auto [W, H, K] : kSizes) {
+            SCOPED_TRACE(std::to_string(W) + "x" + std::to_string(H) + "x" + std::to_string(K));
+            auto q = random_buffer<float>({K, H}, 21, -1, 1), kt = random_buffer<float>({K, W}, 22, -1, 1);
+            auto bb = random_buffer<float>({W}, 23, -1, 1);
+            Q.set(q), Kt.set(kt), bias.set(bb);
+            Buffer<float> o = realize_on<float>(p, {W, H}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &c) {
+                    double s = 0;
+                    for (int i = 0; i < K; i++) s += double(q(i, c[1])) * kt(i, c[0]);
+                    return std::max(s + bb(c[0]), 0.0);
+                },
+                1e-5))
+                << plan;
+        }
+    }
+}
+
+// A batch of products (a third dim, the batch, over blocks), integer operands.
+TEST(ContractionTiles, ABatchOfIntegerProducts) {
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam A(Int(16), 3, "bA"), B(Int(16), 3, "bB");
+        Var x("x"), y("y"), b("b");
+        RDom k(0, A.dim(0).extent(), "k");
+        Func out("bout");
+        out(x, y, b) = 0;
+        out(x, y, b) += cast<int>(A(k, y, b)) * cast<int>(B(x, k, b));
+        A.set_estimates({{0, 128}, {0, 256}, {0, 8}});
+        B.set_estimates({{0, 256}, {0, 128}, {0, 8}});
+        out.set_estimates({{0, 256}, {0, 256}, {0, 8}});
+        std::string plan;
+        Pipeline p = planned({out}, target, plan);
+        for (auto [W, H, K] : kSizes) {
+            SCOPED_TRACE(std::to_string(W) + "x" + std::to_string(H) + "x" + std::to_string(K));
+            auto a = random_buffer<int16_t>({K, H, 3}, 31, -100, 100),
+                 bb = random_buffer<int16_t>({W, K, 3}, 32, -100, 100);
+            A.set(a), B.set(bb);
+            Buffer<int> o = realize_on<int>(p, {W, H, 3}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &c) {
+                    int64_t s = 0;
+                    for (int i = 0; i < K; i++) s += int64_t(a(i, c[1], c[2])) * bb(c[0], i, c[2]);
+                    return double(s);
+                },
+                0))
+                << plan;
+        }
+    }
+}
+
+// A 1 x 1 convolution over channels (`w(c, k) * in(x, y, c)`, bias first, then a ReLU): the tile
+// lies over the columns and the output channels (dims 0 and 2), the rows over blocks.
+TEST(ContractionTiles, AOneByOneConvolutionOverChannels) {
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam in(Float(32), 3, "kin"), w(Float(32), 2, "kw"), bias(Float(32), 1, "kbias");
+        Var x("x"), y("y"), k("k");
+        RDom rc(0, in.dim(2).extent(), "rc");
+        Func acc("kacc"), out("kout");
+        acc(x, y, k) = bias(k);
+        acc(x, y, k) += w(rc, k) * in(x, y, rc);
+        out(x, y, k) = max(acc(x, y, k), 0.0f);
+        in.set_estimates({{0, 512}, {0, 512}, {0, 32}});
+        w.set_estimates({{0, 32}, {0, 64}});
+        bias.set_estimates({{0, 64}});
+        out.set_estimates({{0, 512}, {0, 512}, {0, 64}});
+        std::string plan;
+        Pipeline p = planned({out}, target, plan);
+        for (auto [W, H, C] : kSizes) {
+            SCOPED_TRACE(std::to_string(W) + "x" + std::to_string(H) + "x" + std::to_string(C));
+            const int K = 67;
+            auto a = random_buffer<float>({W, H, C}, 51, -1, 1), wb = random_buffer<float>({C, K}, 52, -1, 1);
+            auto bb = random_buffer<float>({K}, 53, -1, 1);
+            in.set(a), w.set(wb), bias.set(bb);
+            Buffer<float> o = realize_on<float>(p, {W, H, K}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &c) {
+                    double s = bb(c[2]);
+                    for (int i = 0; i < C; i++) s += double(wb(i, c[2])) * a(c[0], c[1], i);
+                    return std::max(s, 0.0);
+                },
+                1e-5))
+                << plan;
+        }
+    }
+}
+
+// Not contractions: an operand that varies with both of the result's dims (`in(x, y, k) * w(k)`:
+// no load to share), and a product whose results are fewer than a block's tile.
+TEST(ContractionTiles, NotForOperandsThatVaryWithBothDimsOrFewResults) {
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam in(Float(32), 3, "xin"), w(Float(32), 1, "xw");
+        Var x("x"), y("y");
+        RDom k(0, in.dim(2).extent(), "k");
+        Func out("xout");
+        out(x, y) = sum(in(x, y, k) * w(k));
+        in.set_estimates({{0, 1024}, {0, 1024}, {0, 64}});
+        w.set_estimates({{0, 64}});
+        out.set_estimates({{0, 1024}, {0, 1024}});
+        std::string plan;
+        Pipeline p = planned({out}, target, plan, false);
+        auto a = random_buffer<float>({37, 29, 20}, 41, -1, 1), wb = random_buffer<float>({20}, 42, -1, 1);
+        in.set(a), w.set(wb);
+        Buffer<float> o = realize_on<float>(p, {37, 29}, target);
+        EXPECT_TRUE(matches(
+            o,
+            [&](auto &c) {
+                double s = 0;
+                for (int i = 0; i < 20; i++) s += double(a(c[0], c[1], i)) * wb(i);
+                return s;
+            },
+            1e-5));
+
+        ImageParam A(Float(32), 2, "sA"), B(Float(32), 2, "sB");
+        RDom j(0, A.dim(0).extent(), "j");
+        Func small("small");
+        small(x, y) = sum(A(j, y) * B(x, j));
+        A.set_estimates({{0, 256}, {0, 32}});
+        B.set_estimates({{0, 32}, {0, 256}});
+        small.set_estimates({{0, 32}, {0, 32}});
+        planned({small}, target, plan, false);
+    }
+}
