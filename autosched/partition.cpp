@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "autosched/model/contraction.h"
 #include "autosched/model/cost_model.h"
 #include "autosched/model/pipeline_funcs.h"
 #include "schedules/generic/generic.h"
@@ -128,6 +129,88 @@ std::vector<int> resampling_depths(const FuncGraph &g, const std::vector<bool> &
     return memo;
 }
 
+namespace {
+
+// A reduction that reads node `i` in a kernel it is computed in (directly or through pure Funcs
+// computed there too, as attention's row maximum reads its scores through the scaled scores): its
+// name, or empty.
+std::string reduction_reading_in_kernel(const FuncGraph &g, const std::vector<bool> &root,
+                                        const std::vector<std::set<int>> &groups, int i) {
+    std::vector<int> todo{i};
+    std::set<int> seen{i};
+    while (!todo.empty()) {
+        const int p = todo.back();
+        todo.pop_back();
+        for (int e : g.nodes[size_t(p)].out_edges) {
+            const int c = g.edges[size_t(e)].consumer;
+            const bool same_kernel = root[size_t(c)]
+                                         ? groups[size_t(i)].count(c) > 0
+                                         : std::any_of(groups[size_t(c)].begin(), groups[size_t(c)].end(),
+                                                       [&](int k) { return groups[size_t(i)].count(k) > 0; });
+            if (!same_kernel || !seen.insert(c).second) continue;
+            if (g.nodes[size_t(c)].is_reduction()) return g.nodes[size_t(c)].name;
+            if (!root[size_t(c)]) todo.push_back(c);
+        }
+    }
+    return "";
+}
+
+// Contractions (autosched/model/contraction.h) are not computed in a kernel where a reduction reads
+// them (attention's scores in the softmax's row kernel, whose maximum reads them): each block would
+// compute its points alone, loading both operands at every step. Stored, a kernel of their own
+// computes 4 x 4 points per thread, sharing each load. Where the contraction's one reader is a pure
+// Func that reads it at its own points (in any order: attention's scaled scores `s(j, t) =
+// sum$1(t, j) / 8`), that reader is stored instead, the contraction computed in its kernel and
+// stored in its order. The reason for node `i`, or empty.
+std::string contraction_rule(const FuncGraph &g, const std::vector<bool> &root,
+                             const std::vector<std::set<int>> &groups, int i) {
+    const FuncNode &n = g.nodes[size_t(i)];
+    auto only_reader = [&](int p) {
+        const FuncNode &P = g.nodes[size_t(p)];
+        return !root[size_t(p)] && P.out_edges.size() == 1 && g.edges[size_t(P.out_edges[0])].consumer == i &&
+               groups[size_t(p)] == groups[size_t(i)] && P.dims.size() == n.dims.size() &&
+               !permuted_read(n.function, P.name).empty();
+    };
+    if (!n.is_reduction() && n.updates == 0)
+        for (int e : n.in_edges) {
+            const int p = g.edges[size_t(e)].producer;
+            const FuncNode &P = g.nodes[size_t(p)];
+            if (P.is_input || !contraction_somewhere(P, kContractionSpan)) continue;
+            // Stored, the contraction would be laid out in its own order, which its one reader
+            // transposes (`s(j, t) = sum$1(t, j) / 8`, read along j by the softmax).
+            if (root[size_t(p)] && P.out_edges.size() == 1 && P.dims.size() == n.dims.size()) {
+                const std::vector<int> perm = permuted_read(n.function, P.name);
+                bool moved = false;
+                for (size_t d = 0; d < perm.size(); d++) moved |= perm[d] != int(d);
+                if (moved)
+                    return "reads the stored contraction " + P.name +
+                           " with its dims in another order: stored in its own order, its kernel computes " + P.name +
+                           " 4 x 4 points per thread, and its readers read it along its rows";
+            }
+            if (!only_reader(p)) continue;
+            if (std::string r = reduction_reading_in_kernel(g, root, groups, i); !r.empty())
+                return "reads the contraction " + g.nodes[size_t(p)].name + " at its own points, and the reduction " +
+                       r + " reads it in its kernel: stored, its own kernel computes the contraction 4 x 4 points " +
+                       "per thread, sharing each load, where each block would load both operands at every step";
+        }
+    if (!contraction_somewhere(n, kContractionSpan)) return "";
+    // (Left to its one such reader's rule.)
+    if (n.out_edges.size() == 1) {
+        const int c = g.edges[size_t(n.out_edges[0])].consumer;
+        const FuncNode &C = g.nodes[size_t(c)];
+        if (!root[size_t(c)] && !C.is_reduction() && C.updates == 0 && groups[size_t(c)] == groups[size_t(i)] &&
+            C.dims.size() == n.dims.size() && !permuted_read(C.function, n.name).empty())
+            return "";
+    }
+    if (std::string r = reduction_reading_in_kernel(g, root, groups, i); !r.empty())
+        return "a contraction read by the reduction " + r +
+               " in its kernel: each block would compute its points alone, loading both operands at every step; "
+               "stored, its own kernel shares each load among 4 x 4 points";
+    return "";
+}
+
+}  // namespace
+
 std::string storage_rule(const FuncGraph &g, const PlannerOptions &opt, const std::vector<bool> &root,
                          const std::vector<std::set<int>> &groups, int i, const std::vector<int> *depths) {
     const FuncNode &n = g.nodes[i];
@@ -156,6 +239,8 @@ std::string storage_rule(const FuncGraph &g, const PlannerOptions &opt, const st
             if (g.nodes[k].is_reduction())
                 return "feeds the reduction " + g.nodes[k].name +
                        ", and Solder does not nest a reduction inside another reduction's kernel yet";
+    if (opt.gpu && opt.register_tiles && opt.contraction_tiles)
+        if (std::string why = contraction_rule(g, root, groups, i); !why.empty()) return why;
     return "";
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "autosched/model/contraction.h"
 #include "autosched/model/generic_reason.h"
 #include "autosched/model/pipeline_funcs.h"
 #include "schedules/pointwise/pointwise_schedule.h"
@@ -13,18 +14,6 @@ using namespace Halide;
 namespace autosched {
 
 namespace {
-
-// The steps of `M`'s one update (the product of its RVars' extents, at the estimates where an
-// extent is known only at run time), or 0 where it has another number of updates or a predicate.
-int64_t window_steps(const FuncNode &M) {
-    const Internal::Function &f = M.function;
-    if (f.updates().size() != 1 || M.rvar_extents.size() != 1 || M.rvar_extents[0].empty()) return 0;
-    const Internal::Definition &u = f.update(0);
-    if (varying_predicate(u)) return 0;
-    int64_t steps = 1;
-    for (int64_t e : M.rvar_extents[0]) steps *= std::max<int64_t>(e, 1);
-    return steps;
-}
 
 // Whether some call in `f`'s update reads a Func or an input at a point whose arg 0 or 1 is `f`'s
 // own var of that dim moved by the update's RVars (`in(x + k.x, y + k.y)`): a window over the image
@@ -64,7 +53,7 @@ bool constant_window(const Internal::Function &f) {
 // steps or more (at the estimates), at most kMaxRegisterTileSteps of them of constant extent (the
 // ones unrolled), no predicate, two dims or more.
 bool small_window(const FuncNode &M) {
-    const int64_t steps = window_steps(M);
+    const int64_t steps = update_steps(M);
     if (M.is_input || !M.is_reduction() || M.dims.size() < 2 || steps < 2 || !reduces_per_point(M.function))
         return false;
     // The steps unrolled for the rows: those of constant extent (a 3 x 3 convolution's taps, its
@@ -105,41 +94,9 @@ bool window_spans_rows(const Internal::Function &f) {
     return calls.found;
 }
 
-// Whether `M` is a contraction (register_tile.h) over its dims `dx` and `dy`: a reduction at each
-// point, of two dims or more, with one update over an RDom (no predicate that varies) of
-// kMinContractionSteps steps or more at the estimates, not a small window, every Func or input its
-// update reads at an RVar read without `M`'s var of dim `dx` or without its var of dim `dy`, and one
-// read each way (`A(k, y) * B(x, k)`; lets looked through). An operand that varies with both
-// (`in(x, y, k) * w(k)`) would gain nothing from the points sharing its loads.
-bool contraction(const FuncNode &M, int dx = 0, int dy = 1) {
-    if (M.is_input || !M.is_reduction() || M.dims.size() < 2 || window_steps(M) < kMinContractionSteps ||
-        !reduces_per_point(M.function) || small_window(M))
-        return false;
-    struct Operands : Internal::IRGraphVisitor {
-        std::string x, y;
-        bool skips_x = false, skips_y = false, both = false;
-        using Internal::IRGraphVisitor::visit;
-        void visit(const Internal::Call *op) override {
-            Internal::IRGraphVisitor::visit(op);
-            if (op->call_type != Internal::Call::Halide && op->call_type != Internal::Call::Image) return;
-            bool at_rvar = false, uses_x = false, uses_y = false;
-            for (const Expr &a : op->args) {
-                at_rvar |= uses_rvar(a);
-                uses_x |= Internal::expr_uses_var(a, x);
-                uses_y |= Internal::expr_uses_var(a, y);
-            }
-            if (!at_rvar) return;
-            skips_x |= !uses_x, skips_y |= !uses_y, both |= uses_x && uses_y;
-        }
-    } ops;
-    const Internal::Definition &u = M.function.update(0);
-    const auto *vx = u.args()[size_t(dx)].as<Internal::Variable>();
-    const auto *vy = u.args()[size_t(dy)].as<Internal::Variable>();
-    if (!vx || !vy) return false;
-    ops.x = vx->name, ops.y = vy->name;
-    for (const Expr &v : u.values()) Internal::substitute_in_all_lets(v).accept(&ops);
-    return ops.skips_x && ops.skips_y && !ops.both;
-}
+// A contraction (autosched/model/contraction.h) over `M`'s dims `dx` and `dy` that is not a small
+// window (the register tile's).
+bool contraction(const FuncNode &M, int dx, int dy) { return contraction_over(M, dx, dy) && !small_window(M); }
 
 // A root over at least a block's tile of the contraction layout over its dims 0 and `dy` at the
 // estimates.
@@ -147,42 +104,6 @@ bool spans_a_contraction_tile(const FuncNode &O, int dy) {
     const int64_t tile = int64_t(kContractionTile) * kContractionThreads;
     return dy > 0 && O.dims.size() > size_t(dy) && O.region.size() > size_t(dy) && O.region[0].extent() >= tile &&
            O.region[size_t(dy)].extent() >= tile;
-}
-
-// How `consumer`, a pure Func, reads `producer` where it reads it only at its own point with the
-// dims in another order (`prod(x, y) = sum$1(y, x)`: Halide names an inline `sum`'s vars in the
-// order its expression meets them): for each of the producer's dims, the consumer's dim its arg
-// is. Empty where it reads it otherwise.
-std::vector<int> permuted_read(const Internal::Function &consumer, const std::string &producer) {
-    if (consumer.has_update_definition()) return {};
-    struct Calls : Internal::IRGraphVisitor {
-        std::string name;
-        std::vector<std::string> vars;
-        std::vector<int> perm;
-        bool any = false, other = false;
-        using Internal::IRGraphVisitor::visit;
-        void visit(const Internal::Call *op) override {
-            Internal::IRGraphVisitor::visit(op);
-            if (op->name != name || op->call_type != Internal::Call::Halide) return;
-            std::vector<int> p;
-            for (const Expr &a : op->args) {
-                const auto *v = a.as<Internal::Variable>();
-                auto at = v ? std::find(vars.begin(), vars.end(), v->name) : vars.end();
-                if (at == vars.end()) {
-                    other = true;
-                    return;
-                }
-                p.push_back(int(at - vars.begin()));
-            }
-            other |= p.size() != vars.size() || (any && p != perm);
-            perm = p, any = true;
-        }
-    } calls;
-    calls.name = producer;
-    calls.vars = consumer.args();
-    for (const Expr &v : consumer.values()) Internal::substitute_in_all_lets(v).accept(&calls);
-    if (!calls.any || calls.other) return {};
-    return calls.perm;
 }
 
 // The members of `root`'s kernel for which `pick` holds, read in the kernel only at the root's

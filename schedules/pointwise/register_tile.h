@@ -21,9 +21,8 @@ namespace solder {
 constexpr int kRegisterTileRows = 4;
 constexpr int64_t kMaxRegisterTileSteps = 64;
 
-// Contractions (a matrix product, attention's scores, a 1 x 1 convolution over channels): a
-// reduction at each point over many steps whose operands each skip one of its two innermost dims
-// (`A(k, y) * B(x, k)`). Each thread computes kContractionTile x kContractionTile points of those
+// Contractions (autosched/model/contraction.h: a matrix product, attention's scores, a 1 x 1
+// convolution over channels), other than small windows. Each thread computes kContractionTile x kContractionTile points of those
 // dims, kContractionThreads x kContractionThreads threads per block, so that at every step an
 // operand's load serves kContractionTile points; the steps unrolled by kContractionStepUnroll
 // (measured on the H200, a user's 1024^3 f32 product: one point per thread 360.5 us; 4 x 4 points,
@@ -32,8 +31,6 @@ constexpr int64_t kMaxRegisterTileSteps = 64;
 constexpr int kContractionTile = 4;
 constexpr int kContractionThreads = 16;
 constexpr int kContractionStepUnroll = 4;
-// The fewest steps per point a contraction takes (at the estimates); fewer are windows (above).
-constexpr int64_t kMinContractionSteps = 16;
 
 namespace autosched {
 
