@@ -428,7 +428,7 @@ public:
         // f32 image with its weights in a buffer took 114.0 us one point per thread, 52.5 us with
         // 4 rows per thread (8 rows: 57.6; Anderson2021 119.0).
         if (c.opt.gpu && c.opt.register_tiles && p.serial_dim < 0 && p.unroll_rows == 1 &&
-            p.transposed_source.empty() && k.side.empty() && !k.split) {
+            p.transposed_source.empty() && k.side.empty() && !k.split && c.kc.split_func < 0) {
             const int threads_x = p.threads_x, threads_y = p.threads_y;
             p.register_members = register_tile_members(c.g, c.root, c.kc.members,
                                                        [&](int m) { return c.groups[size_t(m)].size() == 1; });
