@@ -176,54 +176,59 @@ TEST(ContractionTiles, AOneByOneConvolutionOverChannels) {
 // are read by the softmax's row maximum, so they are not computed per block of its row kernel; the
 // scaled scores are stored instead, the contraction computed 4 x 4 points per thread in their
 // kernel, and the weighted values take the layout in the output's kernel.
+// With a causal mask (`select(j <= t, ...)`), Halide bounds the scores' region by the mask, and
+// the tile's points are split under a guard instead.
 TEST(ContractionTiles, AttentionStoresItsScaledScores) {
-    for (auto &target : user_targets()) {
-        SCOPED_TRACE(target);
-        ImageParam q(Float(32), 3, "aq"), k(Float(32), 3, "ak"), v(Float(32), 3, "av");
-        Var d("d"), t("t"), j("j"), h("h");
-        RDom rd(0, q.dim(0).extent(), "rd"), rj(0, k.dim(1).extent(), "rj");
-        Func s("as"), m("am"), e("ae"), den("aden"), out("aout");
-        s(j, t, h) = sum(q(rd, t, h) * k(rd, j, h)) * 0.25f;
-        m(t, h) = maximum(s(rj, t, h));
-        e(j, t, h) = exp(s(j, t, h) - m(t, h));
-        den(t, h) = sum(e(rj, t, h));
-        out(d, t, h) = sum(e(rj, t, h) * v(d, rj, h)) / den(t, h);
-        for (ImageParam *p : {&q, &k, &v}) p->set_estimates({{0, 64}, {0, 512}, {0, 4}});
-        out.set_estimates({{0, 64}, {0, 512}, {0, 4}});
-        std::string plan;
-        Pipeline p = planned({out}, target, plan);
-        if (target != "host") {
-            EXPECT_NE(plan.find("[pointwise, 16 rows per block, 4 x 4 points per thread, a contraction's steps shared "
-                                "by them in registers] writes as"),
-                      std::string::npos)
-                << plan;
+    for (auto &target : user_targets())
+        for (bool causal : {false, true}) {
+            SCOPED_TRACE(target + (causal ? " causal" : ""));
+            ImageParam q(Float(32), 3, "aq"), k(Float(32), 3, "ak"), v(Float(32), 3, "av");
+            Var d("d"), t("t"), j("j"), h("h");
+            RDom rd(0, q.dim(0).extent(), "rd"), rj(0, k.dim(1).extent(), "rj");
+            Func s("as"), m("am"), e("ae"), den("aden"), out("aout");
+            Expr score = sum(q(rd, t, h) * k(rd, j, h)) * 0.25f;
+            s(j, t, h) = causal ? select(j <= t, score, -1e30f) : score;
+            m(t, h) = maximum(s(rj, t, h));
+            e(j, t, h) = exp(s(j, t, h) - m(t, h));
+            den(t, h) = sum(e(rj, t, h));
+            out(d, t, h) = sum(e(rj, t, h) * v(d, rj, h)) / den(t, h);
+            for (ImageParam *p : {&q, &k, &v}) p->set_estimates({{0, 64}, {0, 512}, {0, 4}});
+            out.set_estimates({{0, 64}, {0, 512}, {0, 4}});
+            std::string plan;
+            Pipeline p = planned({out}, target, plan);
+            if (target != "host") {
+                EXPECT_NE(
+                    plan.find("[pointwise, 16 rows per block, 4 x 4 points per thread, a contraction's steps shared "
+                              "by them in registers] writes as"),
+                    std::string::npos)
+                    << plan;
+            }
+            for (auto [D, T, H] : std::vector<std::array<int, 3>>{{16, 100, 2}, {3, 7, 1}, {17, 1, 3}}) {
+                SCOPED_TRACE(std::to_string(D) + "x" + std::to_string(T) + "x" + std::to_string(H));
+                auto qb = random_buffer<float>({D, T, H}, 61, -1, 1), kb = random_buffer<float>({D, T, H}, 62, -1, 1);
+                auto vb = random_buffer<float>({D, T, H}, 63, -1, 1);
+                q.set(qb), k.set(kb), v.set(vb);
+                Buffer<float> o = realize_on<float>(p, {D, T, H}, target);
+                EXPECT_TRUE(matches(
+                    o,
+                    [&](auto &c) {
+                        std::vector<double> sc(size_t(T), 0.0);
+                        double mx = -1e300, total = 0, acc = 0;
+                        for (int jj = 0; jj < T; jj++) {
+                            for (int i = 0; i < D; i++) sc[size_t(jj)] += double(qb(i, c[1], c[2])) * kb(i, jj, c[2]);
+                            sc[size_t(jj)] = causal && jj > c[1] ? -1e30 : sc[size_t(jj)] * 0.25;
+                            mx = std::max(mx, sc[size_t(jj)]);
+                        }
+                        for (int jj = 0; jj < T; jj++) {
+                            const double w = std::exp(sc[size_t(jj)] - mx);
+                            total += w, acc += w * vb(c[0], jj, c[2]);
+                        }
+                        return acc / total;
+                    },
+                    1e-4))
+                    << plan;
+            }
         }
-        for (auto [D, T, H] : std::vector<std::array<int, 3>>{{16, 100, 2}, {3, 7, 1}, {17, 1, 3}}) {
-            SCOPED_TRACE(std::to_string(D) + "x" + std::to_string(T) + "x" + std::to_string(H));
-            auto qb = random_buffer<float>({D, T, H}, 61, -1, 1), kb = random_buffer<float>({D, T, H}, 62, -1, 1);
-            auto vb = random_buffer<float>({D, T, H}, 63, -1, 1);
-            q.set(qb), k.set(kb), v.set(vb);
-            Buffer<float> o = realize_on<float>(p, {D, T, H}, target);
-            EXPECT_TRUE(matches(
-                o,
-                [&](auto &c) {
-                    std::vector<double> sc(size_t(T), 0.0);
-                    double mx = -1e300, total = 0, acc = 0;
-                    for (int jj = 0; jj < T; jj++) {
-                        for (int i = 0; i < D; i++) sc[size_t(jj)] += double(qb(i, c[1], c[2])) * kb(i, jj, c[2]);
-                        sc[size_t(jj)] *= 0.25;
-                        mx = std::max(mx, sc[size_t(jj)]);
-                    }
-                    for (int jj = 0; jj < T; jj++) {
-                        const double w = std::exp(sc[size_t(jj)] - mx);
-                        total += w, acc += w * vb(c[0], jj, c[2]);
-                    }
-                    return acc / total;
-                },
-                1e-4))
-                << plan;
-        }
-    }
 }
 
 // Not contractions: an operand that varies with both of the result's dims (`in(x, y, k) * w(k)`:

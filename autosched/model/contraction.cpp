@@ -94,4 +94,37 @@ std::vector<int> permuted_read(const Internal::Function &consumer, const std::st
     return calls.perm;
 }
 
+bool read_under_a_condition(const Internal::Function &consumer, const std::string &producer) {
+    struct Reads : Internal::IRVisitor {
+        std::string name;
+        int depth = 0;
+        bool found = false;
+        using Internal::IRVisitor::visit;
+        void branches(const std::vector<Expr> &values) {
+            depth++;
+            for (const Expr &v : values) v.accept(this);
+            depth--;
+        }
+        void visit(const Internal::Select *op) override {
+            op->condition.accept(this);
+            branches({op->true_value, op->false_value});
+        }
+        void visit(const Internal::Call *op) override {
+            if (op->is_intrinsic(Internal::Call::if_then_else)) {
+                op->args[0].accept(this);
+                branches(std::vector<Expr>(op->args.begin() + 1, op->args.end()));
+                return;
+            }
+            found |= depth > 0 && op->name == producer_name();
+            Internal::IRVisitor::visit(op);
+        }
+        const std::string &producer_name() const { return name; }
+    } reads;
+    reads.name = producer;
+    for (const Expr &v : consumer.values()) Internal::substitute_in_all_lets(v).accept(&reads);
+    for (const Internal::Definition &u : consumer.updates())
+        for (const Expr &v : u.values()) Internal::substitute_in_all_lets(v).accept(&reads);
+    return reads.found;
+}
+
 }  // namespace solder::autosched

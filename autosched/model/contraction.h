@@ -39,4 +39,9 @@ bool contraction_somewhere(const FuncNode &M, int64_t extent);
 // Empty where it reads it otherwise.
 std::vector<int> permuted_read(const Halide::Internal::Function &consumer, const std::string &producer);
 
+// Whether `consumer` reads `producer` inside a select's or an if_then_else's branch (a causal
+// mask, `select(j <= t, sum$1(t, j), -inf)`): Halide then bounds the producer's region by the
+// condition, and a tile's extent is no longer a constant it can prove.
+bool read_under_a_condition(const Halide::Internal::Function &consumer, const std::string &producer);
+
 }  // namespace solder::autosched

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "autosched/model/block_regions.h"
+#include "autosched/model/contraction.h"
 #include "autosched/model/generic_reason.h"
 #include "autosched/model/pipeline_funcs.h"
 #include "schedules/pointwise/pointwise_reads.h"
@@ -509,10 +510,17 @@ public:
         } else if (!p->register_members.empty() && is_gpu_target(c.target)) {
             std::vector<Halide::Func> members;
             for (auto &name : p->register_members) members.push_back(c.get(name));
-            if (p->register_cols > 1)
-                schedule_contraction_tile(c.w, c.get(k.root), p->register_dim_y, members, p->register_dims);
-            else
+            if (p->register_cols > 1) {
+                std::vector<bool> guarded;
+                for (auto &name : p->register_members) {
+                    bool under = false;
+                    for (auto &f : k.funcs) under |= read_under_a_condition(c.get(f).function(), name);
+                    guarded.push_back(under);
+                }
+                schedule_contraction_tile(c.w, c.get(k.root), p->register_dim_y, members, p->register_dims, guarded);
+            } else {
                 schedule_register_tile(c.w, c.get(k.root), members, p->register_rows);
+            }
         } else if (p->register_root && is_gpu_target(c.target)) {
             if (p->register_cols > 1)
                 schedule_contraction_tile_root(c.w, c.get(k.root), p->register_dim_y);

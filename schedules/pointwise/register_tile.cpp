@@ -260,15 +260,24 @@ void window_per_thread(ScheduleWriter &w, Func m, Func root, const Var &tx, int 
 }
 
 // Contraction `m` computed per thread of `root` (at `tx`) for the thread's kContractionTile x
-// kContractionTile points, its dims `dx` and `dy` the root's dims 0 and 1: its storage a constant
-// tile (in registers), its points innermost and unrolled, then its first RVar split by
-// kContractionStepUnroll (unrolled), then the rest of its RVars and dims as loops.
-void contraction_per_thread(ScheduleWriter &w, Func m, Func root, const Var &tx, int dx, int dy) {
+// kContractionTile points, its dims `dx` and `dy` the root's tile dims: its storage a constant
+// tile (in registers), its points innermost and unrolled (`guarded`: split by the tile under a
+// guard), then its first RVar split by kContractionStepUnroll (unrolled), then the rest of its
+// RVars and dims as loops.
+void contraction_per_thread(ScheduleWriter &w, Func m, Func root, const Var &tx, int dx, int dy, bool guarded) {
     w.compute_at(m, root, tx);
     const Internal::Function fn = m.function();
     const std::vector<VarOrRVar> pure = stage_pure_vars(fn, 0), mu = stage_pure_vars(fn, 1);
-    w.unroll({m}, pure[size_t(dx)]);
-    w.unroll({m}, pure[size_t(dy)]);
+    // Plain unrolls, where Halide proves the tile's extents constant; read under a condition (a
+    // causal mask), its region is bounded by the condition too: split by the tile under a guard.
+    auto unroll = [&](const StageRef &s, const VarOrRVar &v) {
+        if (guarded)
+            w.unroll(s, v, kContractionTile, TailStrategy::GuardWithIf);
+        else
+            w.unroll(s, v);
+    };
+    unroll({m}, pure[size_t(dx)]);
+    unroll({m}, pure[size_t(dy)]);
     const std::vector<std::string> &args = fn.args();
     for (int d = 0; d < int(args.size()); d++)
         w.bound_storage(m, Var(args[size_t(d)]), d == dx || d == dy ? kContractionTile : 1);
@@ -280,8 +289,8 @@ void contraction_per_thread(ScheduleWriter &w, Func m, Func root, const Var &tx,
     for (int d = 0; d < int(mu.size()); d++)
         if (d != dx && d != dy) order.push_back(mu[size_t(d)]);
     w.reorder({m, 0}, order);
-    w.unroll({m, 0}, mu[size_t(dx)]);
-    w.unroll({m, 0}, mu[size_t(dy)]);
+    unroll({m, 0}, mu[size_t(dx)]);
+    unroll({m, 0}, mu[size_t(dy)]);
     w.unroll({m, 0}, ki);
 }
 
@@ -302,12 +311,12 @@ void schedule_register_tile_root(ScheduleWriter &w, Func root, int rows) {
 }
 
 void schedule_contraction_tile(ScheduleWriter &w, Func root, int dy, const std::vector<Func> &members,
-                               const std::vector<std::pair<int, int>> &dims) {
+                               const std::vector<std::pair<int, int>> &dims, const std::vector<bool> &guarded) {
     w.compute_root(root);
     const Var tx =
         lay_out_tile(w, {root}, kContractionTile, kContractionTile, kContractionThreads, kContractionThreads, dy);
     for (size_t i = 0; i < members.size(); i++)
-        contraction_per_thread(w, members[i], root, tx, dims[i].first, dims[i].second);
+        contraction_per_thread(w, members[i], root, tx, dims[i].first, dims[i].second, guarded[i]);
 }
 
 void schedule_contraction_tile_root(ScheduleWriter &w, Func root, int dy) {
@@ -316,7 +325,7 @@ void schedule_contraction_tile_root(ScheduleWriter &w, Func root, int dy) {
     lay_out_tile(w, {root}, kContractionTile, kContractionTile, kContractionThreads, kContractionThreads, dy);
     const Var tx =
         lay_out_tile(w, {root, 0}, kContractionTile, kContractionTile, kContractionThreads, kContractionThreads, dy);
-    contraction_per_thread(w, steps, root, tx, 0, dy);
+    contraction_per_thread(w, steps, root, tx, 0, dy, false);
 }
 
 }  // namespace solder

@@ -80,10 +80,11 @@ void schedule_register_tile(ScheduleWriter &w, Halide::Func root, const std::vec
 // The contraction layout: `root` in kContractionThreads x kContractionThreads threads, each
 // computing kContractionTile points of dim 0 by kContractionTile of dim `dy` (both unrolled), tails
 // guarded, its other dims block dims; each of `members` computed per thread over those points
-// (`dims`: its dims that are the root's 0 and `dy`), its first RVar split by kContractionStepUnroll
-// (unrolled) outside the points.
+// (`dims`: its dims that are the root's 0 and `dy`; `guarded`: read under a condition by some
+// Func of the kernel), its first RVar split by kContractionStepUnroll (unrolled) outside the
+// points.
 void schedule_contraction_tile(ScheduleWriter &w, Halide::Func root, int dy, const std::vector<Halide::Func> &members,
-                               const std::vector<std::pair<int, int>> &dims);
+                               const std::vector<std::pair<int, int>> &dims, const std::vector<bool> &guarded);
 
 // The same for a root that is the contraction (contraction_root), through an intermediate as in
 // schedule_register_tile_root.
