@@ -18,7 +18,8 @@ namespace {
 const char *kContraction = "a contraction's steps shared by them in registers";
 
 // (columns, rows, steps)
-const std::vector<std::array<int, 3>> kSizes{{300, 200, 70}, {68, 36, 12}, {37, 29, 5}, {517, 3, 1}, {2, 70, 3}, {1, 1, 9}};
+const std::vector<std::array<int, 3>> kSizes{{300, 200, 70}, {68, 36, 12}, {37, 29, 5},
+                                             {517, 3, 1},    {2, 70, 3},   {1, 1, 9}};
 
 // `outs` planned by Solder for `target` (its plan's text into `plan`); the contraction layout
 // expected on a GPU where `expect`, and never on the host.
