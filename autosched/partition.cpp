@@ -155,6 +155,21 @@ std::string reduction_reading_in_kernel(const FuncGraph &g, const std::vector<bo
     return "";
 }
 
+// The one reader of node `p` where it is a pure Func, computed in the same kernels, reading `p` at
+// its own points with the dims in some order (attention's scaled scores `s(j, t) = sum$1(t, j) /
+// 8`); -1 otherwise.
+int one_pure_reader(const FuncGraph &g, const std::vector<bool> &root, const std::vector<std::set<int>> &groups,
+                    int p) {
+    const FuncNode &P = g.nodes[size_t(p)];
+    if (P.out_edges.size() != 1) return -1;
+    const int c = g.edges[size_t(P.out_edges[0])].consumer;
+    const FuncNode &C = g.nodes[size_t(c)];
+    const bool pure_reader = !root[size_t(c)] && !C.is_reduction() && C.updates == 0 &&
+                             groups[size_t(c)] == groups[size_t(p)] && C.dims.size() == P.dims.size() &&
+                             !permuted_read(C.function, P.name).empty();
+    return pure_reader ? c : -1;
+}
+
 // Contractions (autosched/model/contraction.h) are not computed in a kernel where a reduction reads
 // them (attention's scores in the softmax's row kernel, whose maximum reads them): each block would
 // compute its points alone, loading both operands at every step. Stored, a kernel of their own
@@ -165,12 +180,6 @@ std::string reduction_reading_in_kernel(const FuncGraph &g, const std::vector<bo
 std::string contraction_rule(const FuncGraph &g, const std::vector<bool> &root,
                              const std::vector<std::set<int>> &groups, int i) {
     const FuncNode &n = g.nodes[size_t(i)];
-    auto only_reader = [&](int p) {
-        const FuncNode &P = g.nodes[size_t(p)];
-        return !root[size_t(p)] && P.out_edges.size() == 1 && g.edges[size_t(P.out_edges[0])].consumer == i &&
-               groups[size_t(p)] == groups[size_t(i)] && P.dims.size() == n.dims.size() &&
-               !permuted_read(n.function, P.name).empty();
-    };
     if (!n.is_reduction() && n.updates == 0)
         for (int e : n.in_edges) {
             const int p = g.edges[size_t(e)].producer;
@@ -187,21 +196,14 @@ std::string contraction_rule(const FuncGraph &g, const std::vector<bool> &root,
                            " with its dims in another order: stored in its own order, its kernel computes " + P.name +
                            " 4 x 4 points per thread, and its readers read it along its rows";
             }
-            if (!only_reader(p)) continue;
+            if (root[size_t(p)] || one_pure_reader(g, root, groups, p) != i) continue;
             if (std::string r = reduction_reading_in_kernel(g, root, groups, i); !r.empty())
                 return "reads the contraction " + g.nodes[size_t(p)].name + " at its own points, and the reduction " +
                        r + " reads it in its kernel: stored, its own kernel computes the contraction 4 x 4 points " +
                        "per thread, sharing each load, where each block would load both operands at every step";
         }
-    if (!contraction_somewhere(n, kContractionSpan)) return "";
-    // (Left to its one such reader's rule.)
-    if (n.out_edges.size() == 1) {
-        const int c = g.edges[size_t(n.out_edges[0])].consumer;
-        const FuncNode &C = g.nodes[size_t(c)];
-        if (!root[size_t(c)] && !C.is_reduction() && C.updates == 0 && groups[size_t(c)] == groups[size_t(i)] &&
-            C.dims.size() == n.dims.size() && !permuted_read(C.function, n.name).empty())
-            return "";
-    }
+    // (A contraction with one such reader is left to the reader's rule, above.)
+    if (!contraction_somewhere(n, kContractionSpan) || one_pure_reader(g, root, groups, i) >= 0) return "";
     if (std::string r = reduction_reading_in_kernel(g, root, groups, i); !r.empty())
         return "a contraction read by the reduction " + r +
                " in its kernel: each block would compute its points alone, loading both operands at every step; "

@@ -115,10 +115,9 @@ bool read_under_a_condition(const Internal::Function &consumer, const std::strin
                 branches(std::vector<Expr>(op->args.begin() + 1, op->args.end()));
                 return;
             }
-            found |= depth > 0 && op->name == producer_name();
+            found |= depth > 0 && op->name == name;
             Internal::IRVisitor::visit(op);
         }
-        const std::string &producer_name() const { return name; }
     } reads;
     reads.name = producer;
     for (const Expr &v : consumer.values()) Internal::substitute_in_all_lets(v).accept(&reads);

@@ -153,6 +153,11 @@ std::vector<std::string> read_at_root_points(
     return picked;
 }
 
+// A pure root (no updates, no specializations) that members are computed per thread of.
+bool pure_root(const FuncNode &O) {
+    return O.updates == 0 && O.function.has_pure_definition() && !has_specializations(O.function);
+}
+
 }  // namespace
 
 bool register_tile_root(const FuncGraph &g, int root) {
@@ -168,8 +173,7 @@ bool register_tile_root(const FuncGraph &g, int root) {
 std::vector<std::string> register_tile_members(const FuncGraph &g, int root, const std::vector<int> &members,
                                                const std::function<bool(int)> &only_here) {
     const FuncNode &O = g.nodes[size_t(root)];
-    if (O.updates > 0 || !O.function.has_pure_definition() || has_specializations(O.function) || !spans_a_tile(O))
-        return {};
+    if (!pure_root(O) || !spans_a_tile(O)) return {};
     return read_at_root_points(g, root, members, only_here,
                                [](const FuncNode &M, const std::vector<int> &) { return small_window(M); });
 }
@@ -179,9 +183,7 @@ std::vector<std::string> contraction_members(const FuncGraph &g, int root, const
                                              std::vector<std::pair<int, int>> &dims) {
     dims.clear();
     const FuncNode &O = g.nodes[size_t(root)];
-    if (O.updates > 0 || !O.function.has_pure_definition() || has_specializations(O.function) ||
-        !spans_a_contraction_tile(O, dy))
-        return {};
+    if (!pure_root(O) || !spans_a_contraction_tile(O, dy)) return {};
     auto over_root_tile = [&](const FuncNode &M, const std::vector<int> &perm) {
         auto dim_of = [&](int d) { return int(std::find(perm.begin(), perm.end(), d) - perm.begin()); };
         const int mx = dim_of(0), my = dim_of(dy);
