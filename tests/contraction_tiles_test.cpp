@@ -101,6 +101,57 @@ TEST(ContractionTiles, AProductReadByAPointwiseRoot) {
     }
 }
 
+// A linear layer with its weights as PyTorch lays them out (`w(k, o) * x(k, n)`): both operands
+// are read along the steps, and on a GPU each thread loads 4 steps of each of its rows as one
+// vector, in a branch where the inputs' rows start at whole vectors and the steps are whole
+// vectors (schedules/pointwise/operand_vectors.h); one step at a time elsewhere. The steps run over
+// the input's own range (its min too), so that buffers with their rows at other offsets, and rows
+// that do not start at whole vectors (a stride of 18), take the general branch.
+TEST(ContractionTiles, ALinearLayerLoadsItsOperandsAlongTheSteps) {
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam X(Float(32), 2, "lx"), Wt(Float(32), 2, "lw"), bias(Float(32), 1, "lbias");
+        Var o("o"), n("n");
+        RDom k(X.dim(0).min(), X.dim(0).extent(), "k");
+        Func lin("llin"), out("lout");
+        lin(o, n) = sum(Wt(k, o) * X(k, n));
+        out(o, n) = lin(o, n) + bias(o);
+        X.set_estimates({{0, 512}, {0, 2048}});
+        Wt.set_estimates({{0, 512}, {0, 2048}});
+        bias.set_estimates({{0, 2048}});
+        out.set_estimates({{0, 2048}, {0, 2048}});
+        std::string plan;
+        Pipeline p = planned({out}, target, plan);
+        if (target != "host") {
+            EXPECT_NE(plan.find(".specialize(aligned_"), std::string::npos) << plan;
+        }
+        // (outputs, samples, steps, the inputs' min along the steps, padding after each row)
+        const std::vector<std::array<int, 5>> cases{{37, 29, 16, 0, 0}, {68, 36, 20, 4, 0}, {70, 9, 18, 0, 0},
+                                                    {37, 29, 16, 2, 0}, {40, 7, 16, 0, 2},  {1, 1, 4, 0, 0}};
+        for (auto [O, N, K, min, pad] : cases) {
+            SCOPED_TRACE(std::to_string(O) + "x" + std::to_string(N) + "x" + std::to_string(K) + " min " +
+                         std::to_string(min) + " pad " + std::to_string(pad));
+            auto rows = [&](int count, uint32_t seed) {
+                Buffer<float> b = random_buffer<float>({K + pad, count}, seed, -1, 1).cropped(0, 0, K);
+                b.set_min(min, 0);
+                return b;
+            };
+            Buffer<float> x = rows(N, 51), w = rows(O, 52), bb = random_buffer<float>({O}, 53, -1, 1);
+            X.set(x), Wt.set(w), bias.set(bb);
+            Buffer<float> res = realize_on<float>(p, {O, N}, target);
+            EXPECT_TRUE(matches(
+                res,
+                [&](auto &c) {
+                    double s = bb(c[0]);
+                    for (int i = min; i < min + K; i++) s += double(w(i, c[0])) * x(i, c[1]);
+                    return s;
+                },
+                1e-5))
+                << plan;
+        }
+    }
+}
+
 // A batch of products (a third dim, the batch, over blocks), integer operands.
 TEST(ContractionTiles, ABatchOfIntegerProducts) {
     for (auto &target : user_targets()) {

@@ -86,6 +86,12 @@ struct PointwiseParams {
     // convolution's), and each member's dims that are the root's dims 0 and that one.
     int register_dim_y = 1;
     std::vector<std::pair<int, int>> register_dims;
+    // With register_cols, for each member: whether it loads the inputs it reads along its steps a
+    // vector of `vector_steps` steps at a time (schedules/pointwise/operand_vectors.h), and those
+    // inputs' names.
+    std::vector<bool> register_vectors;
+    std::vector<std::string> vector_inputs;
+    int vector_steps = 0;
     // The root, an output, is itself such a reduction: its window goes to an intermediate computed
     // so (schedules/pointwise/register_tile.h: register_tile_root).
     bool register_root = false;

@@ -25,6 +25,15 @@ const FuncPlan *Plan::find(const std::string &func) const {
 }
 
 namespace {
+
+// ", inputs a, b loaded 4 steps at a time" (PointwiseParams::vector_inputs), or nothing.
+std::string vector_inputs_text(const std::vector<std::string> &inputs, int steps) {
+    if (inputs.empty()) return "";
+    std::string list;
+    for (auto &n : inputs) list += (list.empty() ? "" : ", ") + n;
+    return std::string(inputs.size() == 1 ? ", input " : ", inputs ") + list + " loaded " + std::to_string(steps) +
+           " steps at a time where aligned";
+}
 std::string js(const std::string &s) { return quote_literal(s); }
 std::string num(double v) {
     char b[32];
@@ -226,7 +235,8 @@ std::string Plan::to_text() const {
         if (reg && reg->register_cols > 1)
             vec += ", " + std::to_string(reg->register_cols) + " x " + std::to_string(reg->register_rows) +
                    " points per thread, a contraction's steps shared by them in registers" +
-                   (reg->register_root ? std::string(" (an intermediate of the root's steps)") : std::string());
+                   (reg->register_root ? std::string(" (an intermediate of the root's steps)") : std::string()) +
+                   vector_inputs_text(reg->vector_inputs, reg->vector_steps);
         else if (reg)
             vec += ", " + std::to_string(reg->register_rows) +
                    " rows per thread, their windows reduced together in registers" +

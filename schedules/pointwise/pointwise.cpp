@@ -452,6 +452,19 @@ public:
                 }
                 p.register_rows = p.register_cols = kContractionTile;
                 p.threads_x = p.threads_y = kContractionThreads;
+                // Inputs read along the steps, loaded a vector of steps at a time. Measured on the
+                // H200, a user's linear layer (`w(k, o) * x(k, n)`, 512 features into 2048 for 4096
+                // samples) took 2418 us loaded one step at a time, 1297 so (Anderson2021 2037).
+                p.register_vectors.clear(), p.vector_inputs.clear();
+                for (size_t i = 0; i < p.register_members.size(); i++) {
+                    auto inputs = vector_operand_inputs(c.g, c.root, c.kc.members, p.register_members[i],
+                                                        p.register_dims[i].first, p.register_dims[i].second);
+                    p.register_vectors.push_back(!inputs.empty());
+                    for (auto &n : inputs)
+                        if (std::find(p.vector_inputs.begin(), p.vector_inputs.end(), n) == p.vector_inputs.end())
+                            p.vector_inputs.push_back(n);
+                }
+                p.vector_steps = p.vector_inputs.empty() ? 0 : kContractionStepUnroll;
             }
             if (!p.register_members.empty() || p.register_root) {
                 p.root_unroll.clear();
@@ -459,6 +472,7 @@ public:
                 p.unroll_dim = -1, p.unroll_extent = 0;
             } else {
                 p.register_rows = 0, p.register_cols = 1;
+                p.register_vectors.clear(), p.vector_inputs.clear(), p.vector_steps = 0;
                 p.threads_x = threads_x, p.threads_y = threads_y;
             }
         }
@@ -517,7 +531,8 @@ public:
                     for (auto &f : k.funcs) under |= read_under_a_condition(c.get(f).function(), name);
                     guarded.push_back(under);
                 }
-                schedule_contraction_tile(c.w, c.get(k.root), p->register_dim_y, members, p->register_dims, guarded);
+                schedule_contraction_tile(c.w, c.get(k.root), p->register_dim_y, members, p->register_dims, guarded,
+                                          p->register_vectors);
             } else {
                 schedule_register_tile(c.w, c.get(k.root), members, p->register_rows);
             }
@@ -580,6 +595,15 @@ public:
                 e[0] = blocks_of(e[0], p->register_cols);
                 e[1] = blocks_of(e[1], p->register_rows);
                 out.push_back(tiled_stage(stage_name(O, stage), e, p->threads_x, p->threads_y, 0, c.grid));
+            }
+            // Inputs loaded as vectors: the layout above is the branch for an output at least a
+            // tile wide; a narrower one takes one point per thread, a kernel of its own.
+            if (!p->vector_inputs.empty() && !p->register_root) {
+                std::vector<int64_t> e = stage_extents(O, 0);
+                const int dy = p->register_dim_y;
+                std::rotate(e.begin() + 1, e.begin() + dy, e.begin() + dy + 1);
+                out.push_back(
+                    tiled_stage(O.name + " (narrower than a tile)", e, p->threads_x, p->threads_y, 0, c.grid));
             }
             return out;
         }

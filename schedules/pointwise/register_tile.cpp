@@ -6,6 +6,7 @@
 #include "autosched/model/contraction.h"
 #include "autosched/model/generic_reason.h"
 #include "autosched/model/pipeline_funcs.h"
+#include "schedules/pointwise/operand_vectors.h"
 #include "schedules/pointwise/pointwise_schedule.h"
 
 namespace solder {
@@ -202,6 +203,17 @@ std::vector<std::string> contraction_members(const FuncGraph &g, int root, const
     return picked;
 }
 
+std::vector<std::string> vector_operand_inputs(const FuncGraph &g, int root, const std::vector<int> &members,
+                                               const std::string &member, int dx, int dy) {
+    const FuncNode &O = g.nodes[size_t(root)];
+    if (!O.is_output) return {};
+    for (int f : members)
+        if (read_under_a_condition(g.nodes[size_t(f)].function, member)) return {};
+    for (const FuncNode &M : g.nodes)
+        if (M.name == member) return operand_vectors(Func(M.function), dx, dy, kContractionStepUnroll).inputs;
+    return {};
+}
+
 bool contraction_root(const FuncGraph &g, int root, int dy) {
     const FuncNode &O = g.nodes[size_t(root)];
     return !has_specializations(O.function) && spans_a_contraction_tile(O, dy) && contraction(O, 0, dy);
@@ -212,15 +224,16 @@ bool contraction_root(const FuncGraph &g, int root, int dy) {
 namespace {
 
 // Stage `s` of `root` over `threads_x` x `threads_y` threads, each `rows` consecutive points of dim
-// `dy` (unrolled) by `cols` consecutive points of dim 0 (unrolled, innermost), tails guarded, the
-// other dims as block dims. Returns the thread loop along x.
-Var lay_out_tile(ScheduleWriter &w, const StageRef &s, int rows, int cols, int threads_x, int threads_y, int dy = 1) {
+// `dy` (unrolled) by `cols` consecutive points of dim 0 (unrolled, innermost), tails guarded (a
+// thread's points: `points_tail`), the other dims as block dims. Returns the thread loop along x.
+Var lay_out_tile(ScheduleWriter &w, const StageRef &s, int rows, int cols, int threads_x, int threads_y, int dy = 1,
+                 TailStrategy points_tail = TailStrategy::GuardWithIf) {
     std::vector<VarOrRVar> pure = stage_pure_vars(s.func.function(), s.update + 1);
     const std::string tag = s.func.name();
     Var bx(tag + "_bx"), tx(tag + "_tx"), yq(tag + "_yq"), yr(tag + "_yr"), by(tag + "_by"), ty(tag + "_ty"),
         xq(tag + "_xq"), xr(tag + "_xr");
-    w.split(s, pure[size_t(dy)], yq, yr, rows, TailStrategy::GuardWithIf);
-    if (cols > 1) w.split(s, pure[0], xq, xr, cols, TailStrategy::GuardWithIf);
+    w.split(s, pure[size_t(dy)], yq, yr, rows, points_tail);
+    if (cols > 1) w.split(s, pure[0], xq, xr, cols, points_tail);
     w.split(s, cols > 1 ? VarOrRVar(xq) : pure[0], bx, tx, threads_x, TailStrategy::GuardWithIf);
     w.split(s, yq, by, ty, threads_y, TailStrategy::GuardWithIf);
     std::vector<VarOrRVar> order{yr, tx, ty, bx, by}, blocks{bx, by};
@@ -265,8 +278,9 @@ void window_per_thread(ScheduleWriter &w, Func m, Func root, const Var &tx, int 
 // kContractionTile points, its dims `dx` and `dy` the root's tile dims: its storage a constant
 // tile (in registers), its points innermost and unrolled (`guarded`: split by the tile under a
 // guard), then its first RVar split by kContractionStepUnroll (unrolled), then the rest of its
-// RVars and dims as loops.
-void contraction_per_thread(ScheduleWriter &w, Func m, Func root, const Var &tx, int dx, int dy, bool guarded) {
+// RVars and dims as loops. Its operands read along the steps as `ov` says (operand_vectors.h).
+void contraction_per_thread(ScheduleWriter &w, Func m, Func root, const Var &tx, int dx, int dy, bool guarded,
+                            const OperandVectors &ov = {}) {
     w.compute_at(m, root, tx);
     const Internal::Function fn = m.function();
     const std::vector<VarOrRVar> pure = stage_pure_vars(fn, 0), mu = stage_pure_vars(fn, 1);
@@ -285,15 +299,27 @@ void contraction_per_thread(ScheduleWriter &w, Func m, Func root, const Var &tx,
         w.bound_storage(m, Var(args[size_t(d)]), d == dx || d == dy ? kContractionTile : 1);
     const auto &rvars = fn.update(0).schedule().rvars();
     const RVar first(rvars[0].var), ko(rvars[0].var + "_ko"), ki(rvars[0].var + "_ki");
-    w.split({m, 0}, first, ko, ki, kContractionStepUnroll, TailStrategy::GuardWithIf);
-    std::vector<VarOrRVar> order{mu[size_t(dx)], mu[size_t(dy)], ki, ko};
-    for (size_t i = 1; i < rvars.size(); i++) order.push_back(RVar(rvars[i].var));
-    for (int d = 0; d < int(mu.size()); d++)
-        if (d != dx && d != dy) order.push_back(mu[size_t(d)]);
-    w.reorder({m, 0}, order);
-    unroll({m, 0}, mu[size_t(dx)]);
-    unroll({m, 0}, mu[size_t(dy)]);
-    w.unroll({m, 0}, ki);
+    auto steps = [&](const StageRef &s) {
+        w.split(s, first, ko, ki, kContractionStepUnroll, TailStrategy::GuardWithIf);
+        std::vector<VarOrRVar> order{mu[size_t(dx)], mu[size_t(dy)], ki, ko};
+        for (size_t i = 1; i < rvars.size(); i++) order.push_back(RVar(rvars[i].var));
+        for (int d = 0; d < int(mu.size()); d++)
+            if (d != dx && d != dy) order.push_back(mu[size_t(d)]);
+        w.reorder(s, order);
+        unroll(s, mu[size_t(dx)]);
+        unroll(s, mu[size_t(dy)]);
+        w.unroll(s, ki);
+    };
+    if (ov.operands.empty()) {
+        steps({m, 0});
+        return;
+    }
+    StageRef aligned{m, 0};
+    aligned.branch = ov.branch.condition;
+    aligned.branch_source = ov.branch.source;
+    steps(aligned);
+    steps({m, 0});
+    load_operand_vectors(w, ov, m, ko, kContractionStepUnroll, kContractionTile);
 }
 
 }  // namespace
@@ -313,12 +339,34 @@ void schedule_register_tile_root(ScheduleWriter &w, Func root, int rows) {
 }
 
 void schedule_contraction_tile(ScheduleWriter &w, Func root, int dy, const std::vector<Func> &members,
-                               const std::vector<std::pair<int, int>> &dims, const std::vector<bool> &guarded) {
+                               const std::vector<std::pair<int, int>> &dims, const std::vector<bool> &guarded,
+                               const std::vector<bool> &loads_vectors) {
     w.compute_root(root);
-    const Var tx =
-        lay_out_tile(w, {root}, kContractionTile, kContractionTile, kContractionThreads, kContractionThreads, dy);
+    std::vector<OperandVectors> ov;
+    bool vectors = false;
+    for (size_t i = 0; i < members.size(); i++) {
+        ov.push_back(i < loads_vectors.size() && loads_vectors[i]
+                         ? operand_vectors(members[i], dims[i].first, dims[i].second, kContractionStepUnroll)
+                         : OperandVectors{});
+        vectors |= !ov.back().operands.empty();
+    }
+    Var tx;
+    if (!vectors) {
+        tx = lay_out_tile(w, {root}, kContractionTile, kContractionTile, kContractionThreads, kContractionThreads, dy);
+    } else {
+        // A wrapper loads the rows of its thread's whole tile (operand_vectors.h), where Halide's
+        // guards of the tile's tails do not reach: the tiles are shifted inwards instead (the last
+        // one overlaps its neighbour), in a branch for a root at least a tile wide in both dims, and
+        // a root narrower than that takes one point per thread.
+        StageRef whole{root};
+        whole.spans_x = whole.spans_y = kContractionTile;
+        whole.spans_dim_y = dy;
+        tx = lay_out_tile(w, whole, kContractionTile, kContractionTile, kContractionThreads, kContractionThreads, dy,
+                          TailStrategy::ShiftInwards);
+        lay_out_tile(w, {root}, 1, 1, kContractionThreads, kContractionThreads, dy);
+    }
     for (size_t i = 0; i < members.size(); i++)
-        contraction_per_thread(w, members[i], root, tx, dims[i].first, dims[i].second, guarded[i]);
+        contraction_per_thread(w, members[i], root, tx, dims[i].first, dims[i].second, guarded[i], ov[i]);
 }
 
 void schedule_contraction_tile_root(ScheduleWriter &w, Func root, int dy) {

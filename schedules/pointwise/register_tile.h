@@ -64,6 +64,13 @@ std::vector<std::string> contraction_members(const FuncGraph &g, int root, const
                                              const std::function<bool(int)> &only_here, int dy,
                                              std::vector<std::pair<int, int>> &dims);
 
+// The inputs contraction `member` of `root`'s kernel (`members`; its dims `dx` and `dy` the tile's)
+// loads a vector of steps at a time (schedules/pointwise/operand_vectors.h): where `root` is an
+// output (its branch for whole tiles is a condition on its buffer) and no Func of the kernel reads
+// `member` under a condition (the rows a wrapper loads would then be bounded by it, a loop over
+// them would stay, and the wrapper would live in local memory). Empty: none.
+std::vector<std::string> vector_operand_inputs(const FuncGraph &g, int root, const std::vector<int> &members,
+                                               const std::string &member, int dx, int dy);
 // Whether `root` is itself a contraction over its dims 0 and `dy` spanning a block's tile of points
 // at the estimates (`out(x, y) += A(k, y) * B(x, k)` written as the output): its steps go to an
 // intermediate as a window's do.
@@ -82,9 +89,12 @@ void schedule_register_tile(ScheduleWriter &w, Halide::Func root, const std::vec
 // guarded, its other dims block dims; each of `members` computed per thread over those points
 // (`dims`: its dims that are the root's 0 and `dy`; `guarded`: read under a condition by some
 // Func of the kernel), its first RVar split by kContractionStepUnroll (unrolled) outside the
-// points.
+// points; `loads_vectors`: whether each loads its inputs along its steps as vectors
+// (vector_operand_inputs), the root's tiles then shifted inwards in a branch for a root at least a
+// tile wide, one point per thread otherwise.
 void schedule_contraction_tile(ScheduleWriter &w, Halide::Func root, int dy, const std::vector<Halide::Func> &members,
-                               const std::vector<std::pair<int, int>> &dims, const std::vector<bool> &guarded);
+                               const std::vector<std::pair<int, int>> &dims, const std::vector<bool> &guarded,
+                               const std::vector<bool> &loads_vectors);
 
 // The same for a root that is the contraction (contraction_root), through an intermediate as in
 // schedule_register_tile_root.

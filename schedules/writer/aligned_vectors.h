@@ -29,4 +29,12 @@ extern const char *const kInputFieldHelper;
 AlignedBranch aligned_branch(const Halide::Func &root, int width, const std::vector<Halide::Func> &outputs,
                              const std::string &root_id);
 
+// The condition that every one of `inputs` (pipeline input buffers) has its rows start at whole
+// vectors of `width` (its dim 0 min and the strides of its other dims multiples of it) and that
+// each of `multiples` is a multiple of `width`: a constant, or a field of an input buffer
+// (`x.dim(0).extent()`). Undefined where one of `multiples` is neither, or a constant that is no
+// multiple.
+AlignedBranch aligned_inputs(const std::vector<Halide::Parameter> &inputs, const std::vector<Halide::Expr> &multiples,
+                             int width);
+
 }  // namespace solder

@@ -10,15 +10,17 @@ namespace solder {
 using namespace Halide;
 
 Expr StageRef::condition() const {
+    if (branch.defined()) return branch;
     Func f = func;
     const auto &b = f.output_buffer();
     if (whole_dim >= 0) return b.dim(whole_dim).extent() == whole_extent && b.dim(whole_dim).min() == 0;
-    return b.dim(0).extent() >= spans_x && b.dim(1).extent() >= spans_y;
+    return b.dim(0).extent() >= spans_x && b.dim(spans_dim_y).extent() >= spans_y;
 }
 
 Stage StageRef::stage() const {
     Func f = func;  // Func's stage accessors are non-const
     // (Halide returns the existing specialization for a condition it already has.)
+    if (branch.defined()) return (update < 0 ? Stage(f) : f.update(update)).specialize(branch);
     if (specialized()) return f.specialize(condition());
     return update < 0 ? Stage(f) : f.update(update);
 }
@@ -116,6 +118,20 @@ std::string ScheduleWriter::var_id(const VarOrRVar &v) {
 
 std::string ScheduleWriter::stage_expr(const StageRef &s) {
     std::string f = func_id(s.func);
+    if (s.branch.defined()) {
+        // (The condition declared once, as an Expr, where the branch is first named.)
+        auto it = branch_ids_.find(s.branch_source);
+        if (it == branch_ids_.end()) {
+            if (s.branch_source.find(kInputFieldHelperName) != std::string::npos && !input_helper_) {
+                input_helper_ = true;
+                func_decls_.push_back(kInputFieldHelper);
+            }
+            const std::string id = identifier("aligned_" + s.func.name());
+            func_decls_.push_back("Expr " + id + " = " + s.branch_source + ";");
+            it = branch_ids_.emplace(s.branch_source, id).first;
+        }
+        return (s.update < 0 ? f : f + ".update(" + std::to_string(s.update) + ")") + ".specialize(" + it->second + ")";
+    }
     if (s.whole_dim >= 0) {
         auto &branches = exact_branches_[s.func.name()];
         bool known = false;
@@ -126,7 +142,8 @@ std::string ScheduleWriter::stage_expr(const StageRef &s) {
     }
     if (s.specialized())
         return f + ".specialize(" + f + ".output_buffer().dim(0).extent() >= " + std::to_string(s.spans_x) + " && " +
-               f + ".output_buffer().dim(1).extent() >= " + std::to_string(s.spans_y) + ")";
+               f + ".output_buffer().dim(" + std::to_string(s.spans_dim_y) +
+               ").extent() >= " + std::to_string(s.spans_y) + ")";
     return s.update < 0 ? f : f + ".update(" + std::to_string(s.update) + ")";
 }
 

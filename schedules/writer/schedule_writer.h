@@ -22,15 +22,20 @@ struct StageRef {
     Halide::Func func;
     int update = -1;
     // > 0: the pure definition's specialization for an output at least spans_x x spans_y points
-    // (Func::specialize on its output buffer's extents): a branch whose splits may assume whole
-    // tiles, beside the general schedule of the same Func.
-    int spans_x = 0, spans_y = 0;
+    // in its dims 0 and `spans_dim_y` (Func::specialize on its output buffer's extents): a branch
+    // whose splits keep the tails they ask for (ShiftInwards, where a tile is no wider than the
+    // output), beside the general schedule of the same Func.
+    int spans_x = 0, spans_y = 0, spans_dim_y = 1;
     // >= 0: the pure definition's specialization for an output whose dim `whole_dim` starts at 0
     // and has exactly `whole_extent` points (an image's channels): a branch whose split of that dim
     // by `whole_extent` has no tail, its other tails guarded as the general schedule's are.
     int whole_dim = -1, whole_extent = 0;
+    // Defined: the stage's (pure definition's or update's) specialization on this condition, given
+    // as C++ in `branch_source` (schedules/writer/aligned_vectors.h: inputs' rows at whole vectors).
+    Halide::Expr branch;
+    std::string branch_source;
     Halide::Stage stage() const;
-    bool specialized() const { return spans_x > 0 || whole_dim >= 0; }  // a branch Solder makes
+    bool specialized() const { return spans_x > 0 || whole_dim >= 0 || branch.defined(); }  // a branch Solder makes
     bool whole_tiles() const { return spans_x > 0; }
     // The branch's condition (specialized() only).
     Halide::Expr condition() const;
@@ -188,6 +193,7 @@ private:
     std::map<std::string, bool> fused_;      // Funcs in a compute_with
     std::map<std::string, std::vector<StageRef>> exact_branches_;  // Func name -> its whole_dim branches
     bool input_helper_ = false;                                    // the source defines kInputFieldHelper
+    std::map<std::string, std::string> branch_ids_;                // StageRef::branch_source -> its Expr's name
 };
 
 std::string tail_strategy_source(Halide::TailStrategy t);
