@@ -85,8 +85,10 @@ OperandVectors operand_vectors(const Func &m, int dx, int dy, int width) {
     const InputReads in_args = reads_in(u.args()), in_pure = reads_in(fn.definition().values());
     std::vector<Parameter> params;
     for (auto &[name, reads] : r.reads) {
+        // (The first RVar at another arg too, `A(k, k)`, would make the wrapper span the steps in that
+        // dim as well.)
         if (!reads.same || reads.args.size() < 2 || reads.args[0] != first || in_args.reads.count(name) ||
-            in_pure.reads.count(name))
+            in_pure.reads.count(name) || std::count(reads.args.begin(), reads.args.end(), first) > 1)
             continue;
         // (Read at the points of both tile dims, it would be a tile of its own: no operand.)
         std::vector<int> tile;

@@ -3,7 +3,7 @@
 // k (their dim 0): at each step a thread of the contraction tile (register_tile.h) loads one value
 // from each of 4 rows of each operand, and a warp's loads touch 16 rows of each. Loaded 4 steps
 // at a time, one vector per row (a wrapper of the operand, Func::in, computed per thread at the
-// steps' outer loop, inside the loop over its rows, and vectorized along k), a thread makes a
+// steps' outer loop for every row of the thread's tile, and vectorized along k), a thread makes a
 // quarter as many loads, each 16 bytes wide for float32. Halide emits wide loads only where it
 // proves them aligned: the contraction's update has a branch (a specialization, the same schedule)
 // where every such operand's rows start at whole vectors and the steps are whole vectors.
