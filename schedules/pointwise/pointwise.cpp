@@ -587,24 +587,24 @@ public:
         }
         if ((!p->register_members.empty() || p->register_root) && k.side.empty()) {
             std::vector<LaunchShape> out;
-            for (int stage = 0; stage <= (p->register_root ? O.updates : 0); stage++) {
+            // (The tile's dims first, then the others in order: the blocks' order.)
+            auto tile_dims_first = [&](int stage) {
                 std::vector<int64_t> e = stage_extents(O, stage);
-                // (The tile's dims first, then the others in order: the blocks' order.)
                 const int dy = p->register_cols > 1 ? p->register_dim_y : 1;
                 std::rotate(e.begin() + 1, e.begin() + dy, e.begin() + dy + 1);
+                return e;
+            };
+            for (int stage = 0; stage <= (p->register_root ? O.updates : 0); stage++) {
+                std::vector<int64_t> e = tile_dims_first(stage);
                 e[0] = blocks_of(e[0], p->register_cols);
                 e[1] = blocks_of(e[1], p->register_rows);
                 out.push_back(tiled_stage(stage_name(O, stage), e, p->threads_x, p->threads_y, 0, c.grid));
             }
             // Inputs loaded as vectors: the layout above is the branch for an output at least a
             // tile wide; a narrower one takes one point per thread, a kernel of its own.
-            if (!p->vector_inputs.empty() && !p->register_root) {
-                std::vector<int64_t> e = stage_extents(O, 0);
-                const int dy = p->register_dim_y;
-                std::rotate(e.begin() + 1, e.begin() + dy, e.begin() + dy + 1);
-                out.push_back(
-                    tiled_stage(O.name + " (narrower than a tile)", e, p->threads_x, p->threads_y, 0, c.grid));
-            }
+            if (!p->vector_inputs.empty() && !p->register_root)
+                out.push_back(tiled_stage(O.name + " (narrower than a tile)", tile_dims_first(0), p->threads_x,
+                                          p->threads_y, 0, c.grid));
             return out;
         }
         if (root_reduction_in_registers(k, *p, c.opt.gpu, graph_functions(c.g)))

@@ -209,9 +209,9 @@ std::vector<std::string> vector_operand_inputs(const FuncGraph &g, int root, con
     if (!O.is_output) return {};
     for (int f : members)
         if (read_under_a_condition(g.nodes[size_t(f)].function, member)) return {};
-    for (const FuncNode &M : g.nodes)
-        if (M.name == member) return operand_vectors(Func(M.function), dx, dy, kContractionStepUnroll).inputs;
-    return {};
+    const int m = g.find(member);
+    return m < 0 ? std::vector<std::string>{}
+                 : operand_vectors(Func(g.nodes[size_t(m)].function), dx, dy, kContractionStepUnroll).inputs;
 }
 
 bool contraction_root(const FuncGraph &g, int root, int dy) {

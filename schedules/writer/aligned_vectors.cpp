@@ -43,9 +43,9 @@ struct Terms {
     }
     // (A generator's schedule has the pipeline in scope, not its inputs: the source finds each input's
     // fields by name, through kInputFieldHelper.)
-    void add_field(const Parameter &p, const char *field, int d) {
-        add(buffer_field(p, field, d), std::string(kInputFieldHelperName) + "(\"" + p.name() + "\", \"" + field +
-                                           "\", " + std::to_string(d) + ")");
+    void add_field(const Parameter &p, const std::string &field, int d) {
+        add(buffer_field(p, field.c_str(), d), std::string(kInputFieldHelperName) + "(\"" + p.name() + "\", \"" +
+                                                   field + "\", " + std::to_string(d) + ")");
         names_inputs = true;
     }
     // The input's rows start at whole vectors.
@@ -124,7 +124,7 @@ AlignedBranch aligned_inputs(const std::vector<Parameter> &inputs, const std::ve
         if ((field != "min" && field != "extent" && field != "stride") || dim.empty() ||
             dim.find_first_not_of("0123456789") != std::string::npos)
             return {};
-        t.add_field(v->param, field == "min" ? "min" : field == "extent" ? "extent" : "stride", std::stoi(dim));
+        t.add_field(v->param, field, std::stoi(dim));
     }
     for (const Parameter &p : inputs) t.add_rows(p);
     return t.branch();

@@ -116,16 +116,19 @@ std::string ScheduleWriter::var_id(const VarOrRVar &v) {
     return id;
 }
 
+void ScheduleWriter::declare_input_helper() {
+    if (input_helper_) return;
+    input_helper_ = true;
+    func_decls_.push_back(kInputFieldHelper);
+}
+
 std::string ScheduleWriter::stage_expr(const StageRef &s) {
     std::string f = func_id(s.func);
     if (s.branch.defined()) {
         // (The condition declared once, as an Expr, where the branch is first named.)
         auto it = branch_ids_.find(s.branch_source);
         if (it == branch_ids_.end()) {
-            if (s.branch_source.find(kInputFieldHelperName) != std::string::npos && !input_helper_) {
-                input_helper_ = true;
-                func_decls_.push_back(kInputFieldHelper);
-            }
+            if (s.branch_source.find(kInputFieldHelperName) != std::string::npos) declare_input_helper();
             const std::string id = identifier("aligned_" + s.func.name());
             func_decls_.push_back("Expr " + id + " = " + s.branch_source + ";");
             it = branch_ids_.emplace(s.branch_source, id).first;
@@ -411,10 +414,7 @@ void ScheduleWriter::finish() {
         AlignedBranch b = aligned_branch(f, it->second, outputs_, id);
         if (!b.condition.defined()) continue;
         // Halide copies the schedule so far into the new branch: every directive above holds there.
-        if (b.names_inputs && !input_helper_) {
-            input_helper_ = true;
-            func_decls_.push_back(kInputFieldHelper);
-        }
+        if (b.names_inputs) declare_input_helper();
         // Solder's own branches first, each its own aligned branch inside it, then the general schedule's.
         for (size_t i = 0; i < own; i++) {
             const StageRef &br = branches->second[i];

@@ -168,6 +168,8 @@ private:
     Halide::Func wrap(Halide::Func f, const std::vector<Halide::Func> &readers, bool clone);
     std::string func_id(const Halide::Func &f);
     std::string stage_expr(const StageRef &s);
+    // The source defines kInputFieldHelper (once, before its first use).
+    void declare_input_helper();
     std::string var_id(const Halide::VarOrRVar &v);
     std::string identifier(const std::string &name);
     void emit(const std::string &line) { lines_.push_back(line); }
