@@ -237,3 +237,24 @@ TEST(Planner, NoKernelFusesMoreThanFourResamplingsOfAPyramid) {
                 }
             }
 }
+
+// The model charges integer arithmetic on values twice (integer lanes issue at half the f32 rate),
+// index arithmetic once: the same definition over int32 and over f32 differs by its four value
+// operations (a product, a sum, a difference, a minimum), not by its taps' offsets.
+TEST(Planner, IntegerArithmeticOnValuesCostsTwiceTheF32) {
+    Halide::ImageParam a(Halide::Int(32), 1, "a"), b(Halide::Float(32), 1, "b");
+    Halide::Var x("x");
+    Halide::Func fi("fi"), ff("ff");
+    fi(x) = a(x + 1) * 3 + a(x + 2) - Halide::min(a(x), 7);
+    ff(x) = b(x + 1) * 3.0f + b(x + 2) - Halide::min(b(x), 7.0f);
+    a.set_estimates({{0, 1024}});
+    b.set_estimates({{0, 1024}});
+    fi.set_estimates({{0, 1000}});
+    ff.set_estimates({{0, 1000}});
+    FuncGraph g = FuncGraph::build({fi, ff});
+    const FuncNode &ni = g.nodes[size_t(g.find("fi"))], &nf = g.nodes[size_t(g.find("ff"))];
+    EXPECT_EQ(ni.ops_per_point, nf.ops_per_point);
+    EXPECT_GE(ni.ops_per_point, 6);  // the four value operations and at least two offsets
+    EXPECT_EQ(nf.instrs_per_point, nf.ops_per_point);
+    EXPECT_EQ(ni.instrs_per_point, ni.ops_per_point + 4);
+}

@@ -154,7 +154,8 @@ void CostModel::kernel_reads(const FuncGraph &g, int root, const std::vector<boo
             // (FuncNode::rdom_runs_per_point: else its RDom runs once for the whole Func.)
             const double runs = double(region_points(per_block[p])) * double(blocks) /
                                 (n.rdom_runs_per_point() ? 1.0 : double(std::max<int64_t>(1, n.points())));
-            kc.flops += double(n.ops_per_point) * evals[p] * double(blocks) + double(n.reduction_points) * 2.0 * runs;
+            kc.flops +=
+                double(n.instrs_per_point) * evals[p] * double(blocks) + double(n.reduction_points) * 2.0 * runs;
         }
     }
 }

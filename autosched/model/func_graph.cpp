@@ -68,17 +68,36 @@ struct CallSite {
     bool uneven = false;       // an arg rounds float coordinates (FuncEdge::uneven)
 };
 
+// What the cost model charges one point, in its units (flops at the f32 FMA pipe's rate): every
+// operation once, and integer arithmetic on values once more. sm_80 and later issue 64 integer
+// lanes per cycle per SM against 128 f32 lanes, and an integer add fuses with nothing. Index
+// arithmetic (a call's args) stays at one: the compiler shares and folds most of it into the
+// address. Jump flooding's passes (184 operations a point, 120 of them integer) ran on the H200
+// 3.5x longer than their arithmetic at the f32 rate said when four were fused with their halos
+// recomputed (69 us, estimated 19.7); counted so, the plan stores more of them (135.5 -> 107.4 us
+// in all). Counting integer operations at 4 (their issue rate against the model's 2 flops per
+// FMA) stored one more pass there (97.1 us) but split a user's Canny edges into three kernels
+// (90.8 -> 103.7 us), so it stays at 2. Loads and comparisons are not counted: counted too, they
+// split heat diffusion, the game of life and a Laplacian blend into more kernels (not measured).
+int64_t instructions_per_point(int64_t ops, int64_t integer_ops) { return ops + integer_ops; }
+
 class CallCollector : public IRVisitor {
 public:
     // `innermost`: the reading Func's innermost pure var (for CallSite::scattered; empty: none).
     explicit CallCollector(std::string innermost = "") : innermost_(std::move(innermost)) {}
     std::vector<CallSite> sites;
     int64_t ops = 0;
-    int64_t math_calls = 0;  // calls of transcendental math (PureExtern)
+    int64_t math_calls = 0;   // calls of transcendental math (PureExtern)
+    int64_t integer_ops = 0;  // of `ops`, integer arithmetic on values (not in a call's args)
 
 private:
     using IRVisitor::visit;
     std::string innermost_;
+    int in_args_ = 0;
+    void count(const Type &t, int64_t n = 1) {
+        ops += n;
+        if (!t.is_float() && in_args_ == 0) integer_ops += n;
+    }
     void visit(const Call *op) override {
         if (op->call_type == Call::Halide || op->call_type == Call::Image) {
             // The args with the lets they name substituted where those read a scalar parameter in
@@ -98,6 +117,10 @@ private:
                 s.uneven |= t.uneven && !t.loads;
             }
             sites.push_back(s);
+            in_args_++;
+            IRVisitor::visit(op);
+            in_args_--;
+            return;
         } else if (op->call_type == Call::PureExtern) {
             ops += 20;  // transcendental math
             math_calls++;
@@ -106,14 +129,14 @@ private:
         }
         IRVisitor::visit(op);
     }
-    void visit(const Add *op) override { ops++, IRVisitor::visit(op); }
-    void visit(const Sub *op) override { ops++, IRVisitor::visit(op); }
-    void visit(const Mul *op) override { ops++, IRVisitor::visit(op); }
-    void visit(const Div *op) override { ops += 4, IRVisitor::visit(op); }
-    void visit(const Mod *op) override { ops += 4, IRVisitor::visit(op); }
-    void visit(const Min *op) override { ops++, IRVisitor::visit(op); }
-    void visit(const Max *op) override { ops++, IRVisitor::visit(op); }
-    void visit(const Select *op) override { ops++, IRVisitor::visit(op); }
+    void visit(const Add *op) override { count(op->type), IRVisitor::visit(op); }
+    void visit(const Sub *op) override { count(op->type), IRVisitor::visit(op); }
+    void visit(const Mul *op) override { count(op->type), IRVisitor::visit(op); }
+    void visit(const Div *op) override { count(op->type, 4), IRVisitor::visit(op); }
+    void visit(const Mod *op) override { count(op->type, 4), IRVisitor::visit(op); }
+    void visit(const Min *op) override { count(op->type), IRVisitor::visit(op); }
+    void visit(const Max *op) override { count(op->type), IRVisitor::visit(op); }
+    void visit(const Select *op) override { count(op->type), IRVisitor::visit(op); }
 
     // Whether an expression itself loads (a call to a Func or an image). The lets it names are not
     // followed: an index loaded through a let classifies as the affine access it is written as.
@@ -643,6 +666,7 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
         for (auto &st : stages_of(f))
             for (auto &e : st.exprs) e.accept(&cc);
         n.ops_per_point = cc.ops;
+        n.instrs_per_point = instructions_per_point(cc.ops, cc.integer_ops);
         n.math_calls = cc.math_calls;
         int idx = int(g.nodes.size());
         g.nodes.push_back(n);

@@ -78,6 +78,9 @@ struct FuncNode {
     std::vector<std::vector<int64_t>> rvar_mins;     // per update, each RVar's min
     int64_t ops_per_point = 0;                       // arithmetic in one point's definition (a recompute cost)
     int64_t math_calls = 0;                          // of which calls of transcendental math (sin, exp, ...)
+    // What the cost model charges one point: ops_per_point, integer arithmetic on values twice
+    // (integer lanes issue at half the f32 rate; func_graph.cpp's instructions_per_point).
+    int64_t instrs_per_point = 0;
     // Why the fused templates cannot take this Func (autosched/model/generic_reason.h); empty when they
     // can. Such a Func is a kernel root of the generic template.
     std::string generic;
