@@ -747,3 +747,30 @@ TEST(DeviceLimits, FewPointsPerResultOverManyResultsAreNotABlockReduction) {
     for (auto &l : lowered_cuda_launches(p.outputs, estimate_sizes(p), estimate_scalars(p)))
         EXPECT_GE(l.shape.shared_bytes, 0) << l.kernel << ": shared memory sized per launch on the host";
 }
+
+// A block matcher's stored window sums (tests/register_tiles_test.cpp), each thread computing the 9
+// offsets of its block along the sums' dim 2 (register_rows_dim), its threads over dims 0 and 1:
+// the planned launches of both of the sums' stages are the ones Halide's code makes.
+TEST(DeviceLimits, RowsApartOfABlockMatcherAreHalides) {
+    Halide::ImageParam cur(Halide::UInt(8), 2, "dcur"), prev(Halide::UInt(8), 2, "dprev");
+    Halide::Func pc = Halide::BoundaryConditions::repeat_edge(prev);
+    Halide::Var bx("bx"), by("by"), dx("dx"), dy("dy");
+    Halide::RDom p(0, 8, 0, 8, "dp"), s(-4, 9, -4, 9, "ds");
+    Halide::Func sad("dsad"), out("dbest");
+    sad(dx, dy, bx, by) = Halide::sum(Halide::cast<uint16_t>(
+        Halide::absd(cur(8 * bx + p.x, 8 * by + p.y), pc(8 * bx + p.x + dx, 8 * by + p.y + dy))));
+    Halide::Tuple best = Halide::argmin(sad(s.x, s.y, bx, by));
+    out(bx, by) = Halide::cast<int>(best[0]) * 16 + Halide::cast<int>(best[1]);
+    cur.set_estimates({{0, 1920}, {0, 1088}});
+    prev.set_estimates({{0, 1920}, {0, 1088}});
+    out.set_estimates({{0, 240}, {0, 136}});
+    PlannerOptions opt;
+    auto a = autoschedule({out}, make_target("cuda"), opt, "blocks");
+    ASSERT_NE(a.plan.to_text().find("9 points of dim 2 per thread"), std::string::npos) << a.plan.to_text();
+    EXPECT_TRUE(plan_within_limits(a.plan));
+    std::map<std::string, int64_t> sizes;
+    add_buffer_sizes(sizes, "dcur", {1920, 1088});
+    add_buffer_sizes(sizes, "dprev", {1920, 1088});
+    add_buffer_sizes(sizes, "dbest", {240, 136});
+    EXPECT_TRUE(same_launches(a.plan, lowered_cuda_launches({out}, sizes))) << a.plan.to_text();
+}

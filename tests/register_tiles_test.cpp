@@ -350,3 +350,56 @@ TEST(RegisterTiles, AStoredWindowReadAtOtherPointsAtAnySize) {
     const std::string plan = schedule_with_solder({out}, "cuda");
     EXPECT_EQ(plan.find("(an intermediate of the root's window)"), std::string::npos) << plan;
 }
+
+// A block matcher: each 8 x 8 block's sums of absolute differences against 9 x 9 offsets into the
+// previous frame (clamped), then the offset of the least. `sum` names its vars as its expression
+// meets them (the blocks' bx, by, then the offsets dx, dy), and is stored for the arg-min. The
+// blocks' windows lie 8 apart and do not overlap; the offsets' do, so each thread computes all 9
+// offsets dx of its block, the current block's loads shared by them (register_rows_dim,
+// rows_apart). Planned at one size, run at others.
+TEST(RegisterTiles, ABlockMatcherSharesItsBlockAcrossOffsetsAtAnySize) {
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam cur(UInt(8), 2, "bcur"), prev(UInt(8), 2, "bprev");
+        Func pc = BoundaryConditions::repeat_edge(prev);
+        Var bx("bx"), by("by"), dx("dx"), dy("dy");
+        RDom p(0, 8, 0, 8, "bp"), s(-4, 9, -4, 9, "bs");
+        Func sad("bsad"), out("bbest");
+        sad(dx, dy, bx, by) =
+            sum(cast<uint16_t>(absd(cur(8 * bx + p.x, 8 * by + p.y), pc(8 * bx + p.x + dx, 8 * by + p.y + dy))));
+        Tuple best = argmin(sad(s.x, s.y, bx, by));
+        out(bx, by) = cast<int>(best[0]) * 16 + cast<int>(best[1]);
+        cur.set_estimates({{0, 1920}, {0, 1088}});
+        prev.set_estimates({{0, 1920}, {0, 1088}});
+        out.set_estimates({{0, 240}, {0, 136}});
+        std::string plan;
+        Pipeline pl = planned(out, target, plan, "9 points of dim 2 per thread");
+        for (auto [W, H] : std::vector<std::pair<int, int>>{{37, 29}, {9, 7}, {33, 1}, {1, 1}}) {
+            SCOPED_TRACE(std::to_string(W) + "x" + std::to_string(H));
+            const int iw = 8 * W + 3, ih = 8 * H + 1;
+            auto a = random_buffer<uint8_t>({iw, ih}, 83, 0, 255), b = random_buffer<uint8_t>({iw, ih}, 84, 0, 255);
+            cur.set(a);
+            prev.set(b);
+            Buffer<int> o = realize_on<int>(pl, {W, H}, target);
+            auto cost = [&](int i, int j, int u, int v) {
+                int c = 0;
+                for (int py = 0; py < 8; py++)
+                    for (int px = 0; px < 8; px++)
+                        c += std::abs(int(a(8 * i + px, 8 * j + py)) -
+                                      int(b(clamped(8 * i + px + u, iw), clamped(8 * j + py + v, ih))));
+                return c;
+            };
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    int bu = -4, bv = -4, least = cost(q[0], q[1], -4, -4);
+                    for (int v = -4; v <= 4; v++)
+                        for (int u = -4; u <= 4; u++)
+                            if (int c = cost(q[0], q[1], u, v); c < least) least = c, bu = u, bv = v;
+                    return double(bu * 16 + bv);
+                },
+                0))
+                << plan;
+        }
+    }
+}

@@ -95,6 +95,12 @@ struct PointwiseParams {
     // The root, an output, is itself such a reduction: its window goes to an intermediate computed
     // so (schedules/pointwise/register_tile.h: register_tile_root).
     bool register_root = false;
+    // Members refined in place (FuncNode::generic_per_point, not reductions: `f(x, y) = f(x, y) *
+    // 2` after its pure definition), each computed in each thread at the root's point, every stage's
+    // loop over a dim unrolled by `refined_extents` (the member's points there per point of the
+    // root, at the estimates; 1: the loop stays), so that its points live in registers.
+    std::vector<std::string> refined_members;
+    std::vector<std::vector<int>> refined_extents;
 };
 // A 0-d root: one point (schedules/single).
 struct SingleParams {};

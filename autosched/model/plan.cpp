@@ -239,7 +239,8 @@ std::string Plan::to_text() const {
                    vector_inputs_text(reg->vector_inputs, reg->vector_steps);
         else if (reg)
             vec += ", " + std::to_string(reg->register_rows) +
-                   " rows per thread, their windows reduced together in registers" +
+                   (reg->register_dim_y >= 2 ? " points of dim " + std::to_string(reg->register_dim_y) : " rows") +
+                   " per thread, their windows reduced together in registers" +
                    (reg->register_root ? std::string(" (an intermediate of the root's window)") : std::string());
         if (const PointwiseParams *pw = k.get<PointwiseParams>(); pw && pw->serial_dim >= 0)
             vec += ", dim " + std::to_string(pw->serial_dim) + " walked in each thread" +

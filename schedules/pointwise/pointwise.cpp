@@ -255,6 +255,67 @@ FunctionByName graph_functions(const FuncGraph &g) {
     return [&g](const std::string &n) { return g.nodes[size_t(g.find(n))].function; };
 }
 
+// The most points of a refined member's dim one point of the root reads that its loops unroll
+// (PointwiseParams::refined_extents).
+constexpr int64_t kRefinedUnroll = 4;
+
+// PointwiseParams::refined_members and refined_extents: a point of the root at its first corner,
+// and the region of each refined member it reads (reductions_read_one_to_one has checked that
+// this is at most kRefinedPointsPerPoint points, and the same at the other corner and the middle),
+// where that is more than one point. Measured on the H200, a user's Func refined by two in-place
+// updates and read by a 2 x 2 downsample: 37.7 us with the Func left at the root's vector loop
+// (Halide's placement for a Func with updates: its 8 x 2 points per vector of 4 on the thread's
+// stack, indexed at run time), 15.9 one point per thread with its 2 x 2 points unrolled
+// (Anderson2021 20.0, per 32 x 64 tile in shared memory). A member read at one point per point
+// keeps the vectors: a user's per-pixel Newton iteration took 20.4 us so, 32.3 one point per thread.
+void refined_members_per_point(const KernelPlanContext &c, PointwiseParams &p) {
+    const FuncNode &O = c.g.nodes[size_t(c.root)];
+    std::vector<bool> inside(c.g.nodes.size(), false);
+    for (int m : c.kc.members) inside[size_t(m)] = true;
+    Region one = O.region;
+    for (auto &iv : one) iv.max = iv.min;
+    const auto at_point = c.g.regions_for(c.root, one, inside);
+    for (int m : c.kc.members) {
+        const FuncNode &M = c.g.nodes[size_t(m)];
+        if (m == c.root || M.is_reduction() || !M.generic_per_point) continue;
+        if (region_points(at_point[size_t(m)]) <= 1) continue;
+        std::vector<int> extents;
+        for (const auto &iv : at_point[size_t(m)])
+            extents.push_back(iv.extent() >= 2 && iv.extent() <= kRefinedUnroll ? int(iv.extent()) : 1);
+        std::string shape;
+        for (const auto &iv : at_point[size_t(m)]) shape += (shape.empty() ? "" : " x ") + std::to_string(iv.extent());
+        c.plan.explanations.push_back({M.name, O.name,
+                                       "computed at each thread's point of " + O.name + ", one point per thread, its " +
+                                           shape + " points there unrolled in every stage (held in registers)"});
+        p.refined_members.push_back(M.name);
+        p.refined_extents.push_back(extents);
+    }
+}
+
+// Each refined member (PointwiseParams::refined_members) computed at the root's innermost loop
+// outside its vectors (the thread's point), every stage's loops over its few points there unrolled.
+void place_refined_members(ApplyContext &c, const KernelPlan &k, const PointwiseParams &p) {
+    if (p.refined_members.empty()) return;
+    Halide::Func root = c.get(k.root);
+    std::string at;
+    for (auto &d : root.function().definition().schedule().dims())
+        if (d.for_type != Halide::Internal::ForType::Vectorized && d.var != Halide::Var::outermost().name()) {
+            at = d.var;
+            break;
+        }
+    if (at.empty()) return;
+    for (size_t i = 0; i < p.refined_members.size(); i++) {
+        Halide::Func f = c.get(p.refined_members[i]);
+        c.w.compute_at(f, root, Halide::Var(at));
+        const auto &args = f.function().args();
+        for (int u = -1; u < int(f.function().updates().size()); u++)
+            for (size_t d = 0; d < args.size() && d < p.refined_extents[i].size(); d++)
+                if (p.refined_extents[i][d] > 1)
+                    c.w.unroll({f, u}, Halide::Var(args[d]), p.refined_extents[i][d],
+                               Halide::TailStrategy::GuardWithIf);
+    }
+}
+
 class PointwiseTemplate : public KernelTemplate {
 public:
     TemplateKind kind() const override { return TemplateKind::Pointwise; }
@@ -296,7 +357,8 @@ public:
         bool reduction_member = false;
         for (int m : c.kc.members) reduction_member |= c.g.nodes[size_t(m)].is_reduction();
         const FuncNode &O = c.g.nodes[size_t(c.root)];
-        p.vector_width = c.opt.gpu && !reduction_member ? pointwise_vector_width(O) : 1;
+        if (c.opt.gpu) refined_members_per_point(c, p);
+        p.vector_width = c.opt.gpu && !reduction_member && p.refined_members.empty() ? pointwise_vector_width(O) : 1;
         // A dim each thread walks, computing the reductions shared along it once (as choose costed
         // it): decided before the 2-D tiles below, which such a kernel does not take.
         if (c.opt.gpu && reduction_member) p.serial_dim = shared_reduction_dim(c.g, c.root, c.kc.members);
@@ -436,6 +498,8 @@ public:
             p.register_root = p.register_members.empty() && register_tile_root(c.g, c.root);
             if (!p.register_members.empty() || p.register_root) {
                 p.register_rows = kRegisterTileRows;
+                p.register_dim_y = p.register_root ? register_rows_dim(c.g, c.root) : 1;
+                if (p.register_dim_y >= 2) p.register_rows = rows_apart(O.region[size_t(p.register_dim_y)].extent());
                 p.threads_x = kPointwiseTileX, p.threads_y = kPointwiseTileY;
             } else if (c.opt.contraction_tiles) {
                 // Contractions (a matrix product): kContractionTile x kContractionTile points per
@@ -540,7 +604,7 @@ public:
             if (p->register_cols > 1)
                 schedule_contraction_tile_root(c.w, c.get(k.root), p->register_dim_y);
             else
-                schedule_register_tile_root(c.w, c.get(k.root), p->register_rows);
+                schedule_register_tile_root(c.w, c.get(k.root), p->register_rows, p->register_dim_y);
         } else if (root_reduction_in_registers(k, *p, is_gpu_target(c.target),
                                                [&](const std::string &n) { return c.get(n).function(); })) {
             schedule_pointwise_reduction_in_registers(c.w, c.get(k.root), p->threads_x, p->threads_y);
@@ -549,6 +613,7 @@ public:
             schedule_pointwise_kernel(c.w, c.get(k.root), p->vector_width, c.target, p->threads_x, p->threads_y, "",
                                       p->unroll_rows, p->unroll_dim, p->unroll_extent);
             place_nested_reductions(c, k);
+            place_refined_members(c, k, *p);
         }
         unroll_per_point_members(c, k, p->register_members);
     }
@@ -594,10 +659,13 @@ public:
                 std::rotate(e.begin() + 1, e.begin() + dy, e.begin() + dy + 1);
                 return e;
             };
+            // (A window root's rows along a dim of their own, the threads over dims 0 and 1.)
+            const bool rows_apart = p->register_cols == 1 && p->register_dim_y >= 2;
             for (int stage = 0; stage <= (p->register_root ? O.updates : 0); stage++) {
-                std::vector<int64_t> e = tile_dims_first(stage);
+                std::vector<int64_t> e = rows_apart ? stage_extents(O, stage) : tile_dims_first(stage);
                 e[0] = blocks_of(e[0], p->register_cols);
-                e[1] = blocks_of(e[1], p->register_rows);
+                e[rows_apart ? size_t(p->register_dim_y) : 1] =
+                    blocks_of(e[rows_apart ? size_t(p->register_dim_y) : 1], p->register_rows);
                 out.push_back(tiled_stage(stage_name(O, stage), e, p->threads_x, p->threads_y, 0, c.grid));
             }
             // Inputs loaded as vectors: the layout above is the branch for an output at least a

@@ -76,23 +76,48 @@ bool spans_a_tile(const FuncNode &O) {
            O.region[1].extent() >= kPointwiseTileY * kRegisterTileRows;
 }
 
-// Whether the window of `f`'s update spans rows: some call in it indexes its dim 1 with an RVar
-// (`in(x + r.x, y + r.y)`, not a 1-D tap along rows `in(x + r, y) * k(r)`; lets looked through,
-// as the inline `sum` binds its call's args), so that the windows of neighbouring rows overlap.
-bool window_spans_rows(const Internal::Function &f) {
+// The first dim of `f` above 0 along which neighbouring points' windows overlap: some call in its
+// update reads at an arg that holds one of the update's RVars and moves by one point per point of
+// that dim (`in(x + r.x, y + r.y)`: dim 1; a block matcher's `prev(8 * bx + p.x + dx, 8 * by + p.y
+// + dy)` per block and offset: dim 2, its offsets, since its blocks' windows lie 8 apart; not a 1-D
+// tap along rows `in(x + r, y) * k(r)`). Lets are looked through, as the inline `sum` binds its
+// call's args. -1 where none.
+int window_rows_dim(const Internal::Function &f) {
+    std::vector<std::string> pure;
+    for (const Expr &a : f.update(0).args()) {  // (an update may name its pure vars its own way)
+        const auto *v = a.as<Internal::Variable>();
+        pure.push_back(v ? v->name : std::string());
+    }
+    std::set<std::string> rvars;
+    for (const auto &rv : f.update(0).schedule().rvars()) rvars.insert(rv.var);
     struct Calls : Internal::IRGraphVisitor {
-        bool found = false;
+        std::vector<Expr> args;  // the args that hold an RVar
+        const std::set<std::string> *rvars = nullptr;
         using Internal::IRGraphVisitor::visit;
         void visit(const Internal::Call *op) override {
             Internal::IRGraphVisitor::visit(op);
-            if ((op->call_type != Internal::Call::Halide && op->call_type != Internal::Call::Image) ||
-                op->args.size() < 2)
-                return;
-            found |= uses_rvar(op->args[1]);
+            if (op->call_type != Internal::Call::Halide && op->call_type != Internal::Call::Image) return;
+            for (const Expr &a : op->args)
+                for (auto &r : *rvars)
+                    if (Internal::expr_uses_var(a, r)) {
+                        args.push_back(a);
+                        break;
+                    }
         }
     } calls;
+    calls.rvars = &rvars;
     for (const Expr &e : f.update(0).values()) Internal::substitute_in_all_lets(e).accept(&calls);
-    return calls.found;
+    for (int d = 1; d < int(pure.size()); d++) {
+        if (pure[size_t(d)].empty()) continue;
+        const Expr v = Internal::Variable::make(Int(32), pure[size_t(d)]);
+        for (const Expr &a : calls.args) {
+            if (!Internal::expr_uses_var(a, pure[size_t(d)])) continue;
+            const Expr step = Internal::simplify(Internal::substitute(pure[size_t(d)], v + 1, a) - a);
+            const auto k = Internal::as_const_int(step);
+            if (k && (*k == 1 || *k == -1)) return d;
+        }
+    }
+    return -1;
 }
 
 // A contraction (autosched/model/contraction.h) over `M`'s dims `dx` and `dy` that is not a small
@@ -168,7 +193,25 @@ bool register_tile_root(const FuncGraph &g, int root) {
     // matcher's 5 x 5 sums of absolute differences for 32 disparities 1322 -> 812 us, nl_means
     // 4875 -> 4057, depthwise_conv 92.9 -> 88.8; a 7-tap pass along rows 68.2 -> 103.8, so not.
     return !has_specializations(O.function) && spans_a_tile(O) && small_window(O) &&
-           (O.is_output || window_spans_rows(O.function));
+           (O.is_output || window_rows_dim(O.function) >= 1);
+}
+
+int register_rows_dim(const FuncGraph &g, int root) {
+    const FuncNode &O = g.nodes[size_t(root)];
+    const int d = window_rows_dim(O.function);
+    // (Over dims 0 and 1 as well where the rows dim's points are fewer than a thread's rows.)
+    return d >= 2 && O.region.size() > size_t(d) && O.region[size_t(d)].extent() >= kRegisterTileRows ? d : 1;
+}
+
+int rows_apart(int64_t extent) {
+    if (extent <= kMaxRowsApart) return int(std::max<int64_t>(extent, 1));
+    int best = kRegisterTileRows;
+    int64_t least = -1;
+    for (int r = kRegisterTileRows; r <= kMaxRowsApart; r++) {
+        const int64_t past = (extent + r - 1) / r * r - extent;
+        if (least < 0 || past <= least) least = past, best = r;
+    }
+    return best;
 }
 
 std::vector<std::string> register_tile_members(const FuncGraph &g, int root, const std::vector<int> &members,
@@ -226,20 +269,25 @@ namespace {
 // Stage `s` of `root` over `threads_x` x `threads_y` threads, each `rows` consecutive points of dim
 // `dy` (unrolled) by `cols` consecutive points of dim 0 (unrolled, innermost), tails guarded (a
 // thread's points: `points_tail`), the other dims as block dims. Returns the thread loop along x.
+// `rows_apart`: the threads' y over dim 1 instead, the rows' dim `dy` (2 or above) outside them,
+// its groups of `rows` a grid dim (a block matcher's offsets, whose windows overlap, each thread
+// computing `rows` of them for its block).
 Var lay_out_tile(ScheduleWriter &w, const StageRef &s, int rows, int cols, int threads_x, int threads_y, int dy = 1,
-                 TailStrategy points_tail = TailStrategy::GuardWithIf) {
+                 TailStrategy points_tail = TailStrategy::GuardWithIf, bool rows_apart = false) {
     std::vector<VarOrRVar> pure = stage_pure_vars(s.func.function(), s.update + 1);
     const std::string tag = s.func.name();
     Var bx(tag + "_bx"), tx(tag + "_tx"), yq(tag + "_yq"), yr(tag + "_yr"), by(tag + "_by"), ty(tag + "_ty"),
         xq(tag + "_xq"), xr(tag + "_xr");
+    rows_apart = rows_apart && dy >= 2 && cols == 1;
     w.split(s, pure[size_t(dy)], yq, yr, rows, points_tail);
     if (cols > 1) w.split(s, pure[0], xq, xr, cols, points_tail);
     w.split(s, cols > 1 ? VarOrRVar(xq) : pure[0], bx, tx, threads_x, TailStrategy::GuardWithIf);
-    w.split(s, yq, by, ty, threads_y, TailStrategy::GuardWithIf);
+    w.split(s, rows_apart ? pure[1] : VarOrRVar(yq), by, ty, threads_y, TailStrategy::GuardWithIf);
     std::vector<VarOrRVar> order{yr, tx, ty, bx, by}, blocks{bx, by};
     if (cols > 1) order.insert(order.begin(), xr);
+    if (rows_apart) order.push_back(yq), blocks.push_back(yq);
     for (size_t d = 1; d < pure.size(); d++)
-        if (int(d) != dy) order.push_back(pure[d]), blocks.push_back(pure[d]);
+        if (int(d) != dy && !(rows_apart && d == 1)) order.push_back(pure[d]), blocks.push_back(pure[d]);
     w.reorder(s, order);
     w.gpu_threads(s, tx, ty);
     gpu_blocks_over(w, s, blocks, tag, 2);
@@ -254,20 +302,22 @@ Var lay_out_tile(ScheduleWriter &w, const StageRef &s, int rows, int cols, int t
 // rows)`, Halide allocated it in global memory: 52 against 42.6 us on the H100). Plain unrolls: the
 // rows' loop has at most `rows` points, which Halide finds (split by `rows` under a guard, the kernel
 // took 203 us).
-void window_per_thread(ScheduleWriter &w, Func m, Func root, const Var &tx, int rows) {
+// (`dy`: the dim the rows lie along, 1 unless the root's tiles keep them apart: lay_out_tile.)
+void window_per_thread(ScheduleWriter &w, Func m, Func root, const Var &tx, int rows, int dy = 1) {
     w.compute_at(m, root, tx);
     const Internal::Function fn = m.function();
-    w.unroll({m}, stage_pure_vars(fn, 0)[1]);
+    w.unroll({m}, stage_pure_vars(fn, 0)[size_t(dy)]);
     const std::vector<std::string> &args = fn.args();
-    for (size_t d = 0; d < args.size(); d++) w.bound_storage(m, Var(args[d]), d == 1 ? rows : 1);
+    for (size_t d = 0; d < args.size(); d++) w.bound_storage(m, Var(args[d]), int(d) == dy ? rows : 1);
     std::vector<VarOrRVar> mu = stage_pure_vars(fn, 1);
     const auto &rvars = fn.update(0).schedule().rvars();
-    std::vector<VarOrRVar> order{mu[1]};
+    std::vector<VarOrRVar> order{mu[size_t(dy)]};
     for (const auto &rv : rvars) order.push_back(RVar(rv.var));
     order.push_back(mu[0]);
-    for (size_t d = 2; d < mu.size(); d++) order.push_back(mu[d]);
+    for (size_t d = 1; d < mu.size(); d++)
+        if (int(d) != dy) order.push_back(mu[d]);
     w.reorder({m, 0}, order);
-    w.unroll({m, 0}, mu[1]);
+    w.unroll({m, 0}, mu[size_t(dy)]);
     // (An extent known only at run time, the window's size taken from a buffer, stays a loop: each
     // of its steps still serves the rows at once.)
     for (const auto &rv : rvars)
@@ -330,12 +380,13 @@ void schedule_register_tile(ScheduleWriter &w, Func root, const std::vector<Func
     for (Func m : members) window_per_thread(w, m, root, tx, rows);
 }
 
-void schedule_register_tile_root(ScheduleWriter &w, Func root, int rows) {
+void schedule_register_tile_root(ScheduleWriter &w, Func root, int rows, int dy) {
     w.compute_root(root);
     Func window = w.rfactor({root, 0}, {});
-    lay_out_tile(w, {root}, rows, 1, kPointwiseTileX, kPointwiseTileY);
-    const Var tx = lay_out_tile(w, {root, 0}, rows, 1, kPointwiseTileX, kPointwiseTileY);
-    window_per_thread(w, window, root, tx, rows);
+    lay_out_tile(w, {root}, rows, 1, kPointwiseTileX, kPointwiseTileY, dy, TailStrategy::GuardWithIf, true);
+    const Var tx =
+        lay_out_tile(w, {root, 0}, rows, 1, kPointwiseTileX, kPointwiseTileY, dy, TailStrategy::GuardWithIf, true);
+    window_per_thread(w, window, root, tx, rows, dy);
 }
 
 void schedule_contraction_tile(ScheduleWriter &w, Func root, int dy, const std::vector<Func> &members,

@@ -52,6 +52,19 @@ std::vector<std::string> register_tile_members(const FuncGraph &g, int root, con
 // (schedule_register_tile_root): an output's readers cannot read a copy, and a stored Func's
 // readers read it at other points than its own.
 bool register_tile_root(const FuncGraph &g, int root);
+// The dim of such a root its rows lie along: the first above 0 along which neighbouring points'
+// windows overlap where that is dim 2 or above with at least kRegisterTileRows points at the
+// estimates (a block matcher's sums `sad(bx, by, dx, dy)` over each 8 x 8 block and offset: its
+// offsets dx, whose windows overlap, not its blocks by, 8 rows apart); else 1.
+int register_rows_dim(const FuncGraph &g, int root);
+// The rows each thread computes along such a dim of `extent` points at the estimates (2 or
+// above): all of them up to kMaxRowsApart, else the count from kRegisterTileRows to kMaxRowsApart
+// that leaves the fewest rows past the end in the last group (the largest of those). Measured on
+// the H200, a user's block matcher over 9 offsets dx: 4 rows per thread (groups of 4, 4 and 1)
+// 119.5 us, 3 rows 90.7, 9 rows 82.3 (one point per thread along the blocks, rows along by: 196.3;
+// Anderson2021 120.9).
+constexpr int kMaxRowsApart = 12;
+int rows_apart(int64_t extent);
 
 // The members of `root`'s kernel that are contractions (above), read in the kernel only at its
 // points as register_tile_members's are (or with their dims in another order: an inline `sum`
@@ -103,6 +116,8 @@ void schedule_contraction_tile_root(ScheduleWriter &w, Halide::Func root, int dy
 // The same for a root that is the reduction (register_tile_root): its update's whole window becomes
 // an intermediate (rfactor keeping no RVar) computed per thread for its rows as a member is, and
 // both of the root's stages are laid out so (two launches: the initial values, then the sums).
-void schedule_register_tile_root(ScheduleWriter &w, Halide::Func root, int rows);
+// Its rows lie along dim `dy` (register_rows_dim); above 1, the threads lie over dims 0 and 1 and
+// the rows' groups are a grid dim.
+void schedule_register_tile_root(ScheduleWriter &w, Halide::Func root, int rows, int dy = 1);
 
 }  // namespace solder
