@@ -210,6 +210,15 @@ void unroll_per_point_members(ApplyContext &c, const KernelPlan &k, const std::v
     }
 }
 
+// The root's innermost loop outside its vectors (a thread's point, or its row of points): its pure
+// definition's first loop that is not vectorized. Empty where there is none.
+std::string thread_point_loop(Halide::Func root) {
+    for (auto &d : root.function().definition().schedule().dims())
+        if (d.for_type != Halide::Internal::ForType::Vectorized && d.var != Halide::Var::outermost().name())
+            return d.var;
+    return "";
+}
+
 // The fused reductions of `k` that another of its reductions reads (a row's maximum, read by the
 // sum of exponentials through a pure Func): left unscheduled, Halide computes each at the innermost
 // loop of each reader, inside the reader's RVar loop, so the whole maximum again at every step of
@@ -224,12 +233,7 @@ void place_nested_reductions(ApplyContext &c, const KernelPlan &k) {
             if (callee != reader && reductions.count(callee)) nested.insert(callee);
     if (nested.empty()) return;
     Halide::Func root = c.get(k.root);
-    std::string at;
-    for (auto &d : root.function().definition().schedule().dims())
-        if (d.for_type != Halide::Internal::ForType::Vectorized && d.var != Halide::Var::outermost().name()) {
-            at = d.var;
-            break;
-        }
+    const std::string at = thread_point_loop(root);
     if (at.empty()) return;
     for (auto &name : nested) c.w.compute_at(c.get(name), root, Halide::Var(at));
 }
@@ -297,12 +301,7 @@ void refined_members_per_point(const KernelPlanContext &c, PointwiseParams &p) {
 void place_refined_members(ApplyContext &c, const KernelPlan &k, const PointwiseParams &p) {
     if (p.refined_members.empty()) return;
     Halide::Func root = c.get(k.root);
-    std::string at;
-    for (auto &d : root.function().definition().schedule().dims())
-        if (d.for_type != Halide::Internal::ForType::Vectorized && d.var != Halide::Var::outermost().name()) {
-            at = d.var;
-            break;
-        }
+    const std::string at = thread_point_loop(root);
     if (at.empty()) return;
     for (size_t i = 0; i < p.refined_members.size(); i++) {
         Halide::Func f = c.get(p.refined_members[i]);
