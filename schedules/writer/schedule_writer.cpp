@@ -379,6 +379,14 @@ Func ScheduleWriter::in(Func f, const std::vector<Func> &readers) { return wrap(
 Func ScheduleWriter::clone_in(Func f, const std::vector<Func> &readers) { return wrap(f, readers, true); }
 
 Func ScheduleWriter::wrap(Func f, const std::vector<Func> &readers, bool clone) {
+    // A Func with a global wrapper (a copy every caller reads: a reduction computed in registers
+    // at the copy's points) is read by `readers` through that copy: the copy is what they wrap.
+    // (Wrapping the Func itself, Halide refused the schedule: the Func is computed only inside the
+    // copy's kernel, and the new wrapper sat in a reader's. A random user pipeline's transposed
+    // read of a stored window minimum failed so.)
+    if (!clone && !readers.empty())
+        if (auto g = f.function().wrappers().find(""); g != f.function().wrappers().end())
+            f = Func(Internal::Function(g->second));
     std::string list;
     for (auto &r : readers) list += (list.empty() ? "" : ", ") + func_id(r);
     const std::string base = func_id(f);

@@ -136,7 +136,8 @@ public:
     Halide::Func rfactor(const StageRef &s, const std::vector<std::pair<Halide::RVar, Halide::Var>> &preserved);
     // Renames a loop of the stage (Stage::rename): fused loops (compute_with) must share names.
     void rename(const StageRef &s, const Halide::VarOrRVar &old_name, const Halide::VarOrRVar &new_name);
-    // A wrapper of `f` that `readers` call instead of `f` (Func::in), named in the source like rfactor's.
+    // A wrapper of `f` that `readers` call instead of `f` (Func::in), named in the source like rfactor's;
+    // where `f` has a global wrapper already (a copy every caller reads), a wrapper of that copy.
     Halide::Func in(Halide::Func f, const std::vector<Halide::Func> &readers);
     // A copy of `f`'s definitions that `readers` call instead of `f` (Func::clone_in), named in the
     // source likewise: `f` itself may then be fused with them (compute_with), which Halide refuses
