@@ -284,10 +284,11 @@ void refined_members_per_point(const KernelPlanContext &c, PointwiseParams &p) {
         if (m == c.root || M.is_reduction() || !M.generic_per_point) continue;
         if (region_points(at_point[size_t(m)]) <= 1) continue;
         std::vector<int> extents;
-        for (const auto &iv : at_point[size_t(m)])
-            extents.push_back(iv.extent() >= 2 && iv.extent() <= kRefinedUnroll ? int(iv.extent()) : 1);
         std::string shape;
-        for (const auto &iv : at_point[size_t(m)]) shape += (shape.empty() ? "" : " x ") + std::to_string(iv.extent());
+        for (const auto &iv : at_point[size_t(m)]) {
+            extents.push_back(iv.extent() >= 2 && iv.extent() <= kRefinedUnroll ? int(iv.extent()) : 1);
+            shape += (shape.empty() ? "" : " x ") + std::to_string(iv.extent());
+        }
         c.plan.explanations.push_back({M.name, O.name,
                                        "computed at each thread's point of " + O.name + ", one point per thread, its " +
                                            shape + " points there unrolled in every stage (held in registers)"});
@@ -660,11 +661,11 @@ public:
             };
             // (A window root's rows along a dim of their own, the threads over dims 0 and 1.)
             const bool rows_apart = p->register_cols == 1 && p->register_dim_y >= 2;
+            const size_t rows_dim = rows_apart ? size_t(p->register_dim_y) : 1;
             for (int stage = 0; stage <= (p->register_root ? O.updates : 0); stage++) {
                 std::vector<int64_t> e = rows_apart ? stage_extents(O, stage) : tile_dims_first(stage);
                 e[0] = blocks_of(e[0], p->register_cols);
-                e[rows_apart ? size_t(p->register_dim_y) : 1] =
-                    blocks_of(e[rows_apart ? size_t(p->register_dim_y) : 1], p->register_rows);
+                e[rows_dim] = blocks_of(e[rows_dim], p->register_rows);
                 out.push_back(tiled_stage(stage_name(O, stage), e, p->threads_x, p->threads_y, 0, c.grid));
             }
             // Inputs loaded as vectors: the layout above is the branch for an output at least a

@@ -16,6 +16,17 @@ namespace autosched {
 
 namespace {
 
+// The names of `f`'s update's pure vars, by dim (an update may name them its own way; empty where
+// its arg there is not a plain var).
+std::vector<std::string> update_pure_names(const Internal::Function &f) {
+    std::vector<std::string> pure;
+    for (const Expr &a : f.update(0).args()) {
+        const auto *v = a.as<Internal::Variable>();
+        pure.push_back(v ? v->name : std::string());
+    }
+    return pure;
+}
+
 // Whether some call in `f`'s update reads a Func or an input at a point whose arg 0 or 1 is `f`'s
 // own var of that dim moved by the update's RVars (`in(x + k.x, y + k.y)`): a window over the image
 // (a convolution's taps), where neighbouring rows' windows overlap; not one over other dims only (a
@@ -34,10 +45,7 @@ bool window_moves_along_image(const Internal::Function &f) {
                     for (auto &r : rvars) moves |= Internal::expr_uses_var(op->args[d], r);
         }
     } reads;
-    for (const Expr &a : f.update(0).args()) {  // (an update may name its pure vars its own way)
-        const auto *v = a.as<Internal::Variable>();
-        reads.pure.push_back(v ? v->name : std::string());
-    }
+    reads.pure = update_pure_names(f);
     for (const auto &rv : f.update(0).schedule().rvars()) reads.rvars.insert(rv.var);
     for (const Expr &v : f.update(0).values()) v.accept(&reads);
     return reads.moves;
@@ -83,29 +91,17 @@ bool spans_a_tile(const FuncNode &O) {
 // tap along rows `in(x + r, y) * k(r)`). Lets are looked through, as the inline `sum` binds its
 // call's args. -1 where none.
 int window_rows_dim(const Internal::Function &f) {
-    std::vector<std::string> pure;
-    for (const Expr &a : f.update(0).args()) {  // (an update may name its pure vars its own way)
-        const auto *v = a.as<Internal::Variable>();
-        pure.push_back(v ? v->name : std::string());
-    }
-    std::set<std::string> rvars;
-    for (const auto &rv : f.update(0).schedule().rvars()) rvars.insert(rv.var);
+    const std::vector<std::string> pure = update_pure_names(f);
     struct Calls : Internal::IRGraphVisitor {
         std::vector<Expr> args;  // the args that hold an RVar
-        const std::set<std::string> *rvars = nullptr;
         using Internal::IRGraphVisitor::visit;
         void visit(const Internal::Call *op) override {
             Internal::IRGraphVisitor::visit(op);
             if (op->call_type != Internal::Call::Halide && op->call_type != Internal::Call::Image) return;
             for (const Expr &a : op->args)
-                for (auto &r : *rvars)
-                    if (Internal::expr_uses_var(a, r)) {
-                        args.push_back(a);
-                        break;
-                    }
+                if (uses_rvar(a)) args.push_back(a);
         }
     } calls;
-    calls.rvars = &rvars;
     for (const Expr &e : f.update(0).values()) Internal::substitute_in_all_lets(e).accept(&calls);
     for (int d = 1; d < int(pure.size()); d++) {
         if (pure[size_t(d)].empty()) continue;
