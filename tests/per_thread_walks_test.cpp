@@ -3,7 +3,8 @@
 // (rotary position embeddings: the angle of a token and channel, the same for every head); and a
 // scatter that writes the Func's innermost dim as it is (an embedding table's gradient, rows picked
 // by token ids) takes its rows over the threads and a block per point of its RDom. Each planned at
-// its estimates and run on the host and on OpenCL at other sizes against a plain C++ reference.
+// its estimates and run on the host and on OpenCL at other sizes against a plain C++ reference. And
+// a pointwise root whose threads do work their vectors do not share takes 2 rows per thread.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -95,6 +96,68 @@ TEST(PerThreadWalks, MathThatDoesNotVaryAlongADimIsComputedOncePerThread) {
                                       : odd * std::cos(ang) + even * std::sin(ang);
                 },
                 1e-4))
+                << text;
+        }
+    }
+}
+
+// A group normalization's output, written as users write it: each channel's group found by a
+// division by the run-time channels per group, its statistics loaded and `1 / sqrt(var + eps)`
+// taken per thread. That work does not vary across the tile's dims 0 and 1, and each thread takes
+// 2 rows (x4 vectors); a plain scale and shift of the same shape keeps one row per thread. Run on
+// the host and OpenCL at sizes no tile divides, with a row count below the rows per thread.
+TEST(PerThreadWalks, WorkThatDoesNotVaryAcrossTheTileTakesTwoRowsPerThread) {
+    ImageParam x(Float(32), 4, "gx"), mean(Float(32), 2, "gmean"), var(Float(32), 2, "gvar");
+    ImageParam gamma(Float(32), 1, "ggamma");
+    Param<int> groups("groups");
+    Var w("w"), h("h"), c("c"), n("n");
+    auto define = [&](bool normalize) {
+        Func out("out");
+        Expr grp = c / (x.dim(2).extent() / groups);
+        out(w, h, c, n) = normalize ? (x(w, h, c, n) - mean(grp, n)) / sqrt(var(grp, n) + 1e-5f) * gamma(c)
+                                    : x(w, h, c, n) * gamma(c) + 1.0f;
+        out.set_estimates({{0, 64}, {0, 64}, {0, 256}, {0, 32}});
+        return out;
+    };
+    x.set_estimates({{0, 64}, {0, 64}, {0, 256}, {0, 32}});
+    mean.set_estimates({{0, 32}, {0, 32}});
+    var.set_estimates({{0, 32}, {0, 32}});
+    gamma.set_estimates({{0, 256}});
+    groups.set_estimate(32);
+    for (bool normalize : {true, false}) {
+        Plan plan = plan_for({define(normalize)}, {}, true);
+        const auto *k = kernel_of(plan, "out");
+        ASSERT_NE(k, nullptr) << plan.to_text();
+        const PointwiseParams &p = params_of<PointwiseParams>(*k, "pointwise");
+        EXPECT_EQ(p.vector_width, 4) << plan.to_text();
+        EXPECT_EQ(p.unroll_rows, normalize ? 2 : 1) << plan.to_text();
+    }
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE("target " + target);
+        Func out = define(true);
+        const std::string text = schedule_with_solder({out}, target);
+        if (target != "host") {
+            EXPECT_NE(text.find("2 rows per thread"), std::string::npos) << text;
+        }
+        Pipeline p = compiled({out}, target);
+        for (std::vector<int> sz : {std::vector<int>{13, 9, 6, 2}, {64, 1, 4, 1}, {130, 35, 3, 2}, {1, 1, 1, 1}}) {
+            SCOPED_TRACE(std::to_string(sz[0]) + "x" + std::to_string(sz[1]) + "x" + std::to_string(sz[2]) + "x" +
+                         std::to_string(sz[3]));
+            const int G = sz[2] % 2 == 0 ? 2 : 1;
+            auto a = random_buffer<float>(sz, 11, -2, 2), m = random_buffer<float>({G, sz[3]}, 12, -1, 1);
+            auto v = random_buffer<float>({G, sz[3]}, 13, 0.5, 2), ga = random_buffer<float>({sz[2]}, 14, -1, 1);
+            x.set(a), mean.set(m), var.set(v), gamma.set(ga);
+            groups.set(G);
+            Buffer<float> o = realize_on<float>(p, sz, target);
+            const int cpg = sz[2] / G;
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    const int g = q[2] / cpg;
+                    return (double(a(q[0], q[1], q[2], q[3])) - m(g, q[3])) / std::sqrt(double(v(g, q[3])) + 1e-5) *
+                           ga(q[2]);
+                },
+                1e-5))
                 << text;
         }
     }

@@ -556,6 +556,20 @@ public:
             p.threads_x = O.dims.size() >= 3 ? kPointwiseTileX : 256;
             p.threads_y = O.dims.size() >= 3 ? kPointwiseTileY : 1;
         }
+        // Work each thread does before its store that its vector does not share (schedules/pointwise/
+        // pointwise_reads.h: invariant_chain): rows per thread put more bytes in flight beside it.
+        if (c.opt.gpu && p.vector_width > 1 && p.unroll_rows == 1 && p.unroll_dim < 0 && p.serial_dim < 0 &&
+            k.side.empty() && !k.split && !reduction_member && p.transposed_source.empty() &&
+            p.register_members.empty() && !p.register_root && p.root_unroll.empty() && O.dims.size() >= 2 &&
+            O.region[1].extent() >= 2 * p.threads_y * kInvariantChainRows &&
+            invariant_chain(c.g, c.root, c.kc.members)) {
+            p.unroll_rows = kInvariantChainRows;
+            c.plan.explanations.push_back(
+                {O.name, "",
+                 "each thread computes " + std::to_string(kInvariantChainRows) +
+                     " rows: the math before each thread's store that its vector does not share (divisions, "
+                     "square roots, loads of what they need) leaves too few bytes in flight with one"});
+        }
         k.params = p;
     }
 

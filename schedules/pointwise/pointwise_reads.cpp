@@ -1,6 +1,7 @@
 #include "schedules/pointwise/pointwise_reads.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include "autosched/model/device_limits.h"
@@ -228,7 +229,104 @@ Halide::Expr inlined(const Halide::Expr &e, const Halide::Internal::Function &f)
 // The most Funcs fused into the root that invariant_math_dim inlines.
 constexpr size_t kInvariantMathFused = 8;
 
+// The most calls of Funcs fused into the root that inlined_values inlines, over the root's and
+// their definitions: each call is a copy of the callee's expression, and copies of copies
+// multiply (a chain of 3 x 3 stencils, 9 per level).
+constexpr int kInlinedCalls = 32;
+
+// The root's values with the Funcs fused into it inlined (each pass inlines one more level), or
+// nothing where one of them is not pure, more than kInvariantMathFused are fused, or they are
+// called more than kInlinedCalls times.
+std::optional<std::vector<Halide::Expr>> inlined_values(const FuncGraph &g, int root, const std::vector<int> &members) {
+    std::set<std::string> fused_names;
+    std::vector<int> fused;
+    for (int m : members) {
+        const FuncNode &M = g.nodes[size_t(m)];
+        if (m == root || M.is_input) continue;
+        if (M.updates > 0 || M.function.outputs() != 1) return std::nullopt;
+        fused.push_back(m);
+        fused_names.insert(M.name);
+    }
+    if (fused.size() > kInvariantMathFused) return std::nullopt;
+    struct Calls : Halide::Internal::IRVisitor {
+        const std::set<std::string> *names;
+        int n = 0;
+        using IRVisitor::visit;
+        void visit(const Halide::Internal::Call *c) override {
+            n += c->call_type == Halide::Internal::Call::Halide && names->count(c->name);
+            IRVisitor::visit(c);
+        }
+    } calls;
+    calls.names = &fused_names;
+    for (int n : fused)
+        for (const auto &v : g.nodes[size_t(n)].function.values()) v.accept(&calls);
+    for (const auto &v : g.nodes[size_t(root)].function.values()) v.accept(&calls);
+    if (calls.n > kInlinedCalls) return std::nullopt;
+    std::vector<Halide::Expr> values = g.nodes[size_t(root)].function.values();
+    for (size_t pass = 0; pass < fused.size(); pass++)
+        for (int m : fused)
+            for (auto &v : values) v = inlined(v, g.nodes[size_t(m)].function);
+    return values;
+}
+
+// Counts costly operations (invariant_chain's) that use neither of the tile's vars but some loaded
+// value or another of the root's vars.
+struct CostlyInvariant : Halide::Internal::IRVisitor {
+    std::set<std::string> tile;   // the tile's vars, and lets whose values use them
+    std::set<std::string> other;  // the root's other vars, and lets whose values use one
+    int found = 0;
+    using IRVisitor::visit;
+    static bool loads(const Halide::Expr &e) {
+        struct Loads : Halide::Internal::IRVisitor {
+            bool found = false;
+            using IRVisitor::visit;
+            void visit(const Halide::Internal::Call *c) override {
+                found = found || c->call_type == Halide::Internal::Call::Halide ||
+                        c->call_type == Halide::Internal::Call::Image;
+                IRVisitor::visit(c);
+            }
+        } l;
+        e.accept(&l);
+        return l.found;
+    }
+    void check(const Halide::Expr &e) {
+        if (!MathAlongVar::uses(e, tile) && (loads(e) || MathAlongVar::uses(e, other))) found++;
+    }
+    void visit(const Halide::Internal::Let *op) override {
+        if (MathAlongVar::uses(op->value, tile)) tile.insert(op->name);
+        if (MathAlongVar::uses(op->value, other)) other.insert(op->name);
+        IRVisitor::visit(op);
+    }
+    void visit(const Halide::Internal::Div *op) override {
+        // Integer division by a constant is a multiply and shifts.
+        if (op->type.is_float() || !Halide::Internal::is_const(op->b)) check(op);
+        IRVisitor::visit(op);
+    }
+    void visit(const Halide::Internal::Mod *op) override {
+        if (!op->type.is_float() && !Halide::Internal::is_const(op->b)) check(op);
+        IRVisitor::visit(op);
+    }
+    void visit(const Halide::Internal::Call *op) override {
+        if (op->call_type == Halide::Internal::Call::PureExtern &&
+            (costly_math(op->name) || op->name.rfind("sqrt_", 0) == 0))
+            check(op);
+        IRVisitor::visit(op);
+    }
+};
+
 }  // namespace
+
+bool invariant_chain(const FuncGraph &g, int root, const std::vector<int> &members) {
+    const FuncNode &O = g.nodes[size_t(root)];
+    if (O.updates > 0 || O.dims.size() < 2 || has_specializations(O.function)) return false;
+    const auto values = inlined_values(g, root, members);
+    if (!values) return false;
+    CostlyInvariant c;
+    c.tile = {O.dims[0], O.dims[1]};
+    c.other.insert(O.dims.begin() + 2, O.dims.end());
+    for (const auto &v : *values) v.accept(&c);
+    return c.found > 0;
+}
 
 int invariant_math_dim(const FuncGraph &g, int root, const std::vector<int> &members, int64_t min_threads) {
     const FuncNode &O = g.nodes[size_t(root)];
@@ -236,20 +334,13 @@ int invariant_math_dim(const FuncGraph &g, int root, const std::vector<int> &mem
     // Only where some Func of the kernel calls transcendental math (FuncNode::math_calls), and few
     // are fused into the root: each is inlined into it in turn, and an expression inlined through
     // a chain of stencils grows with each of their taps.
-    std::vector<int> fused;
     int64_t math = O.math_calls;
-    for (int m : members) {
-        const FuncNode &M = g.nodes[size_t(m)];
-        if (m == root || M.is_input) continue;
-        if (M.updates > 0 || M.function.outputs() != 1) return -1;
-        fused.push_back(m);
-        math += M.math_calls;
-    }
-    if (math == 0 || fused.size() > kInvariantMathFused) return -1;
-    std::vector<Halide::Expr> values = O.function.values();
-    for (size_t pass = 0; pass < fused.size(); pass++)
-        for (int m : fused)
-            for (auto &v : values) v = inlined(v, g.nodes[size_t(m)].function);
+    for (int m : members)
+        if (m != root && !g.nodes[size_t(m)].is_input) math += g.nodes[size_t(m)].math_calls;
+    if (math == 0) return -1;
+    const auto inlined_vals = inlined_values(g, root, members);
+    if (!inlined_vals) return -1;
+    const std::vector<Halide::Expr> &values = *inlined_vals;
     int best = -1;
     for (int d = 1; d < int(O.region.size()); d++) {
         const int64_t e = O.region[size_t(d)].extent();

@@ -61,6 +61,19 @@ bool walks_own_rows(const FuncNode &M);
 // extent the branch's condition names.
 int unrolled_points_dim(const FuncGraph &g, int root, const std::vector<int> &members);
 
+// Whether each thread of a vectorized pure root has a long chain of work that does not vary across
+// its tile's dims 0 and 1, beside what it loads and stores per point: math costing tens of
+// instructions (a float division, a square root, a sine; an integer division by a value that is
+// not a constant) on values the kernel loads or finds from the root's other vars. A group
+// normalization's output finds each channel's group (`c / cpg`), loads its statistics and takes
+// `1 / sqrt(var + eps)`; one 16-byte vector per thread then leaves too few bytes in flight for the
+// time each thread spends before its store. The Funcs fused into the root are pure (inlined).
+bool invariant_chain(const FuncGraph &g, int root, const std::vector<int> &members);
+// Points of the next dim each thread of such a kernel computes (PointwiseParams::unroll_rows).
+// Measured on the H200, group_norm's output kernel took 84 us with one row per thread, 63.8 with
+// 2, 63.4 with 4.
+constexpr int kInvariantChainRows = 2;
+
 // The dim of a pure root, above the innermost, along which the kernel's costly math (sines,
 // exponentials, powers) does not vary, for each thread to walk (PointwiseParams::serial_dim), -1
 // none: rotary embeddings' angle of a token and channel, the same for each of its heads. Walked in
