@@ -2,10 +2,12 @@
 // what it reads takes the block-reduction template (one block per result, the reduction split across
 // the block's threads) instead of one thread per result; the result still matches plain loops on
 // OpenCL. A reduction down the columns keeps one thread per result (reads coalesced across threads).
-// Unknown SOLDER_ENABLE words are errors.
+// Unknown SOLDER_ENABLE words are errors. A block or total reduction other kernels read takes one
+// launch per step (its stages in a copy's launch).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <regex>
 #include <tuple>
 
 #include "apps/ref_util.h"
@@ -182,5 +184,68 @@ TEST(SingleKernelGroups, AMatrixProductKeepsOneThreadPerResult) {
                 for (int q = 0; q < K; q++) want += double(av(q, m)) * double(bv(n, q));
                 ASSERT_EQ(double(got(n, m)), want) << n << ", " << m << " of " << N << " x " << M << " x " << K;
             }
+    }
+}
+
+// Statistics that another kernel reads (a group normalization's plane means, no output): the
+// block reduction computes both of its stages in the launch of a copy that every reader reads, and
+// a total reduction its partials and their sum likewise, one launch each (at root, each pure stage
+// was a launch of its own, a thread per block). Written as users write it, planned at its
+// estimates, and run on the host and OpenCL at sizes no lane count divides and at one point.
+TEST(SingleKernelGroups, AReductionOtherKernelsReadTakesOneLaunchPerStep) {
+    using namespace Halide;
+    // (1024 planes of 64 x 64 at the estimates: a block each; 64 of 256 x 256: cut into slices.)
+    for (auto [estimate, kind, launches] : {std::tuple{std::vector<int>{64, 64, 1024}, "block_reduction", 1},
+                                            std::tuple{std::vector<int>{256, 256, 64}, "total_reduction", 2}}) {
+        SCOPED_TRACE(kind);
+        ImageParam in(Float(32), 3, "pin");
+        RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
+        Var x("x"), y("y"), c("c");
+        Func plane("plane"), total("total"), out("out");
+        plane(c) = 0.0f;
+        plane(c) += in(r.x, r.y, c);
+        RDom k(0, in.dim(2).extent(), "k");
+        total() = 0.0f;
+        total() += plane(k);
+        out(x, y, c) = in(x, y, c) - plane(c) / cast<float>(in.dim(0).extent() * in.dim(1).extent()) + total();
+        in.set_estimates({{0, estimate[0]}, {0, estimate[1]}, {0, estimate[2]}});
+        out.set_estimates({{0, estimate[0]}, {0, estimate[1]}, {0, estimate[2]}});
+        autosched::Plan plan = solder::testing::plan_for({out}, {}, true);
+        bool found = false;
+        for (auto &kp : plan.kernels)
+            if (kp.root.substr(0, kp.root.find('$')) == "plane") {
+                found = true;
+                EXPECT_EQ(kp.template_name(), kind) << plan.to_text();
+                EXPECT_EQ(kp.launches, launches) << plan.to_text();
+            }
+        EXPECT_TRUE(found) << plan.to_text();
+        for (auto &target : solder::testing::user_targets()) {
+            SCOPED_TRACE("target " + target);
+            const std::string text = solder::testing::schedule_with_solder({out}, target);
+            if (target != "host") {
+                EXPECT_TRUE(std::regex_search(text, std::regex(R"(plane\w*\.in\(\))"))) << text;
+            }
+            Pipeline p = solder::testing::compiled({out}, target);
+            for (std::vector<int> sz : {std::vector<int>{37, 29, 5}, {300, 3, 2}, {1, 1, 1}}) {
+                SCOPED_TRACE(std::to_string(sz[0]) + "x" + std::to_string(sz[1]) + "x" + std::to_string(sz[2]));
+                auto a = solder::testing::random_buffer<float>(sz, 31, -1, 1);
+                in.set(a);
+                Buffer<float> o = solder::testing::realize_on<float>(p, sz, target);
+                std::vector<double> sums(size_t(sz[2]), 0.0);
+                double all = 0;
+                for (int cc = 0; cc < sz[2]; cc++) {
+                    for (int yy = 0; yy < sz[1]; yy++)
+                        for (int xx = 0; xx < sz[0]; xx++) sums[size_t(cc)] += a(xx, yy, cc);
+                    all += sums[size_t(cc)];
+                }
+                EXPECT_TRUE(solder::testing::matches(
+                    o,
+                    [&](auto &q) {
+                        return double(a(q[0], q[1], q[2])) - sums[size_t(q[2])] / double(sz[0] * sz[1]) + all;
+                    },
+                    1e-4))
+                    << text;
+            }
+        }
     }
 }

@@ -146,6 +146,7 @@ public:
 
     void fill(const KernelPlanContext &c, KernelPlan &k) const override {
         const FuncNode &O = c.g.nodes[size_t(c.root)];
+        if (O.updates == 1 && !O.is_output) k.launches = 1;  // both stages in their copy's (launch_shapes)
         k.params = block_reduction_params(O.function.update(0),
                                           O.rvar_extents.empty() ? std::vector<int64_t>{} : O.rvar_extents[0],
                                           O.reduction_points);
@@ -156,13 +157,21 @@ public:
         schedule_block_reduction(c.w, c.get(k.root), c.target, p.lanes, p.lanes_x, p.unroll_inner);
     }
 
-    // One block per result: the pure stage one thread each, the update 256 lanes whose partials
-    // and the 16 sums of those sit in shared memory (schedule_block_reduction), or one lane per
-    // reduced point where there are fewer (Halide bounds the lanes' loop by the fused RVars' extent:
-    // 49 for a 7 x 7 window).
+    // One block per result: 256 lanes whose partials and the 16 sums of those sit in shared memory
+    // (schedule_block_reduction), or one lane per reduced point where there are fewer (Halide
+    // bounds the lanes' loop by the fused RVars' extent: 49 for a 7 x 7 window). Both stages in one
+    // launch, the copy's; for an output, or with refinements in place after the reduction, a
+    // launch per stage, the pure stage's a thread per block.
     std::vector<LaunchShape> launch_shapes(const ShapeContext &c, const KernelPlan &k) const override {
         const FuncNode &O = c.root_node();
         std::vector<LaunchShape> out;
+        if (O.updates == 1 && !O.is_output) {
+            LaunchShape s;
+            s.stage = O.name + " (copy)";
+            set_grid(s, stage_extents(O, 0), 0, c.grid);
+            set_block_reduction_threads(*k.get<BlockReductionParams>(), O.elem_bytes, s);
+            return {s};
+        }
         for (int stage = 0; stage <= O.updates; stage++) {
             LaunchShape s;
             s.stage = stage_name(O, stage);

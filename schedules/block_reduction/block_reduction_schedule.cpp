@@ -72,15 +72,38 @@ void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target, i
         schedule_as_own_kernel(w, f, target);
         return;
     }
-    w.compute_root(f);
     const std::string tag = f.name();
-    // Both stages: one block per result. (A 0-d Func, the last step of a total reduction: its pure
-    // stage one thread, its update one block, the loop Halide keeps outside every stage's loops.)
+    // One block per result (a 0-d Func, the last step of a total reduction: one block, the loop
+    // Halide keeps outside every stage's loops). Both stages in one launch where the update is
+    // the only one and the Func is no output: the Func computed in each block of a copy every
+    // reader reads (Func::in), the block's result stored by the copy. At root, its pure stage was a launch of its own, a thread
+    // per block: group_norm's two sums took 2.5 us each for it on the H200.
     const bool scalar = fn.args().empty();
-    if (scalar)
-        w.gpu_single_thread({f});
-    else
-        gpu_blocks_over(w, {f}, stage_pure_vars(fn, 0), tag + "_s0");
+    // (Not for a pipeline output: its callers are none, and the copy would be computed nowhere.)
+    bool output = false;
+    for (const Func &o : w.outputs()) output = output || o.name() == f.name();
+    const bool in_copy = !refinements && !output;
+    Func copy;
+    std::optional<VarOrRVar> copy_block;
+    Var block(tag + "_block");
+    if (in_copy) {
+        copy = w.in(f, {});
+        w.compute_root(copy);
+        if (scalar) {
+            w.split({copy}, Var::outermost(), Var::outermost(), block, 1, TailStrategy::GuardWithIf);
+            w.gpu_blocks({copy}, block);
+            copy_block = block;
+        } else {
+            copy_block = gpu_blocks_over(w, {copy}, stage_pure_vars(copy.function(), 0), tag + "_b");
+        }
+        w.compute_at(f, copy, *copy_block);
+    } else {
+        w.compute_root(f);
+        if (scalar)
+            w.gpu_single_thread({f});
+        else
+            gpu_blocks_over(w, {f}, stage_pure_vars(fn, 0), tag + "_s0");
+    }
     // The reduction across the block's threads, as block_level does for a fused one. rfactor
     // first: the partials would otherwise inherit the update's block loops.
     // Several RVars (a group normalization's sums over the channels of a group and their planes):
@@ -115,13 +138,17 @@ void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target, i
         w.split({f, 0}, *over_lanes, r2o, r2i, second, TailStrategy::GuardWithIf);
         partial2 = w.rfactor({f, 0}, r2i, lane2);
     }
-    Var block(tag + "_block");
-    if (scalar) {
+    if (scalar && !in_copy) {
         w.split({f, 0}, Var::outermost(), Var::outermost(), block, 1, TailStrategy::GuardWithIf);
         w.gpu_blocks({f, 0}, block);
     }
-    const VarOrRVar at = scalar ? VarOrRVar(block) : gpu_blocks_over(w, {f, 0}, stage_pure_vars(fn, 1), tag + "_s1");
-    w.compute_at(partial, f, at);  // alone in its block: nothing to overlap
+    const VarOrRVar at = in_copy  ? *copy_block
+                         : scalar ? VarOrRVar(block)
+                                  : gpu_blocks_over(w, {f, 0}, stage_pure_vars(fn, 1), tag + "_s1");
+    // The partials: in the block (alone in it: nothing to overlap), at the outermost loop of the
+    // update where the block is the copy's (Halide allows no loop outside the Func that reads them).
+    const VarOrRVar partials_at = in_copy ? VarOrRVar(Var::outermost()) : at;
+    w.compute_at(partial, f, partials_at);
     if (!two_d) {
         w.gpu_threads({partial}, lane);
         w.gpu_threads({partial, 0}, lane);
@@ -132,7 +159,7 @@ void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target, i
         unroll_walk(w, {partial, 0}, ro, (extent + lanes - 1) / lanes);
     }
     if (partial2.defined()) {
-        w.compute_at(partial2, f, at);
+        w.compute_at(partial2, f, partials_at);
         w.gpu_threads({partial2}, lane2);
         w.gpu_threads({partial2, 0}, lane2);
         w.reorder({partial2, 0}, {r2o, lane2});

@@ -115,18 +115,19 @@ public:
         const FuncNode &O = c.root_node();
         if (lane_results(O)) {
             KernelChoice kc = c.whole_root_choice(TemplateKind::TotalReduction, lane_layout(O, c.opt.device).slices);
-            kc.extra_launches = 1;  // the partials' copy
+            kc.extra_launches = 1 + O.is_output;  // the partials' copy (and an output's pure stage)
             return kc;
         }
         const int64_t rows = slice_rows_for(O, c.opt.device);
         KernelChoice kc = c.whole_root_choice(TemplateKind::TotalReduction,
                                               O.points() * ((O.rvar_extents[0].back() + rows - 1) / rows));
-        kc.extra_launches = 2;  // the slices' partials: zeroed, then summed (launch_shapes)
+        kc.extra_launches = 1 + O.is_output;  // the slices' partials, an output's pure stage (launch_shapes)
         return kc;
     }
 
     void fill(const KernelPlanContext &c, KernelPlan &k) const override {
         const FuncNode &O = c.g.nodes[size_t(c.root)];
+        k.launches = c.kc.launches();  // the partials' copy, the final sum (launch_shapes)
         TotalReductionParams p;
         if (lane_results(O)) {
             const LaneLayout l = lane_layout(O, c.opt.device);
@@ -176,26 +177,25 @@ public:
             copy.threads[0] = p.threads;
             out.push_back(copy);
         } else {
-            // (The partials' blocks: the results' dims, folded into grid x, then the slices.)
-            LaunchShape zero, sum;
-            zero.stage = O.name + "_intm";
-            sum.stage = O.name + "_intm.update(0)";
-            for (LaunchShape *s : {&zero, &sum}) {
-                s->grid[0] = O.dims.empty() ? p.slices : O.points();
-                s->grid[1] = O.dims.empty() ? 1 : p.slices;
-            }
+            // (The partials' blocks: the results' dims, folded into grid x, then the slices; both
+            // stages in the launch of their copy, schedule_block_reduction.)
+            LaunchShape sum;
+            sum.stage = O.name + "_intm (copy)";
+            sum.grid[0] = O.dims.empty() ? p.slices : O.points();
+            sum.grid[1] = O.dims.empty() ? 1 : p.slices;
             set_block_reduction_threads(p.slice, O.elem_bytes, sum);
-            out.push_back(zero);
             out.push_back(sum);
         }
+        // The partials' sum: a block per result, in its copy's launch (an output's: its pure
+        // stage a launch of its own, a thread per block, as schedule_block_reduction).
         LaunchShape pure, update;
         pure.stage = stage_name(O, 0);
         pure.grid[0] = update.grid[0] = O.points();
-        update.stage = stage_name(O, 1);
+        update.stage = O.is_output ? stage_name(O, 1) : O.name + " (copy)";
         BlockReductionParams final_sum;  // (schedule_total_reduction's: 1-D lanes)
         final_sum.lanes = kTotalFinalLanes;
         set_block_reduction_threads(final_sum, O.elem_bytes, update);
-        out.push_back(pure);
+        if (O.is_output) out.push_back(pure);
         out.push_back(update);
         return out;
     }

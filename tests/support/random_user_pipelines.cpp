@@ -454,7 +454,8 @@ std::string plan_random_user_pipeline(uint64_t seed, const std::string &target, 
     return schedule_with_solder(p.outputs, target);
 }
 
-RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, const std::string &target) {
+RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, const std::string &target,
+                                           bool plan_only) {
     RandomUserResult res;
     const Target host = get_host_target(), t = make_target(target);
     for (uint64_t seed : seeds) {
@@ -476,6 +477,16 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
                 Func f(fn);
                 f.compute_root();
                 for (int u = 0; u < int(fn.updates().size()); u++) f.update(u).unscheduled();
+            }
+            if (plan_only) {
+                if (target == "opencl") {
+                    UserPipeline cuda;
+                    build(seed, cuda);
+                    res.cell_scatter_plans +=
+                        schedule_with_solder(cuda.outputs, "cuda")
+                            .find("a block per point of the pure vars its scatter writes") != std::string::npos;
+                }
+                continue;
             }
             Pipeline(ours.outputs).compile_jit(t);
             // On OpenCL, the same pipeline planned for CUDA too and lowered: Halide accepts the

@@ -33,7 +33,9 @@ struct RandomUserResult {
 std::string plan_random_user_pipeline(uint64_t seed, const std::string &target, std::vector<std::string> *kinds);
 
 // Plans each seed's pipeline with Solder for `target` ("host", "opencl"), runs it at its estimate
-// and at smaller, odd and one-point sizes, and compares with the reference.
-RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, const std::string &target);
+// and at smaller, odd and one-point sizes, and compares with the reference. With `plan_only`, the
+// plans alone (and, for OpenCL, the CUDA plan): the result's kinds and plan counts, no runs.
+RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, const std::string &target,
+                                           bool plan_only = false);
 
 }  // namespace solder::testing
