@@ -138,23 +138,10 @@ private:
     void visit(const Max *op) override { count(op->type), IRVisitor::visit(op); }
     void visit(const Select *op) override { count(op->type), IRVisitor::visit(op); }
 
-    // Whether an expression itself loads (a call to a Func or an image). The lets it names are not
-    // followed: an index loaded through a let classifies as the affine access it is written as.
-    // (Followed, local_laplacian's and bilateral_grid's lookups became data-dependent reads, whose
-    // producers the planner must store: their plans' costs rose 1.7x and 1.1x under the model.)
-    static bool reads_memory(const Expr &e) {
-        struct Finder : IRVisitor {
-            bool found = false;
-            using IRVisitor::visit;
-            void visit(const Call *c) override {
-                if (c->call_type == Call::Halide || c->call_type == Call::Image) found = true;
-                IRVisitor::visit(c);
-            }
-            void visit(const Load *) override { found = true; }
-        } f;
-        e.accept(&f);
-        return f.found;
-    }
+    // (reads_memory, pipeline_funcs.h, does not follow the lets an arg names: an index loaded
+    // through a let classifies as the affine access it is written as. Followed, local_laplacian's
+    // and bilateral_grid's lookups became data-dependent reads, whose producers the planner must
+    // store: their plans' costs rose 1.7x and 1.1x under the model.)
     // What an expression depends on: a load, and the reader's innermost var, through the lets it
     // names (Halide's definitions share common subexpressions as lets: a trilinear lookup's z index
     // is a let of the pixel's loaded luminance).

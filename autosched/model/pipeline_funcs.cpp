@@ -203,6 +203,20 @@ bool uses_rvar(const Expr &e) {
     return rv.found;
 }
 
+bool reads_memory(const Expr &e) {
+    struct Finder : Internal::IRVisitor {
+        bool found = false;
+        using Internal::IRVisitor::visit;
+        void visit(const Internal::Call *c) override {
+            found |= c->call_type == Internal::Call::Halide || c->call_type == Internal::Call::Image;
+            Internal::IRVisitor::visit(c);
+        }
+        void visit(const Internal::Load *) override { found = true; }
+    } f;
+    e.accept(&f);
+    return f.found;
+}
+
 bool converts_to_f16(const Function &f) {
     struct Finder : Internal::IRGraphVisitor {
         bool found = false;

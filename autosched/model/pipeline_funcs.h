@@ -62,6 +62,9 @@ void limit_to_target(PlannerOptions &opt, const Halide::Target &t);
 bool has_value_of_type(const Halide::Internal::Function &f, const std::function<bool(const Halide::Type &)> &pred);
 // Whether `e` names an RVar (a reduction domain's variable).
 bool uses_rvar(const Halide::Expr &e);
+// Whether `e` itself loads: a call to a Func or an image, or a Load. The lets it names are not
+// followed (a value loaded into a let and used by name does not count).
+bool reads_memory(const Halide::Expr &e);
 // Whether any definition of `f` converts a value of another type to float16 (a Cast to f16 from
 // f32, f64 or an integer).
 bool converts_to_f16(const Halide::Internal::Function &f);

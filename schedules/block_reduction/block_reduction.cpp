@@ -81,6 +81,10 @@ void set_block_reduction_threads(const BlockReductionParams &p, int elem_bytes, 
 
 namespace {
 
+// Whether the template computes both of the root's stages in one launch, a copy's
+// (schedule_block_reduction): one update, and no pipeline output.
+bool stages_in_copy(const FuncNode &O) { return O.updates == 1 && !O.is_output; }
+
 // Fewer points per result than this, over results enough to fill the device one thread each: one
 // thread per result (the pointwise template) sums them.
 constexpr int64_t kMinBlockReductionPoints = 256;
@@ -146,7 +150,7 @@ public:
 
     void fill(const KernelPlanContext &c, KernelPlan &k) const override {
         const FuncNode &O = c.g.nodes[size_t(c.root)];
-        if (O.updates == 1 && !O.is_output) k.launches = 1;  // both stages in their copy's (launch_shapes)
+        if (stages_in_copy(O)) k.launches = 1;  // (launch_shapes)
         k.params = block_reduction_params(O.function.update(0),
                                           O.rvar_extents.empty() ? std::vector<int64_t>{} : O.rvar_extents[0],
                                           O.reduction_points);
@@ -165,7 +169,7 @@ public:
     std::vector<LaunchShape> launch_shapes(const ShapeContext &c, const KernelPlan &k) const override {
         const FuncNode &O = c.root_node();
         std::vector<LaunchShape> out;
-        if (O.updates == 1 && !O.is_output) {
+        if (stages_in_copy(O)) {
             LaunchShape s;
             s.stage = O.name + " (copy)";
             set_grid(s, stage_extents(O, 0), 0, c.grid);

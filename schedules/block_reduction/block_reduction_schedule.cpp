@@ -80,9 +80,7 @@ void schedule_block_reduction(ScheduleWriter &w, Func f, const Target &target, i
     // per block: group_norm's two sums took 2.5 us each for it on the H200.
     const bool scalar = fn.args().empty();
     // (Not for a pipeline output: its callers are none, and the copy would be computed nowhere.)
-    bool output = false;
-    for (const Func &o : w.outputs()) output = output || o.name() == f.name();
-    const bool in_copy = !refinements && !output;
+    const bool in_copy = !refinements && !w.is_output(f);
     Func copy;
     std::optional<VarOrRVar> copy_block;
     Var block(tag + "_block");

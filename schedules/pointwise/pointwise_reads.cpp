@@ -276,21 +276,8 @@ struct CostlyInvariant : Halide::Internal::IRVisitor {
     std::set<std::string> other;  // the root's other vars, and lets whose values use one
     int found = 0;
     using IRVisitor::visit;
-    static bool loads(const Halide::Expr &e) {
-        struct Loads : Halide::Internal::IRVisitor {
-            bool found = false;
-            using IRVisitor::visit;
-            void visit(const Halide::Internal::Call *c) override {
-                found = found || c->call_type == Halide::Internal::Call::Halide ||
-                        c->call_type == Halide::Internal::Call::Image;
-                IRVisitor::visit(c);
-            }
-        } l;
-        e.accept(&l);
-        return l.found;
-    }
     void check(const Halide::Expr &e) {
-        if (!MathAlongVar::uses(e, tile) && (loads(e) || MathAlongVar::uses(e, other))) found++;
+        if (!MathAlongVar::uses(e, tile) && (reads_memory(e) || MathAlongVar::uses(e, other))) found++;
     }
     void visit(const Halide::Internal::Let *op) override {
         if (MathAlongVar::uses(op->value, tile)) tile.insert(op->name);

@@ -104,9 +104,8 @@ void schedule_side_output(ScheduleWriter &w, Func root, Func s, int rows, const 
     // Its buffer spans the root's rows: the Funcs the block computes are needed by both at the
     // same points, a box Halide can then prove one row wide (else the union of two guarded boxes,
     // whose extent, not provably 1, sized a thread loop past the block's limit).
-    bool output = false, root_output = false;
-    for (auto &o : w.outputs()) output |= o.name() == s.name(), root_output |= o.name() == root.name();
-    for (int d = 0; d < int(v.size()) && root_output; d++) {
+    const bool output = w.is_output(s);
+    for (int d = 0; d < int(v.size()) && w.is_output(root); d++) {
         const int rd = int(pure_vars(root).size()) - int(v.size()) + d;
         if (output)
             w.same_output_bounds(s, d, root, rd);

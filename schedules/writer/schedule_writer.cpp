@@ -376,6 +376,10 @@ void ScheduleWriter::rename(const StageRef &s, const VarOrRVar &old_name, const 
 
 Func ScheduleWriter::in(Func f, const std::vector<Func> &readers) { return wrap(f, readers, false); }
 
+bool ScheduleWriter::is_output(const Func &f) const {
+    return std::any_of(outputs_.begin(), outputs_.end(), [&](const Func &o) { return o.name() == f.name(); });
+}
+
 Func ScheduleWriter::clone_in(Func f, const std::vector<Func> &readers) { return wrap(f, readers, true); }
 
 Func ScheduleWriter::wrap(Func f, const std::vector<Func> &readers, bool clone) {

@@ -146,6 +146,8 @@ public:
 
     // The pipeline's outputs, as the writer was made with.
     const std::vector<Halide::Func> &outputs() const { return outputs_; }
+    // Whether `f` is one of them.
+    bool is_output(const Halide::Func &f) const;
     // A comment line in the source, in order with the directives.
     void note(const std::string &text) { emit("// " + text); }
     // A step that needs every kernel's schedule in place (the Funcs each kernel's stages call, after
