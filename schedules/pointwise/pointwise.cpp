@@ -171,6 +171,16 @@ bool reduction_tiles(const FuncNode &O) {
 // on the previous step (a select that keeps the first minimum, a decay). Measured on the H100, a
 // user's argmin down each of 1024 columns of 4096 took 275 us unrolled, 356 not (blocks of 256).
 constexpr int kPerPointUnroll = 8;
+// Blocks per SM that a kernel whose threads walk rows of their own (walks_own_rows) takes, its
+// blocks below a warp where it has fewer rows than that many blocks of 32. A warp's loads there
+// touch a row per thread; in smaller blocks they touch fewer rows each, and more warps interleave
+// their walks on each SM. Measured on the H200 (one call, two rounds within 0.5%), a user's Welford
+// variance along each of 4096 rows of 4096: 395.9 us in blocks of 8 threads (2 blocks per SM
+// wanted), 343.4 in blocks of 2 (8 per SM), 426.1 in blocks of 1 (32 per SM; Anderson2021, blocks
+// of 2: 379.8); an arg-max along each of 4096 rows of 4096, then a histogram of the positions:
+// 233.5, 185.3 and 187.4 us; an ELL sparse product's 2^18 rows of 32, 256 threads -> 128: 61.5 and
+// 61.8 us.
+constexpr int64_t kOwnRowBlocksPerSm = 8;
 // The most points of dim 0, at the estimates, of a root laid out as an interleaved image
 // (PointwiseParams::unroll_dim 0): RGB or RGBA channels.
 constexpr int64_t kInterleavedPoints = 4;
@@ -431,14 +441,16 @@ public:
             p.threads_x =
                 threads_filling_sms(thread_extent(O, p.serial_dim), thread_rows(O, p.serial_dim), c.opt.device);
             // Walks along rows of their own: below a warp per block while the blocks would be fewer
-            // than two per SM. Measured on the H100, a user's arg-max along each of 512 rows of
-            // 32000 f32 took 2528 us in 16 blocks of 32 threads (Anderson2021, 512 blocks of 1: 1471).
+            // than kOwnRowBlocksPerSm per SM. Measured on the H100, a user's arg-max along each of
+            // 512 rows of 32000 f32 took 2528 us in 16 blocks of 32 threads (Anderson2021, 512
+            // blocks of 1: 1471).
             bool own_rows = true;
             for (int m : c.kc.members)
                 if (c.g.nodes[size_t(m)].is_reduction()) own_rows = own_rows && walks_own_rows(c.g.nodes[size_t(m)]);
             const int64_t rows = thread_rows(O, p.serial_dim);
             while (own_rows && p.threads_x > 1 &&
-                   blocks_of(thread_extent(O, p.serial_dim), p.threads_x) * rows < 2 * int64_t(c.opt.device.sms))
+                   blocks_of(thread_extent(O, p.serial_dim), p.threads_x) * rows <
+                       kOwnRowBlocksPerSm * int64_t(c.opt.device.sms))
                 p.threads_x /= 2;
         }
         // A gather: each thread takes kGatherRows rows, unrolled, so that their
