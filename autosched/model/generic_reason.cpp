@@ -176,6 +176,118 @@ bool chunked_scatter(const Function &f, int u) {
     return t.bits() == 32 && (t.is_int() || t.is_uint() || t.is_float());
 }
 
+namespace {
+
+// Whether `e` calls Func `name`.
+bool calls_func(const Expr &e, const std::string &name) {
+    struct Finder : IRVisitor {
+        std::string name;
+        bool found = false;
+        using IRVisitor::visit;
+        void visit(const Call *c) override {
+            found = found || (c->call_type == Call::Halide && c->name == name);
+            IRVisitor::visit(c);
+        }
+    } finder;
+    finder.name = name;
+    e.accept(&finder);
+    return finder.found;
+}
+
+// The terms of `e` added or subtracted at its top (`a + b - c`: a, b, -c).
+void added_terms(const Expr &e, bool negate, std::vector<Expr> &out) {
+    if (const auto *a = e.as<Add>()) {
+        added_terms(a->a, negate, out);
+        added_terms(a->b, negate, out);
+    } else if (const auto *sb = e.as<Sub>()) {
+        added_terms(sb->a, negate, out);
+        added_terms(sb->b, !negate, out);
+    } else {
+        out.push_back(negate ? -e : e);
+    }
+}
+
+// The constant `s` of a term `s * r`, `r * s` or `r` (negated where `negate`), else nothing.
+std::optional<int64_t> coefficient_of(const Expr &term, const std::string &r) {
+    auto is_r = [&](const Expr &e) {
+        const auto *v = e.as<Variable>();
+        return v && v->name == r;
+    };
+    if (is_r(term)) return 1;
+    if (const auto *m = term.as<Mul>()) {
+        if (is_r(m->a)) return as_const_int(m->b);
+        if (is_r(m->b)) return as_const_int(m->a);
+    }
+    return std::nullopt;
+}
+
+// Whether arg `a` is `s * r + e` with every value of `e` within a span narrower than |s| over
+// `scope` (the RVars at their bounds; loads bounded by their clamps and types).
+bool separates(const Expr &a, const std::string &r, const Scope<Interval> &scope) {
+    std::vector<Expr> terms;
+    added_terms(a, false, terms);
+    int64_t s = 0;
+    Expr rest = make_zero(a.type());
+    for (const Expr &t : terms) {
+        Expr term = simplify(t);
+        if (auto c = coefficient_of(term, r)) {
+            s += *c;
+        } else if (const auto *neg = term.as<Sub>(); neg && is_const_zero(neg->a)) {
+            if (auto c2 = coefficient_of(neg->b, r)) {
+                s -= *c2;
+            } else {
+                rest = rest + term;
+            }
+        } else {
+            rest = rest + term;
+        }
+    }
+    if (s == 0) return false;
+    const Interval iv = bounds_of_expr_in_scope(simplify(rest), scope);
+    if (!iv.is_bounded()) return false;
+    auto span = as_const_int(simplify(iv.max - iv.min));
+    return span && *span >= 0 && *span < std::abs(s);
+}
+
+}  // namespace
+
+bool distinct_points_update(const Function &f, int u) {
+    const Definition &d = f.update(u);
+    const auto &rvars = d.schedule().rvars();
+    if (rvars.empty() || d.args().size() != f.args().size()) return false;
+    // It reads the Func nowhere: no point's value waits on another's.
+    for (const Expr &e : d.values())
+        if (calls_func(e, f.name())) return false;
+    for (const Expr &e : d.args())
+        if (calls_func(e, f.name())) return false;
+    if (has_predicate(d) && calls_func(d.predicate(), f.name())) return false;
+    // Its pure vars in their places (a pure var elsewhere could meet another point's write).
+    for (size_t i = 0; i < d.args().size(); i++) {
+        if (pure_in_place(f, d, i)) continue;
+        for (const std::string &v : f.args())
+            if (expr_uses_var(d.args()[i], v)) return false;
+    }
+    // RVars proved one at a time: two points that agree on those already proved may still differ in
+    // the others, so those keep one value in each span (`r.x + 4 * r.y`, r.x in [0, 4): r.y first,
+    // its offset r.x spanning 3 < 4; then r.x, with 4 * r.y the same at both points).
+    Scope<Interval> scope;
+    for (const auto &rv : rvars) scope.push(rv.var, Interval(rv.min, simplify(rv.min + rv.extent - 1)));
+    std::vector<std::string> left;
+    for (const auto &rv : rvars) left.push_back(rv.var);
+    while (!left.empty()) {
+        auto proved = std::find_if(left.begin(), left.end(), [&](const std::string &r) {
+            return std::any_of(d.args().begin(), d.args().end(),
+                               [&](const Expr &a) { return expr_uses_var(a, r) && separates(a, r, scope); });
+        });
+        if (proved == left.end()) return false;
+        const Expr at = Variable::make(Int(32), *proved);
+        scope.pop(*proved);
+        scope.push(*proved, Interval(at, at));
+        left.erase(proved);
+    }
+    return true;
+}
+
 bool atomic_update(const Function &f, int u, const Target &target) {
     if (!any_order_update(f, u)) return false;
     const Type t = f.update(u).values()[0].type();

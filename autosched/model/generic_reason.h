@@ -53,6 +53,15 @@ bool point_scan(const Halide::Internal::Function &f);
 // A point scan's scan dims: those some update writes at an RDom's point, not its pure var.
 std::vector<int> point_scan_dims(const Halide::Internal::Function &f);
 
+// Whether every point of update `u`'s RDom writes a point of `f` of its own, so that the points may
+// run at once, in any order, with no atomics (Stage::allow_race_conditions): the update reads `f`
+// nowhere (values and predicate), writes its pure vars, if any, in their places, and each RVar `r`
+// has an arg `s * r + e` with `s` a constant and every value `e` takes (through loads, clamps and
+// the other RVars at their bounds) within a span narrower than `|s|`. Two points that differ in `r`
+// then write different values of that arg. (Max-unpooling's `out(2 * r.x + o % 2, 2 * r.y + o / 2,
+// r.z) = pooled(r.x, r.y, r.z)`, `o` a clamped index: 0 <= o % 2 <= 1 < 2.)
+bool distinct_points_update(const Halide::Internal::Function &f, int u);
+
 // Whether Halide can run update `u` of `f` on all its RDom's points at once with atomic
 // read-modify-writes (Stage::atomic): an associative and commutative single-valued update whose
 // type the target's atomics cover.

@@ -140,14 +140,16 @@ void unroll_single_thread_walk(ScheduleWriter &w, const StageRef &s, const Inter
     if (!rv.empty()) w.unroll(s, RVar(rv[0].var), kScanUnroll, TailStrategy::GuardWithIf);
 }
 
-// An update that writes no pure var as it is: its RDom's points at once, atomically, where legal.
+// An update that writes no pure var as it is: its RDom's points at once, atomically where legal, or
+// with no atomics where each point writes a point of its own (distinct_points_update).
 void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Function &fn, const Target &target,
                      const std::string &tag, bool shared_bins) {
     if (!is_gpu_target(target)) {  // serial on the host
         w.unscheduled(s);
         return;
     }
-    if (!autosched::atomic_update(fn, s.update, target)) {
+    const bool atomic = autosched::atomic_update(fn, s.update, target);
+    if (!atomic && !autosched::distinct_points_update(fn, s.update)) {
         unroll_single_thread_walk(w, s, fn);
         w.gpu_single_thread(s);
         return;
@@ -196,7 +198,11 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
         w.gpu_threads(s, mt);
         return;
     }
-    w.atomic(s);
+    // (Points that each write their own: no atomics, any order.)
+    if (atomic)
+        w.atomic(s);
+    else
+        w.allow_race_conditions(s);
     // Every point of the RDom a thread of one launch (its RVars fused: not a launch per row).
     const VarOrRVar all = fuse_rvars(w, s, fn, tag + "_rf");
     RVar ro(tag + "_ro"), ri(tag + "_ri");

@@ -254,6 +254,11 @@ void ScheduleWriter::atomic(const StageRef &s) {
     emit(stage_expr(s) + ".atomic();");
 }
 
+void ScheduleWriter::allow_race_conditions(const StageRef &s) {
+    for (Stage st : stages(s)) st.allow_race_conditions();
+    emit(stage_expr(s) + ".allow_race_conditions();");
+}
+
 void ScheduleWriter::one_thread_of_block(const StageRef &s) {
     Var t(s.func.name() + (s.update < 0 ? std::string("_s0") : "_s" + std::to_string(s.update + 1)) + "_thread");
     for (Stage st : stages(s)) st.split(Var::outermost(), Var::outermost(), t, 1).gpu_threads(t);

@@ -100,6 +100,9 @@ public:
     // Stage::atomic: the update's loops over its RDom may run in parallel, its read-modify-writes
     // made atomic.
     void atomic(const StageRef &s);
+    // Stage::allow_race_conditions: the update's loops over its RDom may run in parallel, the planner
+    // having proved that its points write points of their own (autosched::distinct_points_update).
+    void allow_race_conditions(const StageRef &s);
     // Stage::unscheduled: the stage keeps Halide's default loops, on purpose (no warning).
     void unscheduled(const StageRef &s);
     // A stage with no pure dims of a Func computed inside a GPU block: one thread of that block.

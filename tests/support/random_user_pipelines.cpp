@@ -391,6 +391,22 @@ void build(uint64_t seed, UserPipeline &p) {
         out(x, y) = src(x, y) + 0.001f * cast<float>(rows(x, y % 8));
         p.outputs.push_back(out);
     }
+    // A stage's values at every other point of each dim stored into a zeroed image, each at one of
+    // its 2 x 2 window's points that the stage's value there picks (max-unpooling's plain stores, whose
+    // points write points of their own: distinct_points_update), added to a stage (drawn last as the
+    // above).
+    if (pick(3) == 0) {
+        p.kinds.push_back("distinct_stores");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        Func c = BoundaryConditions::repeat_edge(src, whole);
+        RDom ru(0, (W + 1) / 2, 0, (H + 1) / 2, "rdu");
+        Func up("unpooled"), out("distinct_stores");
+        up(x, y) = 0.0f;
+        Expr o = clamp(cast<int>(c(2 * ru.x, 2 * ru.y) * 4.0f), 0, 3);
+        up(2 * ru.x + o % 2, 2 * ru.y + o / 2) = c(2 * ru.x + 1, 2 * ru.y) + 1.0f;
+        out(x, y) = src(x, y) + up(x, y);
+        p.outputs.push_back(out);
+    }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
     p.gain.set_estimate(1.0f);
     p.taps.set_estimate(3);
@@ -471,6 +487,7 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
             res.register_tile_plans += plan.find("their windows reduced together in registers") != std::string::npos;
             res.lane_result_plans += plan.find("threads along the results") != std::string::npos;
             res.row_scatter_plans += plan.find("a block per RDom point, its rows over") != std::string::npos;
+            res.distinct_store_plans += plan.find(".allow_race_conditions()") != std::string::npos;
             // (Updates left as Halide runs them, said so: a specialization the pipeline's author made
             // counts as scheduling the Func, and Halide would warn about its updates otherwise.)
             for (auto &fn : pipeline_functions(ref.outputs)) {

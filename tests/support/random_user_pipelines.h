@@ -6,7 +6,7 @@
 // scalar parameter, and minima over a parameter's number of shifts of a window of differences (a
 // reduction over stencils along its RVar), row means as an output of their own beside the stage
 // that reads them, column sums of the deviations from such means, and more drawn last (among
-// them an interleaved stage's channel means and per-cell histograms). Each pipeline is built
+// them an interleaved stage's channel means, per-cell histograms and max-unpooling's stores). Each pipeline is built
 // twice from its seed: once scheduled by Solder, once with every Func at root and nothing else
 // (the reference, on the host), and the two are compared at the estimated size and at others.
 #pragma once
@@ -26,6 +26,7 @@ struct RandomUserResult {
     int lane_result_plans = 0;          // plans with a total reduction whose threads lie along its results
     int cell_scatter_plans = 0;         // CUDA plans (OpenCL runs) with a scatter taken a block per cell
     int row_scatter_plans = 0;          // plans with a scatter taken a block per RDom point, rows over threads
+    int distinct_store_plans = 0;       // plans with stores whose RDom's points all run at once, no atomics
 };
 
 // Seed `seed`'s pipeline planned with Solder for `target` ("host", "opencl", "cuda"), without
