@@ -139,7 +139,9 @@ TEST(DistinctScatters, StoresThatMayMeetKeepTheirOrder) {
             auto a = random_buffer<float>({n}, 13);
             v.set(a);
             Buffer<float> got = realize_on<float>(p, {n / 2}, target);
-            EXPECT_TRUE(matches(got, [&](auto &q) { return a(2 * q[0] + 1); }, 0)) << text;
+            EXPECT_TRUE(matches(
+                got, [&](auto &q) { return a(2 * q[0] + 1); }, 0))
+                << text;
         }
     }
 }
