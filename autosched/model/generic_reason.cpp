@@ -194,20 +194,21 @@ bool calls_func(const Expr &e, const std::string &name) {
     return finder.found;
 }
 
-// The terms of `e` added or subtracted at its top (`a + b - c`: a, b, -c).
-void added_terms(const Expr &e, bool negate, std::vector<Expr> &out) {
+// The terms of `e` added or subtracted at its top, each with its sign (`a + b - c`: a +1, b +1,
+// c -1).
+void added_terms(const Expr &e, int sign, std::vector<std::pair<Expr, int>> &out) {
     if (const auto *a = e.as<Add>()) {
-        added_terms(a->a, negate, out);
-        added_terms(a->b, negate, out);
+        added_terms(a->a, sign, out);
+        added_terms(a->b, sign, out);
     } else if (const auto *sb = e.as<Sub>()) {
-        added_terms(sb->a, negate, out);
-        added_terms(sb->b, !negate, out);
+        added_terms(sb->a, sign, out);
+        added_terms(sb->b, -sign, out);
     } else {
-        out.push_back(negate ? -e : e);
+        out.push_back({e, sign});
     }
 }
 
-// The constant `s` of a term `s * r`, `r * s` or `r` (negated where `negate`), else nothing.
+// The constant `s` of a term `s * r`, `r * s` or `r`, else nothing.
 std::optional<int64_t> coefficient_of(const Expr &term, const std::string &r) {
     auto is_r = [&](const Expr &e) {
         const auto *v = e.as<Variable>();
@@ -224,23 +225,16 @@ std::optional<int64_t> coefficient_of(const Expr &term, const std::string &r) {
 // Whether arg `a` is `s * r + e` with every value of `e` within a span narrower than |s| over
 // `scope` (the RVars at their bounds; loads bounded by their clamps and types).
 bool separates(const Expr &a, const std::string &r, const Scope<Interval> &scope) {
-    std::vector<Expr> terms;
-    added_terms(a, false, terms);
+    std::vector<std::pair<Expr, int>> terms;
+    added_terms(a, 1, terms);
     int64_t s = 0;
     Expr rest = make_zero(a.type());
-    for (const Expr &t : terms) {
-        Expr term = simplify(t);
-        if (auto c = coefficient_of(term, r)) {
-            s += *c;
-        } else if (const auto *neg = term.as<Sub>(); neg && is_const_zero(neg->a)) {
-            if (auto c2 = coefficient_of(neg->b, r)) {
-                s -= *c2;
-            } else {
-                rest = rest + term;
-            }
-        } else {
-            rest = rest + term;
-        }
+    for (const auto &[t, sign] : terms) {
+        const Expr term = simplify(t);
+        if (auto c = coefficient_of(term, r))
+            s += sign * *c;
+        else
+            rest = sign > 0 ? rest + term : rest - term;
     }
     if (s == 0) return false;
     const Interval iv = bounds_of_expr_in_scope(simplify(rest), scope);
@@ -286,6 +280,10 @@ bool distinct_points_update(const Function &f, int u) {
         left.erase(proved);
     }
     return true;
+}
+
+bool all_points_at_once(const Function &f, int u, const Target &target) {
+    return atomic_update(f, u, target) || distinct_points_update(f, u);
 }
 
 bool atomic_update(const Function &f, int u, const Target &target) {

@@ -62,6 +62,10 @@ std::vector<int> point_scan_dims(const Halide::Internal::Function &f);
 // r.z) = pooled(r.x, r.y, r.z)`, `o` a clamped index: 0 <= o % 2 <= 1 < 2.)
 bool distinct_points_update(const Halide::Internal::Function &f, int u);
 
+// Whether update `u` of `f` runs on all its RDom's points at once on `target`'s GPU: with atomics
+// (atomic_update), or with none where its points write points of their own (distinct_points_update).
+bool all_points_at_once(const Halide::Internal::Function &f, int u, const Halide::Target &target);
+
 // Whether Halide can run update `u` of `f` on all its RDom's points at once with atomic
 // read-modify-writes (Stage::atomic): an associative and commutative single-valued update whose
 // type the target's atomics cover.

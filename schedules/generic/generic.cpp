@@ -290,7 +290,7 @@ public:
         int64_t blocks = std::max<int64_t>(1, O.points() / 256);
         for (int u = 0; c.opt.gpu && u < O.updates; u++) {
             if (size_t(u) >= O.rvar_extents.size() || O.rvar_extents[size_t(u)].empty() || !over_rdom(O, u, c.opt) ||
-                !(atomic_update(O.function, u, atomics_target(c.opt)) || distinct_points_update(O.function, u)))
+                !all_points_at_once(O.function, u, atomics_target(c.opt)))
                 continue;
             const int64_t pure = points_of(stage_extents(O, u + 1));
             blocks = std::max(blocks, c.opt.shared_atomics && scatters_in_shared_chunks(O, u, c.opt)
@@ -482,8 +482,7 @@ public:
                 out.push_back(s);
                 continue;
             }
-            if (atomic_update(O.function, stage - 1, cuda) || distinct_points_update(O.function, stage - 1))
-                s.grid[0] = blocks_of(points, 256), s.threads[0] = 256;
+            if (all_points_at_once(O.function, stage - 1, cuda)) s.grid[0] = blocks_of(points, 256), s.threads[0] = 256;
             if (over) s.grid[1] = points_of(e);  // its pure vars' points (over_rdom)
             out.push_back(s);
         }

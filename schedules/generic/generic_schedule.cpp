@@ -148,8 +148,7 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
         w.unscheduled(s);
         return;
     }
-    const bool atomic = autosched::atomic_update(fn, s.update, target);
-    if (!atomic && !autosched::distinct_points_update(fn, s.update)) {
+    if (!autosched::all_points_at_once(fn, s.update, target)) {
         unroll_single_thread_walk(w, s, fn);
         w.gpu_single_thread(s);
         return;
@@ -199,7 +198,7 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
         return;
     }
     // (Points that each write their own: no atomics, any order.)
-    if (atomic)
+    if (autosched::atomic_update(fn, s.update, target))
         w.atomic(s);
     else
         w.allow_race_conditions(s);
