@@ -18,7 +18,7 @@ Expr Tensor::stored(const std::vector<Expr> &idx) const {
 Expr Tensor::value(const std::vector<Expr> &idx) const {
     Expr s = stored(idx);
     if (dtype == DType::BF16) return bf16_to_f32(s);
-    if (dtype == DType::F16) return cast<float>(s);
+    if (dtype == DType::F16) return Halide::cast<float>(s);
     return s;
 }
 
@@ -43,7 +43,7 @@ Type storage_type(DType t) {
 Type compute_type(DType t) { return (t == DType::BF16 || t == DType::F16) ? Float(32) : storage_type(t); }
 
 Expr encode(Expr v, DType t) {
-    if (t == DType::BF16) return f32_to_bf16(cast<float>(v));
+    if (t == DType::BF16) return f32_to_bf16(Halide::cast<float>(v));
     return cast(storage_type(t), v);
 }
 

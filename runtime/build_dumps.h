@@ -47,4 +47,11 @@ private:
     std::shared_ptr<Graph> graph_;
 };
 
+// Whether `v` holds `s` (a kernel's Funcs, outputs: the dumps' lists of names).
+inline bool contains(const std::vector<std::string> &v, const std::string &s) {
+    for (auto &x : v)
+        if (x == s) return true;
+    return false;
+}
+
 }  // namespace solder

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "runtime/build_dumps.h"
+#include "core/text_format.h"
 #include "autosched/model/pipeline_funcs.h"
 
 namespace solder {
@@ -66,27 +67,10 @@ void node(std::ostream &o, const std::string &id, const FuncNode &n, const std::
       << ", class=" << q(role) << ", " << style_of(role) << "];\n";
 }
 
-bool contains(const std::vector<std::string> &v, const std::string &s) {
-    for (auto &x : v)
-        if (x == s) return true;
-    return false;
-}
-
 std::string sh(const std::string &s) {
     std::string o = "'";
     for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return o + "'";
-}
-
-std::string bytes_str(int64_t b) {
-    char s[32];
-    if (b >= 1000000)
-        std::snprintf(s, sizeof s, "%.2f MB", double(b) / 1e6);
-    else if (b >= 1000)
-        std::snprintf(s, sizeof s, "%.2f KB", double(b) / 1e3);
-    else
-        std::snprintf(s, sizeof s, "%lld B", (long long)b);
-    return s;
 }
 
 }  // namespace

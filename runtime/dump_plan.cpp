@@ -11,12 +11,6 @@ namespace solder {
 
 namespace {
 
-bool contains(const std::vector<std::string> &v, const std::string &s) {
-    for (auto &x : v)
-        if (x == s) return true;
-    return false;
-}
-
 std::string no_plan(const std::string &schedule) {
     return "schedule '" + schedule + "' is not Solder's, so there is no Solder plan (run with --schedule solder)\n";
 }

@@ -46,7 +46,7 @@ TEST(Search, ExactMatchesBruteForceOnSmallRandomGraphs) {
             int free = optional_roots(g, opt);
             if (free > 14) continue;
             SearchResult r = search_roots(g, opt);
-            Partition brute = brute_force_roots(g, opt, 14);
+            autosched::Partition brute = brute_force_roots(g, opt, 14);
             ASSERT_TRUE(r.best.legal()) << "seed " << seed;
             EXPECT_TRUE(r.proved_optimal) << "seed " << seed << ": " << r.summary;
             EXPECT_NEAR(r.best.est_us, brute.est_us, 1e-9 * brute.est_us) << "seed " << seed << ": " << r.summary;
@@ -125,7 +125,7 @@ TEST(Search, TheGreedyStartDoesNotInlineALongStencilChain) {
     SearchResult r = search_roots(g, opt);
     std::vector<bool> all_fused(g.nodes.size(), false);
     for (size_t i = 0; i < g.nodes.size(); i++) all_fused[i] = g.nodes[i].is_output;
-    Partition one = evaluate_partition(g, opt, all_fused);
+    autosched::Partition one = evaluate_partition(g, opt, all_fused);
     ASSERT_TRUE(one.legal());
     EXPECT_LT(r.greedy_us * 100, one.est_us) << r.summary;
     EXPECT_GT(r.best.choice.size(), 5u);
