@@ -1,5 +1,6 @@
 #include "runtime/aot_compiler.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -7,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <unistd.h>
+#include <vector>
 
 #include "runtime/block_guards.h"
 #include "runtime/pipeline_library.h"
@@ -79,7 +81,14 @@ std::string runtime_object(const Halide::Target &target, const std::string &out_
 
 std::string compile_pipeline_library(const LibraryRequest &req) {
     fs::create_directories(req.out_dir);
-    std::string base = (fs::path(req.out_dir) / req.stem).string();
+    // Every file is written under a name of this compilation's own, then renamed to its own name:
+    // two processes building the same library in the same folder (two `solder run`s of one app, or
+    // tests side by side in the per-user folder) each linked the other's half-written object ("file
+    // truncated"). The rename puts each whole file in place at once.
+    static std::atomic<int> compilations{0};
+    const std::string final_base = (fs::path(req.out_dir) / req.stem).string();
+    const std::string base =
+        final_base + ".tmp" + std::to_string(::getpid()) + "_" + std::to_string(compilations.fetch_add(1));
     Halide::Pipeline p = req.pipeline;
     // An object file, not a static library: Halide 21 builds a static library in a temporary
     // directory it names its members relative to, and threads compiling side by side (the compile
@@ -113,7 +122,13 @@ std::string compile_pipeline_library(const LibraryRequest &req) {
                       " " + quote(base + ".o") + " " + quote(runtime_object(req.target, req.out_dir)) + " " +
                       quote(launch_hooks_object()) + " -ldl -lpthread";
     run_or_throw("linking the pipeline library", cmd, base + ".link.log");
-    return so;
+    // (The library last: a reader that finds it finds the rest in place.)
+    std::vector<std::pair<std::string, std::string>> moves;
+    for (const char *ext : {".h", ".o", ".info.cpp", ".link.log"}) moves.push_back({base + ext, final_base + ext});
+    if (!device_source.empty()) moves.push_back({device_source, device_source_path(final_base + ".so", req.target)});
+    moves.push_back({so, final_base + ".so"});
+    for (auto &[from, to] : moves) fs::rename(from, to);
+    return final_base + ".so";
 }
 
 std::string device_source_path(const std::string &library_path, const Halide::Target &target) {
