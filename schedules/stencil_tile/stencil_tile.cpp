@@ -149,15 +149,15 @@ bool reads_an_input_unclamped(const FuncGraph &g, int root) {
     return false;
 }
 
-// Whether the Funcs one tile computes in shared memory (those stencil_tile_staging stages) fit in
+// Whether the Funcs one tile computes in shared memory (`staged`, those stencil_tile_staging stages) fit in
 // the device's default 48 KB: a convolution's padded input, read over every input channel by each
 // output point, is 34 x 34 x channels per tile (295 KB for 64 channels of floats), which no block
 // may have. Where they do not, the search stores the one total_naming_offender names.
-bool tile_fits(const KernelContext &c, const std::vector<Region> &per_tile, KernelChoice &kc) {
+bool tile_fits(const KernelContext &c, const std::set<int> &staged, const std::vector<Region> &per_tile,
+               KernelChoice &kc) {
     if (!c.opt.gpu || !c.opt.compute_at) return true;
     std::vector<std::pair<int, int64_t>> on_chip;
-    for (int m : stencil_tile_staging(c.g, c.root, c.members).staged)
-        on_chip.emplace_back(m, region_points(per_tile[size_t(m)]) * c.g.nodes[size_t(m)].elem_bytes);
+    for (int m : staged) on_chip.emplace_back(m, region_points(per_tile[size_t(m)]) * c.g.nodes[size_t(m)].elem_bytes);
     const int64_t shared = total_naming_offender(on_chip, c.opt.device.shared_memory_bytes, kc);
     if (shared <= c.opt.device.shared_memory_bytes) {
         kc.offender = kc.cut_offender = -1, kc.offender_bytes = 0;
@@ -176,10 +176,11 @@ bool tile_fits(const KernelContext &c, const std::vector<Region> &per_tile, Kern
 // over. Measured on the H200, three steps of a 7-point heat stencil on a 256^3 volume took 423 us
 // with the second step computed per 32 x 32 x 1 tile of the third's kernel (Anderson2021: 256),
 // 209 us with each step stored and read at its taps through the caches.
-bool halo_along_untiled_dim(const KernelContext &c, int inner_dims, const std::vector<Region> &per_tile) {
+bool halo_along_untiled_dim(const KernelContext &c, const std::set<int> &staged, int inner_dims,
+                            const std::vector<Region> &per_tile) {
     const FuncNode &O = c.root_node();
     if (!c.opt.gpu) return false;  // (the host's tiles are loops of its own: no shared memory)
-    for (int m : stencil_tile_staging(c.g, c.root, c.members).staged) {
+    for (int m : staged) {
         const FuncNode &M = c.g.nodes[size_t(m)];
         for (size_t d = size_t(inner_dims); d < O.dims.size(); d++) {
             // (The dim of the same name; a boundary condition's implicit vars by position.)
@@ -199,9 +200,9 @@ bool halo_along_untiled_dim(const KernelContext &c, int inner_dims, const std::v
 // 32 x 32 tile: 25 of a block's 256 threads each walked 24 points, one after another, of 25 taps
 // each. Measured on the H200 (2560 x 1536, 8 x 8 cells): 316 us with the grid's two blurs per tile
 // of the slicing kernel, 274 us with one, 79 us with both stored (Anderson2021: 134).
-bool serial_walk_per_thread(const KernelContext &c, const std::vector<Region> &per_tile) {
+bool serial_walk_per_thread(const KernelContext &c, const std::set<int> &staged, const std::vector<Region> &per_tile) {
     if (!c.opt.gpu) return false;
-    for (int m : stencil_tile_staging(c.g, c.root, c.members).staged) {
+    for (int m : staged) {
         const Region &r = per_tile[size_t(m)];
         if (r.size() < 3 || r[0].extent() * r[1].extent() >= kStencilThreadsX * kStencilThreadsY) continue;
         int64_t walked = 1;
@@ -245,6 +246,7 @@ public:
         std::vector<int> shapes{2};
         if (rank > 2 && blocks_for(O.region, 2) <= kMaxChannelsInTile) shapes.push_back(rank);
         KernelChoice too_big;  // the first shape whose tile does not fit, when none does
+        const std::set<int> staged = stencil_tile_staging(c.g, c.root, c.members).staged;  // (whatever the shape)
         for (int k : shapes) {
             KernelChoice kc = best;
             kc.inner_dims = k;
@@ -254,9 +256,9 @@ public:
             for (int d = k; d < rank; d++) blk[d].max = blk[d].min;
             kc.blocks = tiles * blocks_for(O.region, k);
             const auto per_tile = c.g.regions_for(c.root, blk, c.inside);
-            if (halo_along_untiled_dim(c, k, per_tile) || serial_walk_per_thread(c, per_tile)) continue;
+            if (halo_along_untiled_dim(c, staged, k, per_tile) || serial_walk_per_thread(c, staged, per_tile)) continue;
             c.cost.kernel_reads(c.g, c.root, c.inside, whole, per_tile, kc.blocks, kc);
-            if (!tile_fits(c, per_tile, kc)) {
+            if (!tile_fits(c, staged, per_tile, kc)) {
                 if (too_big.offender < 0) too_big = kc;
                 continue;
             }
