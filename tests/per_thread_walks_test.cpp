@@ -4,7 +4,8 @@
 // scatter that writes the Func's innermost dim as it is (an embedding table's gradient, rows picked
 // by token ids) takes its rows over the threads and a block per point of its RDom. Each planned at
 // its estimates and run on the host and on OpenCL at other sizes against a plain C++ reference. And
-// a pointwise root whose threads do work their vectors do not share takes 2 rows per thread.
+// a pointwise root whose threads do work their vectors do not share takes 2 rows per thread; and a
+// scan with few walks whose innermost RVar's steps may run at once takes them over the threads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -464,6 +465,57 @@ TEST(PerThreadWalks, TileHistogramsOfThousandsOfPixelsTakeABlockPerTile) {
                         }
             EXPECT_TRUE(matches(
                 o, [&](auto &q) { return want[size_t(q[0] + 256 * (q[1] + tw * q[2]))]; }, 0))
+                << text;
+        }
+    }
+}
+
+// A column's maxima over windows of 2^t rows (t = 0 .. 5), each height from the one before at
+// this row and 2^(t - 1) rows down, written as users write it: an RDom over the rows and the
+// heights. Its 1920 columns alone would be 1920 walks of 1144 x 5 steps; the rows' steps run over
+// the threads instead, a launch per height. Run on the host and OpenCL at other sizes.
+TEST(PerThreadWalks, AScanWithFewWalksTakesItsInnermostRVarOverTheThreads) {
+    ImageParam in(Float(32), 2, "win");
+    auto define = [&] {
+        Var x("x"), y("y"), t("t");
+        Func e = BoundaryConditions::repeat_edge(in);
+        Func windows("windows"), out("out");
+        windows(x, y, t) = e(x, y);
+        RDom s(-32, in.dim(1).extent() + 64, 1, 5, "s");
+        windows(x, s.x, s.y) = max(windows(x, s.x, s.y - 1), windows(x, s.x + clamp(1 << (s.y - 1), 1, 16), s.y - 1));
+        out(x, y) = windows(x, y, 2) + windows(x, y, 5);
+        out.set_estimates({{0, 1920}, {0, 1080}});
+        return out;
+    };
+    in.set_estimates({{0, 1920}, {0, 1080}});
+    Plan plan = plan_for({define()}, {}, true);
+    const auto *k = kernel_of(plan, "windows");
+    ASSERT_NE(k, nullptr) << plan.to_text();
+    const GenericParams &p = params_of<GenericParams>(*k, "generic");
+    ASSERT_EQ(p.stage_rvar_threads.size(), 2u) << plan.to_text();
+    EXPECT_TRUE(p.stage_rvar_threads[1]) << plan.to_text();
+    EXPECT_EQ(k->launches, 6) << plan.to_text();  // the pure stage, then a launch per height
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE("target " + target);
+        Func out = define();
+        const std::string text = schedule_with_solder({out}, target);
+        if (target != "host") {
+            EXPECT_NE(text.find("innermost RVar over the threads"), std::string::npos) << text;
+            EXPECT_NE(text.find("allow_race_conditions"), std::string::npos) << text;
+        }
+        Pipeline pl = compiled({out}, target);
+        for (std::vector<int> sz : {std::vector<int>{37, 29}, {5, 3}, {70, 9}}) {
+            SCOPED_TRACE(std::to_string(sz[0]) + "x" + std::to_string(sz[1]));
+            auto a = random_buffer<float>(sz, 11, -1, 1);
+            in.set(a);
+            Buffer<float> o = realize_on<float>(pl, sz, target);
+            auto window_max = [&](int i, int j, int rows) {
+                float m = -INFINITY;
+                for (int r = j; r < j + rows; r++) m = std::max(m, a(i, std::min(r, sz[1] - 1)));
+                return m;
+            };
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return window_max(q[0], q[1], 4) + window_max(q[0], q[1], 32); }, 0))
                 << text;
         }
     }

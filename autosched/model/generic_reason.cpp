@@ -1,6 +1,7 @@
 #include "autosched/model/generic_reason.h"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "autosched/model/pipeline_funcs.h"
@@ -279,6 +280,58 @@ bool distinct_points_update(const Function &f, int u) {
         scope.push(*proved, Interval(at, at));
         left.erase(proved);
     }
+    return true;
+}
+
+namespace {
+
+std::vector<Expr> values_of(const Function &f, int u) {
+    std::vector<Expr> out;
+    for (const Expr &v : f.update(u).values()) out.push_back(substitute_in_all_lets(v));
+    return out;
+}
+
+}  // namespace
+
+bool innermost_rvar_parallel_per_step(const Function &f, int u) {
+    const Definition &def = f.update(u);
+    const auto &rvars = def.schedule().rvars();
+    if (rvars.size() < 2 || has_predicate(def) || def.args().size() != f.args().size()) return false;
+    std::vector<Expr> store;
+    for (const Expr &a : def.args()) {
+        if (calls_func(a, f.name())) return false;
+        store.push_back(substitute_in_all_lets(a));
+    }
+    // The other point: the innermost RVar moved by d != 0, the pure vars renamed, the outer RVars
+    // kept.
+    const Expr d = Variable::make(Int(32), rvars[0].var + ".d");
+    std::map<std::string, Expr> other;
+    other[rvars[0].var] = Variable::make(Int(32), rvars[0].var) + d;
+    for (const std::string &v : f.args()) other[v] = Variable::make(Int(32), v + ".other");
+    std::vector<Expr> other_store;
+    for (const Expr &a : store) other_store.push_back(substitute(other, a));
+    // A point `at` never meets the other's store where one of its args alone cannot equal the
+    // other's (a conjunction the simplifier would not see through whole: `s.x != s.x'` far from
+    // `s.x == s.x'`).
+    auto apart = [&](const std::vector<Expr> &at) {
+        for (size_t i = 0; i < at.size(); i++)
+            if (can_prove(!(d != 0 && at[i] == other_store[i]))) return true;
+        return false;
+    };
+    if (!apart(store)) return false;
+    struct Loads : IRGraphVisitor {
+        std::string name;
+        std::vector<std::vector<Expr>> at;
+        using IRGraphVisitor::visit;
+        void visit(const Call *op) override {
+            IRGraphVisitor::visit(op);
+            if (op->name == name && op->call_type == Call::Halide) at.push_back(op->args);
+        }
+    } loads;
+    loads.name = f.name();
+    for (const Expr &v : values_of(f, u)) v.accept(&loads);
+    for (const std::vector<Expr> &at : loads.at)
+        if (at.size() != store.size() || !apart(at)) return false;
     return true;
 }
 

@@ -62,6 +62,15 @@ std::vector<int> point_scan_dims(const Halide::Internal::Function &f);
 // r.z) = pooled(r.x, r.y, r.z)`, `o` a clamped index: 0 <= o % 2 <= 1 < 2.)
 bool distinct_points_update(const Halide::Internal::Function &f, int u);
 
+// Whether update `u` of `f` may run its innermost RVar's steps at once, one step of its outer
+// RVars at a time (a launch each): two points that differ in that RVar or in the pure vars, at the
+// same outer step, never write one point, and neither reads what the other writes (a column's
+// maxima over power-of-two windows, `vmax(x, s.x, c, s.y) = max(vmax(x, s.x, c, s.y - 1),
+// vmax(x, s.x + 2^(s.y - 1), c, s.y - 1))`: each step of s.y reads only the one before). Halide's own
+// check (can_parallelize_rvar) lets the outer RVars differ too, and cannot prove it. Two RVars or
+// more, no predicate, args and values with no loads of `f` inside the args.
+bool innermost_rvar_parallel_per_step(const Halide::Internal::Function &f, int u);
+
 // Whether update `u` of `f` runs on all its RDom's points at once on `target`'s GPU: with atomics
 // (atomic_update), or with none where its points write points of their own (distinct_points_update).
 bool all_points_at_once(const Halide::Internal::Function &f, int u, const Halide::Target &target);

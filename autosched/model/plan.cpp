@@ -297,6 +297,10 @@ std::string Plan::to_text() const {
                                 ? " a block per RDom point, its rows over " + std::to_string(gp->stage_row_lanes[s]) +
                                       " threads"
                                 : " over its RDom's points");
+            for (size_t s = 0; s < gp->stage_rvar_threads.size(); s++)
+                if (gp->stage_rvar_threads[s])
+                    vec += ", stage " + std::to_string(s) +
+                           "'s innermost RVar over the threads, a launch per step of its outer RVars";
             for (size_t s = 0; s < gp->stage_serial_outer.size(); s++)
                 if (gp->stage_serial_outer[s] > 0)
                     vec += ", stage " + std::to_string(s) + " loops its outer " +

@@ -258,6 +258,21 @@ int cell_threads_taken(const FuncNode &O, const PlannerOptions &opt) {
     return scan_tile_rows(O, opt) == 0 && !one_block(O, opt) ? cell_scatter_threads(O, opt) : 0;
 }
 
+// GenericParams::stage_rvar_threads for update `u`: on a GPU, an update writing 1 to 3 pure vars as
+// they are, at fewer points than kRvarThreadsBelowPerSm threads per SM, whose innermost RVar (of
+// kGenericTileY steps or more) may run at once at each of at most kMaxStepLaunches steps of its
+// outer RVars, at the estimates.
+bool rvar_threads(const FuncNode &O, int u, const PlannerOptions &opt) {
+    const std::vector<int64_t> e = stage_extents(O, u + 1);
+    if (!opt.gpu || e.empty() || e.size() > 3 || size_t(u) >= O.rvar_extents.size()) return false;
+    const std::vector<int64_t> &rv = O.rvar_extents[size_t(u)];
+    if (rv.size() < 2 || rv[0] < kGenericTileY) return false;
+    int64_t steps = 1;
+    for (size_t i = 1; i < rv.size(); i++) steps *= rv[i];
+    if (steps > kMaxStepLaunches || points_of(e) >= kRvarThreadsBelowPerSm * opt.device.sms) return false;
+    return innermost_rvar_parallel_per_step(O.function, u);
+}
+
 class GenericTemplate : public KernelTemplate {
 public:
     TemplateKind kind() const override { return TemplateKind::Generic; }
@@ -323,13 +338,22 @@ public:
             p.stage_row_lanes.assign(size_t(O.updates) + 1, 0);
             p.stage_unroll.assign(size_t(O.updates) + 1, 0);
             p.stage_points_in_walk.assign(size_t(O.updates) + 1, 0);
+            p.stage_rvar_threads.assign(size_t(O.updates) + 1, false);
             for (int u = 0; u < O.updates; u++) {
                 p.stage_over_rdom[size_t(u) + 1] = !stage_extents(O, u + 1).empty() && over_rdom(O, u, c.opt);
                 if (p.stage_over_rdom[size_t(u) + 1]) {
                     p.stage_threads[size_t(u) + 1] = 0;  // 256 over the RDom
                     p.stage_row_lanes[size_t(u) + 1] = row_scatter_lanes(O, u);
                 }
-                // A walk in each thread over its pure vars' points (a scan): its steps unrolled.
+                // A walk in each thread over its pure vars' points (a scan): its steps unrolled;
+                // or, with few such walks, its innermost RVar's steps over the threads.
+                if (!p.stage_over_rdom[size_t(u) + 1] && rvar_threads(O, u, c.opt)) {
+                    p.stage_rvar_threads[size_t(u) + 1] = true;
+                    int64_t steps = 1;
+                    for (size_t i = 1; i < O.rvar_extents[size_t(u)].size(); i++) steps *= O.rvar_extents[size_t(u)][i];
+                    k.launches += int(steps) - 1;
+                    continue;
+                }
                 if (!stage_extents(O, u + 1).empty() && !p.stage_over_rdom[size_t(u) + 1])
                     p.stage_unroll[size_t(u) + 1] = scan_unroll(O, u);
                 // (As schedule_generic_kernel lays it out.)
@@ -365,7 +389,7 @@ public:
             schedule_cell_threads(c.w, c.get(k.root), p.cell_threads);
         else
             schedule_generic_kernel(c.w, c.get(k.root), c.target, p.stage_threads, p.stage_serial_outer, p.shared_bins,
-                                    p.stage_over_rdom, p.stage_unroll, p.stage_row_lanes);
+                                    p.stage_over_rdom, p.stage_unroll, p.stage_row_lanes, p.stage_rvar_threads);
     }
 
     // Each stage a launch (schedules/generic/generic_schedule.cpp): pure vars as pure_loops lays
@@ -423,6 +447,15 @@ public:
                 e.resize(e.size() - size_t(std::min<int>(serial[size_t(stage)], int(e.size()) - 3)));
             const auto &rdom = k.get<GenericParams>()->stage_over_rdom;
             const bool over = size_t(stage) < rdom.size() && rdom[size_t(stage)];
+            const auto &rvar_threads = k.get<GenericParams>()->stage_rvar_threads;
+            if (size_t(stage) < rvar_threads.size() && rvar_threads[size_t(stage)]) {
+                // The innermost pure var by the innermost RVar, the other pure vars block dims.
+                std::vector<int64_t> over_threads{e[0], O.rvar_extents[size_t(stage - 1)][0]};
+                over_threads.insert(over_threads.end(), e.begin() + 1, e.end());
+                out.push_back(tiled_stage(name + " (a launch per step of its outer RVars)", over_threads, kGenericTileX,
+                                          kGenericTileY, 0, c.grid));
+                continue;
+            }
             if ((!e.empty() && !over) || stage == 0) {
                 const auto &in_walk = k.get<GenericParams>()->stage_points_in_walk;
                 const int points = size_t(stage) < in_walk.size() ? in_walk[size_t(stage)] : 0;

@@ -331,10 +331,29 @@ void schedule_one_block(ScheduleWriter &w, Func f) {
     }
 }
 
+// GenericParams::stage_rvar_threads: the update's innermost RVar and its innermost pure var over
+// kTileX x kTileY threads, the other pure vars block dims, the outer RVars loops around the launch.
+void rvar_over_threads(ScheduleWriter &w, const StageRef &s, const Internal::Function &fn,
+                       const std::vector<VarOrRVar> &pure, const std::string &tag) {
+    const auto rvars = fn.update(s.update).schedule().rvars();
+    // (Proved by autosched::innermost_rvar_parallel_per_step, the outer RVars at one step.)
+    w.allow_race_conditions(s);
+    Var bx(tag + "_bx"), tx(tag + "_tx");
+    RVar by(tag + "_by"), ty(tag + "_ty");
+    w.split(s, pure[0], bx, tx, kTileX, TailStrategy::GuardWithIf);
+    w.split(s, RVar(rvars[0].var), by, ty, kTileY, TailStrategy::GuardWithIf);
+    std::vector<VarOrRVar> order{tx, ty, bx, by}, blocks{bx, by};
+    for (size_t i = 1; i < pure.size(); i++) order.push_back(pure[i]), blocks.push_back(pure[i]);
+    for (size_t i = 1; i < rvars.size(); i++) order.push_back(RVar(rvars[i].var));
+    w.reorder(s, order);
+    w.gpu_threads(s, tx, ty);
+    gpu_blocks_over(w, s, blocks, tag, 2);
+}
+
 void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, const std::vector<int> &stage_threads,
                              const std::vector<int> &stage_serial_outer, bool shared_bins,
                              const std::vector<bool> &stage_over_rdom, const std::vector<int> &stage_unroll,
-                             const std::vector<int> &stage_row_lanes) {
+                             const std::vector<int> &stage_row_lanes, const std::vector<bool> &stage_rvar_threads) {
     w.compute_root(f);
     const Internal::Function fn = f.function();
     if (fn.has_extern_definition()) return;
@@ -348,7 +367,10 @@ void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, co
         // (Over its RDom only where the target's atomics take it; the plan asked for no other.)
         const bool over = stage > 0 && size_t(stage) < stage_over_rdom.size() && stage_over_rdom[size_t(stage)] &&
                           autosched::atomic_update(fn, stage - 1, target);
-        if (!pure.empty() && !over) {
+        if (!pure.empty() && !over && is_gpu_target(target) && size_t(stage) < stage_rvar_threads.size() &&
+            stage_rvar_threads[size_t(stage)]) {
+            rvar_over_threads(w, s, fn, pure, tag);
+        } else if (!pure.empty() && !over) {
             pure_loops(w, s, pure, target, tag, threads, serial,
                        stage > 0 && predicate_loads_at_pure_vars(fn, fn.update(stage - 1)));
             // A scan's RVars walk serially in each thread: unrolled, the loads of several steps

@@ -66,11 +66,19 @@ constexpr int64_t kGenericSerialPoints = 64;
 // `stage_unroll[s]` > 0: the steps of update stage s's serial walk unrolled (else kScanUnroll).
 // `stage_row_lanes[s]` > 0: such a stage over its RDom writes the Func's innermost dim as it is, over
 // that many threads, a block per point of its RDom (GenericParams::stage_row_lanes).
+// `stage_rvar_threads[s]`: update stage s's innermost RVar and innermost pure var over 32 x 8
+// threads, its outer RVars looping on the host, a launch per step (GenericParams::stage_rvar_threads).
 void schedule_generic_kernel(ScheduleWriter &w, Halide::Func f, const Halide::Target &target,
                              const std::vector<int> &stage_threads = {},
                              const std::vector<int> &stage_serial_outer = {}, bool shared_bins = false,
                              const std::vector<bool> &stage_over_rdom = {}, const std::vector<int> &stage_unroll = {},
-                             const std::vector<int> &stage_row_lanes = {});
+                             const std::vector<int> &stage_row_lanes = {},
+                             const std::vector<bool> &stage_rvar_threads = {});
+
+// A scan's walks run over the threads where they are fewer than this many threads per SM (a
+// launch per step of its outer RVars, at most kMaxStepLaunches of them).
+constexpr int64_t kRvarThreadsBelowPerSm = 1024;
+constexpr int64_t kMaxStepLaunches = 64;
 
 // Whether update `update` of `fn`, whose predicate loads at its pure vars (two or more of them),
 // takes a block per point of those vars with its innermost pure var over the block's threads, each
