@@ -1,5 +1,5 @@
 // The user-pipeline bench's pipelines: each a function returning its outputs and arguments,
-// listed by name in a registry per file (pipelines_a.cpp ... pipelines_t.cpp); gen.cpp schedules and
+// listed by name in a registry per file (pipelines_a.cpp ... pipelines_u.cpp); gen.cpp schedules and
 // compiles them.
 #pragma once
 #include <functional>
@@ -39,5 +39,6 @@ void add_pipelines_q(Registry &r);
 void add_pipelines_r(Registry &r);
 void add_pipelines_s(Registry &r);
 void add_pipelines_t(Registry &r);
+void add_pipelines_u(Registry &r);
 
 }  // namespace user_pipelines
