@@ -403,3 +403,46 @@ TEST(RegisterTiles, ABlockMatcherSharesItsBlockAcrossOffsetsAtAnySize) {
         }
     }
 }
+
+// A diamond's maxima over a radius Param, each column of it read at two rows its height apart
+// (the height a table Func of the column, clamped): the taps' args are bound in lets, which the
+// register tile's test of a window moving along the image looks through.
+TEST(RegisterTiles, ADiamondOfMaximaWithItsTapsInLetsAtAnySize) {
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam in(Float(32), 2, "din");
+        Param<int> radius("dradius");
+        Var x("x"), y("y");
+        Func cl = BoundaryConditions::repeat_edge(in);
+        Expr rad = clamp(radius, 0, 15);
+        Func height("dheight"), out("dout");
+        height(x) = rad - abs(x);
+        RDom d(-rad, 2 * rad + 1, "d");
+        Expr h = clamp(height(d), 0, rad);
+        out(x, y) = maximum(max(cl(x + d, y - h), cl(x + d, y + h)));
+        in.set_estimates({{0, 1920}, {0, 1080}});
+        radius.set_estimate(4);
+        out.set_estimates({{0, 1920}, {0, 1080}});
+        std::string plan;
+        Pipeline p = planned(out, target, plan);
+        radius.set(2);
+        for (auto [W, H] : kSizes) {
+            SCOPED_TRACE(std::to_string(W) + "x" + std::to_string(H));
+            auto a = random_buffer<float>({W, H}, 93, -1, 1);
+            in.set(a);
+            Buffer<float> o = realize_on<float>(p, {W, H}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    float m = -INFINITY;
+                    for (int dx = -2; dx <= 2; dx++) {
+                        const int hh = 2 - std::abs(dx), i = clamped(q[0] + dx, W);
+                        m = std::max({m, a(i, clamped(q[1] - hh, H)), a(i, clamped(q[1] + hh, H))});
+                    }
+                    return m;
+                },
+                0))
+                << plan;
+        }
+    }
+}

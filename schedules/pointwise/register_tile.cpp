@@ -30,7 +30,8 @@ std::vector<std::string> update_pure_names(const Internal::Function &f) {
 // Whether some call in `f`'s update reads a Func or an input at a point whose arg 0 or 1 is `f`'s
 // own var of that dim moved by the update's RVars (`in(x + k.x, y + k.y)`): a window over the image
 // (a convolution's taps), where neighbouring rows' windows overlap; not one over other dims only (a
-// 1 x 1 convolution's channels, `in(x, y, ci) * w(ci, c)`).
+// 1 x 1 convolution's channels, `in(x, y, ci) * w(ci, c)`). Lets are looked through (a disc's taps
+// `max(in(x + d, y - h), in(x + d, y + h))` bind their shared args in them).
 bool window_moves_along_image(const Internal::Function &f) {
     struct Reads : Internal::IRVisitor {
         std::set<std::string> rvars;
@@ -47,7 +48,7 @@ bool window_moves_along_image(const Internal::Function &f) {
     } reads;
     reads.pure = update_pure_names(f);
     for (const auto &rv : f.update(0).schedule().rvars()) reads.rvars.insert(rv.var);
-    for (const Expr &v : f.update(0).values()) v.accept(&reads);
+    for (const Expr &v : f.update(0).values()) Internal::substitute_in_all_lets(v).accept(&reads);
     return reads.moves;
 }
 
