@@ -283,16 +283,6 @@ bool distinct_points_update(const Function &f, int u) {
     return true;
 }
 
-namespace {
-
-std::vector<Expr> values_of(const Function &f, int u) {
-    std::vector<Expr> out;
-    for (const Expr &v : f.update(u).values()) out.push_back(substitute_in_all_lets(v));
-    return out;
-}
-
-}  // namespace
-
 bool innermost_rvar_parallel_per_step(const Function &f, int u) {
     const Definition &def = f.update(u);
     const auto &rvars = def.schedule().rvars();
@@ -329,7 +319,7 @@ bool innermost_rvar_parallel_per_step(const Function &f, int u) {
         }
     } loads;
     loads.name = f.name();
-    for (const Expr &v : values_of(f, u)) v.accept(&loads);
+    for (const Expr &v : def.values()) substitute_in_all_lets(v).accept(&loads);
     for (const std::vector<Expr> &at : loads.at)
         if (at.size() != store.size() || !apart(at)) return false;
     return true;

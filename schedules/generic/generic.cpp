@@ -258,6 +258,14 @@ int cell_threads_taken(const FuncNode &O, const PlannerOptions &opt) {
     return scan_tile_rows(O, opt) == 0 && !one_block(O, opt) ? cell_scatter_threads(O, opt) : 0;
 }
 
+// The steps of update `u`'s RVars other than its innermost, at the estimates: its launches where
+// its innermost RVar runs over the threads (GenericParams::stage_rvar_threads).
+int64_t outer_rvar_steps(const FuncNode &O, int u) {
+    int64_t steps = 1;
+    for (size_t i = 1; i < O.rvar_extents[size_t(u)].size(); i++) steps *= O.rvar_extents[size_t(u)][i];
+    return steps;
+}
+
 // GenericParams::stage_rvar_threads for update `u`: on a GPU, an update writing 1 to 3 pure vars as
 // they are, at fewer points than kRvarThreadsBelowPerSm threads per SM, whose innermost RVar (of
 // kGenericTileY steps or more) may run at once at each of at most kMaxStepLaunches steps of its
@@ -267,9 +275,8 @@ bool rvar_threads(const FuncNode &O, int u, const PlannerOptions &opt) {
     if (!opt.gpu || e.empty() || e.size() > 3 || size_t(u) >= O.rvar_extents.size()) return false;
     const std::vector<int64_t> &rv = O.rvar_extents[size_t(u)];
     if (rv.size() < 2 || rv[0] < kGenericTileY) return false;
-    int64_t steps = 1;
-    for (size_t i = 1; i < rv.size(); i++) steps *= rv[i];
-    if (steps > kMaxStepLaunches || points_of(e) >= kRvarThreadsBelowPerSm * opt.device.sms) return false;
+    if (outer_rvar_steps(O, u) > kMaxStepLaunches || points_of(e) >= kRvarThreadsBelowPerSm * opt.device.sms)
+        return false;
     return innermost_rvar_parallel_per_step(O.function, u);
 }
 
@@ -349,9 +356,7 @@ public:
                 // or, with few such walks, its innermost RVar's steps over the threads.
                 if (!p.stage_over_rdom[size_t(u) + 1] && rvar_threads(O, u, c.opt)) {
                     p.stage_rvar_threads[size_t(u) + 1] = true;
-                    int64_t steps = 1;
-                    for (size_t i = 1; i < O.rvar_extents[size_t(u)].size(); i++) steps *= O.rvar_extents[size_t(u)][i];
-                    k.launches += int(steps) - 1;
+                    k.launches += int(outer_rvar_steps(O, u)) - 1;
                     continue;
                 }
                 if (!stage_extents(O, u + 1).empty() && !p.stage_over_rdom[size_t(u) + 1])
