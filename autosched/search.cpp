@@ -13,13 +13,27 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct OutOfTime {};  // a greedy pass given a deadline ran past it
+// What the local search may spend: work (see local_improvement) and, as a safety net, time.
+struct Budget {
+    const FuncGraph &g;
+    Clock::time_point deadline;
+    int64_t limit;
+    int64_t funcs = 0;  // the Funcs of every partition evaluated
+    int64_t queries_before = g.region_queries();
+    int64_t work() const { return funcs + g.region_queries() - queries_before; }
+};
+struct OutOfTime {};  // a greedy pass given a budget ran past its deadline
+struct OutOfWork {};  // or spent its work
 
 // Stores, one at a time, the Func each broken rule names. Ends legal: at worst every Func is a root.
 Partition greedy(const FuncGraph &g, const PlannerOptions &opt, std::vector<bool> root, std::map<int, std::string> &why,
-                 KernelCache *cache, MendRules rules = {}, const Clock::time_point *deadline = nullptr) {
+                 KernelCache *cache, MendRules rules = {}, Budget *budget = nullptr) {
     for (size_t iter = 0; iter <= g.nodes.size(); iter++) {
-        if (deadline && Clock::now() > *deadline) throw OutOfTime{};
+        if (budget) {
+            if (budget->work() >= budget->limit) throw OutOfWork{};
+            if (Clock::now() > budget->deadline) throw OutOfTime{};
+            budget->funcs += int64_t(g.nodes.size());
+        }
         Partition p = evaluate_partition(g, opt, root, cache, rules);
         if (p.legal()) return p;
         root[p.violation] = true;
@@ -103,10 +117,13 @@ struct BranchAndBound {
 
 // Beyond the exact search's size: flip one optional Func at a time (root <-> fused), mend what the
 // flip breaks with the greedy rules, keep it if the estimate drops; repeat until no flip helps or
-// the evaluation budget is spent. Deterministic: candidates in a fixed order.
+// the work budget is spent. The budget counts the Funcs of every partition evaluated and every
+// region its kernels ask of the graph (what an evaluation's time is in proportion to: a flip that
+// makes one kernel of hundreds of Funcs asks millions), not time, so that the plan is the same on
+// any machine at any load. Deterministic: candidates in a fixed order.
 Partition local_improvement(const FuncGraph &g, const PlannerOptions &opt, const std::vector<int> &order,
-                            Partition best, MendRules mend, KernelCache &cache, Clock::time_point deadline,
-                            int64_t &evaluated, bool &out_of_budget, bool &out_of_time) {
+                            Partition best, MendRules mend, KernelCache &cache, Budget &budget, int64_t &evaluated,
+                            bool &out_of_budget, bool &out_of_time) {
     for (bool improved = true; improved && !out_of_budget && !out_of_time;) {
         improved = false;
         for (int i : order) {
@@ -114,18 +131,17 @@ Partition local_improvement(const FuncGraph &g, const PlannerOptions &opt, const
                 out_of_budget = true;
                 break;
             }
-            if (Clock::now() > deadline) {  // (one flip of a large kernel may take milliseconds)
-                out_of_time = true;
-                break;
-            }
             std::vector<bool> root = best.root;
             root[i] = !root[i];
             std::map<int, std::string> ignored;
             Partition p;
             try {
-                p = greedy(g, opt, root, ignored, &cache, mend, &deadline);
+                p = greedy(g, opt, root, ignored, &cache, mend, &budget);
             } catch (const std::logic_error &) {
                 continue;
+            } catch (const OutOfWork &) {
+                out_of_budget = true;
+                break;
             } catch (const OutOfTime &) {
                 out_of_time = true;
                 break;
@@ -234,20 +250,24 @@ SearchResult search_roots(const FuncGraph &g, const PlannerOptions &opt, const s
                                : "exact search stopped at its evaluation budget";
     } else {
         bool out_of_budget = false, out_of_time = false;
-        // Each start gets its share of the time budget; the best result wins.
+        // Each start gets its share of the time budget and of the work the starts before it left;
+        // the best result wins.
         const auto share = std::chrono::milliseconds(opt.time_budget_ms / int64_t(starts.size()));
-        for (auto &[start, mend] : starts) {
+        int64_t work_left = opt.search_max_work;
+        for (size_t k = 0; k < starts.size(); k++) {
+            auto &[start, mend] = starts[k];
             bool budget = false, time = false;
-            Partition p = local_improvement(g, opt, bb.order, start, mend, cache, Clock::now() + share, r.evaluated,
-                                            budget, time);
+            Budget b{g, Clock::now() + share, work_left / int64_t(starts.size() - k)};
+            Partition p = local_improvement(g, opt, bb.order, start, mend, cache, b, r.evaluated, budget, time);
+            work_left -= b.work();
             out_of_budget |= budget, out_of_time |= time;
             if (p.est_us < bb.best_us * (1 - 1e-9)) bb.best = std::move(p), bb.best_us = bb.best.est_us;
         }
         how = std::to_string(bb.order.size()) + " optional roots, more than the exact search takes (" +
               std::to_string(opt.exact_max_free) + "): greedy plus local improvement" +
-              (out_of_budget ? ", stopped at its evaluation budget"
-               : out_of_time ? ", stopped at the time budget (" + std::to_string(opt.time_budget_ms) + " ms)"
-                             : "");
+              (out_of_time     ? ", stopped at the time budget (" + std::to_string(opt.time_budget_ms) + " ms)"
+               : out_of_budget ? ", stopped at its work budget"
+                               : "");
     }
     if (!r.proved_optimal) {
         bb.best = narrow_stores(g, opt, forced, std::move(bb.best), cache, r.evaluated);

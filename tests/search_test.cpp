@@ -74,6 +74,38 @@ TEST(Search, PlansAreDeterministic) {
     }
 }
 
+TEST(Search, TheLocalSearchStopsAtItsWorkBudgetNotTheClock) {
+    // A 300-Func chain has 313 optional roots, beyond the exact search. Given little work, the local
+    // search stops at that budget, at the same partition in every run and on any machine: the
+    // budget counts evaluated Funcs and region queries, not milliseconds. (Before, it stopped at
+    // the clock, and a loaded machine got another plan.)
+    std::string first;
+    int64_t first_evaluated = -1;
+    for (int run = 0; run < 2; run++) {
+        FuncGraph g = FuncGraph::build(plan_time_chain(300).outputs);
+        PlannerOptions opt;
+        opt.time_budget_ms = 600 * 1000;
+        opt.search_max_work = 300000;
+        SearchResult r = search_roots(g, opt);
+        EXPECT_NE(r.summary.find("stopped at its work budget"), std::string::npos) << r.summary;
+        std::string roots;
+        for (size_t i = 0; i < g.nodes.size(); i++) roots += r.best.root[i] ? '1' : '0';
+        if (run == 0) {
+            first = roots, first_evaluated = r.evaluated;
+            EXPECT_LT(r.best.est_us, r.greedy_us) << r.summary;
+        } else {
+            EXPECT_EQ(roots, first);
+            EXPECT_EQ(r.evaluated, first_evaluated) << r.summary;
+        }
+    }
+    // The default budget lets the same search run until no flip helps.
+    FuncGraph g = FuncGraph::build(plan_time_chain(300).outputs);
+    PlannerOptions opt;
+    opt.time_budget_ms = 600 * 1000;
+    SearchResult r = search_roots(g, opt);
+    EXPECT_EQ(r.summary.find("budget"), std::string::npos) << r.summary;
+}
+
 TEST(Search, BundledAppsWithinItsSizeAreSolvedExactly) {
     for (const AppSpec &app : all_app_specs()) {
         BuiltPipeline p = build_app_pipeline(app, AppSize::Full);

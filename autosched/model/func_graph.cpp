@@ -353,49 +353,84 @@ Region FuncGraph::natural_region(int p) const {
     return r;
 }
 
+size_t FuncGraph::RegionKeyHash::operator()(const std::vector<int64_t> &k) const {
+    uint64_t h = k.size();
+    for (int64_t v : k) {  // splitmix64's finalizer over each value, chained
+        uint64_t x = h + uint64_t(v) + 0x9e3779b97f4a7c15ULL;
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+        h = x ^ (x >> 31);
+    }
+    return size_t(h);
+}
+
+const std::vector<FuncGraph::ProducerRegion> &FuncGraph::producer_regions(int c, const Region &region) const {
+    region_queries_++;
+    std::vector<int64_t> key{c};
+    for (auto &r : region) key.push_back(r.min), key.push_back(r.max);
+    if (auto it = producer_regions_.find(key); it != producer_regions_.end()) return it->second;
+    // Bounded memory: a 2,000-Func chain's search asks about 400,000 distinct regions. (No caller
+    // holds an answer across calls, so dropping them all is safe.)
+    if (producer_regions_.size() >= kMaxRememberedRegions) producer_regions_.clear();
+    // Producers in the order they are first read, each with the union of what every site needs.
+    std::vector<ProducerRegion> found;
+    const FuncNode &n = nodes[size_t(c)];
+    for (auto &st : stages_[size_t(c)]) {
+        Scope<Interval> scope;
+        for (size_t d = 0; d < st.pure.size() && d < region.size(); d++)
+            scope.push(st.pure[d], Interval(Expr(int32_t(region[d].min)), Expr(int32_t(region[d].max))));
+        push_rvars_at_estimates(st.rvars, scope);
+        for (auto &e : st.exprs) {
+            for (auto &[name, box] : boxes_required(e, scope)) {
+                int p = lookup(name);
+                if (p < 0 || p == c) continue;
+                Region r;
+                for (size_t d = 0; d < box.size(); d++) {
+                    std::string what = "the region of '" + nodes[p].name + "' needed by '" + n.name + "' (dim " +
+                                       std::to_string(d) + ")";
+                    if (!box[d].is_bounded()) {
+                        // Data-dependent: the whole producer (its own estimate, the points its
+                        // updates write, or the pipeline's need).
+                        r = nodes[p].region.empty() ? natural_region(p) : nodes[p].region;
+                        if (r.empty())
+                            throw UnboundedReadError(what + " is data-dependent and '" + nodes[p].name +
+                                                         "' has no estimates: give it set_estimates",
+                                                     nodes[p].name);
+                        break;
+                    }
+                    // Clamps to an input's bounds (boundary conditions) name its buffer's min and
+                    // extent: those are the input's estimates.
+                    r.push_back(
+                        {const_or_throw(box[d].min, what, estimates_), const_or_throw(box[d].max, what, estimates_)});
+                }
+                if (r.empty()) r = {{0, 0}};  // rank 0: one point, and "needed" (non-empty)
+                auto same =
+                    std::find_if(found.begin(), found.end(), [&](const ProducerRegion &f) { return f.producer == p; });
+                if (same == found.end()) {
+                    found.push_back({p, r});
+                } else {
+                    for (size_t d = 0; d < r.size() && d < same->region.size(); d++)
+                        same->region[d] = {std::min(same->region[d].min, r[d].min),
+                                           std::max(same->region[d].max, r[d].max)};
+                }
+            }
+        }
+    }
+    return producer_regions_.emplace(std::move(key), std::move(found)).first->second;
+}
+
 std::vector<Region> FuncGraph::regions_for(int root, const Region &root_region, const std::vector<bool> &inside) const {
     std::vector<Region> reg(nodes.size());
     reg[root] = root_region;
     for (int c = root; c >= 0; c--) {  // producers come before their consumers
         if (reg[c].empty() || nodes[c].is_input) continue;
         if (c != root && !inside[c]) continue;
-        const FuncNode &n = nodes[c];
-        for (auto &st : stages_[size_t(c)]) {
-            Scope<Interval> scope;
-            for (size_t d = 0; d < st.pure.size() && d < reg[c].size(); d++)
-                scope.push(st.pure[d], Interval(Expr(int32_t(reg[c][d].min)), Expr(int32_t(reg[c][d].max))));
-            push_rvars_at_estimates(st.rvars, scope);
-            for (auto &e : st.exprs) {
-                for (auto &[name, box] : boxes_required(e, scope)) {
-                    int p = lookup(name);
-                    if (p < 0 || p == c) continue;
-                    Region r;
-                    for (size_t d = 0; d < box.size(); d++) {
-                        std::string what = "the region of '" + nodes[p].name + "' needed by '" + n.name + "' (dim " +
-                                           std::to_string(d) + ")";
-                        if (!box[d].is_bounded()) {
-                            // Data-dependent: the whole producer (its own estimate, the points its
-                            // updates write, or the pipeline's need).
-                            r = nodes[p].region.empty() ? natural_region(p) : nodes[p].region;
-                            if (r.empty())
-                                throw UnboundedReadError(what + " is data-dependent and '" + nodes[p].name +
-                                                             "' has no estimates: give it set_estimates",
-                                                         nodes[p].name);
-                            break;
-                        }
-                        // Clamps to an input's bounds (boundary conditions) name its buffer's min and
-                        // extent: those are the input's estimates.
-                        r.push_back({const_or_throw(box[d].min, what, estimates_),
-                                     const_or_throw(box[d].max, what, estimates_)});
-                    }
-                    if (r.empty()) r = {{0, 0}};  // rank 0: one point, and "needed" (non-empty)
-                    if (reg[p].empty()) {
-                        reg[p] = r;
-                    } else {
-                        for (size_t d = 0; d < r.size() && d < reg[p].size(); d++)
-                            reg[p][d] = {std::min(reg[p][d].min, r[d].min), std::max(reg[p][d].max, r[d].max)};
-                    }
-                }
+        for (auto &[p, r] : producer_regions(c, reg[c])) {
+            if (reg[p].empty()) {
+                reg[p] = r;
+            } else {
+                for (size_t d = 0; d < r.size() && d < reg[p].size(); d++)
+                    reg[p][d] = {std::min(reg[p][d].min, r[d].min), std::max(reg[p][d].max, r[d].max)};
             }
         }
     }

@@ -175,6 +175,9 @@ public:
     // whose producer `inside(producer)` says belongs to the same computation (others are leaves,
     // whose footprint is still reported). Returns one Region per node (empty: not needed).
     std::vector<Region> regions_for(int root, const Region &root_region, const std::vector<bool> &inside) const;
+    // How many times a region a node reads of its producers was asked for, answered from memory or
+    // not: a measure of the planner's work that does not depend on the machine (autosched/search.cpp).
+    int64_t region_queries() const { return region_queries_; }
     std::string describe() const;
 
 private:
@@ -193,6 +196,20 @@ private:
     // its updates write (bounded by their RDoms). Empty when neither is known.
     Region natural_region(int node) const;
     int lookup(const std::string &call_name) const;
+    // What node `c` over `region` reads of each producer: Halide's bounds inference over every
+    // stage, the planner's most repeated question (each kernel a search costs asks it per member).
+    // Memoized by (node, region); a pure function of the graph.
+    struct ProducerRegion {
+        int producer;
+        Region region;
+    };
+    const std::vector<ProducerRegion> &producer_regions(int c, const Region &region) const;
+    struct RegionKeyHash {
+        size_t operator()(const std::vector<int64_t> &k) const;
+    };
+    mutable std::unordered_map<std::vector<int64_t>, std::vector<ProducerRegion>, RegionKeyHash> producer_regions_;
+    static constexpr size_t kMaxRememberedRegions = 1 << 19;
+    mutable int64_t region_queries_ = 0;
 };
 
 }  // namespace solder::autosched

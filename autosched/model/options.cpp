@@ -194,6 +194,7 @@ std::string SolderOptions::canonical_text() const {
     const autosched::DeviceProfile &d = p.device;
     s += "gpu=" + std::to_string(p.gpu) + "\nexact_max_free=" + std::to_string(p.exact_max_free) +
          "\nsearch_max_evaluations=" + std::to_string(p.search_max_evaluations) +
+         "\nsearch_max_work=" + std::to_string(p.search_max_work) +
          "\ndevice.bandwidth_bytes_per_s=" + exact_text(d.bandwidth_bytes_per_s) +
          "\ndevice.flops_per_s=" + exact_text(d.flops_per_s) + "\ndevice.launch_us=" + exact_text(d.launch_us) +
          "\ndevice.blocks_per_sm_to_fill=" + std::to_string(d.blocks_per_sm_to_fill) +

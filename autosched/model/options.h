@@ -38,7 +38,11 @@ struct PlannerOptions {
     bool stage_rows = false;
     int exact_max_free = 30;                 // optional roots the exact search takes; beyond: local search
     int64_t search_max_evaluations = 20000;  // partitions the search may cost in full
-    int time_budget_ms = 1000;               // a safety net over the evaluation budget
+    // The local search's budget: the Funcs of every partition it evaluates plus every region its
+    // kernels ask of the graph (deterministic, unlike time). About 1 s on two cores for a
+    // 1,000-Func chain (docs/planner-search.md).
+    int64_t search_max_work = 4000000;
+    int time_budget_ms = 10000;  // a safety net over the evaluation and work budgets
     // A kernel that computes one Func alone, a reduction along the innermost dim of what it reads
     // (a row sum stored because several kernels use it), may take the block-reduction template: one
     // block per result, the reduction split across its threads, read coalesced. One thread per result
