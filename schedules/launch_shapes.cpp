@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <set>
 
+#include "autosched/model/contraction.h"
 #include "autosched/model/kernel_leaves.h"
 #include "autosched/model/pipeline_funcs.h"
 #include "schedules/horizontal/horizontal.h"
+#include "schedules/pointwise/register_tile.h"
 #include "schedules/registry.h"
 #include "schedules/split_k/split_k_plan.h"
 #include "schedules/split_k/split_k_schedule.h"
@@ -114,7 +116,16 @@ std::vector<LaunchShape> split_k_shapes(const ShapeContext &c, const KernelPlan 
     // Blocks over the partials' strips of 256 threads along their innermost dim, their other dims
     // and the slices (schedules/split_k/split_k_schedule.cpp, lay_out_partials).
     std::vector<int64_t> blocks;
-    if (sk.group.empty()) {
+    int threads_x = kSplitThreads, threads_y = 1;
+    if (sk.group.empty() && sk.contraction_dy > 0 && size_t(sk.contraction_dy) < F.region.size()) {
+        // Contraction tiles (schedule_contraction_tile_root): 16 x 16 threads, 4 x 4 results each,
+        // over dims contraction_dx and contraction_dy, the slices a grid dim.
+        const int dx = std::max(0, sk.contraction_dx);
+        blocks.push_back(blocks_of(F.region[size_t(dx)].extent(), kContractionSpan));
+        blocks.push_back(blocks_of(F.region[size_t(sk.contraction_dy)].extent(), kContractionSpan));
+        blocks.push_back(sk.slices);  // (the other dims loop in each block)
+        threads_x = threads_y = kContractionThreads;
+    } else if (sk.group.empty()) {
         for (auto &r : F.region) blocks.push_back(r.extent());
         if (blocks.empty()) blocks.push_back(1);
         blocks[0] = blocks_of(blocks[0], kSplitThreads);
@@ -132,8 +143,8 @@ std::vector<LaunchShape> split_k_shapes(const ShapeContext &c, const KernelPlan 
     for (const char *what : {".zero", ".sum"}) {
         LaunchShape s;
         s.stage = sk.partials + what;
-        set_grid(s, blocks, 1, c.grid);
-        s.threads[0] = kSplitThreads;
+        set_grid(s, blocks, threads_y > 1 ? 2 : 1, c.grid);
+        s.threads[0] = threads_x, s.threads[1] = threads_y;
         out.push_back(s);
     }
     return out;

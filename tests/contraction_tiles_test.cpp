@@ -320,3 +320,91 @@ TEST(ContractionTiles, NotForOperandsThatVaryWithBothDimsOrFewResults) {
         planned({small}, target, plan, false);
     }
 }
+
+// A Gram matrix (256 x 256 results of 16384 products each at the estimates): too few results to
+// fill the GPU with tiles alone, so the samples are summed in slices (split-K), and each slice's
+// partials are computed in the contraction's tiles, 4 x 4 results per thread. Run at sizes no
+// tile divides, with one sample, fewer samples than a slice, one feature.
+TEST(ContractionTiles, AGramMatrixSumsItsSlicesInTiles) {
+    const std::vector<std::array<int, 2>> sizes{{256, 3000}, {70, 1000}, {37, 129}, {300, 1}, {1, 65}};
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam X(Float(32), 2, "gX");
+        Var i("i"), j("j");
+        RDom s(0, X.dim(1).extent(), "s");
+        Func g("gg"), out("gout");
+        g(i, j) = 0.0f;
+        g(i, j) += X(i, s) * X(j, s);
+        out(i, j) = g(i, j) / Halide::cast<float>(X.dim(1).extent());
+        X.set_estimates({{0, 256}, {0, 16384}});
+        out.set_estimates({{0, 256}, {0, 256}});
+        std::string plan = schedule_with_solder({out}, target);
+        EXPECT_EQ(plan.find("in contraction tiles over its dims 0 and 1") != std::string::npos, target != "host")
+            << plan;
+        Pipeline p = compiled({out}, target);
+        for (auto [F, S] : sizes) {
+            SCOPED_TRACE(std::to_string(F) + " features x " + std::to_string(S) + " samples");
+            auto x = random_buffer<float>({F, S}, 51, -1, 1);
+            X.set(x);
+            Buffer<float> o = realize_on<float>(p, {F, F}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    double sum = 0;
+                    for (int k = 0; k < S; k++) sum += double(x(q[0], k)) * x(q[1], k);
+                    return sum / S;
+                },
+                1e-5))
+                << plan;
+        }
+    }
+}
+
+// A 3 x 3 convolution's weight gradient (`dw(kx, ky, ci, co) += in(x + kx - 1, y + ky - 1, ci, n) *
+// dout(x, y, co, n)`): a contraction over its channels in and out (dims 2 and 3), not dims 0 and
+// 1, with 9 tiles of them at the estimates: split-K in tiles over dims 2 and 3, the taps grid dims.
+// Run at sizes no tile divides, one image, one channel, a 1 x 1 image.
+TEST(ContractionTiles, AWeightGradientOverItsChannels) {
+    // (width, height, channels in, channels out, images)
+    const std::vector<std::array<int, 5>> sizes{
+        {20, 13, 64, 64, 2}, {9, 7, 70, 33, 3}, {5, 6, 1, 5, 1}, {1, 1, 3, 2, 4}};
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam in(Float(32), 4, "win"), dout(Float(32), 4, "wdout");
+        Var kx("kx"), ky("ky"), ci("ci"), co("co");
+        Func pad = BoundaryConditions::constant_exterior(in, 0.0f);
+        RDom r(0, dout.dim(0).extent(), 0, dout.dim(1).extent(), 0, dout.dim(3).extent(), "wr");
+        Func dw("wdw");
+        dw(kx, ky, ci, co) = 0.0f;
+        dw(kx, ky, ci, co) += pad(r.x + kx - 1, r.y + ky - 1, ci, r.z) * dout(r.x, r.y, co, r.z);
+        in.set_estimates({{0, 56}, {0, 56}, {0, 64}, {0, 8}});
+        dout.set_estimates({{0, 56}, {0, 56}, {0, 64}, {0, 8}});
+        dw.set_estimates({{0, 3}, {0, 3}, {0, 64}, {0, 64}});
+        std::string plan = schedule_with_solder({dw}, target);
+        EXPECT_EQ(plan.find("in contraction tiles over its dims 2 and 3") != std::string::npos, target != "host")
+            << plan;
+        Pipeline p = compiled({dw}, target);
+        for (auto [W, H, CI, CO, N] : sizes) {
+            SCOPED_TRACE(std::to_string(W) + "x" + std::to_string(H) + "x" + std::to_string(CI) + "x" +
+                         std::to_string(CO) + "x" + std::to_string(N));
+            auto a = random_buffer<float>({W, H, CI, N}, 61, -1, 1), d = random_buffer<float>({W, H, CO, N}, 62, -1, 1);
+            in.set(a), dout.set(d);
+            Buffer<float> o = realize_on<float>(p, {3, 3, CI, CO}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    double s = 0;
+                    for (int n = 0; n < N; n++)
+                        for (int y = 0; y < H; y++)
+                            for (int x = 0; x < W; x++) {
+                                const int sx = x + q[0] - 1, sy = y + q[1] - 1;
+                                if (sx < 0 || sy < 0 || sx >= W || sy >= H) continue;
+                                s += double(a(sx, sy, q[2], n)) * d(x, y, q[3], n);
+                            }
+                    return s;
+                },
+                1e-5))
+                << plan;
+        }
+    }
+}

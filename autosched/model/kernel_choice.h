@@ -36,6 +36,10 @@ struct KernelChoice {
     // back by the root's blocks, which add them). -1/0: none.
     int split_func = -1;
     int64_t split_k = 0, split_blocks = 0, split_bytes = 0;
+    // Where `split_func` is a contraction over its dims `split_contraction_dx` and `_dy` (a Gram
+    // matrix's `X(i, s) * X(j, s)` over 0 and 1), its partials are laid out as a contraction's
+    // tiles (-1: threads along dim 0, one result each).
+    int split_contraction_dx = -1, split_contraction_dy = -1;
     // Where members are inlined (recomputed wherever read): the member nearest the root that is
     // recomputed more than kGreedyRecompute times per point of its reader's kernel (through a
     // chain of stencils or resamplings), and that factor; -1 where none is.

@@ -268,6 +268,9 @@ struct SplitK {
     int dim = -1;
     int64_t rows = 0;
     int vector = 1;  // neighbours along the domain's position 0 each thread of those launches takes
+    // The partials laid out as a contraction's tiles over the reduction's dims contraction_dx and
+    // contraction_dy (KernelChoice::split_contraction_dx, _dy); -1: one result per thread.
+    int contraction_dx = -1, contraction_dy = -1;
 };
 
 }  // namespace solder::autosched

@@ -131,6 +131,10 @@ std::string Plan::to_json() const {
                               : ", \"split_k\": {\"func\": " + js(sk->func) + ", \"partials\": " + js(sk->partials) +
                                     ", \"slices\": " + std::to_string(sk->slices) +
                                     ", \"blocks\": " + std::to_string(sk->blocks) +
+                                    (sk->contraction_dy > 0
+                                         ? ", \"contraction_dims\": [" + std::to_string(sk->contraction_dx) + ", " +
+                                               std::to_string(sk->contraction_dy) + "]"
+                                         : std::string()) +
                                     (sk->group.empty() ? std::string()
                                                        : ", \"shared_with\": " + list(sk->group, js) +
                                                              ", \"dim\": " + std::to_string(sk->dim) +
@@ -363,6 +367,10 @@ std::string Plan::to_text() const {
         else if (sk)
             o << "      split-K: " << sk->func << " summed in " << sk->slices << " slices by " << sk->blocks
               << " blocks into " << sk->partials << " (2 launches: zero, sum)"
+              << (sk->contraction_dy > 0
+                      ? ", in contraction tiles over its dims " + std::to_string(sk->contraction_dx) + " and " +
+                            std::to_string(sk->contraction_dy)
+                      : std::string())
               << "; the root's " << k.blocks << (k.blocks == 1 ? " block adds" : " blocks add") << " the partials\n";
         if (io)
             o << "      column sums per block: " << names(io->column_sums, 8) << " (" << io->rows

@@ -6,6 +6,7 @@
 #include "autosched/model/generic_reason.h"
 #include "autosched/model/pipeline_funcs.h"
 #include "schedules/block_reduction/block_reduction_schedule.h"
+#include "schedules/split_k/split_k_plan.h"
 
 namespace solder::autosched {
 
@@ -124,6 +125,15 @@ public:
         if (O.reduction_points < kMinBlockReductionPoints && (thread_each || few_points))
             return "each result reduces fewer than " + std::to_string(kMinBlockReductionPoints) +
                    " points and there are results enough for a thread each";
+        // A contraction with a tile of results along two dims (a convolution's weight gradient:
+        // 64 x 64 channels of 25088 products each per tap) takes split-K in contraction tiles
+        // (schedules/split_k/split_k_plan.h), each operand's load shared by 4 results. Here each
+        // block would load both operands again for its one result: measured on the H200, a user's
+        // 3 x 3 weight gradient over 8 x 56 x 56 took 2947 us so.
+        if (const auto dims = split_contraction_dims(c.g, c.opt, c.root); dims.second > 0)
+            return "a contraction over its dims " + std::to_string(dims.first) + " and " + std::to_string(dims.second) +
+                   " (split-K in contraction tiles shares its operands' loads; a block per result loads both "
+                   "again for each)";
         const InnermostReads reads = innermost_reads(O.function);
         // A matrix product (4 million results of 1024 products, each row of B read along the
         // results) took 34.7 ms on the H100 in blocks of 256 lanes per result, and 1.36 ms with a

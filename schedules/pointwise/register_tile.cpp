@@ -269,22 +269,30 @@ namespace {
 // `rows_apart`: the threads' y over dim 1 instead, the rows' dim `dy` (2 or above) outside them,
 // its groups of `rows` a grid dim (a block matcher's offsets, whose windows overlap, each thread
 // computing `rows` of them for its block).
+// `serial_others`: the dims but dx, dy and the outermost loop in each block, around the threads,
+// instead of being grid dims (a grid of more than three dims fuses them, and Halide then bounds a
+// Func computed per thread over the whole of a fused dim's inner part).
 Var lay_out_tile(ScheduleWriter &w, const StageRef &s, int rows, int cols, int threads_x, int threads_y, int dy = 1,
-                 TailStrategy points_tail = TailStrategy::GuardWithIf, bool rows_apart = false) {
+                 TailStrategy points_tail = TailStrategy::GuardWithIf, bool rows_apart = false, int dx = 0,
+                 bool serial_others = false) {
     std::vector<VarOrRVar> pure = stage_pure_vars(s.func.function(), s.update + 1);
     const std::string tag = s.func.name();
     Var bx(tag + "_bx"), tx(tag + "_tx"), yq(tag + "_yq"), yr(tag + "_yr"), by(tag + "_by"), ty(tag + "_ty"),
         xq(tag + "_xq"), xr(tag + "_xr");
-    rows_apart = rows_apart && dy >= 2 && cols == 1;
+    rows_apart = rows_apart && dy >= 2 && cols == 1 && dx == 0;
     w.split(s, pure[size_t(dy)], yq, yr, rows, points_tail);
-    if (cols > 1) w.split(s, pure[0], xq, xr, cols, points_tail);
-    w.split(s, cols > 1 ? VarOrRVar(xq) : pure[0], bx, tx, threads_x, TailStrategy::GuardWithIf);
+    if (cols > 1) w.split(s, pure[size_t(dx)], xq, xr, cols, points_tail);
+    w.split(s, cols > 1 ? VarOrRVar(xq) : pure[size_t(dx)], bx, tx, threads_x, TailStrategy::GuardWithIf);
     w.split(s, rows_apart ? pure[1] : VarOrRVar(yq), by, ty, threads_y, TailStrategy::GuardWithIf);
-    std::vector<VarOrRVar> order{yr, tx, ty, bx, by}, blocks{bx, by};
+    std::vector<VarOrRVar> order{yr, tx, ty}, blocks{bx, by};
     if (cols > 1) order.insert(order.begin(), xr);
+    for (size_t d = 0; d + 1 < pure.size() && serial_others; d++)
+        if (int(d) != dy && int(d) != dx) order.push_back(pure[d]);
+    order.push_back(bx), order.push_back(by);
     if (rows_apart) order.push_back(yq), blocks.push_back(yq);
-    for (size_t d = 1; d < pure.size(); d++)
-        if (int(d) != dy && !(rows_apart && d == 1)) order.push_back(pure[d]), blocks.push_back(pure[d]);
+    for (size_t d = 0; d < pure.size(); d++)
+        if (int(d) != dy && int(d) != dx && !(rows_apart && d == 1) && (!serial_others || d + 1 == pure.size()))
+            order.push_back(pure[d]), blocks.push_back(pure[d]);
     w.reorder(s, order);
     w.gpu_threads(s, tx, ty);
     gpu_blocks_over(w, s, blocks, tag, 2);
@@ -417,13 +425,15 @@ void schedule_contraction_tile(ScheduleWriter &w, Func root, int dy, const std::
         contraction_per_thread(w, members[i], root, tx, dims[i].first, dims[i].second, guarded[i], ov[i]);
 }
 
-void schedule_contraction_tile_root(ScheduleWriter &w, Func root, int dy) {
+void schedule_contraction_tile_root(ScheduleWriter &w, Func root, int dy, int dx, bool serial_others) {
     w.compute_root(root);
     Func steps = w.rfactor({root, 0}, {});
-    lay_out_tile(w, {root}, kContractionTile, kContractionTile, kContractionThreads, kContractionThreads, dy);
-    const Var tx =
-        lay_out_tile(w, {root, 0}, kContractionTile, kContractionTile, kContractionThreads, kContractionThreads, dy);
-    contraction_per_thread(w, steps, root, tx, 0, dy, false);
+    if (!serial_others)
+        lay_out_tile(w, {root}, kContractionTile, kContractionTile, kContractionThreads, kContractionThreads, dy,
+                     TailStrategy::GuardWithIf, false, dx);
+    const Var tx = lay_out_tile(w, {root, 0}, kContractionTile, kContractionTile, kContractionThreads,
+                                kContractionThreads, dy, TailStrategy::GuardWithIf, false, dx, serial_others);
+    contraction_per_thread(w, steps, root, tx, dx, dy, false);
 }
 
 }  // namespace solder

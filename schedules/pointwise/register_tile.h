@@ -110,8 +110,14 @@ void schedule_contraction_tile(ScheduleWriter &w, Halide::Func root, int dy, con
                                const std::vector<bool> &loads_vectors);
 
 // The same for a root that is the contraction (contraction_root), through an intermediate as in
-// schedule_register_tile_root.
-void schedule_contraction_tile_root(ScheduleWriter &w, Halide::Func root, int dy);
+// schedule_register_tile_root. With `dx` above 0 the tile lies over dims `dx` and `dy` (a filter's
+// weight gradient over its channels in and out). The other dims are grid dims, or with
+// `serial_others` (split-K partials) all but the outermost (the slices) loop in each block around
+// its threads: a grid of more than three dims is fused, and Halide bounded the per-thread steps over
+// the whole of a fused dim's inner part (a weight gradient's taps: its tile overflowed). Its pure
+// stage (the partials' zeroing) is then left to the caller.
+void schedule_contraction_tile_root(ScheduleWriter &w, Halide::Func root, int dy, int dx = 0,
+                                    bool serial_others = false);
 
 // The same for a root that is the reduction (register_tile_root): its update's whole window becomes
 // an intermediate (rfactor keeping no RVar) computed per thread for its rows as a member is, and

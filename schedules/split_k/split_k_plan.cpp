@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
-#include "schedules/row/row_blocks.h"
+#include "autosched/model/contraction.h"
+#include "autosched/model/device_limits.h"
 #include "autosched/model/pipeline_funcs.h"
+#include "schedules/row/row_blocks.h"
 
 namespace solder::autosched {
 
@@ -30,6 +32,20 @@ constexpr int64_t kMinSplitWidth = 16;
 
 }  // namespace
 
+std::pair<int, int> split_contraction_dims(const FuncGraph &g, const PlannerOptions &opt, int func) {
+    const FuncNode &n = g.nodes[size_t(func)];
+    if (!opt.gpu || !opt.contraction_tiles || !opt.register_tiles || n.reduction_points < kMinContractionSplitSteps ||
+        !splittable_reduction(n))
+        return {-1, -1};
+    const int rank = int(std::min(n.dims.size(), n.region.size()));
+    for (int dx = 0; dx < rank; dx++)
+        for (int dy = dx + 1; dy < rank; dy++)
+            if (n.region[size_t(dx)].extent() >= kContractionSpan &&
+                n.region[size_t(dy)].extent() >= kContractionSpan && contraction_over(n, dx, dy))
+                return {dx, dy};
+    return {-1, -1};
+}
+
 // A kernel whose blocks cannot fill the GPU while one reduction in it sums many rows per result
 // (nvfuser's column sums: 1024 results of 57344 rows each, one block) takes split-K: the rows are
 // cut into slices, each summed by its own blocks into a partial written to global memory, and the
@@ -38,7 +54,11 @@ constexpr int64_t kMinSplitWidth = 16;
 // template already splits those across the block's threads) or few rows.
 void consider_split_k(const FuncGraph &g, const PlannerOptions &opt, int root, KernelChoice &kc) {
     const int64_t full = int64_t(opt.device.sms) * opt.device.blocks_per_sm_to_fill;
-    if (!opt.gpu || !kc.ok || kc.blocks >= full) return;
+    // (A contraction root's blocks are its tiles: a weight gradient's 3 x 3 taps of 64 x 64
+    // channels fill 9 blocks of tiles, though 36864 results fill 144 blocks of a thread each.)
+    const auto [cx, cy] = opt.gpu && kc.kind == TemplateKind::Pointwise && kc.ok ? split_contraction_dims(g, opt, root)
+                                                                                 : std::pair<int, int>{-1, -1};
+    if (!opt.gpu || !kc.ok || (kc.blocks >= full && cy < 0)) return;
     int R = -1;
     if (kc.kind == TemplateKind::Pointwise && g.nodes[root].is_reduction()) {
         for (int m : kc.members)
@@ -53,19 +73,32 @@ void consider_split_k(const FuncGraph &g, const PlannerOptions &opt, int root, K
         }
     }
     // Threads go across the results' innermost dim: too few there (a row reduction's results
-    // are one per row) and the slices would read with one thread per block, strided.
-    if (R < 0 || g.nodes[R].region[0].extent() < kMinSplitWidth || !splittable_reduction(g.nodes[R])) return;
+    // are one per row) and the slices would read with one thread per block, strided. (Not so for a
+    // contraction's tiles, which lie over two dims of enough results.)
+    if (R < 0 || !splittable_reduction(g.nodes[R])) return;
+    if (g.nodes[R].region[0].extent() < kMinSplitWidth && (R != root || cy < 0)) return;
     if (R != root) {
         const auto per_block = row_block_regions(g, root, kc);
         if (per_block[R].empty() || region_points(per_block[R]) <= 8) return;
     }
     const FuncNode &n = g.nodes[R];
     const int64_t rows = n.reduction_points;
-    const int64_t base =
-        ((n.region[0].extent() + kSplitThreads - 1) / kSplitThreads) * (n.points() / n.region[0].extent());
+    int64_t base = ((n.region[0].extent() + kSplitThreads - 1) / kSplitThreads) * (n.points() / n.region[0].extent());
+    // A contraction that is its kernel's root (a Gram matrix: 256 x 256 results of 16384 products
+    // each) sums its slices in the contraction's tiles, each thread kContractionTile x
+    // kContractionTile results whose operands' loads it shares: one result per thread, every step
+    // loads two values for one product.
+    // (Its other dims, a weight gradient's taps, loop in each block: schedule_split_k_partials.)
+    if (cy > 0)
+        base = blocks_of(n.region[size_t(cx)].extent(), kContractionSpan) *
+               blocks_of(n.region[size_t(cy)].extent(), kContractionSpan);
+    // (Only where the tiles leave SMs idle: a 1024^2 product's 256 tiles, unsplit, took 165 us on
+    // the H200; partials would add their bytes to that.)
+    if (cy > 0 && base >= opt.device.sms) return;
     int64_t k = std::min((full + base - 1) / base, rows / kMinSliceRows);
     if (k < 2) return;
     kc.split_func = R;
+    kc.split_contraction_dx = cx, kc.split_contraction_dy = cy;
     kc.split_k = k;
     kc.split_blocks = base * k;
     kc.split_bytes = k * n.points() * n.elem_bytes;

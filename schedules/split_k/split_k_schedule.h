@@ -16,8 +16,11 @@ namespace solder {
 // need, the last one guarded); an rfactor intermediate, computed at root in one launch, sums each
 // slice with threads across `f`'s innermost pure dim (a launch that zeroes the partials, one that
 // sums); `f` itself then adds the partials of each result. Returns the intermediate.
+// `contraction_dy` >= 1: `f` is a contraction over its dims `contraction_dx` and `contraction_dy`
+// (autosched's contraction_over), and the partials are laid out as its tiles
+// (schedule_contraction_tile_root), the slices a grid dim, its other dims loops in each block.
 Halide::Func schedule_split_k_partials(ScheduleWriter &w, Halide::Func f, int64_t slice_rows,
-                                       const Halide::Target &target);
+                                       const Halide::Target &target, int contraction_dx = -1, int contraction_dy = -1);
 
 // One reduction of a shared split-K launch, with its iteration domain (autosched/model/reduction_domain.h):
 // per position, innermost first, its pure var or RVar.
