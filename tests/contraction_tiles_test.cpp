@@ -362,7 +362,8 @@ TEST(ContractionTiles, AGramMatrixSumsItsSlicesInTiles) {
 
 // A 3 x 3 convolution's weight gradient (`dw(kx, ky, ci, co) += in(x + kx - 1, y + ky - 1, ci, n) *
 // dout(x, y, co, n)`): a contraction over its channels in and out (dims 2 and 3), not dims 0 and
-// 1, with 9 tiles of them at the estimates: split-K in tiles over dims 2 and 3, the taps grid dims.
+// 1, with 9 tiles of them at the estimates: split-K in tiles over dims 2 and 3, the taps loops in
+// each block.
 // Run at sizes no tile divides, one image, one channel, a 1 x 1 image.
 TEST(ContractionTiles, AWeightGradientOverItsChannels) {
     // (width, height, channels in, channels out, images)
@@ -382,6 +383,10 @@ TEST(ContractionTiles, AWeightGradientOverItsChannels) {
         dw.set_estimates({{0, 3}, {0, 3}, {0, 64}, {0, 64}});
         std::string plan = schedule_with_solder({dw}, target);
         EXPECT_EQ(plan.find("in contraction tiles over its dims 2 and 3") != std::string::npos, target != "host")
+            << plan;
+        // Its root adds the partials with its dims but the last fused along the threads: along
+        // its 3 taps alone, 253 of 256 threads would idle.
+        EXPECT_EQ(plan.find("its dims but the last fused along 256 threads") != std::string::npos, target != "host")
             << plan;
         Pipeline p = compiled({dw}, target);
         for (auto [W, H, CI, CO, N] : sizes) {

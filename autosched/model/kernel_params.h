@@ -42,6 +42,12 @@ struct PointwiseParams {
     // share a block where the innermost dim is shorter than 256 accesses (a 64-wide plane: 16 x 16),
     // which one row per block would leave mostly idle.
     int threads_x = 256, threads_y = 1;
+    // A split-K root alone in its kernel whose dim 0 is narrower than a warp at the estimates (a
+    // weight gradient's 3 taps): every dim but the last fused along the threads, threads_x each,
+    // for both of its stages (the initial values, the partials' sums), the last dim a grid dim.
+    // Along dim 0 alone, 253 of a block's 256 threads were idle (a weight gradient's 392 partials
+    // per result took 173 us to add on the H200).
+    bool flat = false;
     // Points of the next dim each thread computes, unrolled (1: one). For gathers: each point's
     // index is loaded before the point it names, so one point per thread has one load in flight at
     // a time; several have theirs in flight together.

@@ -212,6 +212,8 @@ std::string Plan::to_text() const {
         const PointwiseParams *transposed = k.get<PointwiseParams>();
         if (transposed && transposed->transposed_source.empty()) transposed = nullptr;
         if (k.rows_per_block() > 1 && !transposed) vec += ", " + std::to_string(k.rows_per_block()) + " rows per block";
+        if (const PointwiseParams *pw = k.get<PointwiseParams>(); pw && pw->flat)
+            vec += ", its dims but the last fused along " + std::to_string(pw->threads_x) + " threads";
         if (const PointwiseParams *pw = k.get<PointwiseParams>(); pw && pw->unroll_rows > 1)
             vec += ", " + std::to_string(pw->unroll_rows) + " rows per thread";
         if (const PointwiseParams *pw = k.get<PointwiseParams>(); pw && pw->unroll_dim == 0) {

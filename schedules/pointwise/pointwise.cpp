@@ -582,6 +582,14 @@ public:
                      " rows: the math before each thread's store that its vector does not share (divisions, "
                      "square roots, loads of what they need) leaves too few bytes in flight with one"});
         }
+        // A split root alone, its dim 0 narrower than a warp: its dims fused along the threads.
+        if (c.opt.gpu && c.kc.split_func == c.root && k.side.empty() && c.kc.members.empty() && O.dims.size() >= 2 &&
+            O.region[0].extent() < 32 && p.serial_dim < 0 && p.transposed_source.empty() &&
+            p.register_members.empty() && !p.register_root) {
+            p.flat = true;
+            p.vector_width = 1, p.threads_x = 256, p.threads_y = 1;
+            p.unroll_rows = 1, p.unroll_dim = -1, p.unroll_extent = 0;
+        }
         k.params = p;
     }
 
@@ -599,7 +607,9 @@ public:
                                         p->unroll_rows);
             return;
         }
-        if (!p->transposed_source.empty() && is_gpu_target(c.target)) {
+        if (p->flat && is_gpu_target(c.target)) {
+            schedule_flat_kernel(c.w, c.get(k.root), p->threads_x);
+        } else if (!p->transposed_source.empty() && is_gpu_target(c.target)) {
             std::vector<Halide::Func> readers;
             for (auto &name : p->transposed_readers) readers.push_back(c.get(name));
             schedule_transposed_tile(c.w, c.get(k.root), c.get(p->transposed_source), readers, p->transposed_root_dim,
@@ -649,6 +659,21 @@ public:
         const FuncNode &O = c.root_node();
         const PointwiseParams *p = k.get<PointwiseParams>();
         const int width = p->vector_width;
+        if (p->flat) {
+            // (As schedule_flat_kernel: every dim but the last along the threads, for each stage.)
+            std::vector<LaunchShape> out;
+            for (int stage = 0; stage <= O.updates; stage++) {
+                std::vector<int64_t> e = stage_extents(O, stage);
+                int64_t flat = 1;
+                for (size_t d = 0; d + 1 < e.size(); d++) flat *= e[d];
+                LaunchShape s;
+                s.stage = stage_name(O, stage);
+                set_grid(s, {blocks_of(flat, p->threads_x), e.back()}, 1, c.grid);
+                s.threads[0] = p->threads_x;
+                out.push_back(s);
+            }
+            return out;
+        }
         if (p->serial_dim >= 0 && k.side.empty()) {
             // (As schedule_pointwise_serial_dim: the threads' blocks one tile dim, the rest
             // mapped by the grid map.)

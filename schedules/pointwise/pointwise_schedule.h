@@ -30,6 +30,11 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Halide::Func root, int vector_
                                int threads_x = 256, int threads_y = 1, const std::string &tag = "", int unroll_rows = 1,
                                int unroll_dim = -1, int unroll_extent = 0);
 
+// Each stage of `root` (no Func computed inside it: fused dims lose the bounds of what is) with its
+// pure dims but the last fused into one along `threads` threads per block, the last a grid dim, its
+// RVars (each stage's loops inside its points) kept where they are: PointwiseParams::flat.
+void schedule_flat_kernel(ScheduleWriter &w, Halide::Func root, int threads);
+
 // A reduction root that reduces at each point (every update writes its pure vars in place), no
 // pipeline output, on a GPU, in 2-D tiles of `threads_x` x `threads_y` threads: its readers read a
 // copy (Func::in) laid over the tiles, one point per thread, and the reduction is computed at each
