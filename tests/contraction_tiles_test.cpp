@@ -365,6 +365,22 @@ TEST(ContractionTiles, AGramMatrixSumsItsSlicesInTiles) {
 // 1, with 9 tiles of them at the estimates: split-K in tiles over dims 2 and 3, the taps loops in
 // each block.
 // Run at sizes no tile divides, one image, one channel, a 1 x 1 image.
+// A batch of 64 Gram matrices: its tiles (16 per matrix) fill the GPU with the batch as a grid dim,
+// and none is split (split-K would loop the batch in each block).
+TEST(ContractionTiles, ABatchOfGramMatricesIsNotSplit) {
+    ImageParam X(Float(32), 3, "bgX");
+    Var i("i"), j("j"), b("b");
+    RDom s(0, X.dim(1).extent(), "s");
+    Func g("bgg");
+    g(i, j, b) = 0.0f;
+    g(i, j, b) += X(i, s, b) * X(j, s, b);
+    X.set_estimates({{0, 256}, {0, 16384}, {0, 64}});
+    g.set_estimates({{0, 256}, {0, 256}, {0, 64}});
+    const std::string plan = schedule_with_solder({g}, "opencl");
+    EXPECT_NE(plan.find(kContraction), std::string::npos) << plan;
+    EXPECT_EQ(plan.find("split-K"), std::string::npos) << plan;
+}
+
 TEST(ContractionTiles, AWeightGradientOverItsChannels) {
     // (width, height, channels in, channels out, images)
     const std::vector<std::array<int, 5>> sizes{

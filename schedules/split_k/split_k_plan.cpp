@@ -89,12 +89,14 @@ void consider_split_k(const FuncGraph &g, const PlannerOptions &opt, int root, K
     // kContractionTile results whose operands' loads it shares: one result per thread, every step
     // loads two values for one product.
     // (Its other dims, a weight gradient's taps, loop in each block: schedule_split_k_partials.)
-    if (cy > 0)
+    if (cy > 0) {
         base = blocks_of(n.region[size_t(cx)].extent(), kContractionSpan) *
                blocks_of(n.region[size_t(cy)].extent(), kContractionSpan);
-    // (Only where the tiles leave SMs idle: a 1024^2 product's 256 tiles, unsplit, took 165 us on
-    // the H200; partials would add their bytes to that.)
-    if (cy > 0 && base >= opt.device.sms) return;
+        // Only where the tiles leave SMs idle, its other dims (a batch) counted: a 1024^2 product's
+        // 256 tiles, unsplit, took 165 us on the H200; partials would add their bytes to that.
+        const int64_t others = n.points() / (n.region[size_t(cx)].extent() * n.region[size_t(cy)].extent());
+        if (base * others >= opt.device.sms) return;
+    }
     int64_t k = std::min((full + base - 1) / base, rows / kMinSliceRows);
     if (k < 2) return;
     kc.split_func = R;
