@@ -429,3 +429,40 @@ TEST(ContractionTiles, AWeightGradientOverItsChannels) {
         }
     }
 }
+
+// A linear layer's weight gradient written with an inline sum (`dw(i, o) = sum(x(i, n) * dy(o, n))`:
+// the root a pure copy of the contraction): 512 x 512 results of 8192 steps are 64 tiles, too few
+// for the SMs in the root's kernel, so the contraction is stored and summed in slices of its tiles.
+TEST(ContractionTiles, AWeightGradientWrittenWithAnInlineSumStoresItsContraction) {
+    const std::vector<std::array<int, 3>> sizes{{512, 512, 1500}, {70, 33, 129}, {5, 3, 1}};
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam X(Float(32), 2, "lx"), DY(Float(32), 2, "ldy");
+        Var i("i"), o("o");
+        RDom n(0, X.dim(1).extent(), "ln");
+        Func dw("ldw");
+        dw(i, o) = sum(X(i, n) * DY(o, n));
+        X.set_estimates({{0, 512}, {0, 8192}});
+        DY.set_estimates({{0, 512}, {0, 8192}});
+        dw.set_estimates({{0, 512}, {0, 512}});
+        std::string plan = schedule_with_solder({dw}, target);
+        EXPECT_EQ(plan.find("in contraction tiles over its dims 0 and 1") != std::string::npos, target != "host")
+            << plan;
+        Pipeline p = compiled({dw}, target);
+        for (auto [I, O, N] : sizes) {
+            SCOPED_TRACE(std::to_string(I) + "x" + std::to_string(O) + "x" + std::to_string(N));
+            auto x = random_buffer<float>({I, N}, 71, -1, 1), d = random_buffer<float>({O, N}, 72, -1, 1);
+            X.set(x), DY.set(d);
+            Buffer<float> out = realize_on<float>(p, {I, O}, target);
+            EXPECT_TRUE(matches(
+                out,
+                [&](auto &q) {
+                    double s = 0;
+                    for (int k = 0; k < N; k++) s += double(x(q[0], k)) * d(q[1], k);
+                    return s;
+                },
+                1e-4))  // (a float sum of 1500 products in any order)
+                << plan;
+        }
+    }
+}

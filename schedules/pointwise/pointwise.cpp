@@ -357,6 +357,32 @@ public:
         const int64_t rows = serial == 0 ? blocks_for(O.region, 1) : thread_rows(O, serial);
         kc.blocks = serial == 0 ? blocks_of(rows, 256) : ((O.region[0].extent() + 255) / 256) * rows;
         c.cost.kernel_reads(c.g, c.root, c.inside, whole, c.g.regions_for(c.root, blk, c.inside), rows, kc, true);
+        // Contraction members (fill lays the root in their tiles): a block per tile, and the cost
+        // stretched where those are too few to occupy the GPU (fewer than its SMs) and the member,
+        // stored, would be summed in slices of its tiles (split_contraction_dims). Counted as rows of 256 points, a
+        // linear layer's weight gradient (512 x 512 results of 8192 steps) was 1024 blocks, where
+        // its tiles were 64: it ran 1.29 ms on the H200, and storing the contraction (split-K in its
+        // tiles) was not considered cheaper.
+        if (c.opt.gpu && c.opt.contraction_tiles && c.opt.register_tiles && rank >= 2 && serial < 0)
+            for (int dy = 1; dy < rank; dy++) {
+                std::vector<std::pair<int, int>> dims;
+                const auto names = contraction_members(
+                    c.g, c.root, c.members, [](int) { return true; }, dy, dims);
+                if (names.empty()) continue;
+                // (Only for contractions that, stored, split-K would sum in their tiles: a causal
+                // attention's weighted values over 512 steps, stored, took a block reduction and ran
+                // 3x slower than in this kernel's few tiles.)
+                bool splits = false;
+                for (auto &n : names) splits |= split_contraction_dims(c.g, c.opt, c.g.find(n)).second >= 0;
+                if (!splits) break;
+                const int64_t tiles = blocks_of(O.region[0].extent(), kContractionSpan) *
+                                      blocks_of(O.region[size_t(dy)].extent(), kContractionSpan) *
+                                      (O.points() / (O.region[0].extent() * O.region[size_t(dy)].extent()));
+                // (Only where they leave SMs idle: elsewhere the estimate stays as it was measured
+                // against, rows of 256 points.)
+                if (tiles < c.opt.device.sms) kc.blocks = tiles;
+                break;
+            }
         consider_split_k(c.g, c.opt, c.root, kc);
         return kc;
     }
