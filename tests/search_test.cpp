@@ -194,3 +194,31 @@ TEST(Search, AStoredSumIsStoredAfterItsNarrowingCast) {
     EXPECT_EQ(stored, 9) << r.summary;
     EXPECT_LT(r.best.est_us, r.greedy_us) << r.summary;
 }
+
+TEST(Search, RegionsAskedWhileTheGraphIsBuiltAreAskedAgainAfter) {
+    // `a` reads the table at data-dependent points: the region it needs is the table's whole
+    // region, which the graph knows only once every reader's need is summed ([0, 511], for `b`).
+    // The memo of what each Func reads must not keep the answer it gave before (the table's own
+    // [0, 255], the points its update writes).
+    Halide::ImageParam idx(Halide::Int(32), 1, "ridx");
+    Halide::Var x("x");
+    Halide::RDom r(0, 256, "rr");
+    Halide::Func t("rtable"), a("ra"), b("rb");
+    t(x) = 0.0f;
+    t(r) = Halide::cast<float>(r) * 2.0f;
+    a(x) = t(idx(x));
+    b(x) = t(x) + 1.0f;
+    idx.set_estimates({{0, 1000}});
+    a.set_estimates({{0, 1000}});
+    b.set_estimates({{0, 512}});
+    FuncGraph g = FuncGraph::build({a, b});
+    const int ti = g.find("rtable"), ai = g.find("ra");
+    ASSERT_GE(ti, 0);
+    ASSERT_GE(ai, 0);
+    ASSERT_EQ(g.nodes[size_t(ti)].region.size(), 1u);
+    EXPECT_EQ(g.nodes[size_t(ti)].region[0].max, 511);
+    const auto reg = g.regions_for(ai, g.nodes[size_t(ai)].region, std::vector<bool>(g.nodes.size(), false));
+    ASSERT_EQ(reg[size_t(ti)].size(), 1u);
+    EXPECT_EQ(reg[size_t(ti)][0].min, 0);
+    EXPECT_EQ(reg[size_t(ti)][0].max, 511);
+}

@@ -733,6 +733,9 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
         if (need[k].empty()) throw AnalysisError("Func '" + g.nodes[k].name + "' is not needed by any output");
         g.nodes[k].region = need[k];
     }
+    // (The regions asked for above saw no node's region yet: a Func read at data-dependent points
+    // stood for its natural region. Forgotten, so that later answers see the regions just set.)
+    g.producer_regions_.clear();
 
     // Edges: one per (producer, consumer), with the hardest access over all call sites.
     for (size_t c = 0; c < g.nodes.size(); c++) {
