@@ -56,6 +56,21 @@ LaunchShape tiled_stage(const std::string &stage, std::vector<int64_t> e, int tx
     return s;
 }
 
+LaunchShape flat_stage(const std::string &stage, const std::vector<int64_t> &e, int grid_dims, int threads,
+                       GridMap grid) {
+    LaunchShape s;
+    s.stage = stage;
+    if (e.empty()) return s;
+    const size_t inner = e.size() - size_t(std::clamp(grid_dims, 0, int(e.size()) - 1));
+    int64_t flat = 1;
+    for (size_t d = 0; d < inner; d++) flat *= e[d];
+    std::vector<int64_t> blocks{blocks_of(flat, threads)};
+    blocks.insert(blocks.end(), e.begin() + long(inner), e.end());
+    set_grid(s, blocks, 1, grid);
+    s.threads[0] = threads;
+    return s;
+}
+
 int threads_filling_sms(int64_t extent, int64_t rows, const DeviceProfile &d) {
     int t = 256;
     while (t > 32 && blocks_of(extent, t) * rows < 4 * int64_t(d.sms)) t /= 2;
@@ -146,6 +161,13 @@ std::vector<LaunchShape> split_k_shapes(const ShapeContext &c, const KernelPlan 
         set_grid(s, blocks, threads_y > 1 ? 2 : 1, c.grid);
         s.threads[0] = threads_x, s.threads[1] = threads_y;
         out.push_back(s);
+    }
+    // (Contraction tiles' partials are zeroed along their innermost dims: zero_coalesced.)
+    if (threads_y > 1) {
+        std::vector<int64_t> e;
+        for (auto &r : F.region) e.push_back(r.extent());
+        e.push_back(sk.slices);
+        out[0] = flat_stage(sk.partials + ".zero", e, kZeroGridDims, int(kSplitThreads), c.grid);
     }
     return out;
 }

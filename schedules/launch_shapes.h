@@ -35,6 +35,10 @@ LaunchShape own_kernel_stage(const FuncNode &n, int stage, GridMap grid, int thr
 // extents innermost first), the tiles and any outer dims as the grid; `threads_1d` (0: 256) threads
 // over a 1-D stage; one thread for none.
 LaunchShape tiled_stage(const std::string &stage, std::vector<int64_t> e, int tx, int ty, int threads_1d, GridMap grid);
+// A stage laid out by gpu_flat_over: its dims (`e`, extents innermost first) but the last
+// `grid_dims` fused along `threads` threads, their blocks and those dims the grid.
+LaunchShape flat_stage(const std::string &stage, const std::vector<int64_t> &e, int grid_dims, int threads,
+                       GridMap grid);
 // Every stage of `n` so (schedules/unfused's schedule_as_own_kernel).
 std::vector<LaunchShape> own_kernel_shapes(const FuncNode &n, GridMap grid, int threads = 256);
 // Threads per block along rows of `extent` points, `rows` of them, where each thread walks a serial

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "autosched/model/device_limits.h"
 #include "autosched/model/generic_reason.h"
 #include "autosched/model/pipeline_funcs.h"
 
@@ -46,6 +47,15 @@ bool contraction_over(const FuncNode &M, int dx, int dy) {
     ops.x = vx->name, ops.y = vy->name;
     for (const Expr &v : u.values()) Internal::substitute_in_all_lets(v).accept(&ops);
     return ops.skips_x && ops.skips_y && !ops.both;
+}
+
+int64_t contraction_tiles(const FuncNode &M, int dx, int dy) {
+    return blocks_of(M.region[size_t(dx)].extent(), kContractionSpan) *
+           blocks_of(M.region[size_t(dy)].extent(), kContractionSpan);
+}
+
+int64_t points_beside(const FuncNode &M, int dx, int dy) {
+    return M.points() / (M.region[size_t(dx)].extent() * M.region[size_t(dy)].extent());
 }
 
 bool contraction_somewhere(const FuncNode &M, int64_t extent) {

@@ -29,6 +29,11 @@ int64_t update_steps(const FuncNode &M);
 // that varies with both (`in(x, y, k) * w(k)`) would gain nothing from the points sharing its loads.
 bool contraction_over(const FuncNode &M, int dx, int dy);
 
+// The tiles of kContractionSpan x kContractionSpan results over `M`'s dims `dx` and `dy` at the
+// estimates, and the points of its other dims (a batch, a filter's taps) beside each.
+int64_t contraction_tiles(const FuncNode &M, int dx, int dy);
+int64_t points_beside(const FuncNode &M, int dx, int dy);
+
 // Whether `M` is a contraction over some two of its dims with `extent` points or more each at the
 // estimates.
 bool contraction_somewhere(const FuncNode &M, int64_t extent);

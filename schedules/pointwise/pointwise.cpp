@@ -359,10 +359,10 @@ public:
         c.cost.kernel_reads(c.g, c.root, c.inside, whole, c.g.regions_for(c.root, blk, c.inside), rows, kc, true);
         // Contraction members (fill lays the root in their tiles): a block per tile, and the cost
         // stretched where those are too few to occupy the GPU (fewer than its SMs) and the member,
-        // stored, would be summed in slices of its tiles (split_contraction_dims). Counted as rows of 256 points, a
-        // linear layer's weight gradient (512 x 512 results of 8192 steps) was 1024 blocks, where
-        // its tiles were 64: it ran 1.29 ms on the H200, and storing the contraction (split-K in its
-        // tiles) was not considered cheaper.
+        // stored, would be summed in slices of its tiles (split_contraction_dims). Counted as rows
+        // of 256 points, a linear layer's weight gradient (512 x 512 results of 8192 steps) was
+        // 1024 blocks, where its tiles were 64: it ran 1.29 ms on the H200, and storing the
+        // contraction (split-K in its tiles) was not considered cheaper.
         if (c.opt.gpu && c.opt.contraction_tiles && c.opt.register_tiles && rank >= 2 && serial < 0)
             for (int dy = 1; dy < rank; dy++) {
                 std::vector<std::pair<int, int>> dims;
@@ -375,9 +375,7 @@ public:
                 bool splits = false;
                 for (auto &n : names) splits |= split_contraction_dims(c.g, c.opt, c.g.find(n)).second >= 0;
                 if (!splits) break;
-                const int64_t tiles = blocks_of(O.region[0].extent(), kContractionSpan) *
-                                      blocks_of(O.region[size_t(dy)].extent(), kContractionSpan) *
-                                      (O.points() / (O.region[0].extent() * O.region[size_t(dy)].extent()));
+                const int64_t tiles = contraction_tiles(O, 0, dy) * points_beside(O, 0, dy);
                 // (Only where they leave SMs idle: elsewhere the estimate stays as it was measured
                 // against, rows of 256 points.)
                 if (tiles < c.opt.device.sms) kc.blocks = tiles;
@@ -688,16 +686,8 @@ public:
         if (p->flat) {
             // (As schedule_flat_kernel: every dim but the last along the threads, for each stage.)
             std::vector<LaunchShape> out;
-            for (int stage = 0; stage <= O.updates; stage++) {
-                std::vector<int64_t> e = stage_extents(O, stage);
-                int64_t flat = 1;
-                for (size_t d = 0; d + 1 < e.size(); d++) flat *= e[d];
-                LaunchShape s;
-                s.stage = stage_name(O, stage);
-                set_grid(s, {blocks_of(flat, p->threads_x), e.back()}, 1, c.grid);
-                s.threads[0] = p->threads_x;
-                out.push_back(s);
-            }
+            for (int stage = 0; stage <= O.updates; stage++)
+                out.push_back(flat_stage(stage_name(O, stage), stage_extents(O, stage), 1, p->threads_x, c.grid));
             return out;
         }
         if (p->serial_dim >= 0 && k.side.empty()) {

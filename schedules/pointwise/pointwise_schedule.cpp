@@ -116,21 +116,8 @@ void lay_out_inner_points(ScheduleWriter &w, const StageRef &s, int threads_x, i
 void schedule_flat_kernel(ScheduleWriter &w, Func root, int threads) {
     w.compute_root(root);
     const std::vector<std::string> &args = root.function().args();
-    const std::string tag = root.name() + "_fl";
-    for (int stage = -1; stage < int(root.function().updates().size()); stage++) {
-        const StageRef s{root, stage};
-        VarOrRVar flat = Var(args[0]);
-        for (size_t d = 1; d + 1 < args.size(); d++) {
-            Var next(tag + std::to_string(stage + 1) + "_f" + std::to_string(d));
-            w.fuse(s, flat, Var(args[d]), next);
-            flat = next;
-        }
-        Var bx(tag + std::to_string(stage + 1) + "_bx"), tx(tag + std::to_string(stage + 1) + "_tx");
-        w.split(s, flat, bx, tx, threads, TailStrategy::GuardWithIf);
-        w.gpu_threads(s, tx);
-        w.gpu_blocks(s, bx);
-        if (args.size() >= 2) w.gpu_blocks(s, Var(args.back()));
-    }
+    for (int stage = -1; stage < int(root.function().updates().size()); stage++)
+        gpu_flat_over(w, {root, stage}, args, 1, threads, root.name() + "_fl" + std::to_string(stage + 1));
 }
 
 void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, const Target &target, int threads_x,

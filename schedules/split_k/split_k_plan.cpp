@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "autosched/model/contraction.h"
-#include "autosched/model/device_limits.h"
 #include "autosched/model/pipeline_funcs.h"
 #include "schedules/row/row_blocks.h"
 
@@ -90,12 +89,10 @@ void consider_split_k(const FuncGraph &g, const PlannerOptions &opt, int root, K
     // loads two values for one product.
     // (Its other dims, a weight gradient's taps, loop in each block: schedule_split_k_partials.)
     if (cy > 0) {
-        base = blocks_of(n.region[size_t(cx)].extent(), kContractionSpan) *
-               blocks_of(n.region[size_t(cy)].extent(), kContractionSpan);
+        base = contraction_tiles(n, cx, cy);
         // Only where the tiles leave SMs idle, its other dims (a batch) counted: a 1024^2 product's
         // 256 tiles, unsplit, took 165 us on the H200; partials would add their bytes to that.
-        const int64_t others = n.points() / (n.region[size_t(cx)].extent() * n.region[size_t(cy)].extent());
-        if (base * others >= opt.device.sms) return;
+        if (base * points_beside(n, cx, cy) >= opt.device.sms) return;
     }
     int64_t k = std::min((full + base - 1) / base, rows / kMinSliceRows);
     if (k < 2) return;

@@ -5,6 +5,7 @@
 
 #include "autosched/model/pipeline_funcs.h"
 #include "schedules/pointwise/register_tile.h"
+#include "schedules/split_k/split_k_plan.h"
 #include "schedules/writer/reduction_walk.h"
 
 namespace solder {
@@ -55,28 +56,14 @@ bool walk_is_guarded(const Expr &total, int64_t rows) {
 }
 
 // The pure stage of `partials` (its zeroing, a launch of its own) laid out for coalesced stores,
-// over the layout a template gave it: its dims but the last two fused along the threads, 256 each,
-// the last two (a contraction's second tile dim and the slices) grid dims. In a contraction's
+// over the layout a template gave it: its dims but the last kZeroGridDims fused along the threads,
+// 256 each, the last ones (a contraction's second tile dim and the slices) grid dims. In a contraction's
 // tiles with its taps serial in each block, a weight gradient's 58 MB of partials took 285 us to
 // zero on the H200, each thread's 16 stores far apart.
 void zero_coalesced(ScheduleWriter &w, Func partials) {
     const std::vector<std::string> &args = partials.function().args();
     if (args.size() < 2) return;
-    const std::string tag = partials.name() + "_z";
-    Func fresh = partials;
-    VarOrRVar flat = Var(args[0]);
-    for (size_t d = 1; d + 2 < args.size(); d++) {
-        Var next(tag + "_f" + std::to_string(d));
-        w.fuse({fresh}, flat, Var(args[d]), next);
-        flat = next;
-    }
-    Var bx(tag + "_bx"), tx(tag + "_tx");
-    w.split({fresh}, flat, bx, tx, 256, TailStrategy::GuardWithIf);
-    w.gpu_threads({fresh}, tx);
-    std::vector<VarOrRVar> blocks{bx};
-    if (args.size() >= 3) blocks.push_back(Var(args[args.size() - 2]));
-    blocks.push_back(Var(args.back()));
-    for (auto &b : blocks) w.gpu_blocks({fresh}, b);
+    gpu_flat_over(w, {partials}, args, kZeroGridDims, int(autosched::kSplitThreads), partials.name() + "_z");
 }
 
 }  // namespace

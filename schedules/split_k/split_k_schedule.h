@@ -16,6 +16,10 @@ namespace solder {
 // need, the last one guarded); an rfactor intermediate, computed at root in one launch, sums each
 // slice with threads across `f`'s innermost pure dim (a launch that zeroes the partials, one that
 // sums); `f` itself then adds the partials of each result. Returns the intermediate.
+// The grid dims of the zeroing launch of partials laid out in contraction tiles (the partials' last
+// dims: a contraction's second tile dim and the slices); the dims before them are fused along its
+// threads (schedules/launch_shapes.cpp sizes that launch from this).
+constexpr int kZeroGridDims = 2;
 // `contraction_dy` >= 1: `f` is a contraction over its dims `contraction_dx` and `contraction_dy`
 // (autosched's contraction_over), and the partials are laid out as its tiles
 // (schedule_contraction_tile_root), the slices a grid dim, its other dims loops in each block.

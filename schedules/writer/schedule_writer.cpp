@@ -502,6 +502,23 @@ VarOrRVar gpu_blocks_over(ScheduleWriter &w, const StageRef &s, std::vector<VarO
     return order[0];
 }
 
+void gpu_flat_over(ScheduleWriter &w, const StageRef &s, const std::vector<std::string> &dims, int grid_dims,
+                   int threads, const std::string &tag) {
+    const size_t inner = dims.size() - size_t(std::clamp(grid_dims, 0, int(dims.size()) - 1));
+    VarOrRVar flat = Var(dims[0]);
+    for (size_t d = 1; d < inner; d++) {
+        Var next(tag + "_f" + std::to_string(d));
+        w.fuse(s, flat, Var(dims[d]), next);
+        flat = next;
+    }
+    Var bx(tag + "_bx"), tx(tag + "_tx");
+    w.split(s, flat, bx, tx, threads, TailStrategy::GuardWithIf);
+    w.gpu_threads(s, tx);
+    std::vector<VarOrRVar> blocks{bx};
+    for (size_t d = inner; d < dims.size(); d++) blocks.push_back(Var(dims[d]));
+    gpu_blocks_over(w, s, blocks, tag, 1);
+}
+
 void gpu_tile_over_blocks(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> pure, int tx, int ty,
                           const std::string &tag, int serial_outer) {
     Var bx(tag + "_bx"), by(tag + "_by"), vx(tag + "_tx"), vy(tag + "_ty");

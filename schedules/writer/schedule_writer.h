@@ -230,6 +230,12 @@ std::vector<Halide::VarOrRVar> fold_into_three(ScheduleWriter &w, const StageRef
 // Returns the innermost block loop as it is named then: where Funcs computed per block go.
 Halide::VarOrRVar gpu_blocks_over(ScheduleWriter &w, const StageRef &s, std::vector<Halide::VarOrRVar> blocks,
                                   const std::string &tag, int tile_dims = 0);
+// A stage's pure dims (`dims`, innermost first) but the last `grid_dims` fused into one along
+// `threads` GPU threads per block (tail guarded; loops tag_fN, tag_bx, tag_tx), the count of those
+// blocks and the last `grid_dims` dims block dims (gpu_blocks_over, one tile dim). Only for stages
+// inside which nothing is computed: Halide loses the bounds of the dims inside a split fused dim.
+void gpu_flat_over(ScheduleWriter &w, const StageRef &s, const std::vector<std::string> &dims, int grid_dims,
+                   int threads, const std::string &tag);
 // Tiles a stage's two innermost pure dims (`pure`, innermost first) over `tx` x `ty` GPU threads,
 // tails guarded (loops tag_bx, tag_by, tag_tx, tag_ty), and marks the tile counts and the outer
 // pure dims as block dims (gpu_blocks_over). The `serial_outer` outermost pure dims (at most all
