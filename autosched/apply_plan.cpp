@@ -96,13 +96,25 @@ bool kernel_counts_bits(const KernelPlan &k, const Plan &plan, const std::functi
     return any_inlined_closure(k.funcs, plan, get, counts_bits);
 }
 
+// Whether kernel `k` calls what only the host compiles (calls_host_only: a require(), a print()) in
+// a Func computed in it or inlined into those.
+bool kernel_calls_host_only(const KernelPlan &k, const Plan &plan,
+                            const std::function<Func(const std::string &)> &get) {
+    return any_inlined_closure(k.funcs, plan, get, calls_host_only);
+}
+
 std::vector<std::pair<std::string, std::string>> hosted_kernels(const Plan &plan, const Target &target,
                                                                 const std::function<Func(const std::string &)> &get) {
     std::vector<std::pair<std::string, std::string>> hosted;
-    if (!target.has_feature(Target::OpenCL)) return hosted;
+    if (!is_gpu_target(target)) return hosted;
+    const bool opencl = target.has_feature(Target::OpenCL);
     for (auto &k : plan.kernels) {
         if (!k.with.empty() || (k.split && (!k.split->group.empty() || !k.split->launched_with.empty()))) continue;
-        if (!target.has_feature(Target::CLDoubles) && kernel_uses_float(k, plan, get, 64))
+        if (kernel_calls_host_only(k, plan, get))
+            hosted.push_back({k.name, kOnHostRequireReason});
+        else if (!opencl)
+            continue;
+        else if (!target.has_feature(Target::CLDoubles) && kernel_uses_float(k, plan, get, 64))
             hosted.push_back({k.name, kOnHostReason});
         else if (!target.has_feature(Target::CLHalf) && kernel_uses_float(k, plan, get, 16))
             hosted.push_back({k.name, kOnHostF16Reason});
@@ -120,6 +132,9 @@ const char *const kOnHostReason =
     "computes in float64, which OpenCL kernels cannot without the target feature cl_doubles: it runs on the host";
 const char *const kOnHostF16Reason =
     "computes in float16, which OpenCL kernels cannot without the target feature cl_half: it runs on the host";
+const char *const kOnHostRequireReason =
+    "calls what Halide 21 compiles on the host only (a require(), a print() or another extern C function): it "
+    "runs on the host";
 const char *const kOnHostBitCountReason =
     "counts bits (popcount, count_leading_zeros or count_trailing_zeros), which Halide 21's OpenCL C backend "
     "calls undefined helpers for: it runs on the host";
@@ -147,9 +162,9 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
     }
     std::map<std::string, Func> funcs = funcs_by_name(outputs);
     ApplyContext c{w, target, plan, func_lookup(funcs), {}, {}};
-    // Kernels that compute in float64 on OpenCL without cl_doubles run on the host instead (Halide
-    // refuses such a GPU kernel); the schedule source says which.
-    const Target host = target.without_feature(Target::OpenCL);
+    // Kernels Halide cannot compile for the GPU run on the host instead (hosted_kernels: float64 on
+    // OpenCL without cl_doubles, a require() or print() anywhere); the schedule source says which.
+    const Target host = target.without_feature(Target::OpenCL).without_feature(Target::CUDA);
     ApplyContext on_host{c.w, host, plan, c.get, {}, {}};
     std::set<std::string> hosted;
     for (auto &[name, why] : hosted_kernels(plan, target, c.get)) {

@@ -15,12 +15,14 @@ std::string apply_plan(const Plan &plan, const std::vector<Halide::Func> &output
 
 // The plan's kernels that apply_plan schedules on the host instead of the GPU, each with why: on
 // OpenCL without cl_doubles, those computing in float64 (kOnHostReason); without cl_half, those
-// holding a float16 (kOnHostF16Reason); on OpenCL, those counting bits (kOnHostBitCountReason).
+// holding a float16 (kOnHostF16Reason); on OpenCL, those counting bits (kOnHostBitCountReason); on
+// any GPU, those calling what only the host compiles, a require() or a print() (kOnHostRequireReason).
 std::vector<std::pair<std::string, std::string>>
 kernels_on_host(const Plan &plan, const std::vector<Halide::Func> &outputs, const Halide::Target &target);
 extern const char *const kOnHostReason;
 extern const char *const kOnHostF16Reason;
 extern const char *const kOnHostBitCountReason;
+extern const char *const kOnHostRequireReason;
 
 // The plan's Funcs that apply_plan leaves unvectorized, each for kNoF16VectorsReason: on CUDA,
 // those converting to float16 or inlining a Func that does (Halide 21's PTX backend drops the

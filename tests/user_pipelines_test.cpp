@@ -1183,6 +1183,62 @@ TEST(UserPipelines, DoublesWithoutClDoublesRunOnTheHost) {
         << src;
 }
 
+// A require() on a parameter and a print_when() in the values: Halide 21 compiles their error and
+// print calls on the host only, so their kernels run there (the plan says why), on every GPU
+// target; the requirement still stops a call that breaks it.
+TEST(UserPipelines, RequirementsAndPrintsRunOnTheHost) {
+    auto define = [](ImageParam &in, Param<float> &gain, Func &out) {
+        Var x("x"), y("y");
+        RDom r(in);
+        Func lo("lo"), scaled("scaled");
+        lo() = minimum(in(r.x, r.y));
+        scaled(x, y) = require(gain > 0.0f, (in(x, y) - lo()) * gain, "gain must be positive, not", gain);
+        out(x, y) = print_when(scaled(x, y) < -1.0f, scaled(x, y) + scaled(x + 1, y), "negative at", x, y);
+        in.set_estimates({{0, 1024}, {0, 1024}});
+        gain.set_estimate(2.0f);
+        out.set_estimates({{0, 1023}, {0, 1024}});
+    };
+    const char *why = "calls what Halide 21 compiles on the host only (a require(), a print() or another extern C "
+                      "function): it runs on the host";
+    {
+        ImageParam in(Float(32), 2, "rq_cin");
+        Param<float> gain("rq_cgain");
+        Func out("rq_cout");
+        define(in, gain, out);
+        const std::string plan = schedule_with_solder({out}, "cuda");
+        EXPECT_NE(plan.find(why), std::string::npos) << plan;
+        EXPECT_NO_THROW(Pipeline(out).compile_to_object(::testing::TempDir() + "/require.o", {in, gain}, "require",
+                                                        solder::make_target("cuda")))
+            << plan;
+    }
+    for_each_target([&](const std::string &target) {
+        ImageParam in(Float(32), 2, "rq_in");
+        Param<float> gain("rq_gain");
+        Func out("rq_out");
+        define(in, gain, out);
+        const std::string plan = schedule_with_solder({out}, target);
+        if (target == "opencl") {
+            EXPECT_NE(plan.find(why), std::string::npos) << plan;
+        }
+        Pipeline p = compiled({out}, target);
+        for (auto [w, h] : sizes_with(300, 200)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto b = random_buffer<float>({w + 1, h}, 61);
+            in.set(b);
+            gain.set(3.0f);
+            float lo = b(0, 0);
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x <= w; x++) lo = std::min(lo, b(x, y));
+            Buffer<float> o = realized<float>(p, {w, h}, target);
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return (b(q[0], q[1]) - lo) * 3.0f + (b(q[0] + 1, q[1]) - lo) * 3.0f; }, 1e-5))
+                << plan;
+        }
+        gain.set(-1.0f);
+        EXPECT_THROW(realized<float>(p, {16, 16}, target), Halide::RuntimeError) << plan;
+    });
+}
+
 // Column sums down a number of rows known only at run time (RDom over in.dim(1)): too few results
 // to fill a GPU, so the rows are cut into slices summed by launches of their own (split-K), planned
 // at the estimate and correct at any number of rows (the last slice guarded, the others not).

@@ -178,14 +178,38 @@ bool has_value_of_type(const Function &f, const std::function<bool(const Type &)
     return finder.found;
 }
 
+namespace {
+
+// Whether any definition of `f` calls one of the intrinsics `ops`.
+bool calls_intrinsic(const Function &f, std::initializer_list<Internal::Call::IntrinsicOp> ops) {
+    struct Finder : Internal::IRGraphVisitor {
+        std::initializer_list<Internal::Call::IntrinsicOp> ops;
+        bool found = false;
+        using Internal::IRGraphVisitor::visit;
+        void visit(const Internal::Call *c) override {
+            for (auto op : ops) found = found || c->is_intrinsic(op);
+            Internal::IRGraphVisitor::visit(c);
+        }
+    } finder;
+    finder.ops = ops;
+    f.accept(&finder);
+    return finder.found;
+}
+
+}  // namespace
+
 bool counts_bits(const Function &f) {
+    return calls_intrinsic(
+        f, {Internal::Call::popcount, Internal::Call::count_leading_zeros, Internal::Call::count_trailing_zeros});
+}
+
+bool calls_host_only(const Function &f) {
     struct Finder : Internal::IRGraphVisitor {
         bool found = false;
         using Internal::IRGraphVisitor::visit;
         void visit(const Internal::Call *c) override {
-            found = found || c->is_intrinsic(Internal::Call::popcount) ||
-                    c->is_intrinsic(Internal::Call::count_leading_zeros) ||
-                    c->is_intrinsic(Internal::Call::count_trailing_zeros);
+            found = found || c->is_intrinsic(Internal::Call::require) || c->call_type == Internal::Call::Extern ||
+                    c->call_type == Internal::Call::ExternCPlusPlus;
             Internal::IRGraphVisitor::visit(c);
         }
     } finder;

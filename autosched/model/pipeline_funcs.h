@@ -71,5 +71,9 @@ bool converts_to_f16(const Halide::Internal::Function &f);
 // Whether any definition of `f` counts bits (popcount, count_leading_zeros, count_trailing_zeros):
 // Halide 21's OpenCL C backend calls helpers for those that it does not define.
 bool counts_bits(const Halide::Internal::Function &f);
+// Whether any definition of `f` calls what Halide 21 compiles on the host only: a `require` (its
+// error call), a `print` or `print_when`, or any other extern C or C++ function (an impure extern
+// call). A GPU kernel holding one stops the CUDA and OpenCL code generators.
+bool calls_host_only(const Halide::Internal::Function &f);
 
 }  // namespace solder

@@ -5,9 +5,9 @@
 //   runner [PIPELINE,PIPELINE...|all] [SCHEDULER,SCHEDULER...] [--check] [--scale N]
 // --check runs each library once and checks it, without timing it; --scale N divides every buffer
 // extent above 16 by N (scalars keep their estimates): check_opencl.sh's check on PoCL.
-// Inputs are filled from the libraries' metadata at their estimates: floats (f32, f16) uniform in [-1, 1],
-// 8- and 16-bit integers over their range, 32-bit integers in [0, the last extent); scalars take
-// their estimates.
+// Inputs are filled from the libraries' metadata at their estimates (mins and extents): floats (f32,
+// f16, f64) uniform in [-1, 1], booleans, 8- and 16-bit integers over their range, 32- and 64-bit
+// integers in [0, the last extent); scalars take their estimates.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -75,6 +75,14 @@ void fill(Buffer<void> &b, const halide_type_t &t, int last_extent, uint32_t see
     } else if (t.code == halide_type_float && t.bits == 16) {
         std::uniform_real_distribution<float> u(-1, 1);
         for (size_t k = 0; k < n; k++) static_cast<uint16_t *>(b.data())[k] = f16_bits(u(rng));
+    } else if (t.code == halide_type_float && t.bits == 64) {
+        std::uniform_real_distribution<double> u(-1, 1);
+        for (size_t k = 0; k < n; k++) static_cast<double *>(b.data())[k] = u(rng);
+    } else if (t.bits == 1) {
+        for (size_t k = 0; k < n; k++) static_cast<bool *>(b.data())[k] = (rng() & 1) != 0;
+    } else if (t.bits == 64) {
+        for (size_t k = 0; k < n; k++)
+            static_cast<int64_t *>(b.data())[k] = int64_t(rng() % uint32_t(std::max(1, last_extent)));
     } else if (t.bits == 8) {
         for (size_t k = 0; k < n; k++) static_cast<uint8_t *>(b.data())[k] = uint8_t(rng());
     } else if (t.bits == 16) {
@@ -98,12 +106,14 @@ Arguments arguments(const halide_filter_metadata_t *md) {
             if (v) memcpy(a.scalars[size_t(i)].data(), v, (arg.type.bits + 7) / 8);
             continue;
         }
-        std::vector<int> extents;
+        std::vector<int> extents, mins;
         for (int d = 0; d < arg.dimensions; d++) {
             const int e = int(*arg.buffer_estimates[2 * d + 1]);
             extents.push_back(e > kUnscaledExtent ? std::max(kUnscaledExtent, e / g_scale) : e);
+            mins.push_back(int(*arg.buffer_estimates[2 * d]));
         }
         Buffer<void> b(arg.type, extents);
+        b.set_min(mins);
         if (arg.kind == halide_argument_kind_input_buffer)
             fill(b, arg.type, extents.empty() ? 1 : extents.back(), 1234u + uint32_t(i));
         else
@@ -120,7 +130,11 @@ Arguments arguments(const halide_filter_metadata_t *md) {
 double value(const Buffer<void> &b, size_t k) {
     const halide_type_t t = b.type();
     if (t.code == halide_type_float && t.bits == 16) return f16_value(static_cast<const uint16_t *>(b.data())[k]);
+    if (t.code == halide_type_float && t.bits == 64) return static_cast<const double *>(b.data())[k];
     if (t.code == halide_type_float) return static_cast<const float *>(b.data())[k];
+    if (t.bits == 1) return static_cast<const bool *>(b.data())[k] ? 1 : 0;
+    if (t.bits == 64 && t.code == halide_type_uint) return double(static_cast<const uint64_t *>(b.data())[k]);
+    if (t.bits == 64) return double(static_cast<const int64_t *>(b.data())[k]);
     if (t.bits == 8) return static_cast<const uint8_t *>(b.data())[k];
     if (t.bits == 16) return static_cast<const uint16_t *>(b.data())[k];
     return static_cast<const int32_t *>(b.data())[k];
