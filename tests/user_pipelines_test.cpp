@@ -14,6 +14,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <random>
 #include <regex>
 
 #include "tests/support/plan_and_run.h"
@@ -242,6 +243,124 @@ TEST(UserPipelines, HistogramOutput) {
                 << plan;
         }
     });
+}
+
+// A histogram whose bins hold a Tuple (each bin's count and its pixels' sum): each element is
+// updated atomically on its own, in chunks of rows with their bins in shared memory on CUDA, as a
+// single-valued histogram is (it ran on one thread). On OpenCL, whose atomics take integers only,
+// the integer Tuple runs at once too. A Tuple update whose elements read each other (a running
+// mean) still runs in order.
+TEST(UserPipelines, TupleHistogramsUpdateEachElementAtomically) {
+    auto define = [](ImageParam &in, Func &bins, Func &out, bool float_sum) {
+        Var i("i");
+        RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
+        Expr b = cast<int>(in(r.x, r.y)) / 16, v = cast<int>(in(r.x, r.y));
+        if (float_sum) {
+            bins(i) = Tuple(0, 0.0f);
+            bins(b) = Tuple(bins(b)[0] + 1, bins(b)[1] + cast<float>(v));
+        } else {
+            bins(i) = Tuple(0, 0);
+            bins(b) = Tuple(bins(b)[0] + 1, bins(b)[1] + v);
+        }
+        out(i) = cast<float>(bins(i)[1]) / cast<float>(max(bins(i)[0], 1));
+        in.set_estimates({{0, 1920}, {0, 1080}});
+        out.set_estimates({{0, 16}});
+    };
+    {
+        ImageParam in(UInt(8), 2, "th_cin");
+        Func bins("th_cbins"), out("th_cout");
+        define(in, bins, out, true);
+        const std::string plan = schedule_with_solder({out}, "cuda");
+        EXPECT_NE(plan.find("a scatter in chunks"), std::string::npos) << plan;
+        EXPECT_NE(plan.find("th_cbins.update(0).atomic()"), std::string::npos) << plan;
+    }
+    for_each_target([&](const std::string &target) {
+        ImageParam in(UInt(8), 2, "th_in");
+        Func bins("th_bins"), out("th_out");
+        define(in, bins, out, false);
+        const std::string plan = schedule_with_solder({out}, target);
+        if (target == "opencl") {
+            EXPECT_NE(plan.find(".atomic()"), std::string::npos) << plan;
+        }
+        Pipeline p = compiled({out}, target);
+        for (auto [w, h] : sizes_with(1920, 1080)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto img = random_buffer<uint8_t>({w, h}, 9, 0, 256);
+            in.set(img);
+            Buffer<float> o = realized<float>(p, {16}, target);
+            std::vector<int> count(16), total(16);
+            img.for_each_value([&](uint8_t v) { count[v / 16]++, total[v / 16] += v; });
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return float(total[q[0]]) / float(std::max(count[q[0]], 1)); }, 1e-6))
+                << plan;
+        }
+    });
+    ImageParam in(UInt(8), 2, "th_min");
+    Var i("i");
+    RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
+    Func mean("th_mean");
+    Expr b = cast<int>(in(r.x, r.y)) / 16;
+    mean(i) = Tuple(0, 0.0f);
+    mean(b) =
+        Tuple(mean(b)[0] + 1, mean(b)[1] + (cast<float>(in(r.x, r.y)) - mean(b)[1]) / cast<float>(mean(b)[0] + 1));
+    in.set_estimates({{0, 1920}, {0, 1080}});
+    mean.set_estimates({{0, 16}});
+    const std::string plan = schedule_with_solder({mean}, "cuda");
+    EXPECT_EQ(plan.find(".atomic()"), std::string::npos) << plan;
+}
+
+// Interleaved RGBA images, as a generator declares them (stride 4 along x, the channels innermost
+// and bounded to 4): the output computes each pixel's 4 channels as one vector in each thread
+// (vectors along x wrote a byte every 4), correct at any size.
+TEST(UserPipelines, InterleavedOutputsComputeTheirChannelsAsOneVector) {
+    auto define = [](ImageParam &in, Func &out) {
+        Var x("x"), y("y"), c("c");
+        Expr alpha = cast<uint16_t>(in(x, y, 3));
+        out(x, y, c) = select(c == 3, in(x, y, c), cast<uint8_t>((cast<uint16_t>(in(x, y, c)) * alpha + 127) / 255));
+        in.dim(0).set_stride(4);
+        in.dim(2).set_stride(1).set_bounds(0, 4);
+        out.output_buffer().dim(0).set_stride(4);
+        out.output_buffer().dim(2).set_stride(1).set_bounds(0, 4);
+        in.set_estimates({{0, 3840}, {0, 2160}, {0, 4}});
+        out.set_estimates({{0, 3840}, {0, 2160}, {0, 4}});
+    };
+    {
+        ImageParam in(UInt(8), 3, "il_cin");
+        Func out("il_cout");
+        define(in, out);
+        const std::string plan = schedule_with_solder({out}, "cuda");
+        EXPECT_NE(plan.find("the 4 points of dim 2 a vector in each thread"), std::string::npos) << plan;
+        EXPECT_NE(plan.find("vectorize(il_cout_ci, 4"), std::string::npos) << plan;
+    }
+    // (Run on the host only: Halide 21's OpenCL JIT on PoCL returns wrong pixels for interleaved
+    // buffers under any GPU schedule, a plain gpu_tile of this Func too; check_opencl.sh's
+    // ahead-of-time libraries run them right.)
+    {
+        const std::string target = "host";
+        ImageParam in(UInt(8), 3, "il_in");
+        Func out("il_out");
+        define(in, out);
+        const std::string plan = schedule_with_solder({out}, target);
+        Pipeline p = compiled({out}, target);
+        for (auto [w, h] : sizes_with(640, 360)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto img = Buffer<uint8_t>::make_interleaved(w, h, 4);
+            std::mt19937 rng(17);
+            img.for_each_value([&](uint8_t &v) { v = uint8_t(rng()); });
+            in.set(img);
+            auto o = Buffer<uint8_t>::make_interleaved(w, h, 4);
+            p.realize(o, jit_target(target));
+            o.copy_to_host();
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    const int a = img(q[0], q[1], 3), v = img(q[0], q[1], q[2]);
+                    return q[2] == 3 ? v : (v * a + 127) / 255;
+                },
+                0))
+                << plan;
+        }
+    }
 }
 
 // A histogram of 4096 bins (a 16-bit image's top 12 bits) as the output: 16 KB of bins, which

@@ -1,6 +1,7 @@
 #include "autosched/model/generic_reason.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -148,14 +149,46 @@ std::vector<int> point_scan_dims(const Function &f) {
 
 namespace {
 
-// Update `u` of `f` has one value, an RDom without a predicate, and an operator Halide proves
-// associative and commutative: its RDom's points may run in any order, all at once.
+// Whether each value of update `d` of `f` reads, of `f` itself, only its own element (`hist(b)[0] +
+// 1` and `hist(b)[1] + v`, not a mean that reads the count): Halide then updates each element
+// atomically on its own, with no lock (which its GPU backends lack).
+bool independent_elements(const Function &f, const Definition &d) {
+    for (size_t i = 0; i < d.values().size(); i++) {
+        struct Reads : IRGraphVisitor {
+            std::string name;
+            int own = 0;
+            bool other = false;
+            using IRGraphVisitor::visit;
+            void visit(const Call *op) override {
+                IRGraphVisitor::visit(op);
+                if (op->call_type == Call::Halide && op->name == name) other = other || op->value_index != own;
+            }
+        } reads;
+        reads.name = f.name();
+        reads.own = int(i);
+        substitute_in_all_lets(d.values()[i]).accept(&reads);
+        if (reads.other) return false;
+    }
+    return true;
+}
+
+// Update `u` of `f` has an RDom without a predicate, and an operator Halide proves associative and
+// commutative (for a Tuple, each element's, the elements independent): its RDom's points may run
+// in any order, all at once.
 bool any_order_update(const Function &f, int u) {
     const Definition &d = f.update(u);
-    if (d.values().size() != 1 || d.schedule().rvars().empty()) return false;
+    if (d.values().empty() || d.schedule().rvars().empty()) return false;
     if (has_predicate(d)) return false;
+    if (d.values().size() > 1 && !independent_elements(f, d)) return false;
     auto op = prove_associativity(f.name(), d.args(), d.values());
     return op.associative() && op.commutative();
+}
+
+// Whether every value of update `u` of `f` has a type `pred` takes.
+bool every_value_type(const Function &f, int u, const std::function<bool(const Type &)> &pred) {
+    for (const Expr &v : f.update(u).values())
+        if (!pred(v.type())) return false;
+    return true;
 }
 
 }  // namespace
@@ -173,8 +206,8 @@ bool chunked_scatter(const Function &f, int u) {
     if (d.schedule().rvars().empty() || !any_order_update(f, u)) return false;
     // (A 0-d Func has no bin dim for the chunks' threads: its increments go to it directly.)
     if (f.args().empty() || !scatter_update(f, u)) return false;
-    const Type t = d.values()[0].type();
-    return t.bits() == 32 && (t.is_int() || t.is_uint() || t.is_float());
+    return every_value_type(
+        f, u, [](const Type &t) { return t.bits() == 32 && (t.is_int() || t.is_uint() || t.is_float()); });
 }
 
 namespace {
@@ -331,9 +364,11 @@ bool all_points_at_once(const Function &f, int u, const Target &target) {
 
 bool atomic_update(const Function &f, int u, const Target &target) {
     if (!any_order_update(f, u)) return false;
-    const Type t = f.update(u).values()[0].type();
-    if (target.has_feature(Target::CUDA)) return t.bits() == 32 || (t.bits() == 64 && !t.is_float());
-    if (target.has_feature(Target::OpenCL)) return t.bits() == 32 && !t.is_float();
+    if (target.has_feature(Target::CUDA))
+        return every_value_type(f, u,
+                                [](const Type &t) { return t.bits() == 32 || (t.bits() == 64 && !t.is_float()); });
+    if (target.has_feature(Target::OpenCL))
+        return every_value_type(f, u, [](const Type &t) { return t.bits() == 32 && !t.is_float(); });
     return false;  // the host: serial updates
 }
 

@@ -76,8 +76,8 @@ bool innermost_rvar_parallel_per_step(const Halide::Internal::Function &f, int u
 bool all_points_at_once(const Halide::Internal::Function &f, int u, const Halide::Target &target);
 
 // Whether Halide can run update `u` of `f` on all its RDom's points at once with atomic
-// read-modify-writes (Stage::atomic): an associative and commutative single-valued update whose
-// type the target's atomics cover.
+// read-modify-writes (Stage::atomic): an associative and commutative update whose types the
+// target's atomics cover (a Tuple's elements each updated on its own, reading no other element).
 bool atomic_update(const Halide::Internal::Function &f, int u, const Halide::Target &target);
 
 // Whether update `u` of `f` writes some point other than a pure var as it is: a scatter (a

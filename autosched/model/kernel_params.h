@@ -73,6 +73,10 @@ struct PointwiseParams {
     // thread computes its pixel's points of it, unrolled in that branch (walked serially beside
     // it), and the threads tile dims 1 and 2 instead.
     int unroll_dim = -1, unroll_extent = 0;
+    // The unrolled dim's points a vector instead (unroll_dim 2 or above): the output's buffer
+    // declares that dim innermost in memory (schedules/pointwise/pointwise_reads.h:
+    // memory_inner_dim), so each thread loads and stores its pixel's channels as one access.
+    bool unroll_vector = false;
     // A producer the root reads transposed (schedules/pointwise/transposed_tile.h), empty none: the
     // root in square tiles over its dims 0 and `transposed_root_dim`, the producer's tile loaded
     // into shared memory along its own dims 0 and `transposed_source_dim`.

@@ -225,7 +225,7 @@ std::string Plan::to_text() const {
                                     : " where the output's dim 0 has " + std::to_string(pw->unroll_extent) + " from 0");
         } else if (pw && pw->unroll_dim >= 0) {
             vec += ", the " + std::to_string(pw->unroll_extent) + " points of dim " + std::to_string(pw->unroll_dim) +
-                   " unrolled in each thread" +
+                   (pw->unroll_vector ? " a vector in each thread" : " unrolled in each thread") +
                    (fixed_sizes ? std::string()
                                 : " where the output's dim " + std::to_string(pw->unroll_dim) + " has " +
                                       std::to_string(pw->unroll_extent) + " from 0");

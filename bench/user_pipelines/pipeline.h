@@ -1,5 +1,5 @@
 // The user-pipeline bench's pipelines: each a function returning its outputs and arguments,
-// listed by name in a registry per file (pipelines_a.cpp ... pipelines_w.cpp); gen.cpp schedules and
+// listed by name in a registry per file (pipelines_a.cpp ... pipelines_x.cpp); gen.cpp schedules and
 // compiles them.
 #pragma once
 #include <functional>
@@ -42,5 +42,6 @@ void add_pipelines_t(Registry &r);
 void add_pipelines_u(Registry &r);
 void add_pipelines_v(Registry &r);
 void add_pipelines_w(Registry &r);
+void add_pipelines_x(Registry &r);
 
 }  // namespace user_pipelines

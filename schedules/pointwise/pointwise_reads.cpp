@@ -159,6 +159,18 @@ int unrolled_points_dim(const FuncGraph &g, int root, const std::vector<int> &me
     return reads ? dim : -1;
 }
 
+int memory_inner_dim(const FuncNode &O) {
+    if (!O.is_output || O.is_input || O.function.output_buffers().empty()) return -1;
+    const Halide::Parameter &buffer = O.function.output_buffers()[0];
+    for (int d = 2; d < int(O.region.size()) && d < buffer.dimensions(); d++) {
+        const Halide::Expr stride = buffer.stride_constraint(d);
+        if (stride.defined() && Halide::Internal::is_const_one(stride) && O.region[size_t(d)].extent() >= 2 &&
+            O.region[size_t(d)].extent() <= kMaxUnrolledPoints)
+            return d;
+    }
+    return -1;
+}
+
 namespace {
 
 // Math the GPU computes in tens of instructions or more (libdevice's sines reduce large arguments

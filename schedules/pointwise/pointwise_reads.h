@@ -61,6 +61,11 @@ bool walks_own_rows(const FuncNode &M);
 // extent the branch's condition names.
 int unrolled_points_dim(const FuncGraph &g, int root, const std::vector<int> &members);
 
+// The dim of a pipeline output whose buffer the pipeline declares innermost in memory, 2 or above
+// (`output_buffer().dim(d).set_stride(1)`: an interleaved RGBA image's channels), with 2 to 4 points
+// at the estimates; -1 none.
+int memory_inner_dim(const FuncNode &O);
+
 // Whether each thread of a vectorized pure root has a long chain of work that does not vary across
 // its tile's dims 0 and 1, beside what it loads and stores per point: math costing tens of
 // instructions (a float division, a square root, a sine; an integer division by a value that is

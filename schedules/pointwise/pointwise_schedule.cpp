@@ -15,9 +15,9 @@ namespace {
 // The vector layout of schedule_pointwise_kernel on stage `s` (a compute_root GPU Func's pure
 // definition, or a branch of it). With `unroll_dim` >= 0, that dim is split by `unroll_extent`
 // (the branch's condition makes it exact) and its points unrolled in each thread, just outside the
-// vector.
+// vector (a vector of them instead with `unroll_vector`).
 void lay_out_vectors(ScheduleWriter &w, const StageRef &s, int vector_width, int threads_x, int threads_y,
-                     const std::string &tag, int unroll_rows, int unroll_dim, int unroll_extent) {
+                     const std::string &tag, int unroll_rows, int unroll_dim, int unroll_extent, bool unroll_vector) {
     std::vector<VarOrRVar> pure = stage_pure_vars(s.func.function(), 0);
     Var xo(tag + "_xo"), xv(tag + "_xv"), bx(tag + "_bx"), tx(tag + "_tx");
     // The planner asks for a width only when it divides the innermost extent: RoundUp rounds nothing.
@@ -39,7 +39,8 @@ void lay_out_vectors(ScheduleWriter &w, const StageRef &s, int vector_width, int
         pure[1] = yo;
     }
     Var ci(tag + "_ci");
-    const bool channels = !rows && unroll_dim >= 2 && unroll_dim < int(pure.size());
+    // (Rows and unrolled points of a dim exclude each other; rows and a vector of them do not.)
+    const bool channels = (!rows || unroll_vector) && unroll_dim >= 2 && unroll_dim < int(pure.size());
     if (channels) {
         Var co(tag + "_co");
         w.split(s, pure[size_t(unroll_dim)], co, ci, unroll_extent, TailStrategy::RoundUp);
@@ -47,8 +48,9 @@ void lay_out_vectors(ScheduleWriter &w, const StageRef &s, int vector_width, int
     }
     std::vector<VarOrRVar> in_thread;
     if (vector_width > 1) in_thread.push_back(xv);
+    if (channels && unroll_vector) in_thread.push_back(ci);  // (the vector innermost)
     if (rows) in_thread.push_back(yi);
-    if (channels) in_thread.push_back(ci);
+    if (channels && !unroll_vector) in_thread.push_back(ci);
     // (The vector alone is innermost already, split off last.)
     const bool reorder_in_thread = in_thread.size() > (vector_width > 1 ? 1u : 0u);
     if (threads_y > 1 && pure.size() >= 2) {
@@ -86,7 +88,11 @@ void lay_out_vectors(ScheduleWriter &w, const StageRef &s, int vector_width, int
         for (size_t i = 1; i < pure.size(); i++) w.gpu_blocks(s, pure[i]);
     }
     if (rows) w.unroll(s, yi, unroll_rows, TailStrategy::GuardWithIf);
-    if (channels) w.unroll(s, ci);
+    if (channels && unroll_vector) {
+        w.vectorize(s, ci, unroll_extent, TailStrategy::RoundUp);
+    } else if (channels) {
+        w.unroll(s, ci);
+    }
     if (vector_width > 1) w.vectorize(s, xv, vector_width, TailStrategy::RoundUp);
 }
 
@@ -122,7 +128,7 @@ void schedule_flat_kernel(ScheduleWriter &w, Func root, int threads) {
 
 void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, const Target &target, int threads_x,
                                int threads_y, const std::string &loop_tag, int unroll_rows, int unroll_dim,
-                               int unroll_extent) {
+                               int unroll_extent, bool unroll_vector) {
     auto fn = root.function();
     if (is_gpu_target(target) && (!fn.updates().empty() || vector_width <= 1) && threads_y > 1 &&
         !(fn.updates().empty() && unroll_dim >= 0)) {
@@ -156,7 +162,8 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, c
     }
     if (unroll_dim >= 0 && !w.guards_every_tail()) {
         // Sizes fixed when planned: the dim has that many points, and this is the only schedule.
-        lay_out_vectors(w, {root}, vector_width, threads_x, threads_y, tag, unroll_rows, unroll_dim, unroll_extent);
+        lay_out_vectors(w, {root}, vector_width, threads_x, threads_y, tag, unroll_rows, unroll_dim, unroll_extent,
+                        unroll_vector);
         return;
     }
     if (unroll_dim >= 0) {
@@ -164,9 +171,10 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, c
         StageRef branch{root};
         branch.whole_dim = unroll_dim;
         branch.whole_extent = unroll_extent;
-        lay_out_vectors(w, branch, vector_width, threads_x, threads_y, tag, unroll_rows, unroll_dim, unroll_extent);
+        lay_out_vectors(w, branch, vector_width, threads_x, threads_y, tag, unroll_rows, unroll_dim, unroll_extent,
+                        unroll_vector);
     }
-    lay_out_vectors(w, {root}, vector_width, threads_x, threads_y, tag, unroll_rows, -1, 0);
+    lay_out_vectors(w, {root}, vector_width, threads_x, threads_y, tag, unroll_rows, -1, 0, false);
 }
 
 Func schedule_pointwise_reduction_in_registers(ScheduleWriter &w, Func root, int threads_x, int threads_y) {

@@ -25,10 +25,12 @@ constexpr int kPointwiseTileX = 32, kPointwiseTileY = 8;
 // PointwiseParams::unroll_dim. With `unroll_dim` 0 (one point per thread, an interleaved image's
 // channels), each thread computes that dim's points, unrolled in that branch and walked serially
 // beside it, in tiles of `threads_x` x `threads_y` threads over dims 1 and 2 (`threads_x` along
-// dim 1 of a 2-D root). `tag` names the loops it makes (the root's name when empty).
+// dim 1 of a 2-D root). With `unroll_vector`, the points of `unroll_dim` (2 or above) are a vector
+// instead of unrolled (PointwiseParams::unroll_vector). `tag` names the loops it makes (the root's
+// name when empty).
 void schedule_pointwise_kernel(ScheduleWriter &w, Halide::Func root, int vector_width, const Halide::Target &target,
                                int threads_x = 256, int threads_y = 1, const std::string &tag = "", int unroll_rows = 1,
-                               int unroll_dim = -1, int unroll_extent = 0);
+                               int unroll_dim = -1, int unroll_extent = 0, bool unroll_vector = false);
 
 // Each stage of `root` (no Func computed inside it: fused dims lose the bounds of what is) with its
 // pure dims but the last fused into one along `threads` threads per block, the last a grid dim, its
