@@ -245,6 +245,111 @@ TEST(UserPipelines, HistogramOutput) {
     });
 }
 
+// A region of interest, given by parameters, brightened in place (`out(r.x, r.y) = min(out(r.x,
+// r.y) * gain, 1)`): each point reads only the point it stores, so the region's points run at once
+// (they ran on one thread), correct at any size and region.
+TEST(UserPipelines, InPlaceUpdatesOfARegionRunAtOnce) {
+    auto define = [](ImageParam &in, std::array<Param<int>, 4> &roi, Param<float> &gain, Func &out) {
+        Var x("x"), y("y");
+        out(x, y) = in(x, y);
+        RDom r(roi[0], roi[2], roi[1], roi[3], "r");
+        out(r.x, r.y) = min(out(r.x, r.y) * gain, 1.0f);
+        in.set_estimates({{0, 1920}, {0, 1080}});
+        for (int k = 0; k < 4; k++) roi[size_t(k)].set_estimate(k < 2 ? 100 : 800);
+        gain.set_estimate(1.5f);
+        out.set_estimates({{0, 1920}, {0, 1080}});
+    };
+    auto make_roi = [](const std::string &tag) {
+        return std::array<Param<int>, 4>{Param<int>(tag + "rx"), Param<int>(tag + "ry"), Param<int>(tag + "rw"),
+                                         Param<int>(tag + "rh")};
+    };
+    {
+        ImageParam in(Float(32), 2, "ip_cin");
+        auto roi = make_roi("ip_c");
+        Param<float> gain("ip_cgain");
+        Func out("ip_cout");
+        define(in, roi, gain, out);
+        const std::string plan = schedule_with_solder({out}, "cuda");
+        EXPECT_NE(plan.find("ip_cout.update(0).allow_race_conditions()"), std::string::npos) << plan;
+        EXPECT_EQ(plan.find("gpu_single_thread"), std::string::npos) << plan;
+    }
+    for_each_target([&](const std::string &target) {
+        ImageParam in(Float(32), 2, "ip_in");
+        auto roi = make_roi("ip_");
+        Param<float> gain("ip_gain");
+        Func out("ip_out");
+        define(in, roi, gain, out);
+        const std::string plan = schedule_with_solder({out}, target);
+        Pipeline p = compiled({out}, target);
+        for (auto [w, h] : sizes_with(1920, 1080)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto img = random_buffer<float>({w, h}, 31);
+            in.set(img);
+            const int rx = w / 4, ry = h / 3, rw = std::max(1, w / 2), rh = std::max(1, h / 2);
+            roi[0].set(rx), roi[1].set(ry), roi[2].set(rw), roi[3].set(rh);
+            gain.set(1.5f);
+            Buffer<float> o = realized<float>(p, {w, h}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    const bool inside = q[0] >= rx && q[0] < rx + rw && q[1] >= ry && q[1] < ry + rh;
+                    return inside ? std::min(img(q[0], q[1]) * 1.5f, 1.0f) : img(q[0], q[1]);
+                },
+                0))
+                << plan;
+        }
+    });
+}
+
+// A histogram of the pixels above a threshold parameter (an RDom with a `where`): the predicate
+// does not read the bins, so the increments still run at once (in chunks with their bins in
+// shared memory on CUDA; they ran on one thread), correct at any size.
+TEST(UserPipelines, PredicatedHistogramsRunAtOnce) {
+    auto define = [](ImageParam &in, Param<uint8_t> &threshold, Func &hist) {
+        Var i("i");
+        RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
+        r.where(in(r.x, r.y) > threshold);
+        hist(i) = 0;
+        hist(cast<int>(in(r.x, r.y)) / 4) += 1;
+        in.set_estimates({{0, 1920}, {0, 1080}});
+        threshold.set_estimate(100);
+        hist.set_estimates({{0, 64}});
+    };
+    {
+        ImageParam in(UInt(8), 2, "ph_cin");
+        Param<uint8_t> threshold("ph_cthreshold");
+        Func hist("ph_chist");
+        define(in, threshold, hist);
+        const std::string plan = schedule_with_solder({hist}, "cuda");
+        EXPECT_NE(plan.find("a scatter in chunks"), std::string::npos) << plan;
+    }
+    for_each_target([&](const std::string &target) {
+        ImageParam in(UInt(8), 2, "ph_in");
+        Param<uint8_t> threshold("ph_threshold");
+        Func hist("ph_hist");
+        define(in, threshold, hist);
+        const std::string plan = schedule_with_solder({hist}, target);
+        if (target == "opencl") {
+            EXPECT_NE(plan.find(".atomic()"), std::string::npos) << plan;
+        }
+        Pipeline p = compiled({hist}, target);
+        for (auto [w, h] : sizes_with(1920, 1080)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto img = random_buffer<uint8_t>({w, h}, 23, 0, 256);
+            in.set(img);
+            threshold.set(uint8_t(100));
+            Buffer<int> o = realized<int>(p, {64}, target);
+            std::vector<int> want(64);
+            img.for_each_value([&](uint8_t v) {
+                if (v > 100) want[v / 4]++;
+            });
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return want[q[0]]; }, 0))
+                << plan;
+        }
+    });
+}
+
 // A histogram whose bins hold a Tuple (each bin's count and its pixels' sum): each element is
 // updated atomically on its own, in chunks of rows with their bins in shared memory on CUDA, as a
 // single-valued histogram is (it ran on one thread). On OpenCL, whose atomics take integers only,

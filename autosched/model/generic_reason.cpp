@@ -172,13 +172,17 @@ bool independent_elements(const Function &f, const Definition &d) {
     return true;
 }
 
-// Update `u` of `f` has an RDom without a predicate, and an operator Halide proves associative and
-// commutative (for a Tuple, each element's, the elements independent): its RDom's points may run
-// in any order, all at once.
+bool calls_func(const Expr &e, const std::string &name);
+
+// Update `u` of `f` has an RDom, and an operator Halide proves associative and commutative (for a
+// Tuple, each element's, the elements independent): its RDom's points may run in any order, all
+// at once. A predicate only on a scatter (a histogram of the pixels above a threshold), and one
+// that does not read `f`: each point's increment then happens or not whatever the others do.
+// (Reductions with predicates take the reduction templates: FuncNode::predicated_reduction.)
 bool any_order_update(const Function &f, int u) {
     const Definition &d = f.update(u);
     if (d.values().empty() || d.schedule().rvars().empty()) return false;
-    if (has_predicate(d)) return false;
+    if (has_predicate(d) && (!scatter_update(f, u) || calls_func(d.predicate(), f.name()))) return false;
     if (d.values().size() > 1 && !independent_elements(f, d)) return false;
     auto op = prove_associativity(f.name(), d.args(), d.values());
     return op.associative() && op.commutative();
@@ -283,9 +287,25 @@ bool distinct_points_update(const Function &f, int u) {
     const Definition &d = f.update(u);
     const auto &rvars = d.schedule().rvars();
     if (rvars.empty() || d.args().size() != f.args().size()) return false;
-    // It reads the Func nowhere: no point's value waits on another's.
-    for (const Expr &e : d.values())
-        if (calls_func(e, f.name())) return false;
+    // It reads the Func nowhere but at the point it stores (an in-place update of a region,
+    // `out(r.x, r.y) = out(r.x, r.y) * gain`): no point's value waits on another's.
+    struct Reads : IRGraphVisitor {
+        std::string name;
+        std::vector<Expr> store;
+        bool elsewhere = false;
+        using IRGraphVisitor::visit;
+        void visit(const Call *op) override {
+            IRGraphVisitor::visit(op);
+            if (op->call_type != Call::Halide || op->name != name) return;
+            for (size_t i = 0; i < op->args.size() && !elsewhere; i++)
+                elsewhere = i >= store.size() || !equal(simplify(op->args[i]), store[i]);
+            elsewhere = elsewhere || op->args.size() != store.size();
+        }
+    } reads;
+    reads.name = f.name();
+    for (const Expr &a : d.args()) reads.store.push_back(simplify(substitute_in_all_lets(a)));
+    for (const Expr &e : d.values()) substitute_in_all_lets(e).accept(&reads);
+    if (reads.elsewhere) return false;
     for (const Expr &e : d.args())
         if (calls_func(e, f.name())) return false;
     if (has_predicate(d) && calls_func(d.predicate(), f.name())) return false;

@@ -55,7 +55,8 @@ std::vector<int> point_scan_dims(const Halide::Internal::Function &f);
 
 // Whether every point of update `u`'s RDom writes a point of `f` of its own, so that the points may
 // run at once, in any order, with no atomics (Stage::allow_race_conditions): the update reads `f`
-// nowhere (values and predicate), writes its pure vars, if any, in their places, and each RVar `r`
+// nowhere but at the point it stores (in its values; an in-place update of a region, `out(r.x,
+// r.y) = out(r.x, r.y) * gain`), writes its pure vars, if any, in their places, and each RVar `r`
 // has an arg `s * r + e` with `s` a constant and every value `e` takes (through loads, clamps and
 // the other RVars at their bounds) within a span narrower than `|s|`. Two points that differ in `r`
 // then write different values of that arg. (Max-unpooling's `out(2 * r.x + o % 2, 2 * r.y + o / 2,

@@ -104,6 +104,8 @@ int main(int argc, char **argv) {
     user_pipelines::add_pipelines_v(pipelines);
     user_pipelines::add_pipelines_w(pipelines);
     user_pipelines::add_pipelines_x(pipelines);
+    user_pipelines::add_pipelines_y(pipelines);
+    user_pipelines::add_pipelines_z(pipelines);
     for (auto &[name, make] : pipelines) {
         if (!only.empty() && only != name) continue;
         const std::string fn = name + "_" + env_or("SOLDER_TAG", which);

@@ -1,5 +1,5 @@
 // The user-pipeline bench's pipelines: each a function returning its outputs and arguments,
-// listed by name in a registry per file (pipelines_a.cpp ... pipelines_x.cpp); gen.cpp schedules and
+// listed by name in a registry per file (pipelines_a.cpp ... pipelines_z.cpp); gen.cpp schedules and
 // compiles them.
 #pragma once
 #include <functional>
@@ -43,5 +43,7 @@ void add_pipelines_u(Registry &r);
 void add_pipelines_v(Registry &r);
 void add_pipelines_w(Registry &r);
 void add_pipelines_x(Registry &r);
+void add_pipelines_y(Registry &r);
+void add_pipelines_z(Registry &r);
 
 }  // namespace user_pipelines

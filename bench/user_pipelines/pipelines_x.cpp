@@ -33,8 +33,8 @@ P tuplehist() {
     ImageParam in(UInt(8), 3, "in");
     RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
     Func luma("luma"), bins("bins"), mean("mean");
-    luma(x, y) = cast<uint8_t>((cast<uint16_t>(in(x, y, 0)) * 77 + cast<uint16_t>(in(x, y, 1)) * 150 +
-                                cast<uint16_t>(in(x, y, 2)) * 29) >> 8);
+    luma(x, y) = cast<uint8_t>(
+        (cast<uint16_t>(in(x, y, 0)) * 77 + cast<uint16_t>(in(x, y, 1)) * 150 + cast<uint16_t>(in(x, y, 2)) * 29) >> 8);
     bins(i) = Tuple(0, 0.0f);
     Expr b = luma(r.x, r.y);
     bins(b) = Tuple(bins(b)[0] + 1, bins(b)[1] + cast<float>(in(r.x, r.y, 0)));

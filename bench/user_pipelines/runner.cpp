@@ -18,6 +18,7 @@
 #include <cstring>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -94,10 +95,10 @@ void fill(Buffer<void> &b, const halide_type_t &t, int last_extent, uint32_t see
     b.set_host_dirty();
 }
 
-// The arguments of a library from its metadata. With `interleaved`, every buffer of three
-// dims whose last extent is at most 4 (colour channels) is laid out with that dim innermost, as
+// The arguments of a library from its metadata. The buffers named in `interleaved` (three dims,
+// the last of at most 4 points: colour channels) are laid out with that dim innermost, as
 // pipelines that constrain their strides that way ask (`set_stride` on the buffers).
-Arguments arguments(const halide_filter_metadata_t *md, bool interleaved = false) {
+Arguments arguments(const halide_filter_metadata_t *md, const std::set<std::string> &interleaved = {}) {
     Arguments a;
     a.buffers.resize(size_t(md->num_arguments));
     a.scalars.resize(size_t(md->num_arguments));
@@ -115,7 +116,7 @@ Arguments arguments(const halide_filter_metadata_t *md, bool interleaved = false
             extents.push_back(e > kUnscaledExtent ? std::max(kUnscaledExtent, e / g_scale) : e);
             mins.push_back(int(*arg.buffer_estimates[2 * d]));
         }
-        const bool channels_inner = interleaved && extents.size() == 3 && extents.back() <= 4;
+        const bool channels_inner = interleaved.count(arg.name) && extents.size() == 3 && extents.back() <= 4;
         Buffer<void> b = channels_inner ? Buffer<void>::make_interleaved(arg.type, extents[0], extents[1], extents[2])
                                         : Buffer<void>(arg.type, extents);
         b.set_min(mins);
@@ -157,16 +158,22 @@ double difference(const Buffer<void> &want, const Buffer<void> &got) {
     return worst / std::max(scale, 1e-30);
 }
 
-// Calls `lib` on new arguments (interleaved ones where the planar layout breaks its constraints);
-// returns the call's result.
+// The last error a library reported (print_error).
+std::string g_last_error;
+
+// Calls `lib` on new arguments, each buffer whose planar layout breaks a stride constraint
+// interleaved instead (the constraint's message names it: "Constraint violated: in.stride.0 (1) ==
+// 4 (4)"); returns the call's result.
 int call_fresh(const Library &lib, Arguments &a) {
-    a = arguments(lib.metadata());
-    int rc = lib.argv_fn(a.argv.data());
-    if (rc == halide_error_code_constraint_violated) {
-        a = arguments(lib.metadata(), true);
-        rc = lib.argv_fn(a.argv.data());
+    std::set<std::string> interleaved;
+    for (;;) {
+        a = arguments(lib.metadata(), interleaved);
+        const int rc = lib.argv_fn(a.argv.data());
+        if (rc != halide_error_code_constraint_violated) return rc;
+        const size_t at = g_last_error.find(".stride."), from = g_last_error.find("violated: ");
+        if (at == std::string::npos || from == std::string::npos || from + 10 > at) return rc;
+        if (!interleaved.insert(g_last_error.substr(from + 10, at - from - 10)).second) return rc;
     }
-    return rc;
 }
 
 void run_gpu(const Library &lib, Arguments &ref) {
@@ -246,7 +253,10 @@ template<typename Wanted, typename Scheduled> int check_all(Wanted wanted, Sched
 
 // Prints a library's error without aborting (the runtime's default handler aborts): the call
 // returns its error code, which the caller reports or acts on (call_fresh).
-void print_error(void *, const char *msg) { fprintf(stderr, "%s\n", msg); }
+void print_error(void *, const char *msg) {
+    g_last_error = msg;
+    fprintf(stderr, "%s\n", msg);
+}
 
 int main(int argc, char **argv) {
     halide_set_error_handler(print_error);
