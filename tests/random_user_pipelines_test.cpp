@@ -57,12 +57,38 @@ void expect_ci_seeds_reach_everything(const std::string &target) {
     for (auto &m : r.messages) ADD_FAILURE() << m;
     // The CI seeds reach every kind of stage the family has.
     std::set<std::string> kinds(r.kinds.begin(), r.kinds.end());
-    for (auto k : {"pointwise",         "stencil",           "row_reduction",    "histogram",       "tuple",
-                   "updates",           "resample",          "parameter_taps",   "argmax",          "point_scan",
-                   "window_minimum",    "specialized",       "row_means_output", "shared_row_mean", "image_mean",
-                   "transposed",        "masked_row_sums",   "weighted_window",  "disk_window",     "running_sum",
-                   "row_products",      "paired_histograms", "wrapped_stencil",  "channel_means",   "cell_histograms",
-                   "refined_row_norms", "segment_sums",      "row_scatters",     "distinct_stores"})
+    for (auto k : {"pointwise",
+                   "stencil",
+                   "row_reduction",
+                   "histogram",
+                   "tuple",
+                   "updates",
+                   "resample",
+                   "parameter_taps",
+                   "argmax",
+                   "point_scan",
+                   "window_minimum",
+                   "specialized",
+                   "row_means_output",
+                   "shared_row_mean",
+                   "image_mean",
+                   "transposed",
+                   "masked_row_sums",
+                   "weighted_window",
+                   "disk_window",
+                   "running_sum",
+                   "row_products",
+                   "paired_histograms",
+                   "wrapped_stencil",
+                   "channel_means",
+                   "cell_histograms",
+                   "refined_row_norms",
+                   "segment_sums",
+                   "row_scatters",
+                   "distinct_stores",
+                   "tuple_histograms",
+                   "predicated_histograms",
+                   "region_updates"})
         EXPECT_TRUE(kinds.count(k)) << "no CI seed has a '" << k << "' stage";
     EXPECT_TRUE(kinds.count("scan_x") || kinds.count("scan_y"));
     // On a GPU, some CI seed's row means are written by their reader's row kernel (a side output).

@@ -414,6 +414,49 @@ void build(uint64_t seed, UserPipeline &p) {
         out(x, y) = src(x, y) + up(x, y);
         p.outputs.push_back(out);
     }
+    // A histogram of a stage whose bins hold a Tuple (each bin's count and integer sum, updated
+    // element by element), each pixel then offset by its bin's mean (drawn last as the above).
+    if (pick(3) == 0) {
+        p.kinds.push_back("tuple_histograms");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        Var i("i");
+        RDom rt(0, W, 0, H, "rth");
+        Func th("tuple_hist"), out("tuple_histograms");
+        auto bin = [](Expr v) { return clamp(cast<int>(v * 4.0f), 0, 7); };
+        Expr at = bin(src(rt.x, rt.y));
+        th(i) = Tuple(0, 0);
+        th(at) = Tuple(th(at)[0] + 1, th(at)[1] + cast<int>(src(rt.x, rt.y) * 16.0f));
+        Expr own = bin(src(x, y));
+        out(x, y) = src(x, y) + 0.0625f * cast<float>(th(own)[1]) / cast<float>(max(th(own)[0], 1));
+        p.outputs.push_back(out);
+    }
+    // A histogram of the points of a stage above a threshold (an RDom predicate that does not read
+    // the bins), added to a stage (drawn last as the above).
+    if (pick(3) == 0) {
+        p.kinds.push_back("predicated_histograms");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        Var i("i");
+        RDom rp(0, W, 0, H, "rph");
+        rp.where(src(rp.x, rp.y) > 0.5f);
+        Func ph("bright_hist"), out("predicated_histograms");
+        auto bin = [](Expr v) { return clamp(cast<int>(v * 4.0f), 0, 7); };
+        ph(i) = 0;
+        ph(bin(src(rp.x, rp.y))) += 1;
+        out(x, y) = src(x, y) + cast<float>(ph(bin(src(x, y)))) / cast<float>(W * H);
+        p.outputs.push_back(out);
+    }
+    // A stage's middle region (half of each dim) updated in place, each point reading only itself,
+    // added to a stage (drawn last as the above).
+    if (pick(3) == 0) {
+        p.kinds.push_back("region_updates");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        RDom rr(W / 4, W / 2, H / 4, H / 2, "rru");
+        Func reg("region"), out("region_updates");
+        reg(x, y) = src(x, y);
+        reg(rr.x, rr.y) = reg(rr.x, rr.y) * 0.5f + 0.25f;
+        out(x, y) = src(x, y) * 0.5f + reg(x, y);
+        p.outputs.push_back(out);
+    }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
     p.gain.set_estimate(1.0f);
     p.taps.set_estimate(3);
