@@ -38,6 +38,9 @@ constexpr int kChannels = 3;
 
 constexpr int kEstimateW = 256, kEstimateH = 192;
 
+// The bin of 8 a value of about [0, 2] falls in: the histograms' (cell, Tuple, predicated).
+Expr bin_of_8(const Expr &v) { return clamp(cast<int>(v * 4.0f), 0, 7); }
+
 bool over_columns(const UserPipeline &p, const Func &o) {
     return std::find(p.columns.begin(), p.columns.end(), o.name()) != p.columns.end();
 }
@@ -344,12 +347,11 @@ void build(uint64_t seed, UserPipeline &p) {
         Func src = fs[size_t(pick(int(fs.size())))];
         Func c = BoundaryConditions::repeat_edge(src, whole);
         Var b("b"), cx("cx"), cy("cy");
-        auto bin = [](Expr v) { return clamp(cast<int>(v * 4.0f), 0, 7); };
         RDom rq(0, 4, 0, 4, "rq");
         Func cells("cell_hist"), out("cell_histograms");
         cells(b, cx, cy) = 0;
-        cells(bin(c(cx * 4 + rq.x, cy * 4 + rq.y)), cx, cy) += 1;
-        out(x, y) = src(x, y) + 0.0625f * cast<float>(cells(bin(c(x, y)), x / 4, y / 4));
+        cells(bin_of_8(c(cx * 4 + rq.x, cy * 4 + rq.y)), cx, cy) += 1;
+        out(x, y) = src(x, y) + 0.0625f * cast<float>(cells(bin_of_8(c(x, y)), x / 4, y / 4));
         p.outputs.push_back(out);
     }
     // A row norm written as users write one, a sum of squares refined in place by later updates
@@ -422,11 +424,10 @@ void build(uint64_t seed, UserPipeline &p) {
         Var i("i");
         RDom rt(0, W, 0, H, "rth");
         Func th("tuple_hist"), out("tuple_histograms");
-        auto bin = [](Expr v) { return clamp(cast<int>(v * 4.0f), 0, 7); };
-        Expr at = bin(src(rt.x, rt.y));
+        Expr at = bin_of_8(src(rt.x, rt.y));
         th(i) = Tuple(0, 0);
         th(at) = Tuple(th(at)[0] + 1, th(at)[1] + cast<int>(src(rt.x, rt.y) * 16.0f));
-        Expr own = bin(src(x, y));
+        Expr own = bin_of_8(src(x, y));
         out(x, y) = src(x, y) + 0.0625f * cast<float>(th(own)[1]) / cast<float>(max(th(own)[0], 1));
         p.outputs.push_back(out);
     }
@@ -439,10 +440,9 @@ void build(uint64_t seed, UserPipeline &p) {
         RDom rp(0, W, 0, H, "rph");
         rp.where(src(rp.x, rp.y) > 0.5f);
         Func ph("bright_hist"), out("predicated_histograms");
-        auto bin = [](Expr v) { return clamp(cast<int>(v * 4.0f), 0, 7); };
         ph(i) = 0;
-        ph(bin(src(rp.x, rp.y))) += 1;
-        out(x, y) = src(x, y) + cast<float>(ph(bin(src(x, y)))) / cast<float>(W * H);
+        ph(bin_of_8(src(rp.x, rp.y))) += 1;
+        out(x, y) = src(x, y) + cast<float>(ph(bin_of_8(src(x, y)))) / cast<float>(W * H);
         p.outputs.push_back(out);
     }
     // A stage's middle region (half of each dim) updated in place, each point reading only itself,
