@@ -180,18 +180,18 @@ bool has_value_of_type(const Function &f, const std::function<bool(const Type &)
 
 namespace {
 
-// Whether any definition of `f` calls one of the intrinsics `ops`.
-bool calls_intrinsic(const Function &f, std::initializer_list<Internal::Call::IntrinsicOp> ops) {
+// Whether any definition of `f` makes a call `pred` takes.
+bool any_call(const Function &f, const std::function<bool(const Internal::Call *)> &pred) {
     struct Finder : Internal::IRGraphVisitor {
-        std::initializer_list<Internal::Call::IntrinsicOp> ops;
+        const std::function<bool(const Internal::Call *)> *pred = nullptr;
         bool found = false;
         using Internal::IRGraphVisitor::visit;
         void visit(const Internal::Call *c) override {
-            for (auto op : ops) found = found || c->is_intrinsic(op);
+            found = found || (*pred)(c);
             Internal::IRGraphVisitor::visit(c);
         }
     } finder;
-    finder.ops = ops;
+    finder.pred = &pred;
     f.accept(&finder);
     return finder.found;
 }
@@ -199,22 +199,17 @@ bool calls_intrinsic(const Function &f, std::initializer_list<Internal::Call::In
 }  // namespace
 
 bool counts_bits(const Function &f) {
-    return calls_intrinsic(
-        f, {Internal::Call::popcount, Internal::Call::count_leading_zeros, Internal::Call::count_trailing_zeros});
+    return any_call(f, [](const Internal::Call *c) {
+        return c->is_intrinsic(Internal::Call::popcount) || c->is_intrinsic(Internal::Call::count_leading_zeros) ||
+               c->is_intrinsic(Internal::Call::count_trailing_zeros);
+    });
 }
 
 bool calls_host_only(const Function &f) {
-    struct Finder : Internal::IRGraphVisitor {
-        bool found = false;
-        using Internal::IRGraphVisitor::visit;
-        void visit(const Internal::Call *c) override {
-            found = found || c->is_intrinsic(Internal::Call::require) || c->call_type == Internal::Call::Extern ||
-                    c->call_type == Internal::Call::ExternCPlusPlus;
-            Internal::IRGraphVisitor::visit(c);
-        }
-    } finder;
-    f.accept(&finder);
-    return finder.found;
+    return any_call(f, [](const Internal::Call *c) {
+        return c->is_intrinsic(Internal::Call::require) || c->call_type == Internal::Call::Extern ||
+               c->call_type == Internal::Call::ExternCPlusPlus;
+    });
 }
 
 bool uses_rvar(const Expr &e) {

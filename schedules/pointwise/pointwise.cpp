@@ -190,6 +190,12 @@ constexpr int kInterleavedRows = 4;
 // Rows each thread computes where its vectors hold 2 points (PointwiseParams::unroll_rows).
 constexpr int kNarrowVectorRows = 4;
 
+// Whether a root's dim 1 still makes two blocks of `threads_y` thread rows at the estimates with
+// `rows` rows per thread (PointwiseParams::unroll_rows).
+bool enough_rows(const FuncNode &O, int threads_y, int rows) {
+    return O.region.size() >= 2 && O.region[1].extent() >= 2 * int64_t(threads_y) * rows;
+}
+
 // The innermost RVar of each update of `f`, a reduction computed per point in a thread, unrolled.
 // (The innermost only: the code grows with the product of the factors. Not an update with an
 // RDom::where predicate: each unrolled step keeps its guard and its predicate, and a user's
@@ -486,7 +492,7 @@ public:
         // index loads, and then their gathered loads, are in flight together. Measured on the H100,
         // embedding_gather's kernel was bound by the latency of its dependent loads (35 cycles of
         // wait per issued instruction, DRAM at 50%) with one row per thread.
-        if (p.vector_width > 1 && O.dims.size() >= 2 && O.region[1].extent() >= 2 * p.threads_y * kGatherRows &&
+        if (p.vector_width > 1 && O.dims.size() >= 2 && enough_rows(O, p.threads_y, kGatherRows) &&
             gathers(c.g, c.root, c.kc.members))
             p.unroll_rows = kGatherRows;
         // A root that reduces at each point (computed in registers where root_reduction_in_registers
@@ -608,7 +614,7 @@ public:
             O.dims.size() >= 3)
             if (const int d = memory_inner_dim(O); d >= 2) {
                 p.vector_width = 1;
-                p.unroll_rows = O.region[1].extent() >= 2 * kPointwiseTileY * kInterleavedRows ? kInterleavedRows : 1;
+                p.unroll_rows = enough_rows(O, kPointwiseTileY, kInterleavedRows) ? kInterleavedRows : 1;
                 p.unroll_dim = d, p.unroll_extent = int(O.region[size_t(d)].extent()), p.unroll_vector = true;
                 p.threads_x = kPointwiseTileX, p.threads_y = kPointwiseTileY;
                 c.plan.explanations.push_back({O.name, "",
@@ -618,13 +624,16 @@ public:
                                                    std::to_string(p.unroll_rows) +
                                                    " rows, the threads over dims 0 and 1"});
             }
+        // Whether a plain vector layout (one row per thread so far, no other layout chosen) may take
+        // `rows` rows per thread.
+        auto rows_fit = [&](int rows) {
+            return c.opt.gpu && p.unroll_rows == 1 && p.unroll_dim < 0 && p.serial_dim < 0 && k.side.empty() &&
+                   !k.split && !reduction_member && p.transposed_source.empty() && p.register_members.empty() &&
+                   !p.register_root && p.root_unroll.empty() && O.dims.size() >= 2 && enough_rows(O, p.threads_y, rows);
+        };
         // Work each thread does before its store that its vector does not share (schedules/pointwise/
         // pointwise_reads.h: invariant_chain): rows per thread put more bytes in flight beside it.
-        if (c.opt.gpu && p.vector_width > 1 && p.unroll_rows == 1 && p.unroll_dim < 0 && p.serial_dim < 0 &&
-            k.side.empty() && !k.split && !reduction_member && p.transposed_source.empty() &&
-            p.register_members.empty() && !p.register_root && p.root_unroll.empty() && O.dims.size() >= 2 &&
-            O.region[1].extent() >= 2 * p.threads_y * kInvariantChainRows &&
-            invariant_chain(c.g, c.root, c.kc.members)) {
+        if (p.vector_width > 1 && rows_fit(kInvariantChainRows) && invariant_chain(c.g, c.root, c.kc.members)) {
             p.unroll_rows = kInvariantChainRows;
             c.plan.explanations.push_back(
                 {O.name, "",
@@ -639,11 +648,7 @@ public:
         // 930.7, heat diffusion 237.5 -> 225.3, a wavelet level 83.7 -> 79.7, a local standard
         // deviation 80.8 -> 77.3, an RGB convolution 105.4 -> 100.6; a tuple mix 19.1 -> 19.5 and an
         // unsharp mask 279.8 -> 282.3; three others within 1%.
-        if (c.opt.gpu && p.vector_width == 2 && p.unroll_rows == 1 && p.unroll_dim < 0 && p.serial_dim < 0 &&
-            k.side.empty() && !k.split && !reduction_member && p.transposed_source.empty() &&
-            p.register_members.empty() && !p.register_root && p.root_unroll.empty() && O.dims.size() >= 2 &&
-            O.region[1].extent() >= 2 * p.threads_y * kNarrowVectorRows)
-            p.unroll_rows = kNarrowVectorRows;
+        if (p.vector_width == 2 && rows_fit(kNarrowVectorRows)) p.unroll_rows = kNarrowVectorRows;
         // A split root alone, its dim 0 narrower than a warp: its dims fused along the threads.
         if (c.opt.gpu && c.kc.split_func == c.root && k.side.empty() && c.kc.members.empty() && O.dims.size() >= 2 &&
             O.region[0].extent() < 32 && p.serial_dim < 0 && p.transposed_source.empty() &&
