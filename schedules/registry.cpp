@@ -93,13 +93,13 @@ KernelContext::KernelContext(const FuncGraph &g, const PlannerOptions &opt, int 
     }
 }
 
-KernelChoice KernelContext::whole_root_choice(TemplateKind kind, int64_t blocks) const {
+KernelChoice KernelContext::whole_root_choice(TemplateKind kind, int64_t blocks, bool every_call) const {
     KernelChoice kc;
     kc.members = members;
     kc.kind = kind;
     kc.blocks = blocks;
     const auto whole = g.regions_for(root, root_node().region, inside);
-    cost.kernel_reads(g, root, inside, whole, whole, 1, kc);
+    cost.kernel_reads(g, root, inside, whole, whole, 1, kc, every_call, every_call);
     return kc;
 }
 

@@ -49,7 +49,9 @@ struct KernelContext {
     const FuncNode &root_node() const { return g.nodes[size_t(root)]; }
     // A choice of `kind` whose reads are costed over the root's whole region at once (templates
     // with no per-block shape of their own: generic, single, block reduction).
-    KernelChoice whole_root_choice(TemplateKind kind, int64_t blocks) const;
+    // `every_call`: each load of an input counts (CostModel::kernel_reads), members recomputed
+    // wherever they are read.
+    KernelChoice whole_root_choice(TemplateKind kind, int64_t blocks, bool every_call = false) const;
 };
 
 // One kernel of the plan being filled in (placements known).

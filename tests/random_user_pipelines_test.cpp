@@ -88,7 +88,8 @@ void expect_ci_seeds_reach_everything(const std::string &target) {
                    "distinct_stores",
                    "tuple_histograms",
                    "predicated_histograms",
-                   "region_updates"})
+                   "region_updates",
+                   "rdom_recurrences"})
         EXPECT_TRUE(kinds.count(k)) << "no CI seed has a '" << k << "' stage";
     EXPECT_TRUE(kinds.count("scan_x") || kinds.count("scan_y"));
     // On a GPU, some CI seed's row means are written by their reader's row kernel (a side output).
@@ -102,7 +103,8 @@ void expect_ci_seeds_reach_everything(const std::string &target) {
     // And some CI seed's channel means take a total reduction with threads along the results, and
     // some CI seed's cell histograms take a block per cell in the plan for CUDA, and some CI seed's
     // row scatter a block per RDom point with its rows over the threads, and some CI seed's
-    // distinct stores run all their points at once.
+    // distinct stores run all their points at once, and some CI seed's recurrence over both dims
+    // runs each row's points at once in one block, and some other's walks each column in a thread.
     if (target != "host") {
         EXPECT_GT(r.distinct_store_plans, 0);
         EXPECT_GT(r.side_output_plans, 0);
@@ -111,6 +113,8 @@ void expect_ci_seeds_reach_everything(const std::string &target) {
         EXPECT_GT(r.lane_result_plans, 0);
         EXPECT_GT(r.cell_scatter_plans, 0);
         EXPECT_GT(r.row_scatter_plans, 0);
+        EXPECT_GT(r.step_block_plans, 0);
+        EXPECT_GT(r.rdom_walk_plans, 0);
     }
 }
 

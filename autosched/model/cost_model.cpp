@@ -58,7 +58,7 @@ int64_t gathered_points(const FuncGraph &g, int p, int root, const std::vector<b
 
 void CostModel::kernel_reads(const FuncGraph &g, int root, const std::vector<bool> &inside,
                              const std::vector<Region> &whole, const std::vector<Region> &per_block, int64_t blocks,
-                             KernelChoice &kc, bool inlined) const {
+                             KernelChoice &kc, bool inlined, bool every_call) const {
     kc.bytes_read = 0;
     kc.flops = 0;
     kc.recompute_offender = -1;
@@ -149,6 +149,10 @@ void CostModel::kernel_reads(const FuncGraph &g, int root, const std::vector<boo
             if (const double calls = calls_of(int(p));
                 calls >= 0 && double(region_points(per_block[p])) > kWidenedBox * calls)
                 again = std::min(again, int64_t(calls) * n.elem_bytes * blocks);
+            if (const double calls = calls_of(int(p)); every_call && calls >= 0) {
+                kc.bytes_read += std::max(once, int64_t(calls) * n.elem_bytes);
+                continue;
+            }
             kc.bytes_read += once <= d_.l2_bytes / 2 ? once : std::max(once, again);
         } else {
             // (FuncNode::rdom_runs_per_point: else its RDom runs once for the whole Func.)

@@ -36,9 +36,11 @@ public:
     // `blocks` blocks. `inlined`: members are recomputed wherever they are read (a Func read at
     // several points of its consumer through a stencil is evaluated that many times per point);
     // fused reductions are not (templates compute them per block, or per point read one to one).
+    // `every_call`: each load of an input counts, not its footprint once (a walk in one block,
+    // whose every load is a trip through the caches the whole device is not there to hide).
     void kernel_reads(const FuncGraph &g, int root, const std::vector<bool> &inside, const std::vector<Region> &whole,
-                      const std::vector<Region> &per_block, int64_t blocks, KernelChoice &kc,
-                      bool inlined = false) const;
+                      const std::vector<Region> &per_block, int64_t blocks, KernelChoice &kc, bool inlined = false,
+                      bool every_call = false) const;
 
 private:
     DeviceProfile d_;

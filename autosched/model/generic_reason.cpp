@@ -336,7 +336,12 @@ bool distinct_points_update(const Function &f, int u) {
     return true;
 }
 
-bool innermost_rvar_parallel_per_step(const Function &f, int u) {
+namespace {
+
+// Whether two points of update `u` that differ in its innermost RVar, at the same step of the outer
+// RVars (or at any steps of them, `any_step`), never write one point, and neither reads what the
+// other writes.
+bool innermost_rvar_apart(const Function &f, int u, bool any_step) {
     const Definition &def = f.update(u);
     const auto &rvars = def.schedule().rvars();
     if (rvars.size() < 2 || has_predicate(def) || def.args().size() != f.args().size()) return false;
@@ -351,6 +356,8 @@ bool innermost_rvar_parallel_per_step(const Function &f, int u) {
     std::map<std::string, Expr> other;
     other[rvars[0].var] = Variable::make(Int(32), rvars[0].var) + d;
     for (const std::string &v : f.args()) other[v] = Variable::make(Int(32), v + ".other");
+    for (size_t i = 1; any_step && i < rvars.size(); i++)
+        other[rvars[i].var] = Variable::make(Int(32), rvars[i].var + ".other");
     std::vector<Expr> other_store;
     for (const Expr &a : store) other_store.push_back(substitute(other, a));
     // A point `at` never meets the other's store where one of its args alone cannot equal the
@@ -377,6 +384,12 @@ bool innermost_rvar_parallel_per_step(const Function &f, int u) {
         if (at.size() != store.size() || !apart(at)) return false;
     return true;
 }
+
+}  // namespace
+
+bool innermost_rvar_parallel_per_step(const Function &f, int u) { return innermost_rvar_apart(f, u, false); }
+
+bool innermost_rvar_independent(const Function &f, int u) { return innermost_rvar_apart(f, u, true); }
 
 bool all_points_at_once(const Function &f, int u, const Target &target) {
     return atomic_update(f, u, target) || distinct_points_update(f, u);

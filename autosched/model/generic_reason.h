@@ -72,6 +72,13 @@ bool distinct_points_update(const Halide::Internal::Function &f, int u);
 // more, no predicate, args and values with no loads of `f` inside the args.
 bool innermost_rvar_parallel_per_step(const Halide::Internal::Function &f, int u);
 
+// Whether the points of update `u` of `f` along its innermost RVar are independent walks: two
+// points that differ in that RVar, at any steps of the outer RVars, never write one point, and
+// neither reads what the other writes (a recursive filter down each column written over an RDom of
+// both dims, `f(r.x, r.y) = f(r.x, r.y - 1) * a + in(r.x, r.y)`). Each may then walk its outer
+// RVars in a thread of its own. The same conditions as innermost_rvar_parallel_per_step otherwise.
+bool innermost_rvar_independent(const Halide::Internal::Function &f, int u);
+
 // Whether update `u` of `f` runs on all its RDom's points at once on `target`'s GPU: with atomics
 // (atomic_update), or with none where its points write points of their own (distinct_points_update).
 bool all_points_at_once(const Halide::Internal::Function &f, int u, const Halide::Target &target);

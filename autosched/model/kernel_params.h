@@ -195,6 +195,18 @@ struct GenericParams {
     // block's threads, a launch per step of the outer RVars. A max filter's column windows over 6
     // power-of-two heights, 1920 x 3 walks of 1144 x 5 steps each, took 2.13 ms on the H200.
     std::vector<bool> stage_rvar_threads;
+    // Per update stage that writes no pure var and runs on no atomics (a recurrence over an RDom of
+    // two dims or more: a seam's cumulative cost, `cost(r.x, r.y) = e(r.x, r.y) + min(cost(r.x - 1,
+    // r.y - 1), ...)`) whose innermost RVar's steps may run at once, one step of its outer RVars at a
+    // time (innermost_rvar_parallel_per_step): the stage in one block of this many threads over the
+    // innermost RVar, the outer RVars a walk in the block with a barrier between steps. 0: one thread
+    // walks the RDom. A 512 x 512 seam cost on one thread took 15 ms on the H200.
+    std::vector<int> stage_step_threads;
+    // Per such update stage whose innermost RVar's points are independent walks at any steps of the
+    // outer RVars (innermost_rvar_independent: a recursive filter down each column, written over
+    // an RDom of both dims): that RVar over blocks of this many threads, each thread walking the
+    // outer RVars, as a scan over a pure var does. 0: not so.
+    std::vector<int> stage_walk_threads;
     // Per update stage whose RDom predicate loads at its pure vars (predicate_loads_at_pure_vars):
     // 2, each thread two neighbouring points of its one pure var inside its walk; -1 (more pure
     // vars), a block per point of them, the innermost over the block's threads where the predicate

@@ -307,6 +307,15 @@ std::string Plan::to_text() const {
                 if (gp->stage_rvar_threads[s])
                     vec += ", stage " + std::to_string(s) +
                            "'s innermost RVar over the threads, a launch per step of its outer RVars";
+            for (size_t s = 0; s < gp->stage_step_threads.size(); s++)
+                if (gp->stage_step_threads[s] > 0)
+                    vec += ", stage " + std::to_string(s) + " in one block, its innermost RVar over " +
+                           std::to_string(gp->stage_step_threads[s]) + " threads, a barrier between steps";
+            for (size_t s = 0; s < gp->stage_walk_threads.size(); s++)
+                if (gp->stage_walk_threads[s] > 0)
+                    vec += ", stage " + std::to_string(s) +
+                           " a walk of its outer RVars per point of its innermost, in blocks of " +
+                           std::to_string(gp->stage_walk_threads[s]);
             for (size_t s = 0; s < gp->stage_serial_outer.size(); s++)
                 if (gp->stage_serial_outer[s] > 0)
                     vec += ", stage " + std::to_string(s) + " loops its outer " +

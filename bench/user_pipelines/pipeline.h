@@ -1,5 +1,5 @@
 // The user-pipeline bench's pipelines: each a function returning its outputs and arguments,
-// listed by name in a registry per file (pipelines_a.cpp ... pipelines_z.cpp, pipelines_aa.cpp, pipelines_ab.cpp); gen.cpp schedules and
+// listed by name in a registry per file (pipelines_a.cpp ... pipelines_z.cpp, pipelines_aa.cpp ... pipelines_ac.cpp); gen.cpp schedules and
 // compiles them.
 #pragma once
 #include <functional>
@@ -47,5 +47,6 @@ void add_pipelines_y(Registry &r);
 void add_pipelines_z(Registry &r);
 void add_pipelines_aa(Registry &r);
 void add_pipelines_ab(Registry &r);
+void add_pipelines_ac(Registry &r);
 
 }  // namespace user_pipelines

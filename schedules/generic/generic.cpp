@@ -13,6 +13,21 @@ namespace solder::autosched {
 
 namespace {
 
+// Threads per block of an update's walks over `extent` points (a scan along each row): as many as
+// fill the SMs (threads_filling_sms), then fewer, below a warp, while that brings the blocks nearer
+// two per SM. Measured on the H200: a causal and an anticausal scan along each of 2160 rows of 4096
+// took 957.5 us in 68 blocks of 32, 741.7 in 135 of 16, 601.3 in 270 of 8 (Anderson2021, a block
+// of 1 or 2 rows: 594.2); a cumulative sum along each of 4096 rows 479.6 us in 128 blocks of 32,
+// 477.4 in 256 of 16, 709.1 in 512 of 8.
+int scan_threads(int64_t extent, const DeviceProfile &d) {
+    int t = threads_filling_sms(extent, 1, d);
+    auto off = [&](int threads) {
+        return std::abs(std::log(double(blocks_of(extent, threads)) / (2.0 * double(d.sms))));
+    };
+    while (t > 1 && off(t / 2) < off(t)) t /= 2;
+    return t;
+}
+
 // Threads per block for each stage of a generic root with exactly one pure var it writes as it is
 // (schedules/generic/generic_schedule.h): a scan's RVar walks serially in each thread, so as many
 // as fill the SMs at the estimate (threads_filling_sms).
@@ -24,17 +39,7 @@ std::vector<int> generic_stage_threads(const FuncNode &O, const DeviceProfile &d
         if (pure.size() == 1) {
             const size_t dim = size_t(std::find(O.dims.begin(), O.dims.end(), pure[0].name()) - O.dims.begin());
             const int64_t extent = dim < O.region.size() ? O.region[dim].extent() : 1;
-            t = threads_filling_sms(extent, 1, d);
-            // An update's walks (a scan along each row): fewer threads per block, below a warp,
-            // while that brings the blocks nearer two per SM. Measured on the H200: a causal and an
-            // anticausal scan along each of 2160 rows of 4096 took 957.5 us in 68 blocks of 32,
-            // 741.7 in 135 of 16, 601.3 in 270 of 8 (Anderson2021, a block of 1 or 2 rows: 594.2);
-            // a cumulative sum along each of 4096 rows 479.6 us in 128 blocks of 32, 477.4 in 256 of
-            // 16, 709.1 in 512 of 8.
-            auto off = [&](int threads) {
-                return std::abs(std::log(double(blocks_of(extent, threads)) / (2.0 * double(d.sms))));
-            };
-            while (s > 0 && t > 1 && off(t / 2) < off(t)) t /= 2;
+            t = s > 0 ? scan_threads(extent, d) : threads_filling_sms(extent, 1, d);
         }
         threads.push_back(t);
     }
@@ -280,6 +285,34 @@ bool rvar_threads(const FuncNode &O, int u, const PlannerOptions &opt) {
     return innermost_rvar_parallel_per_step(O.function, u);
 }
 
+// Whether update `u` of `O`, on a GPU, writes no pure var and needs no atomics, over an RDom of two
+// dims or more whose innermost has 2 steps or more at the estimates: a walk that one thread would
+// take (reduction_loops) unless its innermost RVar's points may run at once.
+bool rdom_walk_candidate(const FuncNode &O, int u, const PlannerOptions &opt) {
+    if (!opt.gpu || size_t(u) >= O.rvar_extents.size() || !stage_pure_vars(O.function, u + 1).empty()) return false;
+    const std::vector<int64_t> &rv = O.rvar_extents[size_t(u)];
+    return rv.size() >= 2 && rv[0] >= 2 && !all_points_at_once(O.function, u, atomics_target(opt));
+}
+
+// GenericParams::stage_walk_threads for update `u` (a candidate whose innermost RVar's points are
+// independent walks): threads per block as a scan's over a pure var of that extent; else 0.
+int walk_threads(const FuncNode &O, int u, const PlannerOptions &opt) {
+    if (!rdom_walk_candidate(O, u, opt) || !innermost_rvar_independent(O.function, u)) return 0;
+    return scan_threads(O.rvar_extents[size_t(u)][0], opt.device);
+}
+
+// GenericParams::stage_step_threads for update `u`: on a GPU, an update that writes no pure var
+// and needs no atomics, whose innermost RVar (of 2 steps or more at the estimates) may run at once
+// at each step of its outer RVars: threads enough for that RVar's steps, a power of two from a warp
+// to kMaxStepThreads; else 0.
+int step_threads(const FuncNode &O, int u, const PlannerOptions &opt) {
+    if (!rdom_walk_candidate(O, u, opt) || !innermost_rvar_parallel_per_step(O.function, u)) return 0;
+    const std::vector<int64_t> &rv = O.rvar_extents[size_t(u)];
+    int threads = 32;
+    while (threads < kMaxStepThreads && threads < rv[0]) threads *= 2;
+    return threads;
+}
+
 class GenericTemplate : public KernelTemplate {
 public:
     TemplateKind kind() const override { return TemplateKind::Generic; }
@@ -320,12 +353,27 @@ public:
                                                       scatter_chunk(O.rvar_extents[size_t(u)].size()))
                                           : blocks_of(points_of(O.rvar_extents[size_t(u)]), 256) * pure);
         }
+        // An update that walks its RDom in one block (or one thread), or in a walk per point of its
+        // innermost RVar, has the kernel's time at that stage's few blocks: priced so, a Func
+        // inlined into the walk costs its work there, not spread over the device. (A seam's cost
+        // over a 1080p image with the energy inlined into its one block took 2441 us on the H200,
+        // with the energy stored first by a launch over the whole device 923.)
+        // Each load counts there, and each Func inlined into the walk is computed wherever it is
+        // read: its every load a trip through the caches (a seam's energy on a 512 x 512 image,
+        // four loads of the input per point, took the walk 320 us inlined, 204 stored first).
+        bool walks = false;
+        for (int u = 0; c.opt.gpu && u < O.updates; u++)
+            if (rdom_walk_candidate(O, u, c.opt)) {
+                const int t = walk_threads(O, u, c.opt);
+                blocks = std::min(blocks, t > 0 ? blocks_of(O.rvar_extents[size_t(u)][0], t) : int64_t(1));
+                walks = true;
+            }
         if (cell_lanes_taken(O, c.opt) > 0) blocks = points_of(stage_extents(O, 1));  // a block per cell
         if (const int t = cell_threads_taken(O, c.opt); t > 0) {
             const std::vector<int64_t> cells = stage_extents(O, 1);
             blocks = blocks_of(cells[0], t) * (points_of(cells) / std::max<int64_t>(1, cells[0]));
         }
-        return c.whole_root_choice(TemplateKind::Generic, blocks);
+        return c.whole_root_choice(TemplateKind::Generic, blocks, walks);
     }
 
     void fill(const KernelPlanContext &c, KernelPlan &k) const override {
@@ -346,6 +394,8 @@ public:
             p.stage_unroll.assign(size_t(O.updates) + 1, 0);
             p.stage_points_in_walk.assign(size_t(O.updates) + 1, 0);
             p.stage_rvar_threads.assign(size_t(O.updates) + 1, false);
+            p.stage_step_threads.assign(size_t(O.updates) + 1, 0);
+            p.stage_walk_threads.assign(size_t(O.updates) + 1, 0);
             for (int u = 0; u < O.updates; u++) {
                 p.stage_over_rdom[size_t(u) + 1] = !stage_extents(O, u + 1).empty() && over_rdom(O, u, c.opt);
                 if (p.stage_over_rdom[size_t(u) + 1]) {
@@ -359,6 +409,9 @@ public:
                     k.launches += int(outer_rvar_steps(O, u)) - 1;
                     continue;
                 }
+                p.stage_walk_threads[size_t(u) + 1] = walk_threads(O, u, c.opt);
+                if (p.stage_walk_threads[size_t(u) + 1] == 0)
+                    p.stage_step_threads[size_t(u) + 1] = step_threads(O, u, c.opt);
                 if (!stage_extents(O, u + 1).empty() && !p.stage_over_rdom[size_t(u) + 1])
                     p.stage_unroll[size_t(u) + 1] = scan_unroll(O, u);
                 // (As schedule_generic_kernel lays it out.)
@@ -393,8 +446,7 @@ public:
         else if (p.cell_threads > 0 && is_gpu_target(c.target))
             schedule_cell_threads(c.w, c.get(k.root), p.cell_threads);
         else
-            schedule_generic_kernel(c.w, c.get(k.root), c.target, p.stage_threads, p.stage_serial_outer, p.shared_bins,
-                                    p.stage_over_rdom, p.stage_unroll, p.stage_row_lanes, p.stage_rvar_threads);
+            schedule_generic_kernel(c.w, c.get(k.root), c.target, p);
     }
 
     // Each stage a launch (schedules/generic/generic_schedule.cpp): pure vars as pure_loops lays
@@ -519,6 +571,16 @@ public:
                 s.grid[1] = blocks_of(e[0], lanes) * points_of(std::vector<int64_t>(e.begin() + 1, e.end()));
                 out.push_back(s);
                 continue;
+            }
+            const auto &step = k.get<GenericParams>()->stage_step_threads;
+            const auto &walks = k.get<GenericParams>()->stage_walk_threads;
+            if (size_t(stage) < step.size() && step[size_t(stage)] > 0) {
+                s.stage = name + " (one block, a barrier between steps)";
+                s.threads[0] = step[size_t(stage)];
+            } else if (size_t(stage) < walks.size() && walks[size_t(stage)] > 0) {
+                s.stage = name + " (a walk per point of its innermost RVar)";
+                s.threads[0] = walks[size_t(stage)];
+                s.grid[0] = blocks_of(rv[0], s.threads[0]);
             }
             if (all_points_at_once(O.function, stage - 1, cuda)) s.grid[0] = blocks_of(points, 256), s.threads[0] = 256;
             if (over) s.grid[1] = points_of(e);  // its pure vars' points (over_rdom)

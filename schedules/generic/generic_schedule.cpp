@@ -142,13 +142,63 @@ void unroll_single_thread_walk(ScheduleWriter &w, const StageRef &s, const Inter
 
 // An update that writes no pure var as it is: its RDom's points at once, atomically where legal, or
 // with no atomics where each point writes a point of its own (distinct_points_update).
+// GenericParams::stage_step_threads: one block (a split of the stage's outermost dim, of one
+// iteration); the innermost RVar over `threads` threads; the outer RVars walked in the block, the
+// innermost of them two steps at a time, unrolled. Halide puts a barrier after each thread loop
+// that a later one in the same block reads from, and at the end of each iteration of a loop that
+// holds such barriers: so between every two steps. (One thread loop per step, not unrolled, would
+// be fused into one loop around the whole walk, each thread walking its own points with no
+// barrier.) Proved by autosched::innermost_rvar_parallel_per_step, the outer RVars at one step.
+void steps_in_one_block(ScheduleWriter &w, const StageRef &s, const Internal::Function &fn, const std::string &tag,
+                        int threads) {
+    const auto rvars = fn.update(s.update).schedule().rvars();
+    w.allow_race_conditions(s);
+    RVar lanes_o(tag + "_so"), lanes(tag + "_st"), pair(tag + "_sp"), step(tag + "_ss");
+    w.split(s, RVar(rvars[0].var), lanes_o, lanes, threads, TailStrategy::GuardWithIf);
+    w.split(s, RVar(rvars[1].var), pair, step, 2, TailStrategy::GuardWithIf);
+    std::vector<VarOrRVar> order{lanes, lanes_o, step, pair};
+    for (size_t i = 2; i < rvars.size(); i++) order.push_back(RVar(rvars[i].var));
+    w.reorder(s, order);
+    w.unroll(s, step);
+    Var block(tag + "_sblock");
+    w.split(s, Var::outermost(), Var::outermost(), block, 1, TailStrategy::GuardWithIf);
+    w.gpu_blocks(s, block);
+    w.gpu_threads(s, lanes);
+}
+
+// GenericParams::stage_walk_threads: the innermost RVar outermost, over blocks of `threads`
+// threads, each thread walking the outer RVars in order (unrolled as a scan's walk is). Proved by
+// autosched::innermost_rvar_independent.
+void walks_over_threads(ScheduleWriter &w, const StageRef &s, const Internal::Function &fn, const std::string &tag,
+                        int threads) {
+    const auto rvars = fn.update(s.update).schedule().rvars();
+    w.allow_race_conditions(s);
+    std::vector<VarOrRVar> order;
+    for (size_t i = 1; i < rvars.size(); i++) order.push_back(RVar(rvars[i].var));
+    order.push_back(RVar(rvars[0].var));
+    w.reorder(s, order);
+    RVar blocks(tag + "_wb"), lanes(tag + "_wt");
+    w.split(s, RVar(rvars[0].var), blocks, lanes, threads, TailStrategy::GuardWithIf);
+    w.gpu_blocks(s, blocks);
+    w.gpu_threads(s, lanes);
+    w.unroll(s, RVar(rvars[1].var), kScanUnroll, TailStrategy::GuardWithIf);
+}
+
 void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Function &fn, const Target &target,
-                     const std::string &tag, bool shared_bins) {
+                     const std::string &tag, bool shared_bins, int walk_threads, int step_threads) {
     if (!is_gpu_target(target)) {  // serial on the host
         w.unscheduled(s);
         return;
     }
     if (!autosched::all_points_at_once(fn, s.update, target)) {
+        if (walk_threads > 0) {
+            walks_over_threads(w, s, fn, tag, walk_threads);
+            return;
+        }
+        if (step_threads > 0) {
+            steps_in_one_block(w, s, fn, tag, step_threads);
+            return;
+        }
         unroll_single_thread_walk(w, s, fn);
         w.gpu_single_thread(s);
         return;
@@ -350,42 +400,37 @@ void rvar_over_threads(ScheduleWriter &w, const StageRef &s, const Internal::Fun
     gpu_blocks_over(w, s, blocks, tag, 2);
 }
 
-void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, const std::vector<int> &stage_threads,
-                             const std::vector<int> &stage_serial_outer, bool shared_bins,
-                             const std::vector<bool> &stage_over_rdom, const std::vector<int> &stage_unroll,
-                             const std::vector<int> &stage_row_lanes, const std::vector<bool> &stage_rvar_threads) {
+void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, const autosched::GenericParams &p) {
     w.compute_root(f);
     const Internal::Function fn = f.function();
     if (fn.has_extern_definition()) return;
     const std::string name = f.name();
+    auto at = [](const auto &v, int stage) {
+        using T = typename std::decay_t<decltype(v)>::value_type;
+        return size_t(stage) < v.size() ? T(v[size_t(stage)]) : T{};
+    };
     for (int stage = 0; stage <= int(fn.updates().size()); stage++) {
         const StageRef s{f, stage - 1};
         const std::string tag = name + "_g" + std::to_string(stage);
         std::vector<VarOrRVar> pure = stage_pure_vars(fn, stage);
-        const int threads = size_t(stage) < stage_threads.size() ? stage_threads[size_t(stage)] : 0;
-        const int serial = size_t(stage) < stage_serial_outer.size() ? stage_serial_outer[size_t(stage)] : 0;
         // (Over its RDom only where the target's atomics take it; the plan asked for no other.)
-        const bool over = stage > 0 && size_t(stage) < stage_over_rdom.size() && stage_over_rdom[size_t(stage)] &&
-                          autosched::atomic_update(fn, stage - 1, target);
-        if (!pure.empty() && !over && is_gpu_target(target) && size_t(stage) < stage_rvar_threads.size() &&
-            stage_rvar_threads[size_t(stage)]) {
+        const bool over = stage > 0 && at(p.stage_over_rdom, stage) && autosched::atomic_update(fn, stage - 1, target);
+        if (!pure.empty() && !over && is_gpu_target(target) && at(p.stage_rvar_threads, stage)) {
             rvar_over_threads(w, s, fn, pure, tag);
         } else if (!pure.empty() && !over) {
-            pure_loops(w, s, pure, target, tag, threads, serial,
+            pure_loops(w, s, pure, target, tag, at(p.stage_threads, stage), at(p.stage_serial_outer, stage),
                        stage > 0 && predicate_loads_at_pure_vars(fn, fn.update(stage - 1)));
             // A scan's RVars walk serially in each thread: unrolled, the loads of several steps
             // issue ahead of the arithmetic that waits on the previous step.
             if (stage > 0 && is_gpu_target(target))
                 for (auto &rv : fn.update(stage - 1).schedule().rvars())
-                    w.unroll(s, RVar(rv.var),
-                             size_t(stage) < stage_unroll.size() && stage_unroll[size_t(stage)] > 0
-                                 ? stage_unroll[size_t(stage)]
-                                 : kScanUnroll,
+                    w.unroll(s, RVar(rv.var), at(p.stage_unroll, stage) > 0 ? at(p.stage_unroll, stage) : kScanUnroll,
                              TailStrategy::GuardWithIf);
-        } else if (stage > 0 && over && size_t(stage) < stage_row_lanes.size() && stage_row_lanes[size_t(stage)] > 0) {
-            scatter_rows(w, s, fn, pure, tag, stage_row_lanes[size_t(stage)]);
+        } else if (stage > 0 && over && at(p.stage_row_lanes, stage) > 0) {
+            scatter_rows(w, s, fn, pure, tag, at(p.stage_row_lanes, stage));
         } else if (stage > 0) {
-            reduction_loops(w, s, fn, target, tag, shared_bins);
+            reduction_loops(w, s, fn, target, tag, p.shared_bins, at(p.stage_walk_threads, stage),
+                            at(p.stage_step_threads, stage));
         } else if (is_gpu_target(target)) {
             w.gpu_single_thread(s);  // a scalar Func's pure definition
         }

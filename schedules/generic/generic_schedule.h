@@ -15,6 +15,7 @@
 //  - An extern stage: computed at root by its own code.
 #pragma once
 #include "Halide.h"
+#include "autosched/model/kernel_params.h"
 #include "schedules/writer/schedule_writer.h"
 
 namespace solder {
@@ -59,21 +60,15 @@ constexpr int kSharedBinsLanes = 512;
 constexpr int64_t kGenericMinThreads = 1 << 20;
 constexpr int64_t kGenericSerialPoints = 64;
 
-// `stage_threads[s]` > 0: the threads per block of stage s where its loops are one-dimensional.
-// `stage_serial_outer[s]`: the outermost pure dims of stage s each GPU thread loops over.
-// `shared_bins`: a chunked scatter's chunks keep their bins in shared memory (GenericParams).
-// `stage_over_rdom[s]`: update stage s runs over its RDom although it writes pure vars as they are.
-// `stage_unroll[s]` > 0: the steps of update stage s's serial walk unrolled (else kScanUnroll).
-// `stage_row_lanes[s]` > 0: such a stage over its RDom writes the Func's innermost dim as it is, over
-// that many threads, a block per point of its RDom (GenericParams::stage_row_lanes).
-// `stage_rvar_threads[s]`: update stage s's innermost RVar and innermost pure var over 32 x 8
-// threads, its outer RVars looping on the host, a launch per step (GenericParams::stage_rvar_threads).
+// Each stage laid out as `p` says (autosched::GenericParams: threads per block, outer dims looped
+// in each thread, scatters over their RDom or in chunks with shared bins, scans' unrolled walks,
+// an innermost RVar over the threads with a launch per step or, with no pure var, every step in
+// one block).
 void schedule_generic_kernel(ScheduleWriter &w, Halide::Func f, const Halide::Target &target,
-                             const std::vector<int> &stage_threads = {},
-                             const std::vector<int> &stage_serial_outer = {}, bool shared_bins = false,
-                             const std::vector<bool> &stage_over_rdom = {}, const std::vector<int> &stage_unroll = {},
-                             const std::vector<int> &stage_row_lanes = {},
-                             const std::vector<bool> &stage_rvar_threads = {});
+                             const autosched::GenericParams &p);
+
+// The most threads of an update whose steps run in one block (GenericParams::stage_step_threads).
+constexpr int kMaxStepThreads = 512;
 
 // A scan's walks run over the threads where they are fewer than this many threads per SM (a
 // launch per step of its outer RVars, at most kMaxStepLaunches of them).

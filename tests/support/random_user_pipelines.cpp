@@ -457,6 +457,22 @@ void build(uint64_t seed, UserPipeline &p) {
         out(x, y) = src(x, y) * 0.5f + reg(x, y);
         p.outputs.push_back(out);
     }
+    // A recurrence over an RDom of both dims, each row from the one above, added to a stage (drawn
+    // last as the above): down each column on its own, or from the neighbour above and to the right
+    // (a seam-carving cost: each row's points at once, the rows in order).
+    if (pick(3) == 0) {
+        p.kinds.push_back("rdom_recurrences");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        RDom rw(0, W, 1, H - 1, "rrw");
+        Func rec("recurrence"), out("rdom_recurrences");
+        rec(x, y) = src(x, y);
+        if (pick(2) == 0)
+            rec(rw.x, rw.y) = rec(rw.x, rw.y - 1) * 0.5f + src(rw.x, rw.y);
+        else
+            rec(rw.x, rw.y) = min(rec(rw.x, rw.y - 1), rec(min(rw.x + 1, W - 1), rw.y - 1)) * 0.5f + src(rw.x, rw.y);
+        out(x, y) = rec(x, y) * 0.5f + src(x, y);
+        p.outputs.push_back(out);
+    }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
     p.gain.set_estimate(1.0f);
     p.taps.set_estimate(3);
@@ -538,6 +554,9 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
             res.lane_result_plans += plan.find("threads along the results") != std::string::npos;
             res.row_scatter_plans += plan.find("a block per RDom point, its rows over") != std::string::npos;
             res.distinct_store_plans += plan.find(".allow_race_conditions()") != std::string::npos;
+            res.step_block_plans += plan.find("a barrier between steps") != std::string::npos;
+            res.rdom_walk_plans +=
+                plan.find("a walk of its outer RVars per point of its innermost") != std::string::npos;
             // (Updates left as Halide runs them, said so: a specialization the pipeline's author made
             // counts as scheduling the Func, and Halide would warn about its updates otherwise.)
             for (auto &fn : pipeline_functions(ref.outputs)) {

@@ -27,6 +27,8 @@ struct RandomUserResult {
     int cell_scatter_plans = 0;         // CUDA plans (OpenCL runs) with a scatter taken a block per cell
     int row_scatter_plans = 0;          // plans with a scatter taken a block per RDom point, rows over threads
     int distinct_store_plans = 0;       // plans with stores whose RDom's points all run at once, no atomics
+    int step_block_plans = 0;           // plans with a recurrence's rows in one block, a barrier between
+    int rdom_walk_plans = 0;            // plans with a recurrence walked per point of its innermost RVar
 };
 
 // Seed `seed`'s pipeline planned with Solder for `target` ("host", "opencl", "cuda"), without

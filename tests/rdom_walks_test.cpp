@@ -1,0 +1,214 @@
+// Recurrences written over an RDom of two dims or more, as users write them when a Func's pure var
+// may not appear shifted in its own update: where each step of the outer RVars reads only other
+// steps (a seam's cumulative cost, each row from the row above), the innermost RVar's points run
+// at once in one block, a barrier between steps; where each point of the innermost RVar walks on
+// its own (a recursive filter down each column), a thread walks each. Else one thread walks the
+// RDom. Each planned at its estimates and run on the host and on OpenCL at other sizes against a
+// plain C++ reference.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <vector>
+
+#include "autosched/model/generic_reason.h"
+#include "tests/support/plan_and_run.h"
+#include "tests/support/plan_fields.h"
+#include "tests/support/user_pipeline.h"
+
+using namespace Halide;
+using namespace solder::testing;
+using solder::autosched::GenericParams;
+using solder::autosched::Plan;
+
+namespace {
+
+const solder::autosched::KernelPlan *walk_kernel(const Plan &plan, const std::string &root) {
+    for (auto &k : plan.kernels)
+        if (k.root.substr(0, k.root.find('$')) == root) return &k;
+    return nullptr;
+}
+
+// The run sizes: narrower than a warp, wider than the block's threads (512) and not a multiple of
+// them, one row, one column, one point.
+std::vector<std::vector<int>> walk_sizes() { return {{37, 29}, {1100, 7}, {5, 1}, {1, 9}, {1, 1}}; }
+
+}  // namespace
+
+// A seam-carving cost: the energy (the gradient's magnitude, the edges repeated), then each row's
+// cost from the three neighbours above it. The energy is stored first: inlined, each of the walk's
+// steps would recompute it in the one block.
+TEST(RDomWalks, ARowFromTheRowAboveRunsItsPointsAtOnceInOneBlock) {
+    ImageParam in(Float(32), 2, "seam_in");
+    auto define = [&] {
+        Var x("x"), y("y");
+        Func e = BoundaryConditions::repeat_edge(in);
+        Func energy("energy"), cost("cost");
+        energy(x, y) = abs(e(x + 1, y) - e(x - 1, y)) + abs(e(x, y + 1) - e(x, y - 1));
+        Expr w = in.dim(0).extent();
+        RDom r(0, w, 1, in.dim(1).extent() - 1, "r");
+        cost(x, y) = energy(x, y);
+        cost(r.x, r.y) = energy(r.x, r.y) + min(cost(r.x, r.y - 1), min(cost(max(r.x - 1, 0), r.y - 1),
+                                                                        cost(min(r.x + 1, w - 1), r.y - 1)));
+        cost.set_estimates({{0, 1920}, {0, 1080}});
+        return cost;
+    };
+    in.set_estimates({{0, 1920}, {0, 1080}});
+    {
+        Func cost = define();
+        EXPECT_TRUE(solder::autosched::innermost_rvar_parallel_per_step(cost.function(), 0));
+        EXPECT_FALSE(solder::autosched::innermost_rvar_independent(cost.function(), 0));
+        Plan plan = plan_for({cost}, {}, true);
+        const auto *k = walk_kernel(plan, "cost");
+        ASSERT_NE(k, nullptr) << plan.to_text();
+        const GenericParams &p = params_of<GenericParams>(*k, "generic");
+        ASSERT_EQ(p.stage_step_threads.size(), 2u) << plan.to_text();
+        EXPECT_EQ(p.stage_step_threads[1], 512) << plan.to_text();
+        EXPECT_NE(walk_kernel(plan, "energy"), nullptr) << plan.to_text();
+        // Every step's barrier is there in the PTX: the walk's two unrolled steps each end in one.
+        Func c2 = define();
+        schedule_with_solder({c2}, "cuda");
+        const std::string stmt = ::testing::TempDir() + "/seam_walk.stmt";
+        Pipeline(c2).compile_to_lowered_stmt(stmt, {in}, Halide::StmtOutputFormat::Text, solder::make_target("cuda"));
+        std::ifstream f(stmt);
+        const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        size_t barriers = 0;
+        for (size_t at = text.find("bar.sync"); at != std::string::npos; at = text.find("bar.sync", at + 1)) barriers++;
+        EXPECT_GE(barriers, 2u) << text;
+    }
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE("target " + target);
+        Func cost = define();
+        const std::string text = schedule_with_solder({cost}, target);
+        if (target != "host") {
+            EXPECT_NE(text.find("a barrier between steps"), std::string::npos) << text;
+        }
+        Pipeline pl = compiled({cost}, target);
+        for (const std::vector<int> &sz : walk_sizes()) {
+            SCOPED_TRACE(std::to_string(sz[0]) + "x" + std::to_string(sz[1]));
+            auto a = random_buffer<float>(sz, 5, 0, 1);
+            in.set(a);
+            Buffer<float> o = realize_on<float>(pl, sz, target);
+            const int W = sz[0], H = sz[1];
+            auto at = [&](int i, int j) { return a(std::clamp(i, 0, W - 1), std::clamp(j, 0, H - 1)); };
+            std::vector<float> want(size_t(W) * size_t(H));
+            for (int j = 0; j < H; j++)
+                for (int i = 0; i < W; i++) {
+                    const float en = std::abs(at(i + 1, j) - at(i - 1, j)) + std::abs(at(i, j + 1) - at(i, j - 1));
+                    float above = 0;
+                    if (j > 0) {
+                        const float *row = &want[size_t(j - 1) * size_t(W)];
+                        above = std::min(row[i], std::min(row[std::max(i - 1, 0)], row[std::min(i + 1, W - 1)]));
+                    }
+                    want[size_t(j) * size_t(W) + size_t(i)] = en + above;
+                }
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return want[size_t(q[1]) * size_t(W) + size_t(q[0])]; }, 1e-5))
+                << text;
+        }
+    }
+}
+
+// A recursive filter down each column, written over an RDom of both dims: each column's walk reads
+// only its own column, so each point of the innermost RVar walks in a thread of its own.
+TEST(RDomWalks, AColumnThatReadsOnlyItselfWalksInAThreadOfItsOwn) {
+    ImageParam in(Float(32), 2, "col_in");
+    Param<float> gain("gain");
+    auto define = [&] {
+        Var x("x"), y("y");
+        Func f("f");
+        f(x, y) = in(x, y);
+        RDom r(0, in.dim(0).extent(), 1, in.dim(1).extent() - 1, "r");
+        f(r.x, r.y) = gain * f(r.x, r.y - 1) + (1 - gain) * in(r.x, r.y);
+        f.set_estimates({{0, 3840}, {0, 2160}});
+        return f;
+    };
+    in.set_estimates({{0, 3840}, {0, 2160}});
+    gain.set_estimate(0.9f);
+    {
+        Func f = define();
+        EXPECT_TRUE(solder::autosched::innermost_rvar_independent(f.function(), 0));
+        Plan plan = plan_for({f}, {}, true);
+        const auto *k = walk_kernel(plan, "f");
+        ASSERT_NE(k, nullptr) << plan.to_text();
+        const GenericParams &p = params_of<GenericParams>(*k, "generic");
+        ASSERT_EQ(p.stage_walk_threads.size(), 2u) << plan.to_text();
+        EXPECT_GT(p.stage_walk_threads[1], 0) << plan.to_text();
+        EXPECT_EQ(p.stage_step_threads[1], 0) << plan.to_text();
+    }
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE("target " + target);
+        Func f = define();
+        const std::string text = schedule_with_solder({f}, target);
+        Pipeline pl = compiled({f}, target);
+        gain.set(0.75f);
+        for (const std::vector<int> &sz : walk_sizes()) {
+            SCOPED_TRACE(std::to_string(sz[0]) + "x" + std::to_string(sz[1]));
+            auto a = random_buffer<float>(sz, 9, -1, 1);
+            in.set(a);
+            Buffer<float> o = realize_on<float>(pl, sz, target);
+            const int W = sz[0], H = sz[1];
+            std::vector<float> want(size_t(W) * size_t(H));
+            for (int i = 0; i < W; i++) {
+                float v = a(i, 0);
+                want[size_t(i)] = v;
+                for (int j = 1; j < H; j++) want[size_t(j) * size_t(W) + size_t(i)] = v = 0.75f * v + 0.25f * a(i, j);
+            }
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return want[size_t(q[1]) * size_t(W) + size_t(q[0])]; }, 1e-5))
+                << text;
+        }
+    }
+}
+
+// A recurrence whose points read their left neighbour in the same step (a running sum along each
+// row that also adds the row above): neither form holds, and one thread walks the RDom in order.
+TEST(RDomWalks, APointThatReadsItsOwnStepStaysOnOneThread) {
+    ImageParam in(Float(32), 2, "run_in");
+    auto define = [&] {
+        Var x("x"), y("y");
+        Func f("f");
+        f(x, y) = in(x, y);
+        RDom r(1, in.dim(0).extent() - 1, 1, in.dim(1).extent() - 1, "r");
+        f(r.x, r.y) = f(r.x - 1, r.y) + f(r.x, r.y - 1) * 0.5f;
+        f.set_estimates({{0, 512}, {0, 512}});
+        return f;
+    };
+    in.set_estimates({{0, 512}, {0, 512}});
+    {
+        Func f = define();
+        EXPECT_FALSE(solder::autosched::innermost_rvar_parallel_per_step(f.function(), 0));
+        EXPECT_FALSE(solder::autosched::innermost_rvar_independent(f.function(), 0));
+        Plan plan = plan_for({f}, {}, true);
+        const auto *k = walk_kernel(plan, "f");
+        ASSERT_NE(k, nullptr) << plan.to_text();
+        const GenericParams &p = params_of<GenericParams>(*k, "generic");
+        EXPECT_EQ(p.stage_step_threads[1], 0) << plan.to_text();
+        EXPECT_EQ(p.stage_walk_threads[1], 0) << plan.to_text();
+    }
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE("target " + target);
+        Func f = define();
+        const std::string text = schedule_with_solder({f}, target);
+        Pipeline pl = compiled({f}, target);
+        for (const std::vector<int> &sz : {std::vector<int>{37, 29}, {3, 2}, {1, 1}}) {
+            SCOPED_TRACE(std::to_string(sz[0]) + "x" + std::to_string(sz[1]));
+            auto a = random_buffer<float>(sz, 3, -1, 1);
+            in.set(a);
+            Buffer<float> o = realize_on<float>(pl, sz, target);
+            const int W = sz[0], H = sz[1];
+            std::vector<float> want(size_t(W) * size_t(H));
+            for (int j = 0; j < H; j++)
+                for (int i = 0; i < W; i++) want[size_t(j) * size_t(W) + size_t(i)] = a(i, j);
+            for (int j = 1; j < H; j++)
+                for (int i = 1; i < W; i++)
+                    want[size_t(j) * size_t(W) + size_t(i)] = want[size_t(j) * size_t(W) + size_t(i - 1)] +
+                                                              want[size_t(j - 1) * size_t(W) + size_t(i)] * 0.5f;
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return want[size_t(q[1]) * size_t(W) + size_t(q[0])]; }, 1e-5))
+                << text;
+        }
+    }
+}
