@@ -44,11 +44,25 @@ P colirr() {
     return {{f}, {in, a}};
 }
 
+// A 4K image stretched to [0, 1] by its minimum and maximum, each a reduction of its own.
+P stretch() {
+    ImageParam in(Float(32), 2, "in");
+    RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
+    Func lo("lo"), hi("hi"), out("out");
+    lo() = minimum(in(r.x, r.y));
+    hi() = maximum(in(r.x, r.y));
+    out(x, y) = (in(x, y) - lo()) / max(hi() - lo(), 1e-6f);
+    in.set_estimates({{0, 3840}, {0, 2160}});
+    out.set_estimates({{0, 3840}, {0, 2160}});
+    return {{out}, {in}};
+}
+
 }  // namespace
 
 void add_pipelines_ac(Registry &r) {
     r.emplace("seam1080", seam1080);
     r.emplace("colirr", colirr);
+    r.emplace("stretch", stretch);
 }
 
 }  // namespace user_pipelines
