@@ -23,17 +23,6 @@ using solder::autosched::GenericParams;
 using solder::autosched::Plan;
 using solder::autosched::PointwiseParams;
 
-namespace {
-
-// The kernel of `plan` whose root is `root` (as written: "out$1" for a second Func named "out").
-const solder::autosched::KernelPlan *kernel_of(const Plan &plan, const std::string &root) {
-    for (auto &k : plan.kernels)
-        if (k.root.substr(0, k.root.find('$')) == root) return &k;
-    return nullptr;
-}
-
-}  // namespace
-
 // Rotary embeddings over (channels, heads, tokens): each pair of channels rotated by the angle
 // t * base^(-2k / channels). With `per_head`, the angle also moves with the head, and no dim is
 // walked for it.
@@ -55,7 +44,7 @@ TEST(PerThreadWalks, MathThatDoesNotVaryAlongADimIsComputedOncePerThread) {
     base.set_estimate(10000.0f);
     {
         Plan plan = plan_for({define(false)}, {}, true);
-        const auto *k = kernel_of(plan, "out");
+        const auto *k = kernel_rooted_at(plan, "out");
         ASSERT_NE(k, nullptr) << plan.to_text();
         const PointwiseParams &p = params_of<PointwiseParams>(*k, "pointwise");
         EXPECT_EQ(p.serial_dim, 1) << plan.to_text();
@@ -66,7 +55,7 @@ TEST(PerThreadWalks, MathThatDoesNotVaryAlongADimIsComputedOncePerThread) {
     for (Plan plan : {plan_for({define(true)}, {}, true), plan_for({define(false, 256)}, {}, true),
                       plan_for({define(false)}, {}, false)}) {
         // The math moves with every dim; or the heads are too many to walk; or the host.
-        const auto *k = kernel_of(plan, "out");
+        const auto *k = kernel_rooted_at(plan, "out");
         ASSERT_NE(k, nullptr) << plan.to_text();
         if (const PointwiseParams *p = k->get<PointwiseParams>()) {
             EXPECT_EQ(p->serial_dim, -1) << plan.to_text();
@@ -127,7 +116,7 @@ TEST(PerThreadWalks, WorkThatDoesNotVaryAcrossTheTileTakesTwoRowsPerThread) {
     groups.set_estimate(32);
     for (bool normalize : {true, false}) {
         Plan plan = plan_for({define(normalize)}, {}, true);
-        const auto *k = kernel_of(plan, "out");
+        const auto *k = kernel_rooted_at(plan, "out");
         ASSERT_NE(k, nullptr) << plan.to_text();
         const PointwiseParams &p = params_of<PointwiseParams>(*k, "pointwise");
         EXPECT_EQ(p.vector_width, 4) << plan.to_text();
@@ -489,7 +478,7 @@ TEST(PerThreadWalks, AScanWithFewWalksTakesItsInnermostRVarOverTheThreads) {
     };
     in.set_estimates({{0, 1920}, {0, 1080}});
     Plan plan = plan_for({define()}, {}, true);
-    const auto *k = kernel_of(plan, "windows");
+    const auto *k = kernel_rooted_at(plan, "windows");
     ASSERT_NE(k, nullptr) << plan.to_text();
     const GenericParams &p = params_of<GenericParams>(*k, "generic");
     ASSERT_EQ(p.stage_rvar_threads.size(), 2u) << plan.to_text();

@@ -3,8 +3,9 @@
 // steps (a seam's cumulative cost, each row from the row above), the innermost RVar's points run
 // at once in one block, a barrier between steps; where each point of the innermost RVar walks on
 // its own (a recursive filter down each column), a thread walks each. Else one thread walks the
-// RDom. Each planned at its estimates and run on the host and on OpenCL at other sizes against a
-// plain C++ reference.
+// RDom. And an atomic scatter whose store takes one of its RVars as it is (a Hough transform's angle)
+// lays that RVar along the threads, so that a warp's adds go to as many bins. Each planned at its
+// estimates and run on the host and on OpenCL at other sizes against a plain C++ reference.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,12 +25,6 @@ using solder::autosched::GenericParams;
 using solder::autosched::Plan;
 
 namespace {
-
-const solder::autosched::KernelPlan *walk_kernel(const Plan &plan, const std::string &root) {
-    for (auto &k : plan.kernels)
-        if (k.root.substr(0, k.root.find('$')) == root) return &k;
-    return nullptr;
-}
 
 // The run sizes: narrower than a warp, wider than the block's threads (512) and not a multiple of
 // them, one row, one column, one point.
@@ -61,12 +56,12 @@ TEST(RDomWalks, ARowFromTheRowAboveRunsItsPointsAtOnceInOneBlock) {
         EXPECT_TRUE(solder::autosched::innermost_rvar_parallel_per_step(cost.function(), 0));
         EXPECT_FALSE(solder::autosched::innermost_rvar_independent(cost.function(), 0));
         Plan plan = plan_for({cost}, {}, true);
-        const auto *k = walk_kernel(plan, "cost");
+        const auto *k = kernel_rooted_at(plan, "cost");
         ASSERT_NE(k, nullptr) << plan.to_text();
         const GenericParams &p = params_of<GenericParams>(*k, "generic");
         ASSERT_EQ(p.stage_step_threads.size(), 2u) << plan.to_text();
         EXPECT_EQ(p.stage_step_threads[1], 512) << plan.to_text();
-        EXPECT_NE(walk_kernel(plan, "energy"), nullptr) << plan.to_text();
+        EXPECT_NE(kernel_rooted_at(plan, "energy"), nullptr) << plan.to_text();
         // Every step's barrier is there in the PTX: the walk's two unrolled steps each end in one.
         Func c2 = define();
         schedule_with_solder({c2}, "cuda");
@@ -131,7 +126,7 @@ TEST(RDomWalks, AColumnThatReadsOnlyItselfWalksInAThreadOfItsOwn) {
         Func f = define();
         EXPECT_TRUE(solder::autosched::innermost_rvar_independent(f.function(), 0));
         Plan plan = plan_for({f}, {}, true);
-        const auto *k = walk_kernel(plan, "f");
+        const auto *k = kernel_rooted_at(plan, "f");
         ASSERT_NE(k, nullptr) << plan.to_text();
         const GenericParams &p = params_of<GenericParams>(*k, "generic");
         ASSERT_EQ(p.stage_walk_threads.size(), 2u) << plan.to_text();
@@ -182,7 +177,7 @@ TEST(RDomWalks, APointThatReadsItsOwnStepStaysOnOneThread) {
         EXPECT_FALSE(solder::autosched::innermost_rvar_parallel_per_step(f.function(), 0));
         EXPECT_FALSE(solder::autosched::innermost_rvar_independent(f.function(), 0));
         Plan plan = plan_for({f}, {}, true);
-        const auto *k = walk_kernel(plan, "f");
+        const auto *k = kernel_rooted_at(plan, "f");
         ASSERT_NE(k, nullptr) << plan.to_text();
         const GenericParams &p = params_of<GenericParams>(*k, "generic");
         EXPECT_EQ(p.stage_step_threads[1], 0) << plan.to_text();
@@ -208,6 +203,51 @@ TEST(RDomWalks, APointThatReadsItsOwnStepStaysOnOneThread) {
                                                               want[size_t(j - 1) * size_t(W) + size_t(i)] * 0.5f;
             EXPECT_TRUE(matches(
                 o, [&](auto &q) { return want[size_t(q[1]) * size_t(W) + size_t(q[0])]; }, 1e-5))
+                << text;
+        }
+    }
+}
+
+// Votes of each pixel for 45 "angles" (r.z), each into one of 256 bins computed from the pixel and
+// the angle (integer arithmetic, so that every target counts alike; 45 KB of bins, too many for
+// each chunk's shared memory): the angle, which the store takes as it is, walks along the threads,
+// not the pixels (whose votes at one angle mostly meet in a few bins).
+TEST(RDomWalks, AScatterTakesTheRVarItsStoreNamesAlongTheThreads) {
+    ImageParam in(UInt(8), 2, "votes_in");
+    auto define = [&] {
+        Var a("a"), b("b");
+        Func votes("votes");
+        RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), 0, 45, "r");
+        r.where(in(r.x, r.y) > 100);
+        votes(a, b) = 0;
+        votes(r.z, (r.x * (r.z % 7) + r.y * (r.z / 7) + r.z) % 256) += 1;
+        votes.set_estimates({{0, 45}, {0, 256}});
+        return votes;
+    };
+    in.set_estimates({{0, 1024}, {0, 1024}});
+    {
+        Func votes = define();
+        const std::string text = schedule_with_solder({votes}, "cuda");
+        EXPECT_NE(text.find(".atomic()"), std::string::npos) << text;
+        EXPECT_NE(text.find("votes.update(0).reorder(r_z, r_x, r_y)"), std::string::npos) << text;
+    }
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE("target " + target);
+        Func votes = define();
+        const std::string text = schedule_with_solder({votes}, target);
+        Pipeline pl = compiled({votes}, target);
+        for (const std::vector<int> &sz : {std::vector<int>{37, 29}, {300, 5}, {1, 1}}) {
+            SCOPED_TRACE(std::to_string(sz[0]) + "x" + std::to_string(sz[1]));
+            auto px = random_buffer<uint8_t>(sz, 13, 0, 256);
+            in.set(px);
+            Buffer<int> o = realize_on<int>(pl, {45, 256}, target);
+            std::vector<int> want(45 * 256, 0);
+            for (int z = 0; z < 45; z++)
+                for (int j = 0; j < sz[1]; j++)
+                    for (int i = 0; i < sz[0]; i++)
+                        if (px(i, j) > 100) want[size_t(z + 45 * ((i * (z % 7) + j * (z / 7) + z) % 256))]++;
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return want[size_t(q[0] + 45 * q[1])]; }, 0))
                 << text;
         }
     }

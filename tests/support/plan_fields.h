@@ -22,6 +22,13 @@ inline const autosched::StencilTileParams &tile_of(const autosched::KernelPlan &
 inline const autosched::InnerOuterParams &inner_outer_of(const autosched::KernelPlan &k) {
     return params_of<autosched::InnerOuterParams>(k, "inner_outer");
 }
+// The kernel of `plan` whose root is `root` as written (a second Func named "out" is "out$1" in
+// the plan), or null.
+inline const autosched::KernelPlan *kernel_rooted_at(const autosched::Plan &plan, const std::string &root) {
+    for (auto &k : plan.kernels)
+        if (k.root.substr(0, k.root.find('$')) == root) return &k;
+    return nullptr;
+}
 // Warps per row of a row kernel (0 for any other template).
 inline int row_warps(const autosched::KernelPlan &k) { return k.get<autosched::RowParams>() ? row_of(k).warps : 0; }
 
