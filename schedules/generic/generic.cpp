@@ -301,19 +301,6 @@ int walk_threads(const FuncNode &O, int u, const PlannerOptions &opt) {
     return scan_threads(O.rvar_extents[size_t(u)][0], opt.device);
 }
 
-// GenericParams::stage_spread_blocks for update `u`: on a GPU, an update that writes no pure var,
-// over its RDom's points with atomic adds in global memory (not a scatter in chunks with bins in
-// shared memory), of more than 2 x kSpreadGridX blocks of 256 at the estimates: its blocks over
-// kSpreadGridX along grid x, the rest (at most 65535) along y; else 0.
-int spread_blocks(const FuncNode &O, int u, const PlannerOptions &opt) {
-    if (!opt.gpu || size_t(u) >= O.rvar_extents.size() || O.rvar_extents[size_t(u)].empty() ||
-        !stage_pure_vars(O.function, u + 1).empty() || !atomic_update(O.function, u, atomics_target(opt)) ||
-        (opt.shared_atomics && scatters_in_shared_chunks(O, u, opt)))
-        return 0;
-    const int64_t spread = blocks_of(points_of(O.rvar_extents[size_t(u)]), 256) / kSpreadGridX;
-    return spread >= 2 ? int(std::min<int64_t>(spread, 65535)) : 0;
-}
-
 // GenericParams::stage_step_threads for update `u`: on a GPU, an update that writes no pure var
 // and needs no atomics, whose innermost RVar (of 2 steps or more at the estimates) may run at once
 // at each step of its outer RVars: threads enough for that RVar's steps, a power of two from a warp
@@ -409,7 +396,6 @@ public:
             p.stage_rvar_threads.assign(size_t(O.updates) + 1, false);
             p.stage_step_threads.assign(size_t(O.updates) + 1, 0);
             p.stage_walk_threads.assign(size_t(O.updates) + 1, 0);
-            p.stage_spread_blocks.assign(size_t(O.updates) + 1, 0);
             for (int u = 0; u < O.updates; u++) {
                 p.stage_over_rdom[size_t(u) + 1] = !stage_extents(O, u + 1).empty() && over_rdom(O, u, c.opt);
                 if (p.stage_over_rdom[size_t(u) + 1]) {
@@ -423,7 +409,6 @@ public:
                     k.launches += int(outer_rvar_steps(O, u)) - 1;
                     continue;
                 }
-                p.stage_spread_blocks[size_t(u) + 1] = spread_blocks(O, u, c.opt);
                 p.stage_walk_threads[size_t(u) + 1] = walk_threads(O, u, c.opt);
                 if (p.stage_walk_threads[size_t(u) + 1] == 0)
                     p.stage_step_threads[size_t(u) + 1] = step_threads(O, u, c.opt);
@@ -598,11 +583,6 @@ public:
                 s.grid[0] = blocks_of(rv[0], s.threads[0]);
             }
             if (all_points_at_once(O.function, stage - 1, cuda)) s.grid[0] = blocks_of(points, 256), s.threads[0] = 256;
-            const auto &spread = k.get<GenericParams>()->stage_spread_blocks;
-            if (size_t(stage) < spread.size() && spread[size_t(stage)] > 1) {
-                s.grid[1] = spread[size_t(stage)];
-                s.grid[0] = blocks_of(s.grid[0], s.grid[1]);
-            }
             if (over) s.grid[1] = points_of(e);  // its pure vars' points (over_rdom)
             out.push_back(s);
         }

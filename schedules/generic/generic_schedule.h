@@ -69,9 +69,6 @@ void schedule_generic_kernel(ScheduleWriter &w, Halide::Func f, const Halide::Ta
 
 // The most threads of an update whose steps run in one block (GenericParams::stage_step_threads).
 constexpr int kMaxStepThreads = 512;
-// Blocks along grid x of an atomic scatter whose blocks are spread (GenericParams::
-// stage_spread_blocks): about as many as are resident on a device at once.
-constexpr int64_t kSpreadGridX = 1024;
 
 // A scan's walks run over the threads where they are fewer than this many threads per SM (a
 // launch per step of its outer RVars, at most kMaxStepLaunches of them).
