@@ -146,14 +146,13 @@ void CostModel::kernel_reads(const FuncGraph &g, int root, const std::vector<boo
                 once = std::min(once, again);
             }
             // (Nor more than its readers' calls: a box widened by a mirrored boundary condition.)
-            if (const double calls = calls_of(int(p));
-                calls >= 0 && double(region_points(per_block[p])) > kWidenedBox * calls)
+            const double calls = calls_of(int(p));
+            if (calls >= 0 && double(region_points(per_block[p])) > kWidenedBox * calls)
                 again = std::min(again, int64_t(calls) * n.elem_bytes * blocks);
-            if (const double calls = calls_of(int(p)); every_call && calls >= 0) {
+            if (every_call && calls >= 0)
                 kc.bytes_read += std::max(once, int64_t(calls) * n.elem_bytes);
-                continue;
-            }
-            kc.bytes_read += once <= d_.l2_bytes / 2 ? once : std::max(once, again);
+            else
+                kc.bytes_read += once <= d_.l2_bytes / 2 ? once : std::max(once, again);
         } else {
             // (FuncNode::rdom_runs_per_point: else its RDom runs once for the whole Func.)
             const double runs = double(region_points(per_block[p])) * double(blocks) /

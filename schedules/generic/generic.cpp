@@ -13,6 +13,14 @@ namespace solder::autosched {
 
 namespace {
 
+// Threads for `points` points, one each: a power of two from a warp up to `most`, the fewest that
+// hold them.
+int threads_holding(int64_t points, int most) {
+    int threads = 32;
+    while (threads < most && threads < points) threads *= 2;
+    return threads;
+}
+
 // Threads per block of an update's walks over `extent` points (a scan along each row): as many as
 // fill the SMs (threads_filling_sms), then fewer, below a warp, while that brings the blocks nearer
 // two per SM. Measured on the H200: a causal and an anticausal scan along each of 2160 rows of 4096
@@ -147,10 +155,7 @@ int64_t cell_bins_bytes(const FuncNode &O, const PlannerOptions &opt) {
 int cell_scatter_lanes(const FuncNode &O, const PlannerOptions &opt) {
     if (!opt.shared_atomics || cell_bins_bytes(O, opt) < 0 || !atomic_update(O.function, 0, atomics_target(opt)))
         return 0;
-    const int64_t rdom = points_of(O.rvar_extents[0]);
-    int lanes = 32;
-    while (lanes < 256 && lanes < rdom) lanes *= 2;
-    return lanes;
+    return threads_holding(points_of(O.rvar_extents[0]), 256);
 }
 
 // Cells per block where a per-cell scatter (cell_bins_bytes), atomic or not, takes a thread per
@@ -294,23 +299,20 @@ bool rdom_walk_candidate(const FuncNode &O, int u, const PlannerOptions &opt) {
     return rv.size() >= 2 && rv[0] >= 2 && !all_points_at_once(O.function, u, atomics_target(opt));
 }
 
-// GenericParams::stage_walk_threads for update `u` (a candidate whose innermost RVar's points are
-// independent walks): threads per block as a scan's over a pure var of that extent; else 0.
+// GenericParams::stage_walk_threads for update `u`, a walk candidate (rdom_walk_candidate) whose
+// innermost RVar's points are independent walks: threads per block as a scan's over a pure var of
+// that extent; else 0.
 int walk_threads(const FuncNode &O, int u, const PlannerOptions &opt) {
-    if (!rdom_walk_candidate(O, u, opt) || !innermost_rvar_independent(O.function, u)) return 0;
+    if (!innermost_rvar_independent(O.function, u)) return 0;
     return scan_threads(O.rvar_extents[size_t(u)][0], opt.device);
 }
 
-// GenericParams::stage_step_threads for update `u`: on a GPU, an update that writes no pure var
-// and needs no atomics, whose innermost RVar (of 2 steps or more at the estimates) may run at once
-// at each step of its outer RVars: threads enough for that RVar's steps, a power of two from a warp
-// to kMaxStepThreads; else 0.
-int step_threads(const FuncNode &O, int u, const PlannerOptions &opt) {
-    if (!rdom_walk_candidate(O, u, opt) || !innermost_rvar_parallel_per_step(O.function, u)) return 0;
-    const std::vector<int64_t> &rv = O.rvar_extents[size_t(u)];
-    int threads = 32;
-    while (threads < kMaxStepThreads && threads < rv[0]) threads *= 2;
-    return threads;
+// GenericParams::stage_step_threads for update `u`, a walk candidate whose innermost RVar (of 2
+// steps or more at the estimates) may run at once at each step of its outer RVars: threads enough
+// for that RVar's steps, a power of two from a warp to kMaxStepThreads; else 0.
+int step_threads(const FuncNode &O, int u) {
+    if (!innermost_rvar_parallel_per_step(O.function, u)) return 0;
+    return threads_holding(O.rvar_extents[size_t(u)][0], kMaxStepThreads);
 }
 
 class GenericTemplate : public KernelTemplate {
@@ -354,13 +356,12 @@ public:
                                           : blocks_of(points_of(O.rvar_extents[size_t(u)]), 256) * pure);
         }
         // An update that walks its RDom in one block (or one thread), or in a walk per point of its
-        // innermost RVar, has the kernel's time at that stage's few blocks: priced so, a Func
-        // inlined into the walk costs its work there, not spread over the device. (A seam's cost
-        // over a 1080p image with the energy inlined into its one block took 2441 us on the H200,
-        // with the energy stored first by a launch over the whole device 923.)
-        // Each load counts there, and each Func inlined into the walk is computed wherever it is
-        // read: its every load a trip through the caches (a seam's energy on a 512 x 512 image,
-        // four loads of the input per point, took the walk 320 us inlined, 204 stored first).
+        // innermost RVar, has the kernel's time at that stage's few blocks, with each load counted
+        // and each Func inlined into the walk computed wherever it is read: so priced, a Func
+        // inlined there costs its work and its loads in those few blocks, not spread over the
+        // device. Measured on the H200, a seam's cost over a 1080p image took 2441 us with the
+        // energy inlined into its one block, 923 with the energy stored first by a launch over the
+        // whole device; over a 512 x 512 image (four loads of the input per point) 320 and 204.
         bool walks = false;
         for (int u = 0; c.opt.gpu && u < O.updates; u++)
             if (rdom_walk_candidate(O, u, c.opt)) {
@@ -409,9 +410,11 @@ public:
                     k.launches += int(outer_rvar_steps(O, u)) - 1;
                     continue;
                 }
-                p.stage_walk_threads[size_t(u) + 1] = walk_threads(O, u, c.opt);
-                if (p.stage_walk_threads[size_t(u) + 1] == 0)
-                    p.stage_step_threads[size_t(u) + 1] = step_threads(O, u, c.opt);
+                if (rdom_walk_candidate(O, u, c.opt)) {
+                    p.stage_walk_threads[size_t(u) + 1] = walk_threads(O, u, c.opt);
+                    if (p.stage_walk_threads[size_t(u) + 1] == 0)
+                        p.stage_step_threads[size_t(u) + 1] = step_threads(O, u);
+                }
                 if (!stage_extents(O, u + 1).empty() && !p.stage_over_rdom[size_t(u) + 1])
                     p.stage_unroll[size_t(u) + 1] = scan_unroll(O, u);
                 // (As schedule_generic_kernel lays it out.)

@@ -111,12 +111,12 @@ VarOrRVar one_bin_dim(ScheduleWriter &w, const StageRef &s, const std::vector<Va
 // RVar is moved innermost first, the others keeping their order.
 VarOrRVar fuse_rvars(ScheduleWriter &w, const StageRef &s, const Internal::Function &fn, const std::string &prefix,
                      int innermost = -1) {
-    const auto rvars = fn.update(s.update).schedule().rvars();
-    std::vector<RVar> order;
-    if (innermost > 0) order.push_back(RVar(rvars[size_t(innermost)].var));
-    for (size_t i = 0; i < rvars.size(); i++)
-        if (int(i) != innermost || innermost <= 0) order.push_back(RVar(rvars[i].var));
-    if (innermost > 0) w.reorder(s, std::vector<VarOrRVar>(order.begin(), order.end()));
+    std::vector<VarOrRVar> order;
+    for (auto &rv : fn.update(s.update).schedule().rvars()) order.push_back(RVar(rv.var));
+    if (innermost > 0) {
+        std::rotate(order.begin(), order.begin() + innermost, order.begin() + innermost + 1);
+        w.reorder(s, order);
+    }
     VarOrRVar all = order[0];
     for (size_t i = 1; i < order.size(); i++) {
         RVar next(prefix + std::to_string(i));
@@ -126,9 +126,9 @@ VarOrRVar fuse_rvars(ScheduleWriter &w, const StageRef &s, const Internal::Funct
     return all;
 }
 
-// The RVar of update `u` that some arg of its store is, as it is, in the innermost such arg (a
-// Hough transform's angle, `votes(r.z, bin(r.x, r.y, r.z)) += 1`), or -1 where none is (or it is
-// already the innermost RVar). Neighbouring points along it add into neighbouring bins.
+// The index of the RVar of update `u` that some arg of its store is, as it is, in the innermost
+// such arg (a Hough transform's angle, `votes(r.z, bin(r.x, r.y, r.z)) += 1`), or -1 where none is.
+// Neighbouring points along it add into neighbouring bins.
 int store_rvar(const Internal::Function &fn, int u) {
     const Internal::Definition &d = fn.update(u);
     const auto &rvars = d.schedule().rvars();
@@ -136,7 +136,7 @@ int store_rvar(const Internal::Function &fn, int u) {
         const auto *v = a.as<Internal::Variable>();
         if (!v) continue;
         for (size_t i = 0; i < rvars.size(); i++)
-            if (rvars[i].var == v->name) return i == 0 ? -1 : int(i);
+            if (rvars[i].var == v->name) return int(i);
     }
     return -1;
 }
@@ -162,8 +162,6 @@ void unroll_single_thread_walk(ScheduleWriter &w, const StageRef &s, const Inter
     if (!rv.empty()) w.unroll(s, RVar(rv[0].var), kScanUnroll, TailStrategy::GuardWithIf);
 }
 
-// An update that writes no pure var as it is: its RDom's points at once, atomically where legal, or
-// with no atomics where each point writes a point of its own (distinct_points_update).
 // GenericParams::stage_step_threads: one block (a split of the stage's outermost dim, of one
 // iteration); the innermost RVar over `threads` threads; the outer RVars walked in the block, the
 // innermost of them two steps at a time, unrolled. Halide puts a barrier after each thread loop
@@ -206,6 +204,9 @@ void walks_over_threads(ScheduleWriter &w, const StageRef &s, const Internal::Fu
     w.unroll(s, RVar(rvars[1].var), kScanUnroll, TailStrategy::GuardWithIf);
 }
 
+// An update that writes no pure var as it is: its RDom's points at once, atomically where legal, or
+// with no atomics where each point writes a point of its own (distinct_points_update); else
+// its walks as GenericParams::stage_walk_threads or stage_step_threads say, or one thread.
 void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Function &fn, const Target &target,
                      const std::string &tag, bool shared_bins, int walk_threads, int step_threads) {
     if (!is_gpu_target(target)) {  // serial on the host
