@@ -1175,6 +1175,53 @@ TEST(UserPipelines, MissingOrZeroEstimatesAreClearErrors) {
     EXPECT_NE(e4.find("set_estimates"), std::string::npos) << e4;
 }
 
+// A dim the author bounded (Func::bound: an image's three channels) counts as that dim's
+// estimate: with set_estimates for every dim too (Halide then records the channels twice), and
+// without one for the bounded dim (set_estimate for the others only).
+TEST(UserPipelines, BoundedDimsServeAsEstimates) {
+    for_each_target([](const std::string &target) {
+        for (bool all_estimated : {true, false}) {
+            SCOPED_TRACE(all_estimated ? "every dim estimated" : "the channels bounded only");
+            ImageParam in(UInt(8), 3, "in");
+            Var x("x"), y("y"), c("c");
+            Func luma("luma"), out("out");
+            luma(x, y) = 0.25f * in(x, y, 0) + 0.5f * in(x, y, 1) + 0.25f * in(x, y, 2);
+            out(x, y, c) = cast<uint8_t>(clamp(luma(x, y) * (c + 1) / 3, 0.0f, 255.0f));
+            out.bound(c, 0, 3);
+            in.dim(2).set_bounds(0, 3);
+            if (all_estimated) {
+                in.set_estimates({{0, 1920}, {0, 1080}, {0, 3}});
+                out.set_estimates({{0, 1920}, {0, 1080}, {0, 3}});
+            } else {
+                in.dim(0).set_estimate(0, 1920);
+                in.dim(1).set_estimate(0, 1080);
+                out.set_estimate(x, 0, 1920).set_estimate(y, 0, 1080);
+            }
+            {
+                const auto g = solder::autosched::FuncGraph::build({out});
+                const auto &n = g.nodes[size_t(g.find(out.name()))];
+                ASSERT_EQ(n.region.size(), 3u);
+                EXPECT_EQ(n.region[0].extent(), 1920);
+                EXPECT_EQ(n.region[1].extent(), 1080);
+                EXPECT_EQ(n.region[2].extent(), 3);
+            }
+            const std::string plan = schedule_with_solder({out}, target);
+            Pipeline p = compiled({out}, target);
+            auto img = random_buffer<uint8_t>({37, 29, 3}, 3, 0, 255);
+            in.set(img);
+            Buffer<uint8_t> o = realized<uint8_t>(p, {37, 29, 3}, target);
+            for (int yy = 0; yy < 29; yy++)
+                for (int xx = 0; xx < 37; xx++)
+                    for (int cc = 0; cc < 3; cc++) {
+                        const float l = 0.25f * img(xx, yy, 0) + 0.5f * img(xx, yy, 1) + 0.25f * img(xx, yy, 2);
+                        ASSERT_EQ(int(o(xx, yy, cc)), int(uint8_t(std::clamp(l * float(cc + 1) / 3, 0.0f, 255.0f))))
+                            << xx << "," << yy << "," << cc << "\n"
+                            << plan;
+                    }
+        }
+    });
+}
+
 // A stencil tile planned for 256 x 64 and run at sizes that are no whole number of tiles, and
 // smaller than one tile in either dim: shifted edge tiles only where the output spans a tile.
 TEST(UserPipelines, StencilTilesAtAnySize) {

@@ -312,25 +312,47 @@ void FuncGraph::push_rvars_at_estimates(const std::vector<ReductionVariable> &rv
     for (auto &rv : rvars) scope.push(rv.var, Interval(at_estimates(rv.min), at_estimates(rv.min + rv.extent - 1)));
 }
 
+namespace {
+
+// A Func's declared bounds: its estimates (set_estimates), then the bounds its author gave it
+// (Func::bound: a color channel's three), which win where both name a dim (Halide records a bound
+// among the estimates too).
+std::vector<Halide::Internal::Bound> declared_bounds(const Function &f) {
+    std::vector<Halide::Internal::Bound> all = f.schedule().estimates();
+    for (auto &b : f.schedule().bounds())
+        if (b.min.defined() && b.extent.defined()) all.push_back(b);
+    return all;
+}
+
+}  // namespace
+
+Region FuncGraph::declared_region(const FuncNode &n, const std::string &kind) const {
+    std::vector<Halide::Range> per_dim(n.dims.size());
+    for (auto &b : declared_bounds(n.function)) {
+        auto it = std::find(n.dims.begin(), n.dims.end(), b.var);
+        if (it != n.dims.end() && b.min.defined() && b.extent.defined())
+            per_dim[size_t(it - n.dims.begin())] = Halide::Range(b.min, b.extent);
+    }
+    for (auto &d : per_dim)
+        if (!d.min.defined()) return {};
+    if (per_dim.empty()) return {{0, 0}};  // a scalar: one point
+    Region r(per_dim.size());
+    for (size_t d = 0; d < per_dim.size(); d++) {
+        const std::string what = "the estimate of " + kind + " '" + n.name + "' (" + n.dims[d] + ")";
+        const int64_t m = const_or_throw(per_dim[d].min, what, estimates_),
+                      e = const_or_throw(per_dim[d].extent, what, estimates_);
+        if (e < 1)
+            throw EstimateError(what + " has extent " + std::to_string(e) + ": an extent estimate must be at least 1");
+        r[d] = {m, m + e - 1};
+    }
+    return r;
+}
+
 Region FuncGraph::natural_region(int p) const {
     const FuncNode &n = nodes[size_t(p)];
     if (n.is_input) return {};
-    // set_estimates on the Func itself.
-    const auto &est = n.function.schedule().estimates();
-    if (!est.empty() && est.size() == n.dims.size()) {
-        Region r(est.size());
-        for (auto &b : est) {
-            size_t d = size_t(std::find(n.dims.begin(), n.dims.end(), b.var) - n.dims.begin());
-            if (d >= r.size()) return {};
-            std::string what = "the estimate of Func '" + n.name + "' (" + b.var + ")";
-            int64_t m = const_or_throw(b.min, what, estimates_), e = const_or_throw(b.extent, what, estimates_);
-            if (e < 1)
-                throw EstimateError(what + " has extent " + std::to_string(e) +
-                                    ": an extent estimate must be at least 1");
-            r[d] = {m, m + e - 1};
-        }
-        return r;
-    }
+    // set_estimates (or Func::bound) on the Func itself.
+    if (Region r = declared_region(n, "Func"); !r.empty()) return r;
     // The points its updates write, where every arg is bounded by the RDom (a table filled over
     // a constant or estimated range: a histogram's bins, a cumulative sum).
     Region r;
@@ -512,7 +534,7 @@ void collect_parameter_estimates(const std::map<std::string, Function> &env, con
             }
     }
     for (auto &o : outputs) {
-        const auto &est = o.function().schedule().estimates();
+        const auto est = declared_bounds(o.function());
         const auto args = o.function().args();
         for (auto &ob : o.function().output_buffers())
             for (auto &b : est) {
@@ -702,22 +724,10 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
     std::vector<Region> need(g.nodes.size());
     for (auto &o : outputs) {
         int i = g.find(o.name());
-        const auto &est = o.function().schedule().estimates();
-        if (est.size() != g.nodes[i].dims.size())
+        Region r = g.declared_region(g.nodes[size_t(i)], "output");
+        if (r.empty())
             throw EstimateError("output Func '" + o.name() +
-                                "' has no estimates for all its dimensions: call set_estimates");
-        Region r(est.size());
-        if (est.empty()) r = {{0, 0}};  // a scalar output: one point
-        for (auto &b : est) {
-            auto it = std::find(g.nodes[i].dims.begin(), g.nodes[i].dims.end(), b.var);
-            size_t d = size_t(it - g.nodes[i].dims.begin());
-            const std::string what = "the estimate of output '" + o.name() + "' (" + b.var + ")";
-            int64_t m = const_or_throw(b.min, what, g.estimates_), e = const_or_throw(b.extent, what, g.estimates_);
-            if (e < 1)
-                throw EstimateError(what + " has extent " + std::to_string(e) +
-                                    ": an extent estimate must be at least 1");
-            r[d] = {m, m + e - 1};
-        }
+                                "' has no estimates for all its dimensions: call set_estimates (or bound them)");
         auto reg = g.regions_for(i, r, all);
         for (size_t k = 0; k < reg.size(); k++) {
             if (reg[k].empty()) continue;

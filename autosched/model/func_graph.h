@@ -195,6 +195,9 @@ private:
     // A Func's region when it is read at data-dependent points: its own estimates, else the points
     // its updates write (bounded by their RDoms). Empty when neither is known.
     Region natural_region(int node) const;
+    // A Func's region as its author declared it: set_estimates, or Func::bound, for every dim (a
+    // bound wins). Empty where a dim has neither. `kind` names it in messages ("output", "Func").
+    Region declared_region(const FuncNode &n, const std::string &kind) const;
     int lookup(const std::string &call_name) const;
     // What node `c` over `region` reads of each producer: Halide's bounds inference over every
     // stage, the planner's most repeated question (each kernel a search costs asks it per member).
