@@ -22,10 +22,12 @@ namespace {
 // that output's window on OpenCL (schedules/horizontal/horizontal.cpp); and seed 7112, whose
 // transposed stage staged a window minimum that its own kernel computes only inside a copy (its
 // readers read the copy: ScheduleWriter::in now wraps that), which Halide refused on OpenCL and
-// CUDA. SOLDER_USER_SEEDS=N runs seeds 1 to N.
+// CUDA; and seed 91021, whose row means an output's row kernel computed and wrote for a column sum
+// over every row (a shared reduction), though the caller asked that output for a window of rows
+// only (schedules/row/shared_reductions.h). SOLDER_USER_SEEDS=N runs seeds 1 to N.
 std::vector<uint64_t> seeds() {
     const char *e = std::getenv("SOLDER_USER_SEEDS");
-    if (e == nullptr) return {1, 3, 4, 5, 6, 7, 9, 11, 18, 30, 7112};
+    if (e == nullptr) return {1, 3, 4, 5, 6, 7, 9, 11, 18, 30, 7112, 91021};
     std::vector<uint64_t> s;
     for (int i = 1; i <= std::atoi(e); i++) s.push_back(uint64_t(i));
     return s;

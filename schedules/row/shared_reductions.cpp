@@ -23,6 +23,9 @@ std::string shared_reduction_why_not(const FuncGraph &g, const std::map<int, Ker
         return H.name + "'s kernel, the one whose rows it lies at, is no row kernel";
     const KernelChoice &kc = it->second;
     if (kc.split_func >= 0) return H.name + "'s row kernel sums a reduction in split-K partials";
+    // An output's rows are the caller's window, which need not hold every row the other kernels
+    // read it at (a column sum over every row, the output asked for a window of them).
+    if (H.is_output) return H.name + ", whose row kernel would compute it, is an output: its rows are the caller's";
     const int inner = kc.inner_dims;
     if (int(H.dims.size()) - inner != int(S.dims.size()))
         return "its dims are not the rows of " + H.name + "'s row kernel";

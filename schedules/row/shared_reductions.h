@@ -30,7 +30,8 @@ bool shares_reductions(const PlannerOptions &opt);
 
 // Whether the kernel of root `host` (`choice`: each root's kernel) can compute reduction `s` per
 // block and write it for other kernels: a row kernel without split-K, one block of which needs `s`
-// at its own rows alone. Empty if so, else why not.
+// at its own rows alone, whose root is no pipeline output (an output's rows are the caller's window,
+// which the other kernels may read beyond). Empty if so, else why not.
 std::string shared_reduction_why_not(const FuncGraph &g, const std::map<int, KernelChoice> &choice, int host, int s);
 
 }  // namespace autosched
