@@ -211,7 +211,8 @@ TEST(RDomWalks, APointThatReadsItsOwnStepStaysOnOneThread) {
 // Votes of each pixel for 45 "angles" (r.z), each into one of 256 bins computed from the pixel and
 // the angle (integer arithmetic, so that every target counts alike; 45 KB of bins, too many for
 // each chunk's shared memory): the angle, which the store takes as it is, walks along the threads,
-// not the pixels (whose votes at one angle mostly meet in a few bins).
+// not the pixels (whose votes at one angle mostly meet in a few bins); and the blocks resident at
+// once are taken from all over the RDom, a prime number of blocks apart.
 TEST(RDomWalks, AScatterTakesTheRVarItsStoreNamesAlongTheThreads) {
     ImageParam in(UInt(8), 2, "votes_in");
     auto define = [&] {
@@ -230,6 +231,9 @@ TEST(RDomWalks, AScatterTakesTheRVarItsStoreNamesAlongTheThreads) {
         const std::string text = schedule_with_solder({votes}, "cuda");
         EXPECT_NE(text.find(".atomic()"), std::string::npos) << text;
         EXPECT_NE(text.find("votes.update(0).reorder(r_z, r_x, r_y)"), std::string::npos) << text;
+        // Its 1024 x 1024 x 45 points at the estimates take 184320 blocks: 127 apart along grid x
+        // (the largest prime stride at most 184320 / 1024), tried at the sizes below too.
+        EXPECT_NE(text.find("stage 1's blocks 127 apart along grid x"), std::string::npos) << text;
     }
     for (auto &target : user_targets()) {
         SCOPED_TRACE("target " + target);

@@ -311,6 +311,10 @@ std::string Plan::to_text() const {
                 if (gp->stage_step_threads[s] > 0)
                     vec += ", stage " + std::to_string(s) + " in one block, its innermost RVar over " +
                            std::to_string(gp->stage_step_threads[s]) + " threads, a barrier between steps";
+            for (size_t s = 0; s < gp->stage_spread_blocks.size(); s++)
+                if (gp->stage_spread_blocks[s] > 0)
+                    vec += ", stage " + std::to_string(s) + "'s blocks " + std::to_string(gp->stage_spread_blocks[s]) +
+                           " apart along grid x";
             for (size_t s = 0; s < gp->stage_walk_threads.size(); s++)
                 if (gp->stage_walk_threads[s] > 0)
                     vec += ", stage " + std::to_string(s) +

@@ -315,6 +315,24 @@ int step_threads(const FuncNode &O, int u) {
     return threads_holding(O.rvar_extents[size_t(u)][0], kMaxStepThreads);
 }
 
+// GenericParams::stage_spread_blocks for update `u`: on a GPU, an update that writes no pure var,
+// over its RDom's points at once with atomic adds in global memory (a scatter in chunks with bins
+// in shared memory is not spread, where its kernel takes the chunks), of kSpreadMinBlocks blocks of
+// 256 or more at the estimates: the largest of kSpreadStrides at most its blocks over
+// kSpreadResident; else 0.
+int spread_blocks(const FuncNode &O, int u, const PlannerOptions &opt) {
+    if (!opt.gpu || size_t(u) >= O.rvar_extents.size() || O.rvar_extents[size_t(u)].empty() ||
+        !stage_pure_vars(O.function, u + 1).empty() || !atomic_update(O.function, u, atomics_target(opt)) ||
+        !all_points_at_once(O.function, u, atomics_target(opt)))
+        return 0;
+    const int64_t blocks = blocks_of(points_of(O.rvar_extents[size_t(u)]), 256);
+    if (blocks < kSpreadMinBlocks) return 0;
+    int stride = 0;
+    for (int p : kSpreadStrides)
+        if (p <= blocks / kSpreadResident) stride = p;
+    return stride;
+}
+
 class GenericTemplate : public KernelTemplate {
 public:
     TemplateKind kind() const override { return TemplateKind::Generic; }
@@ -397,6 +415,7 @@ public:
             p.stage_rvar_threads.assign(size_t(O.updates) + 1, false);
             p.stage_step_threads.assign(size_t(O.updates) + 1, 0);
             p.stage_walk_threads.assign(size_t(O.updates) + 1, 0);
+            p.stage_spread_blocks.assign(size_t(O.updates) + 1, 0);
             for (int u = 0; u < O.updates; u++) {
                 p.stage_over_rdom[size_t(u) + 1] = !stage_extents(O, u + 1).empty() && over_rdom(O, u, c.opt);
                 if (p.stage_over_rdom[size_t(u) + 1]) {
@@ -410,6 +429,7 @@ public:
                     k.launches += int(outer_rvar_steps(O, u)) - 1;
                     continue;
                 }
+                p.stage_spread_blocks[size_t(u) + 1] = spread_blocks(O, u, c.opt);
                 if (rdom_walk_candidate(O, u, c.opt)) {
                     p.stage_walk_threads[size_t(u) + 1] = walk_threads(O, u, c.opt);
                     if (p.stage_walk_threads[size_t(u) + 1] == 0)
@@ -432,6 +452,9 @@ public:
         for (int u = 0; u < O.updates; u++) chunks |= scatters_in_shared_chunks(O, u, c.opt);
         // (Not on OpenCL: PlannerOptions::shared_atomics.)
         p.shared_bins = c.opt.gpu && c.opt.shared_atomics && chunks;
+        // (A scatter in chunks, where the kernel takes them, adds into shared bins: not spread.)
+        for (int u = 0; p.shared_bins && u < O.updates && size_t(u) + 1 < p.stage_spread_blocks.size(); u++)
+            if (chunked_scatter(O.function, u)) p.stage_spread_blocks[size_t(u) + 1] = 0;
         k.params = p;
         // Scatters in chunks of rows take one launch more: the copy's.
         for (int u = 0; c.opt.gpu && u < O.updates; u++)
@@ -586,6 +609,11 @@ public:
                 s.grid[0] = blocks_of(rv[0], s.threads[0]);
             }
             if (all_points_at_once(O.function, stage - 1, cuda)) s.grid[0] = blocks_of(points, 256), s.threads[0] = 256;
+            const auto &spread = k.get<GenericParams>()->stage_spread_blocks;
+            if (size_t(stage) < spread.size() && spread[size_t(stage)] > 1) {
+                s.grid[1] = spread[size_t(stage)];
+                s.grid[0] = blocks_of(s.grid[0], s.grid[1]);
+            }
             if (over) s.grid[1] = points_of(e);  // its pure vars' points (over_rdom)
             out.push_back(s);
         }

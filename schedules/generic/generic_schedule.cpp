@@ -208,7 +208,7 @@ void walks_over_threads(ScheduleWriter &w, const StageRef &s, const Internal::Fu
 // with no atomics where each point writes a point of its own (distinct_points_update); else
 // its walks as GenericParams::stage_walk_threads or stage_step_threads say, or one thread.
 void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Function &fn, const Target &target,
-                     const std::string &tag, bool shared_bins, int walk_threads, int step_threads) {
+                     const std::string &tag, bool shared_bins, int walk_threads, int step_threads, int spread) {
     if (!is_gpu_target(target)) {  // serial on the host
         w.unscheduled(s);
         return;
@@ -286,6 +286,16 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
     w.split(s, all, ro, ri, kThreads1D, TailStrategy::GuardWithIf);
     // Pure vars it writes as they are (GenericParams::stage_over_rdom): fused, a grid dim outside.
     const std::vector<VarOrRVar> pure = stage_pure_vars(fn, s.update + 1);
+    if (atomic && pure.empty() && spread > 1) {
+        // Blocks `spread` apart along grid x (GenericParams::stage_spread_blocks).
+        RVar far(tag + "_far"), near(tag + "_near");
+        w.split(s, ro, far, near, spread, TailStrategy::GuardWithIf);
+        w.reorder(s, {ri, far, near});
+        w.gpu_blocks(s, far);
+        w.gpu_blocks(s, near);
+        w.gpu_threads(s, ri);
+        return;
+    }
     w.gpu_blocks(s, ro);
     if (!pure.empty()) w.gpu_blocks(s, one_bin_dim(w, s, pure, tag + "_pure"));
     w.gpu_threads(s, ri);
@@ -458,7 +468,7 @@ void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, co
             scatter_rows(w, s, fn, pure, tag, at(p.stage_row_lanes, stage));
         } else if (stage > 0) {
             reduction_loops(w, s, fn, target, tag, p.shared_bins, at(p.stage_walk_threads, stage),
-                            at(p.stage_step_threads, stage));
+                            at(p.stage_step_threads, stage), at(p.stage_spread_blocks, stage));
         } else if (is_gpu_target(target)) {
             w.gpu_single_thread(s);  // a scalar Func's pure definition
         }

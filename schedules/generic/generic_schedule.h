@@ -67,6 +67,13 @@ constexpr int64_t kGenericSerialPoints = 64;
 void schedule_generic_kernel(ScheduleWriter &w, Halide::Func f, const Halide::Target &target,
                              const autosched::GenericParams &p);
 
+// An atomic scatter's blocks are spread (GenericParams::stage_spread_blocks) where it has at least
+// kSpreadMinBlocks of 256 threads: apart by the largest of kSpreadStrides at most its blocks over
+// kSpreadResident (about the blocks resident on a device at once), so that those cover the RDom.
+// Primes: a stride that divides an image's rows would put every resident block at one column.
+constexpr int64_t kSpreadMinBlocks = 4096, kSpreadResident = 1024;
+constexpr int kSpreadStrides[] = {31, 61, 127, 251, 509, 1021, 2039, 4093, 8191, 16381, 32749, 65521};
+
 // The most threads of an update whose steps run in one block (GenericParams::stage_step_threads).
 constexpr int kMaxStepThreads = 512;
 
