@@ -5,6 +5,7 @@
 // off, each such reduction keeps a kernel of its own.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 
 #include "runtime/block_guards.h"
@@ -120,10 +121,13 @@ TEST(SharedReductions, LayerNormBackwardWritesItsVarianceOnceForEveryKernelAtAny
     }
 }
 
-// The host root is a pipeline output, its row mean read by its own rows and, through the centred
-// values both inline, by a column sum in another kernel: one walk of each row computes the mean,
-// which the row kernel writes for the column sums.
-TEST(SharedReductions, ARowMeanAnOutputsKernelComputesIsWrittenForAColumnSumAtAnySize) {
+// The row kernel whose rows the mean lies at writes a pipeline output: its rows are the caller's
+// window, while a column sum in another kernel reads the mean, through the centred values both
+// inline, at every row of the input. So that kernel does not compute the mean for the column sum
+// (a shared reduction), and the two outputs match at any size, also with a window of the output's
+// rows away from the first (which Halide's bounds check refused when the output's kernel wrote the
+// means for the column sum: a random pipeline's seed 91021).
+TEST(SharedReductions, NoneIsHostedByAnOutputsKernel) {
     for (const std::string &target : user_targets()) {
         SCOPED_TRACE("target " + target);
         ImageParam x(Float(32), 2, "x");
@@ -138,15 +142,16 @@ TEST(SharedReductions, ARowMeanAnOutputsKernelComputesIsWrittenForAColumnSumAtAn
         y.set_estimates({{0, 4096}, {0, 8192}});
         col.set_estimates({{0, 4096}});
         const std::string plan = schedule_with_solder({y, col}, target);
-        if (target != "host") {
-            EXPECT_NE(plan.find("(shared reduction, for other kernels)"), std::string::npos) << plan;
-        }
+        EXPECT_EQ(plan.find("(shared reduction, for other kernels)"), std::string::npos) << plan;
         Pipeline p = solder_pipeline({y, col}, target);
-        for (auto [w, h] : std::vector<std::pair<int, int>>{{256, 40}, {37, 29}, {1, 1}, {300, 3}}) {
-            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+        // (w, h, and the first of the output's rows: the last a window of them.)
+        for (auto [w, h, y0] :
+             std::vector<std::array<int, 3>>{{256, 40, 0}, {37, 29, 0}, {1, 1, 0}, {300, 3, 0}, {45, 33, 5}}) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " from row " + std::to_string(y0));
             Buffer<float> in = random_buffer<float>({w, h}, 8, -2, 2);
             x.set(in);
-            Buffer<float> out(w, h), cs(w);
+            Buffer<float> out(w, h - y0), cs(w);
+            out.set_min(0, y0);
             p.realize({out, cs}, solder::make_target(target));
             out.copy_to_host();
             cs.copy_to_host();
