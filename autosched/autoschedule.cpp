@@ -1,9 +1,11 @@
 #include "autosched/autoschedule.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include "autosched/apply_plan.h"
+#include "autosched/bf16_on_gpu.h"
 #include "autosched/model/func_graph.h"
 #include "autosched/model/generic_reason.h"
 #include "core/progress.h"
@@ -75,6 +77,9 @@ bool reads_only_inputs(const Function &f) {
     return !v.other;
 }
 
+const char *const kHostedWithoutSideOutputsReason =
+    "planned without side outputs or shared reductions: a kernel that would write one runs on the host";
+
 }  // namespace
 
 Plan plan_generic_pipeline(const std::vector<Func> &outputs, const std::string &why, const std::string &app) {
@@ -122,14 +127,34 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
     // (Whatever the caller set, no atomics the target cannot have.)
     PlannerOptions for_target = opt;
     limit_to_target(for_target, target);
-    try {
-        a.plan = plan_pipeline(FuncGraph::build(outputs), for_target, app);
-    } catch (const EstimateError &) {
-        throw;
-    } catch (const AnalysisError &e) {
-        a.plan = plan_generic_pipeline(outputs, e.what(), app);
+    // (First, so that the plan prices the operations that will run.)
+    const std::vector<std::string> bf16 = emulate_bf16_for_gpu(outputs, target);
+    auto plan = [&]() {
+        try {
+            a.plan = plan_pipeline(FuncGraph::build(outputs), for_target, app);
+        } catch (const EstimateError &) {
+            throw;
+        } catch (const AnalysisError &e) {
+            a.plan = plan_generic_pipeline(outputs, e.what(), app);
+        }
+    };
+    plan();
+    auto hosted = kernels_on_host(a.plan, outputs, target);
+    // A kernel that runs on the host has no blocks to write outputs beside its root from: where
+    // one was planned to, the pipeline is planned again without side outputs.
+    const auto writes_beside = [&](const std::string &kernel) {
+        for (auto &k : a.plan.kernels)
+            if (k.name == kernel) return !k.side.empty();
+        return false;
+    };
+    if (std::any_of(hosted.begin(), hosted.end(), [&](auto &h) { return writes_beside(h.first); })) {
+        for_target.side_outputs = for_target.shared_reductions = false;
+        plan();
+        hosted = kernels_on_host(a.plan, outputs, target);
+        a.plan.explanations.push_back({"pipeline", "", kHostedWithoutSideOutputsReason});
     }
-    for (auto &[k, why] : kernels_on_host(a.plan, outputs, target)) a.plan.explanations.push_back({k, "", why});
+    for (auto &f : bf16) a.plan.explanations.push_back({f, "", kBf16EmulatedReason});
+    for (auto &[k, why] : hosted) a.plan.explanations.push_back({k, "", why});
     for (auto &f : funcs_without_vectors(a.plan, outputs, target))
         a.plan.explanations.push_back({f, "", kNoF16VectorsReason});
     a.source = apply_plan(a.plan, outputs, target);

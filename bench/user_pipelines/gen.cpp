@@ -110,6 +110,7 @@ int main(int argc, char **argv) {
     user_pipelines::add_pipelines_ab(pipelines);
     user_pipelines::add_pipelines_ac(pipelines);
     user_pipelines::add_pipelines_ad(pipelines);
+    user_pipelines::add_pipelines_ae(pipelines);
     for (auto &[name, make] : pipelines) {
         if (!only.empty() && only != name) continue;
         const std::string fn = name + "_" + env_or("SOLDER_TAG", which);

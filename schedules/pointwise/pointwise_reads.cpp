@@ -86,7 +86,7 @@ bool reads_across(const Halide::Internal::Function &f, const std::string &v) {
 }  // namespace
 
 bool has_f16_values(const Halide::Internal::Function &f) {
-    return has_value_of_type(f, [](const Halide::Type &t) { return t.is_float() && t.bits() == 16; });
+    return has_value_of_type(f, [](const Halide::Type &t) { return t.is_float() && !t.is_bfloat() && t.bits() == 16; });
 }
 
 bool f16_tiles(const FuncGraph &g, int root, const std::vector<int> &members) {

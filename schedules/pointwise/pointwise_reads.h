@@ -13,7 +13,9 @@
 
 namespace solder::autosched {
 
-// Whether any value `f` loads, computes or stores is an f16 (its outputs' types included).
+// Whether any value `f` loads, computes or stores is an f16 (its outputs' types included). Not
+// bf16: on GPU targets its operations are integer and f32 ones (autosched/bf16_on_gpu.h), and its
+// vectors load and store whole.
 bool has_f16_values(const Halide::Internal::Function &f);
 
 // Whether the kernel's root or a Func computed in it loads, computes or stores f16 values. Halide

@@ -1,0 +1,50 @@
+// Thirty-first set: LLM activations in Halide's own bfloat16 type, as a user's generator declares
+// them (`ImageParam(BFloat(16), ...)`), each widened to f32 for its arithmetic and stored back as
+// bf16. An RMSNorm over rows whose length is the input's extent, with a bf16 weight, and a bias add
+// with a tanh GELU; both at the bundled apps' size (8192 x 4096), which build the same algorithms
+// through Solder's tensor layer over 16-bit storage. Halide 21 cannot compile these for CUDA as
+// written (issue 8311); Solder's plugin rewrites their bf16 conversions first.
+#include "bench/user_pipelines/pipeline.h"
+
+using namespace Halide;
+
+namespace user_pipelines {
+namespace {
+
+Var i("i"), j("j");
+
+P bf16rms() {
+    ImageParam x(BFloat(16), 2, "x");
+    ImageParam w(BFloat(16), 1, "w");
+    Func ms("ms"), out("out");
+    RDom r(0, x.dim(0).extent(), "r");
+    Expr v = cast<float>(x(r, j));
+    ms(j) = sum(v * v) / cast<float>(x.dim(0).extent());
+    out(i, j) = cast(BFloat(16), cast<float>(x(i, j)) * (1.0f / sqrt(ms(j) + 1e-6f)) * cast<float>(w(i)));
+    x.set_estimates({{0, 4096}, {0, 8192}});
+    w.set_estimates({{0, 4096}});
+    out.set_estimates({{0, 4096}, {0, 8192}});
+    return {{out}, {x, w}};
+}
+
+P bf16gelu() {
+    ImageParam x(BFloat(16), 2, "x");
+    ImageParam b(BFloat(16), 1, "b");
+    Func out("out");
+    Expr v = cast<float>(x(i, j)) + cast<float>(b(i));
+    const float k = 0.7978845608f;  // sqrt(2 / pi)
+    out(i, j) = cast(BFloat(16), 0.5f * v * (1.0f + tanh(k * (v + 0.044715f * v * v * v))));
+    x.set_estimates({{0, 4096}, {0, 8192}});
+    b.set_estimates({{0, 4096}});
+    out.set_estimates({{0, 4096}, {0, 8192}});
+    return {{out}, {x, b}};
+}
+
+}  // namespace
+
+void add_pipelines_ae(Registry &r) {
+    r.emplace("bf16rms", bf16rms);
+    r.emplace("bf16gelu", bf16gelu);
+}
+
+}  // namespace user_pipelines
