@@ -13,6 +13,7 @@
 #include "autosched/bf16_on_gpu.h"
 #include "core/bf16.h"
 #include "runtime/targets.h"
+#include "tests/support/test_processes.h"
 #include "tests/support/user_pipeline.h"
 
 using namespace Halide;
@@ -196,4 +197,29 @@ TEST(Bf16Pipelines, RewritesOnlyBf16ForGpus) {
     EXPECT_NE(names.front().find("sum"), std::string::npos) << names.front();
     // Once rewritten, nothing is left to rewrite.
     EXPECT_TRUE(solder::autosched::emulate_bf16_for_gpu({p.out, p.scale}, solder::make_target("opencl")).empty());
+}
+
+// 16-bit buffers not declared 16-byte aligned: the plan says what declaring them aligned gives, and
+// once they are, the CUDA kernel's branch for whole vectors loads and stores 8 bytes at a time (the
+// RMSNorm without its scales as a second output: a row kernel writing one beside its rows has no
+// such branch).
+TEST(Bf16Pipelines, DeclaredAlignmentGivesWideAccessesOnCuda) {
+    for (bool aligned : {false, true}) {
+        SCOPED_TRACE(aligned ? "declared aligned" : "not declared");
+        RmsNorm p;
+        if (aligned) {
+            p.x.set_host_alignment(16);
+            p.w.set_host_alignment(16);
+            p.out.output_buffer().set_host_alignment(16);
+        }
+        const std::string plan = schedule_with_solder({p.out}, "cuda");
+        EXPECT_EQ(plan.find("x: 16-bit elements in a buffer not declared 16-byte aligned") != std::string::npos,
+                  !aligned)
+            << plan;
+        const std::string stmt = ::testing::TempDir() + "/bf16_aligned.stmt";
+        Pipeline(p.out).compile_to_lowered_stmt(stmt, {p.x, p.w}, Halide::StmtOutputFormat::Text,
+                                                solder::make_target("cuda"));
+        const std::string text = read_file(stmt);
+        EXPECT_EQ(text.find("ld.global.nc.v4.b16") != std::string::npos, aligned) << plan;
+    }
 }
