@@ -77,10 +77,12 @@ bool reads_only_inputs(const Function &f) {
     return !v.other;
 }
 
-// The pipeline's 16-bit buffers (inputs and outputs) not declared 16-byte aligned, for CUDA:
-// Halide 21's PTX then loads and stores their vectors one element at a time; declared aligned
-// (set_host_alignment(16)), its branch for whole vectors moves 8 bytes an access.
-std::vector<std::string> unaligned_16bit_buffers(const std::vector<Func> &outputs, const Target &target) {
+// The pipeline's buffers (inputs and outputs) of 8- or 16-bit elements not declared 16-byte
+// aligned, for CUDA: Halide 21's PTX then loads and stores their vectors one element at a time;
+// declared aligned (set_host_alignment(16)), its branch for whole vectors moves 8 bytes an access.
+bool narrow_elements(const Type &t) { return t.bits() == 8 || t.bits() == 16; }
+
+std::vector<std::string> unaligned_narrow_buffers(const std::vector<Func> &outputs, const Target &target) {
     std::vector<std::string> names;
     if (!target.has_feature(Target::CUDA)) return names;
     std::vector<Function> fs;
@@ -88,17 +90,17 @@ std::vector<std::string> unaligned_16bit_buffers(const std::vector<Func> &output
     for (auto &[name, fn] : build_environment(fs)) {
         if (!is_input_wrapper(fn)) continue;
         const Parameter &p = fn.definition().values()[0].as<Call>()->param;
-        if (p.defined() && p.type().bits() == 16 && p.host_alignment() < 16) names.push_back(p.name());
+        if (p.defined() && narrow_elements(p.type()) && p.host_alignment() < 16) names.push_back(p.name());
     }
     for (auto &o : outputs)
         for (auto &b : o.output_buffers())
-            if (b.type().bits() == 16 && b.host_alignment() < 16) names.push_back(o.name());
+            if (narrow_elements(b.type()) && b.host_alignment() < 16) names.push_back(o.name());
     return names;
 }
 
-const char *const kUnaligned16BitReason =
-    "16-bit elements in a buffer not declared 16-byte aligned: Halide 21's CUDA code then loads and stores them "
-    "one at a time; set_host_alignment(16) on it lets whole vectors move 8 bytes an access";
+const char *const kUnalignedNarrowReason =
+    "8- or 16-bit elements in a buffer not declared 16-byte aligned: Halide 21's CUDA code then loads and stores "
+    "them one at a time; set_host_alignment(16) on it lets whole vectors move 8 bytes an access";
 
 const char *const kHostedWithoutSideOutputsReason =
     "planned without side outputs or shared reductions: a kernel that would write one runs on the host";
@@ -177,8 +179,8 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
         a.plan.explanations.push_back({"pipeline", "", kHostedWithoutSideOutputsReason});
     }
     for (auto &f : bf16) a.plan.explanations.push_back({f, "", kBf16EmulatedReason});
-    for (auto &b : unaligned_16bit_buffers(outputs, target))
-        a.plan.explanations.push_back({b, "", kUnaligned16BitReason});
+    for (auto &b : unaligned_narrow_buffers(outputs, target))
+        a.plan.explanations.push_back({b, "", kUnalignedNarrowReason});
     for (auto &[k, why] : hosted) a.plan.explanations.push_back({k, "", why});
     for (auto &f : funcs_without_vectors(a.plan, outputs, target))
         a.plan.explanations.push_back({f, "", kNoF16VectorsReason});

@@ -11,7 +11,8 @@
 // runtime, for check_opencl.sh. Plugins are loaded from $SOLDER_PLUGIN and $HALIDE_PLUGIN_DIR. Writes
 // OUT_DIR/PIPELINE_SCHEDULER.{a,h} and, for the auto-schedulers, the schedule's source (.sched.txt).
 // $SOLDER_KNOB=KEY=VALUE passes one more parameter to Solder's plugin (`register_tiles=0`), and
-// $SOLDER_TAG names the libraries instead of SCHEDULER (letters and digits only). With $SOLDER_STMT
+// $SOLDER_TAG names the libraries instead of SCHEDULER (letters and digits only); $SOLDER_ALIGN
+// declares every input and output buffer 16-byte aligned first. With $SOLDER_STMT
 // set, each auto-scheduled library's lowered statement (its kernels' PTX included) is written too
 // (.stmt), to read what a kernel's loop became.
 #include <cstdio>
@@ -37,6 +38,27 @@ void all_at_root(const std::vector<Func> &outs) {
         env.emplace(o.name(), o.function());
     }
     for (auto &[name, f] : env) Func(f).compute_root();
+}
+
+// Every input and output buffer declared 16-byte aligned, as a user may declare them
+// (set_host_alignment): $SOLDER_ALIGN, to measure what that declaration gives.
+void declare_aligned(const std::vector<Func> &outs) {
+    for (auto &o : outs) {
+        for (auto &b : o.output_buffers()) b.set_host_alignment(16);
+        for (auto &[name, fn] : Internal::find_transitive_calls(o.function())) {
+            struct Inputs : Internal::IRMutator {
+                using Internal::IRMutator::visit;
+                Expr visit(const Internal::Call *c) override {
+                    if (c->call_type == Internal::Call::Image && c->param.defined()) {
+                        Parameter p = c->param;
+                        p.set_host_alignment(16);
+                    }
+                    return Internal::IRMutator::visit(c);
+                }
+            } inputs;
+            Internal::Function(fn).mutate(&inputs);
+        }
+    }
 }
 
 std::string env_or(const char *name, const std::string &fallback) {
@@ -129,6 +151,7 @@ int main(int argc, char **argv) {
                     Pipeline(q.outs).compile_to_static_library(dir + "/" + fn, q.args, fn, Target("host-no_runtime"));
                 }
             } else {
+                if (std::getenv("SOLDER_ALIGN")) declare_aligned(p.outs);
                 std::map<std::string, std::string> params{{"parallelism", "132"}};
                 if (which == "solder" && std::getenv("SOLDER_KNOB")) {
                     const std::string knob = std::getenv("SOLDER_KNOB");  // KEY=VALUE

@@ -1,9 +1,10 @@
-// Pipelines written with Halide's own BFloat(16) type, as a user's generator for an LLM's
-// activations would be: bf16 inputs and outputs, conversions, and arithmetic in bf16 itself.
-// Halide 21 cannot compile any bf16 operation for CUDA (issue 8311), so for GPU targets Solder
-// rewrites them (autosched/bf16_on_gpu.h). Each pipeline is planned at its estimates, run on the
-// host and on OpenCL at other sizes against a plain C++ reference (core/bf16.h), and compiled
-// for CUDA.
+// Pipelines of 8- and 16-bit elements as users write them. Pipelines in Halide's own BFloat(16) type,
+// as a user's generator for an LLM's activations would be: bf16 inputs and outputs, conversions,
+// and arithmetic in bf16 itself. Halide 21 cannot compile any bf16 operation for CUDA (issue 8311),
+// so for GPU targets Solder rewrites them (autosched/bf16_on_gpu.h). Each pipeline is planned at
+// its estimates, run on the host and on OpenCL at other sizes against a plain C++ reference
+// (core/bf16.h), and compiled for CUDA. And 8- and 16-bit buffers not declared 16-byte aligned,
+// which the plan names for CUDA.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -70,7 +71,7 @@ struct RmsNorm {
     }
 };
 
-TEST(Bf16Pipelines, RmsNormAnySizeExact) {
+TEST(NarrowTypes, RmsNormAnySizeExact) {
     for (const std::string &target : user_targets()) {
         SCOPED_TRACE("target " + target);
         RmsNorm p;
@@ -135,7 +136,7 @@ struct Bf16Math {
     }
 };
 
-TEST(Bf16Pipelines, ArithmeticInBf16AnySize) {
+TEST(NarrowTypes, ArithmeticInBf16AnySize) {
     for (const std::string &target : user_targets()) {
         SCOPED_TRACE("target " + target);
         Bf16Math p;
@@ -182,7 +183,7 @@ TEST(Bf16Pipelines, ArithmeticInBf16AnySize) {
 }
 
 // The rewrite leaves a pipeline without bf16 as it is, and touches nothing for the host.
-TEST(Bf16Pipelines, RewritesOnlyBf16ForGpus) {
+TEST(NarrowTypes, RewritesOnlyBf16ForGpus) {
     ImageParam in(Float(32), 2, "in");
     Var x("x"), y("y");
     Func f("f");
@@ -203,7 +204,7 @@ TEST(Bf16Pipelines, RewritesOnlyBf16ForGpus) {
 // once they are, the CUDA kernel's branch for whole vectors loads and stores 8 bytes at a time (the
 // RMSNorm without its scales as a second output: a row kernel writing one beside its rows has no
 // such branch).
-TEST(Bf16Pipelines, DeclaredAlignmentGivesWideAccessesOnCuda) {
+TEST(NarrowTypes, DeclaredAlignmentGivesWideAccessesOnCuda) {
     for (bool aligned : {false, true}) {
         SCOPED_TRACE(aligned ? "declared aligned" : "not declared");
         RmsNorm p;
@@ -213,7 +214,7 @@ TEST(Bf16Pipelines, DeclaredAlignmentGivesWideAccessesOnCuda) {
             p.out.output_buffer().set_host_alignment(16);
         }
         const std::string plan = schedule_with_solder({p.out}, "cuda");
-        EXPECT_EQ(plan.find("x: 16-bit elements in a buffer not declared 16-byte aligned") != std::string::npos,
+        EXPECT_EQ(plan.find("x: 8- or 16-bit elements in a buffer not declared 16-byte aligned") != std::string::npos,
                   !aligned)
             << plan;
         const std::string stmt = ::testing::TempDir() + "/bf16_aligned.stmt";
@@ -221,5 +222,37 @@ TEST(Bf16Pipelines, DeclaredAlignmentGivesWideAccessesOnCuda) {
                                                 solder::make_target("cuda"));
         const std::string text = read_file(stmt);
         EXPECT_EQ(text.find("ld.global.nc.v4.b16") != std::string::npos, aligned) << plan;
+    }
+}
+
+// The same for 8-bit images (a gain on a u8 image), and only for CUDA.
+struct Gain {
+    ImageParam in{UInt(8), 2, "img"};
+    Func out{"gained"};
+    explicit Gain(bool aligned) {
+        Var x("x"), y("y");
+        out(x, y) = cast<uint8_t>(min(cast<uint16_t>(in(x, y)) * 3 / 2, 255));
+        in.set_estimates({{0, 3840}, {0, 2160}});
+        out.set_estimates({{0, 3840}, {0, 2160}});
+        if (aligned) {
+            in.set_host_alignment(16);
+            out.output_buffer().set_host_alignment(16);
+        }
+    }
+};
+
+TEST(NarrowTypes, EightBitBuffersToo) {
+    for (bool aligned : {false, true}) {
+        SCOPED_TRACE(aligned ? "declared aligned" : "not declared");
+        Gain on_cl(aligned), g(aligned);
+        EXPECT_EQ(schedule_with_solder({on_cl.out}, "opencl").find("not declared 16-byte aligned"), std::string::npos);
+        const std::string plan = schedule_with_solder({g.out}, "cuda");
+        EXPECT_EQ(plan.find("img: 8- or 16-bit elements in a buffer not declared 16-byte aligned") != std::string::npos,
+                  !aligned)
+            << plan;
+        const std::string stmt = ::testing::TempDir() + "/u8_aligned.stmt";
+        Pipeline(g.out).compile_to_lowered_stmt(stmt, {g.in}, Halide::StmtOutputFormat::Text,
+                                                solder::make_target("cuda"));
+        EXPECT_EQ(read_file(stmt).find("ld.global.nc.v2.b32") != std::string::npos, aligned) << plan;
     }
 }
