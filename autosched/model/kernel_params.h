@@ -187,7 +187,8 @@ struct GenericParams {
     // that its blocks spread over the SMs.
     std::vector<int> stage_threads;
     // Per update stage whose RVars each thread walks serially (a scan): the steps unrolled (0: the
-    // template's 8). More where the scan reads other Funcs and its walk is long (schedules/generic).
+    // template's 8). More where the scan reads other Funcs and its walk is long; 1, not unrolled,
+    // where its predicate loads at its pure vars (a CSR segment's length) (schedules/generic).
     std::vector<int> stage_unroll;
     // Per update stage with few points of the pure vars it writes as they are (each a thread
     // walking its RDom) whose innermost RVar's steps may run at once, one step of the outer RVars at

@@ -335,7 +335,9 @@ std::string Plan::to_text() const {
                 else if (gp->stage_points_in_walk[s] < 0)
                     vec += ", stage " + std::to_string(s) + " a block per point of the vars its predicate loads at";
             for (size_t s = 0; s < gp->stage_unroll.size(); s++)
-                if (gp->stage_unroll[s] > 0)
+                if (gp->stage_unroll[s] == 1)
+                    vec += ", stage " + std::to_string(s) + " walked a step at a time";
+                else if (gp->stage_unroll[s] > 0)
                     vec += ", stage " + std::to_string(s) + " walked " + std::to_string(gp->stage_unroll[s]) +
                            " steps at a time";
         }

@@ -436,7 +436,8 @@ public:
                         p.stage_step_threads[size_t(u) + 1] = step_threads(O, u);
                 }
                 if (!stage_extents(O, u + 1).empty() && !p.stage_over_rdom[size_t(u) + 1])
-                    p.stage_unroll[size_t(u) + 1] = scan_unroll(O, u);
+                    p.stage_unroll[size_t(u) + 1] =
+                        predicate_loads_at_pure_vars(O.function, O.function.update(u)) ? 1 : scan_unroll(O, u);
                 // (As schedule_generic_kernel lays it out.)
                 if (!stage_extents(O, u + 1).empty() && !p.stage_over_rdom[size_t(u) + 1] &&
                     predicate_loads_at_pure_vars(O.function, O.function.update(u)))

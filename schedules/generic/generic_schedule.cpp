@@ -460,7 +460,7 @@ void schedule_generic_kernel(ScheduleWriter &w, Func f, const Target &target, co
                        stage > 0 && predicate_loads_at_pure_vars(fn, fn.update(stage - 1)));
             // A scan's RVars walk serially in each thread: unrolled, the loads of several steps
             // issue ahead of the arithmetic that waits on the previous step.
-            if (stage > 0 && is_gpu_target(target))
+            if (stage > 0 && is_gpu_target(target) && at(p.stage_unroll, stage) != 1)
                 for (auto &rv : fn.update(stage - 1).schedule().rvars())
                     w.unroll(s, RVar(rv.var), at(p.stage_unroll, stage) > 0 ? at(p.stage_unroll, stage) : kScanUnroll,
                              TailStrategy::GuardWithIf);
