@@ -4,6 +4,8 @@
 // (schedules/pointwise/register_tile.h). Planned at one size, run at others (not multiples of the
 // tile, fewer rows than a thread's, one point) on the host and OpenCL against plain C++.
 #include <algorithm>
+#include <array>
+#include <cmath>
 
 #include <gtest/gtest.h>
 
@@ -442,6 +444,48 @@ TEST(RegisterTiles, ADiamondOfMaximaWithItsTapsInLetsAtAnySize) {
                     return m;
                 },
                 0))
+                << plan;
+        }
+    }
+}
+
+// An output reducing a 5 x 5 window at each point of 4 channels whose weights (an exponential of a
+// difference, computed per pixel and offset) are the same for every channel, as non-local means'
+// weighted colour sums and their total: each thread computes the 4 channels of its rows, the
+// weights once for them. Run with 4 channels and with 3 and 6 (not a multiple of 4).
+TEST(RegisterTiles, ChannelsSharingTheirWeightsAtAnySize) {
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam in(Float(32), 3, "sin");
+        Var x("x"), y("y"), c("c"), dx("dx"), dy("dy");
+        Func e = BoundaryConditions::repeat_edge(in);
+        Func wt("swt"), acc("sacc");
+        wt(x, y, dx, dy) = exp(-(e(x, y, 0) - e(x + dx, y + dy, 0)) * (e(x, y, 0) - e(x + dx, y + dy, 0)));
+        RDom o(-2, 5, -2, 5, "o");
+        acc(x, y, c) = 0.0f;
+        acc(x, y, c) += wt(x, y, o.x, o.y) * e(x + o.x, y + o.y, c);
+        in.set_estimates({{0, 1920}, {0, 1080}, {0, 4}});
+        acc.set_estimates({{0, 1920}, {0, 1080}, {0, 4}});
+        std::string plan;
+        Pipeline p = planned(acc, target, plan, "with 4 points of dim 2 sharing their window's common work");
+        for (auto [W, H, C] : std::vector<std::array<int, 3>>{{300, 200, 4}, {37, 29, 3}, {33, 5, 6}, {1, 1, 1}}) {
+            SCOPED_TRACE(std::to_string(W) + "x" + std::to_string(H) + "x" + std::to_string(C));
+            auto a = random_buffer<float>({W, H, C}, 90, 0, 1);
+            in.set(a);
+            Buffer<float> out = realize_on<float>(p, {W, H, C}, target);
+            EXPECT_TRUE(matches(
+                out,
+                [&](auto &q) {
+                    auto at = [&](int i, int j, int ch) { return double(a(clamped(i, W), clamped(j, H), ch)); };
+                    double s = 0;
+                    for (int j = -2; j <= 2; j++)
+                        for (int i = -2; i <= 2; i++) {
+                            const double d = at(q[0], q[1], 0) - at(q[0] + i, q[1] + j, 0);
+                            s += std::exp(-d * d) * at(q[0] + i, q[1] + j, q[2]);
+                        }
+                    return s;
+                },
+                1e-4))
                 << plan;
         }
     }

@@ -105,6 +105,10 @@ struct PointwiseParams {
     // The root, an output, is itself such a reduction: its window goes to an intermediate computed
     // so (schedules/pointwise/register_tile.h: register_tile_root).
     bool register_root = false;
+    // With register_root: a small dim of the root whose `register_shared_points` points each thread
+    // computes as well (unrolled), where part of the window's work does not depend on it (a
+    // weighted sum's weights, the same for every channel): register_shared_dim. -1: none.
+    int register_shared_dim = -1, register_shared_points = 0;
     // Members refined in place (FuncNode::generic_per_point, not reductions: `f(x, y) = f(x, y) *
     // 2` after its pure definition), each computed in each thread at the root's point, every stage's
     // loop over a dim unrolled by `refined_extents` (the member's points there per point of the

@@ -247,7 +247,11 @@ std::string Plan::to_text() const {
             vec += ", " + std::to_string(reg->register_rows) +
                    (reg->register_dim_y >= 2 ? " points of dim " + std::to_string(reg->register_dim_y) : " rows") +
                    " per thread, their windows reduced together in registers" +
-                   (reg->register_root ? std::string(" (an intermediate of the root's window)") : std::string());
+                   (reg->register_root ? std::string(" (an intermediate of the root's window)") : std::string()) +
+                   (reg->register_shared_dim >= 0
+                        ? ", with " + std::to_string(reg->register_shared_points) + " points of dim " +
+                              std::to_string(reg->register_shared_dim) + " sharing their window's common work"
+                        : std::string());
         if (const PointwiseParams *pw = k.get<PointwiseParams>(); pw && pw->serial_dim >= 0)
             vec += ", dim " + std::to_string(pw->serial_dim) + " walked in each thread" +
                    (pw->serial_unroll > 1 ? " (unrolled by " + std::to_string(pw->serial_unroll) + ")" : "");

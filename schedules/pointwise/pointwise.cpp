@@ -548,6 +548,11 @@ public:
                 p.register_dim_y = p.register_root ? register_rows_dim(c.g, c.root) : 1;
                 if (p.register_dim_y >= 2) p.register_rows = rows_apart(O.region[size_t(p.register_dim_y)].extent());
                 p.threads_x = kPointwiseTileX, p.threads_y = kPointwiseTileY;
+                if (p.register_root) {
+                    p.register_shared_dim = register_shared_dim(c.g, c.root, p.register_dim_y);
+                    if (p.register_shared_dim >= 0)
+                        p.register_shared_points = int(O.region[size_t(p.register_shared_dim)].extent());
+                }
             } else if (c.opt.contraction_tiles) {
                 // Contractions (a matrix product): kContractionTile x kContractionTile points per
                 // thread, each operand's load shared by a row or a column of them.
@@ -707,7 +712,8 @@ public:
             if (p->register_cols > 1)
                 schedule_contraction_tile_root(c.w, c.get(k.root), p->register_dim_y);
             else
-                schedule_register_tile_root(c.w, c.get(k.root), p->register_rows, p->register_dim_y);
+                schedule_register_tile_root(c.w, c.get(k.root), p->register_rows, p->register_dim_y,
+                                            p->register_shared_dim, p->register_shared_points);
         } else if (root_reduction_in_registers(k, *p, is_gpu_target(c.target),
                                                [&](const std::string &n) { return c.get(n).function(); })) {
             schedule_pointwise_reduction_in_registers(c.w, c.get(k.root), p->threads_x, p->threads_y);
