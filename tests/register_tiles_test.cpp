@@ -490,3 +490,50 @@ TEST(RegisterTiles, ChannelsSharingTheirWeightsAtAnySize) {
         }
     }
 }
+
+// A window strided apart with nothing else read (a 2 x 2 max pool with stride 2) shares no work
+// among a thread's rows: one point per thread. A weighted one (the same pool's points weighted by
+// a 2 x 2 buffer, loaded once for the rows) keeps its rows.
+TEST(RegisterTiles, AStridedWindowSharingNothingTakesAPointPerThread) {
+    for (bool weighted : {false, true}) {
+        for (auto &target : user_targets()) {
+            SCOPED_TRACE(target + (weighted ? " weighted" : " max"));
+            ImageParam in(Float(32), 3, "pin"), wt(Float(32), 2, "pw");
+            Var x("x"), y("y"), c("c");
+            RDom r(0, 2, 0, 2, "r");
+            Func pool("pool");
+            if (weighted)
+                pool(x, y, c) = sum(in(2 * x + r.x, 2 * y + r.y, c) * wt(r.x, r.y));
+            else
+                pool(x, y, c) = maximum(in(2 * x + r.x, 2 * y + r.y, c));
+            in.set_estimates({{0, 1920}, {0, 1080}, {0, 16}});
+            wt.set_estimates({{0, 2}, {0, 2}});
+            pool.set_estimates({{0, 960}, {0, 540}, {0, 16}});
+            const std::string plan = schedule_with_solder({pool}, target);
+            EXPECT_EQ(plan.find(kRegisterTile) != std::string::npos, weighted && target != "host") << plan;
+            Pipeline p(pool);
+            p.compile_jit(solder::make_target(target));
+            auto wb = random_buffer<float>({2, 2}, 91, -1, 1);
+            wt.set(wb);
+            for (auto [W, H] : std::vector<std::pair<int, int>>{{300, 200}, {37, 29}, {1, 1}}) {
+                SCOPED_TRACE(std::to_string(W) + "x" + std::to_string(H));
+                auto a = random_buffer<float>({2 * W, 2 * H, 3}, 92, -1, 1);
+                in.set(a);
+                Buffer<float> o = realize_on<float>(p, {W, H, 3}, target);
+                EXPECT_TRUE(matches(
+                    o,
+                    [&](auto &q) {
+                        double m = weighted ? 0.0 : -1e30;
+                        for (int j = 0; j < 2; j++)
+                            for (int i = 0; i < 2; i++) {
+                                const double v = a(2 * q[0] + i, 2 * q[1] + j, q[2]);
+                                m = weighted ? m + v * wb(i, j) : std::max(m, v);
+                            }
+                        return m;
+                    },
+                    1e-5))
+                    << plan;
+            }
+        }
+    }
+}

@@ -59,6 +59,48 @@ bool constant_window(const Internal::Function &f) {
     return true;
 }
 
+int window_rows_dim(const Internal::Function &f);
+
+// Whether a thread's rows share work in `f`'s window: neighbouring points' windows overlap along a
+// dim above 0 (window_rows_dim), or the update reads some Func or input at args that do not name
+// the var of dim 1 (a convolution's weights, a colour matrix, a DCT's basis: loaded once for the
+// rows), or at the same points for neighbouring rows (an 8 x 8 block's rows). A window strided apart with nothing else read (a 2 x 2 max pool, a downsample by a
+// `Param` factor) shares nothing, and the rows only cost threads: measured on the H200, a user's
+// max pool 98.2 -> 71.5 us one point per thread, a downsample by 4 10.7 -> 10.3; a colour matrix
+// 62.6 -> 117.8 and an 8 x 8 DCT 70.7 -> 142.8 had they lost their rows too.
+bool rows_share_work(const Internal::Function &f) {
+    if (window_rows_dim(f) >= 1) return true;
+    const std::vector<std::string> pure = update_pure_names(f);
+    if (pure.size() < 2 || pure[1].empty()) return true;
+    struct Reads : Internal::IRVisitor {
+        std::string row, self;
+        bool shared = false;
+        using Internal::IRVisitor::visit;
+        void visit(const Internal::Call *op) override {
+            Internal::IRVisitor::visit(op);
+            if (op->call_type != Internal::Call::Halide && op->call_type != Internal::Call::Image) return;
+            if (op->name == self) return;  // (the update's own value)
+            bool names = false;
+            for (const Expr &a : op->args) {
+                if (!Internal::expr_uses_var(a, row)) continue;
+                names = true;
+                // From one row to the next the arg moves by a step: 0 or 1 shares (rows of a
+                // block, `y / 8 * 8 + r`, read the same points: a step that still names the row);
+                // a constant stride of 2 or more, or one set by a parameter, does not.
+                const Expr v = Internal::Variable::make(Int(32), row);
+                const Expr step = Internal::simplify(Internal::substitute(row, v + 1, a) - a);
+                const auto k = Internal::as_const_int(step);
+                shared = shared || (k ? (*k >= -1 && *k <= 1) : Internal::expr_uses_var(step, row));
+            }
+            shared = shared || !names;
+        }
+    } reads;
+    reads.row = pure[1];
+    reads.self = f.name();
+    for (const Expr &v : f.update(0).values()) Internal::substitute_in_all_lets(v).accept(&reads);
+    return reads.shared;
+}
+
 // A window a thread can reduce for its rows in registers: one update in place over an RDom of 2
 // steps or more (at the estimates), at most kMaxRegisterTileSteps of them of constant extent (the
 // ones unrolled), no predicate, two dims or more.
@@ -76,7 +118,7 @@ bool small_window(const FuncNode &M) {
     // on the H100: depthwise_conv's 1 x 1 convolution over 32 channels 92.8 -> 107.2 us so (the
     // app), a 5 x 5 window sized by its weights' buffer 118.3 -> 63.7, max_filter's disc of
     // maxima 1886 -> 1600.
-    return constant_window(M.function) || window_moves_along_image(M.function);
+    return (constant_window(M.function) || window_moves_along_image(M.function)) && rows_share_work(M.function);
 }
 
 // A root over at least a tile of 32 x (8 x the rows per thread) points at the estimates.
