@@ -24,10 +24,13 @@ namespace {
 // readers read the copy: ScheduleWriter::in now wraps that), which Halide refused on OpenCL and
 // CUDA; and seed 91021, whose row means an output's row kernel computed and wrote for a column sum
 // over every row (a shared reduction), though the caller asked that output for a window of rows
-// only (schedules/row/shared_reductions.h). SOLDER_USER_SEEDS=N runs seeds 1 to N.
+// only (schedules/row/shared_reductions.h); and seed 91181, whose masked row sums' predicate loads
+// a stage that reads an output, the rows split in pairs: Halide bounded that load over the pairs'
+// guarded tail, past the output's rows (autosched/model/pipeline_funcs.h:
+// predicate_loads_func_at_pure_vars). SOLDER_USER_SEEDS=N runs seeds 1 to N.
 std::vector<uint64_t> seeds() {
     const char *e = std::getenv("SOLDER_USER_SEEDS");
-    if (e == nullptr) return {1, 3, 4, 5, 6, 7, 9, 11, 18, 30, 7112, 91021};
+    if (e == nullptr) return {1, 3, 4, 5, 6, 7, 9, 11, 18, 30, 7112, 91021, 91181};
     std::vector<uint64_t> s;
     for (int i = 1; i <= std::atoi(e); i++) s.push_back(uint64_t(i));
     return s;

@@ -70,6 +70,26 @@ bool predicate_loads_at_pure_vars(const Internal::Function &f, const Internal::D
     return !pure_vars_predicate_loads_at(f, d).empty();
 }
 
+bool predicate_loads_func_at_pure_vars(const Internal::Function &f, const Internal::Definition &d) {
+    if (!has_predicate(d)) return false;
+    struct Loads : Internal::IRVisitor {
+        const std::vector<std::string> *pure = nullptr;
+        bool found = false;
+        using Internal::IRVisitor::visit;
+        void visit(const Internal::Call *op) override {
+            // (An input is called through the wrapper Func Halide makes for it.)
+            if (op->call_type == Internal::Call::Halide &&
+                !(op->func.defined() && is_input_wrapper(Internal::Function(op->func))))
+                for (const Expr &a : op->args)
+                    for (const std::string &v : *pure) found = found || Internal::expr_uses_var(a, v);
+            Internal::IRVisitor::visit(op);
+        }
+    } loads;
+    loads.pure = &f.args();
+    d.predicate().accept(&loads);
+    return loads.found;
+}
+
 bool uniform_predicate(const Internal::Definition &d) {
     if (!has_predicate(d)) return false;
     struct Uniform : Internal::IRVisitor {

@@ -25,6 +25,11 @@ std::vector<std::string> funcs_in_stored_index(const Halide::Internal::Function 
 // a split of that var, its guarded tail included, so a split asks for `off` beyond its last
 // segment: the var stays unsplit, or two points of it loop inside the RVar's walk.
 bool predicate_loads_at_pure_vars(const Halide::Internal::Function &f, const Halide::Internal::Definition &d);
+// Whether such a predicate loads a Func (not an input) at them: a masked row sum over a computed
+// stage, `r.where(stage(r, y) > t)`. Halide bounds that load over a split's guarded tail even
+// where each point is guarded inside the walk, and a stage that is a pipeline output (or reads
+// one) cannot be asked for rows past its buffer: such a var is not split at all.
+bool predicate_loads_func_at_pure_vars(const Halide::Internal::Function &f, const Halide::Internal::Definition &d);
 // The pure vars of `f` at which such a predicate of update `d` loads (empty: none).
 std::set<std::string> pure_vars_predicate_loads_at(const Halide::Internal::Function &f,
                                                    const Halide::Internal::Definition &d);

@@ -441,7 +441,11 @@ public:
                 // (As schedule_generic_kernel lays it out.)
                 if (!stage_extents(O, u + 1).empty() && !p.stage_over_rdom[size_t(u) + 1] &&
                     predicate_loads_at_pure_vars(O.function, O.function.update(u)))
-                    p.stage_points_in_walk[size_t(u) + 1] = stage_extents(O, u + 1).size() == 1 ? 2 : -1;
+                    p.stage_points_in_walk[size_t(u) + 1] =
+                        stage_extents(O, u + 1).size() == 1 &&
+                                !predicate_loads_func_at_pure_vars(O.function, O.function.update(u))
+                            ? 2
+                            : -1;
             }
         }
         // Chunks of rows with their bins in shared memory where the bins fit (measured on the H100:

@@ -26,7 +26,8 @@ void pure_loops(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> pur
         // innermost var it does not load at (an embedding bag's channels, `bag(d, b)` with
         // `r < off(b + 1) - off(b)`) over the block's threads, each walking the RDom.
         const auto rvars = s.func.function().update(s.update).schedule().rvars();
-        if (pure.size() == 1) {
+        if (pure.size() == 1 &&
+            !predicate_loads_func_at_pure_vars(s.func.function(), s.func.function().update(s.update))) {
             Var o(tag + "_po"), t(tag + "_pt"), pair(tag + "_pair");
             const int per = is_gpu_target(target) ? (threads_1d > 0 ? threads_1d : kThreads1D) : kHostChunk / 2;
             w.split(s, pure[0], o, t, 2 * per, TailStrategy::GuardWithIf);
