@@ -13,8 +13,22 @@ namespace {
 
 Var i("i"), j("j");
 
-// `aligned`: the buffers declared 16-byte aligned (set_host_alignment), as the tensor layer declares
-// its own: Halide 21's PTX then loads and stores 4 bf16 at a time in the whole-vector branch.
+// A pipeline over 8192 x 4096 activations `x` and a 4096-long vector `v`, its output as `x`: the
+// estimates, and with `aligned` every buffer declared 16-byte aligned (set_host_alignment), as the
+// tensor layer declares its own: Halide 21's PTX then loads and stores 4 bf16 at a time in the
+// whole-vector branch.
+P activations(Func out, ImageParam x, ImageParam v, bool aligned) {
+    if (aligned) {
+        x.set_host_alignment(16);
+        v.set_host_alignment(16);
+        out.output_buffer().set_host_alignment(16);
+    }
+    x.set_estimates({{0, 4096}, {0, 8192}});
+    v.set_estimates({{0, 4096}});
+    out.set_estimates({{0, 4096}, {0, 8192}});
+    return {{out}, {x, v}};
+}
+
 P bf16rms(bool aligned) {
     ImageParam x(BFloat(16), 2, "x");
     ImageParam w(BFloat(16), 1, "w");
@@ -23,15 +37,7 @@ P bf16rms(bool aligned) {
     Expr v = cast<float>(x(r, j));
     ms(j) = sum(v * v) / cast<float>(x.dim(0).extent());
     out(i, j) = cast(BFloat(16), cast<float>(x(i, j)) * (1.0f / sqrt(ms(j) + 1e-6f)) * cast<float>(w(i)));
-    if (aligned) {
-        x.set_host_alignment(16);
-        w.set_host_alignment(16);
-        out.output_buffer().set_host_alignment(16);
-    }
-    x.set_estimates({{0, 4096}, {0, 8192}});
-    w.set_estimates({{0, 4096}});
-    out.set_estimates({{0, 4096}, {0, 8192}});
-    return {{out}, {x, w}};
+    return activations(out, x, w, aligned);
 }
 
 P bf16gelu(bool aligned) {
@@ -41,15 +47,7 @@ P bf16gelu(bool aligned) {
     Expr v = cast<float>(x(i, j)) + cast<float>(b(i));
     const float k = 0.7978845608f;  // sqrt(2 / pi)
     out(i, j) = cast(BFloat(16), 0.5f * v * (1.0f + tanh(k * (v + 0.044715f * v * v * v))));
-    if (aligned) {
-        x.set_host_alignment(16);
-        b.set_host_alignment(16);
-        out.output_buffer().set_host_alignment(16);
-    }
-    x.set_estimates({{0, 4096}, {0, 8192}});
-    b.set_estimates({{0, 4096}});
-    out.set_estimates({{0, 4096}, {0, 8192}});
-    return {{out}, {x, b}};
+    return activations(out, x, b, aligned);
 }
 
 }  // namespace
