@@ -11,6 +11,7 @@
 #include "tests/support/test_processes.h"
 
 using namespace solder;
+using solder::testing::contains;
 
 namespace {
 
@@ -36,8 +37,6 @@ std::string schedule_of(const AppBuild &b) {
     auto lib = PipelineLibrary::open(b.library_path, &err);
     return lib ? lib->info("schedule") : err;
 }
-
-bool contains(const std::string &s, const std::string &part) { return s.find(part) != std::string::npos; }
 
 // Sets the environment for one test and clears it after, whatever happens.
 struct Env {

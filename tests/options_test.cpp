@@ -14,11 +14,10 @@
 #include "tests/support/test_processes.h"
 
 using namespace solder;
+using solder::testing::contains;
 using solder::testing::run_solder_cli;
 
 namespace {
-
-bool contains(const std::string &s, const std::string &part) { return s.find(part) != std::string::npos; }
 
 // What `f` throws: "unknown name: MESSAGE", "bad value: MESSAGE", or "" when it throws nothing.
 template<typename F> std::string error_of(F f) {

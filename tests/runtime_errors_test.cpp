@@ -16,10 +16,9 @@
 #include "tests/support/test_processes.h"
 
 using namespace solder;
+using solder::testing::contains;
 
 namespace {
-
-bool contains(const std::string &s, const std::string &part) { return s.find(part) != std::string::npos; }
 
 // add_relu at its reduced size on the host: one input x and one output out, both f32.
 struct Loaded {

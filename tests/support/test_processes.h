@@ -29,6 +29,10 @@ struct CliResult {
     std::string out, err;
 };
 
+// Whether `s` holds `part` (the test files that check messages share it: their batches compile as
+// one unity file).
+inline bool contains(const std::string &s, const std::string &part) { return s.find(part) != std::string::npos; }
+
 inline std::string read_file(const std::string &path) {
     std::ifstream in(path);
     std::stringstream ss;
