@@ -318,14 +318,14 @@ int step_threads(const FuncNode &O, int u) {
 // GenericParams::stage_spread_blocks for update `u`: on a GPU, an update that writes no pure var,
 // over its RDom's points at once with atomic adds in global memory (a scatter in chunks with bins
 // in shared memory is not spread, where its kernel takes the chunks), of kSpreadMinBlocks blocks of
-// 256 or more at the estimates: the largest of kSpreadStrides at most its blocks over
+// kGenericThreads1D or more at the estimates: the largest of kSpreadStrides at most its blocks over
 // kSpreadResident; else 0.
 int spread_blocks(const FuncNode &O, int u, const PlannerOptions &opt) {
     if (!opt.gpu || size_t(u) >= O.rvar_extents.size() || O.rvar_extents[size_t(u)].empty() ||
         !stage_pure_vars(O.function, u + 1).empty() || !atomic_update(O.function, u, atomics_target(opt)) ||
         !all_points_at_once(O.function, u, atomics_target(opt)))
         return 0;
-    const int64_t blocks = blocks_of(points_of(O.rvar_extents[size_t(u)]), 256);
+    const int64_t blocks = blocks_of(points_of(O.rvar_extents[size_t(u)]), kGenericThreads1D);
     if (blocks < kSpreadMinBlocks) return 0;
     int stride = 0;
     for (int p : kSpreadStrides)

@@ -11,7 +11,7 @@ using namespace Halide;
 
 namespace {
 
-constexpr int kTileX = kGenericTileX, kTileY = kGenericTileY, kThreads1D = 256;
+constexpr int kTileX = kGenericTileX, kTileY = kGenericTileY, kThreads1D = kGenericThreads1D;
 constexpr int kHostChunk = 1024, kHostVector = 8;
 constexpr int kMergeChunks = kScatterMergeChunks;
 

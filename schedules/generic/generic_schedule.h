@@ -22,6 +22,8 @@ namespace solder {
 
 // Its GPU tiles (threads per block along x and y), and the rows each chunk of a scatter takes.
 constexpr int kGenericTileX = 32, kGenericTileY = 8;
+// Threads per block of a stage laid out over one dim (its pure var, or its RDom's points at once).
+constexpr int kGenericThreads1D = 256;
 constexpr int kScatterRowsPerChunk = 8;
 // The points each chunk of a scatter over a 1-D RDom takes, and the chunk's points of a scatter
 // over an RDom of `rvars` dims (its outermost RVar's). Measured on the H200, a k-means step's sums
@@ -68,8 +70,9 @@ void schedule_generic_kernel(ScheduleWriter &w, Halide::Func f, const Halide::Ta
                              const autosched::GenericParams &p);
 
 // An atomic scatter's blocks are spread (GenericParams::stage_spread_blocks) where it has at least
-// kSpreadMinBlocks of 256 threads: apart by the largest of kSpreadStrides at most its blocks over
-// kSpreadResident (about the blocks resident on a device at once), so that those cover the RDom.
+// kSpreadMinBlocks of kGenericThreads1D threads: apart by the largest of kSpreadStrides at most
+// its blocks over kSpreadResident (about the blocks resident on a device at once), so that those
+// cover the RDom.
 // Primes: a stride that divides an image's rows would put every resident block at one column.
 constexpr int64_t kSpreadMinBlocks = 4096, kSpreadResident = 1024;
 constexpr int kSpreadStrides[] = {31, 61, 127, 251, 509, 1021, 2039, 4093, 8191, 16381, 32749, 65521};
