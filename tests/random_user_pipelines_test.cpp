@@ -27,10 +27,12 @@ namespace {
 // only (schedules/row/shared_reductions.h); and seed 91181, whose masked row sums' predicate loads
 // a stage that reads an output, the rows split in pairs: Halide bounded that load over the pairs'
 // guarded tail, past the output's rows (autosched/model/pipeline_funcs.h:
-// predicate_loads_func_at_pure_vars). SOLDER_USER_SEEDS=N runs seeds 1 to N.
+// predicate_loads_func_at_pure_vars); and seed 91245, whose reduction tile computed a stencil's
+// producer at each step though a Func inlined into the root read it too, outside the steps
+// (schedules/reduction_tile). SOLDER_USER_SEEDS=N runs seeds 1 to N.
 std::vector<uint64_t> seeds() {
     const char *e = std::getenv("SOLDER_USER_SEEDS");
-    if (e == nullptr) return {1, 3, 4, 5, 6, 7, 9, 11, 18, 30, 7112, 91021, 91181};
+    if (e == nullptr) return {1, 3, 4, 5, 6, 7, 9, 11, 18, 30, 7112, 91021, 91181, 91245};
     std::vector<uint64_t> s;
     for (int i = 1; i <= std::atoi(e); i++) s.push_back(uint64_t(i));
     return s;

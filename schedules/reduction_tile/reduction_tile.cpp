@@ -1,6 +1,7 @@
 #include "schedules/reduction_tile/reduction_tile.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -109,12 +110,15 @@ ReductionTileShape reduction_tile_shape(const FuncGraph &g, int root, std::vecto
         of_inputs[size_t(m)] = only_inputs;
         if (!only_inputs) step_funcs.push_back(m);
     }
-    // The step's Func is computed inside the RVar loop: only Funcs that loop reads may read it.
-    auto read_in_steps_only = [&](int m) {
+    // The step's Func is computed inside the RVar loop: only Funcs that loop reads may read it, and
+    // those only inside it too (a Func inlined into both the steps and the root would read it
+    // outside the loop: random user seed 91245, which Halide refused).
+    std::function<bool(int)> read_in_steps_only = [&](int m) {
         for (int e : g.nodes[size_t(m)].out_edges) {
             const int c = g.edges[size_t(e)].consumer;
             if (inside[size_t(c)] && !above[size_t(c)]) return false;
             if (c == root) return false;
+            if (inside[size_t(c)] && c != s.reduction && !read_in_steps_only(c)) return false;
         }
         return true;
     };
