@@ -85,13 +85,8 @@ bool narrow_elements(const Type &t) { return t.bits() == 8 || t.bits() == 16; }
 std::vector<std::string> unaligned_narrow_buffers(const std::vector<Func> &outputs, const Target &target) {
     std::vector<std::string> names;
     if (!target.has_feature(Target::CUDA)) return names;
-    std::vector<Function> fs;
-    for (auto &o : outputs) fs.push_back(o.function());
-    for (auto &[name, fn] : build_environment(fs)) {
-        if (!is_input_wrapper(fn)) continue;
-        const Parameter &p = fn.definition().values()[0].as<Call>()->param;
-        if (p.defined() && narrow_elements(p.type()) && p.host_alignment() < 16) names.push_back(p.name());
-    }
+    for (auto &[name, p] : pipeline_input_buffers(outputs))
+        if (narrow_elements(p.type()) && p.host_alignment() < 16) names.push_back(name);
     for (auto &o : outputs)
         for (auto &b : o.output_buffers())
             if (narrow_elements(b.type()) && b.host_alignment() < 16) names.push_back(o.name());

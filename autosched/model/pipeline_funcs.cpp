@@ -1,6 +1,7 @@
 #include "autosched/model/pipeline_funcs.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "autosched/model/options.h"
@@ -47,14 +48,22 @@ std::vector<std::string> funcs_in_stored_index(const Internal::Function &f, int 
     return calls.names;
 }
 
-std::set<std::string> pure_vars_predicate_loads_at(const Internal::Function &f, const Internal::Definition &d) {
+namespace {
+
+// The pure vars of `f` at which the predicate of `d` loads: from any Func or input, or (`funcs_only`)
+// from a Func only (an input is called through the wrapper Func Halide makes for it).
+std::set<std::string> predicate_load_vars(const Internal::Function &f, const Internal::Definition &d, bool funcs_only) {
     if (!has_predicate(d)) return {};
     struct Loads : Internal::IRVisitor {
         const std::vector<std::string> *pure = nullptr;
+        bool funcs_only = false;
         std::set<std::string> found;
         using Internal::IRVisitor::visit;
         void visit(const Internal::Call *op) override {
-            if (op->call_type == Internal::Call::Halide || op->call_type == Internal::Call::Image)
+            const bool input = op->call_type == Internal::Call::Image ||
+                               (op->func.defined() && is_input_wrapper(Internal::Function(op->func)));
+            if ((op->call_type == Internal::Call::Halide || op->call_type == Internal::Call::Image) &&
+                !(funcs_only && input))
                 for (const Expr &a : op->args)
                     for (const std::string &v : *pure)
                         if (Internal::expr_uses_var(a, v)) found.insert(v);
@@ -62,8 +71,15 @@ std::set<std::string> pure_vars_predicate_loads_at(const Internal::Function &f, 
         }
     } loads;
     loads.pure = &f.args();
+    loads.funcs_only = funcs_only;
     d.predicate().accept(&loads);
     return loads.found;
+}
+
+}  // namespace
+
+std::set<std::string> pure_vars_predicate_loads_at(const Internal::Function &f, const Internal::Definition &d) {
+    return predicate_load_vars(f, d, false);
 }
 
 bool predicate_loads_at_pure_vars(const Internal::Function &f, const Internal::Definition &d) {
@@ -71,23 +87,7 @@ bool predicate_loads_at_pure_vars(const Internal::Function &f, const Internal::D
 }
 
 bool predicate_loads_func_at_pure_vars(const Internal::Function &f, const Internal::Definition &d) {
-    if (!has_predicate(d)) return false;
-    struct Loads : Internal::IRVisitor {
-        const std::vector<std::string> *pure = nullptr;
-        bool found = false;
-        using Internal::IRVisitor::visit;
-        void visit(const Internal::Call *op) override {
-            // (An input is called through the wrapper Func Halide makes for it.)
-            if (op->call_type == Internal::Call::Halide &&
-                !(op->func.defined() && is_input_wrapper(Internal::Function(op->func))))
-                for (const Expr &a : op->args)
-                    for (const std::string &v : *pure) found = found || Internal::expr_uses_var(a, v);
-            Internal::IRVisitor::visit(op);
-        }
-    } loads;
-    loads.pure = &f.args();
-    d.predicate().accept(&loads);
-    return loads.found;
+    return !predicate_load_vars(f, d, true).empty();
 }
 
 bool uniform_predicate(const Internal::Definition &d) {
@@ -110,6 +110,24 @@ bool uniform_predicate(const Internal::Definition &d) {
 }
 
 bool varying_predicate(const Internal::Definition &d) { return has_predicate(d) && !uniform_predicate(d); }
+
+std::map<std::string, Parameter> pipeline_input_buffers(const std::vector<Func> &outputs) {
+    struct Finder : Internal::IRGraphVisitor {
+        std::map<std::string, Parameter> found;
+        using Internal::IRGraphVisitor::visit;
+        void visit(const Internal::Call *c) override {
+            Internal::IRGraphVisitor::visit(c);
+            if (c->call_type == Internal::Call::Image && c->param.defined() && c->param.is_buffer())
+                found.emplace(c->param.name(), c->param);
+        }
+    } finder;
+    for (const Func &o : outputs)
+        for (auto &[name, fn] : Internal::find_transitive_calls(o.function())) {
+            (void)name;
+            fn.accept(&finder);
+        }
+    return finder.found;
+}
 
 std::vector<Function> pipeline_functions(const std::vector<Func> &outputs) {
     std::vector<Function> outs;

@@ -2,6 +2,7 @@
 // the wrappers Halide makes for ImageParams (name_im: the input itself, never scheduled).
 #pragma once
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -41,6 +42,8 @@ bool uniform_predicate(const Halide::Internal::Definition &d);
 // uniform_predicate): a triangle `r <= x`, a mask loaded from a Func.
 bool varying_predicate(const Halide::Internal::Definition &d);
 std::vector<Halide::Internal::Function> pipeline_functions(const std::vector<Halide::Func> &outputs);
+// The input buffers (ImageParams, generator Inputs) the pipeline of `outputs` reads, by name.
+std::map<std::string, Halide::Parameter> pipeline_input_buffers(const std::vector<Halide::Func> &outputs);
 // A Func's pure vars, innermost first.
 std::vector<Halide::Var> pure_vars(const Halide::Func &f);
 // Pure Vars of a stage: the pure definition's args, or the update's LHS args that are plain Vars.

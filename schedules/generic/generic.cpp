@@ -435,17 +435,19 @@ public:
                     if (p.stage_walk_threads[size_t(u) + 1] == 0)
                         p.stage_step_threads[size_t(u) + 1] = step_threads(O, u);
                 }
-                if (!stage_extents(O, u + 1).empty() && !p.stage_over_rdom[size_t(u) + 1])
-                    p.stage_unroll[size_t(u) + 1] =
-                        predicate_loads_at_pure_vars(O.function, O.function.update(u)) ? 1 : scan_unroll(O, u);
-                // (As schedule_generic_kernel lays it out.)
-                if (!stage_extents(O, u + 1).empty() && !p.stage_over_rdom[size_t(u) + 1] &&
-                    predicate_loads_at_pure_vars(O.function, O.function.update(u)))
-                    p.stage_points_in_walk[size_t(u) + 1] =
-                        stage_extents(O, u + 1).size() == 1 &&
-                                !predicate_loads_func_at_pure_vars(O.function, O.function.update(u))
-                            ? 2
-                            : -1;
+                // A walk in each thread over pure vars its predicate loads at (a CSR segment's):
+                // its steps not unrolled, and (as schedule_generic_kernel lays it out) two points
+                // of a 1-D var inside it, or a block per point.
+                if (!stage_extents(O, u + 1).empty() && !p.stage_over_rdom[size_t(u) + 1]) {
+                    const bool loads = predicate_loads_at_pure_vars(O.function, O.function.update(u));
+                    p.stage_unroll[size_t(u) + 1] = loads ? 1 : scan_unroll(O, u);
+                    if (loads)
+                        p.stage_points_in_walk[size_t(u) + 1] =
+                            stage_extents(O, u + 1).size() == 1 &&
+                                    !predicate_loads_func_at_pure_vars(O.function, O.function.update(u))
+                                ? 2
+                                : -1;
+                }
             }
         }
         // Chunks of rows with their bins in shared memory where the bins fit (measured on the H100:

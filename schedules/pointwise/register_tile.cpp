@@ -59,13 +59,20 @@ bool constant_window(const Internal::Function &f) {
     return true;
 }
 
+// How far `a` moves when the var `v` moves up by one point (simplified; a constant for an affine
+// index).
+Expr step_along(const Expr &a, const std::string &v) {
+    return Internal::simplify(Internal::substitute(v, Internal::Variable::make(Int(32), v) + 1, a) - a);
+}
+
 int window_rows_dim(const Internal::Function &f);
 
 // Whether a thread's rows share work in `f`'s window: neighbouring points' windows overlap along a
 // dim above 0 (window_rows_dim), or the update reads some Func or input at args that do not name
 // the var of dim 1 (a convolution's weights, a colour matrix, a DCT's basis: loaded once for the
-// rows), or at the same points for neighbouring rows (an 8 x 8 block's rows). A window strided apart with nothing else read (a 2 x 2 max pool, a downsample by a
-// `Param` factor) shares nothing, and the rows only cost threads: measured on the H200, a user's
+// rows), or at the same points for neighbouring rows (an 8 x 8 block's rows). A window strided
+// apart with nothing else read (a 2 x 2 max pool, a downsample by a `Param` factor) shares
+// nothing, and the rows only cost threads: measured on the H200, a user's
 // max pool 98.2 -> 71.5 us one point per thread, a downsample by 4 10.7 -> 10.3; a colour matrix
 // 62.6 -> 117.8 and an 8 x 8 DCT 70.7 -> 142.8 had they lost their rows too.
 bool rows_share_work(const Internal::Function &f) {
@@ -87,8 +94,7 @@ bool rows_share_work(const Internal::Function &f) {
                 // From one row to the next the arg moves by a step: 0 or 1 shares (rows of a
                 // block, `y / 8 * 8 + r`, read the same points: a step that still names the row);
                 // a constant stride of 2 or more, or one set by a parameter, does not.
-                const Expr v = Internal::Variable::make(Int(32), row);
-                const Expr step = Internal::simplify(Internal::substitute(row, v + 1, a) - a);
+                const Expr step = step_along(a, row);
                 const auto k = Internal::as_const_int(step);
                 shared = shared || (k ? (*k >= -1 && *k <= 1) : Internal::expr_uses_var(step, row));
             }
@@ -148,10 +154,9 @@ int window_rows_dim(const Internal::Function &f) {
     for (const Expr &e : f.update(0).values()) Internal::substitute_in_all_lets(e).accept(&calls);
     for (int d = 1; d < int(pure.size()); d++) {
         if (pure[size_t(d)].empty()) continue;
-        const Expr v = Internal::Variable::make(Int(32), pure[size_t(d)]);
         for (const Expr &a : calls.args) {
             if (!Internal::expr_uses_var(a, pure[size_t(d)])) continue;
-            const Expr step = Internal::simplify(Internal::substitute(pure[size_t(d)], v + 1, a) - a);
+            const Expr step = step_along(a, pure[size_t(d)]);
             const auto k = Internal::as_const_int(step);
             if (k && (*k == 1 || *k == -1)) return d;
         }

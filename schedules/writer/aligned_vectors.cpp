@@ -2,30 +2,13 @@
 
 #include <map>
 
+#include "autosched/model/pipeline_funcs.h"
+
 namespace solder {
 using namespace Halide;
 using namespace Halide::Internal;
 
 namespace {
-
-// The input buffers (ImageParams, generator Inputs) the pipeline of `outputs` reads, by name.
-std::map<std::string, Parameter> input_buffers(const std::vector<Func> &outputs) {
-    struct Finder : IRGraphVisitor {
-        std::map<std::string, Parameter> found;
-        using IRGraphVisitor::visit;
-        void visit(const Call *c) override {
-            IRGraphVisitor::visit(c);
-            if (c->call_type == Call::Image && c->param.defined() && c->param.is_buffer())
-                found.emplace(c->param.name(), c->param);
-        }
-    } finder;
-    for (const Func &o : outputs)
-        for (auto &[name, fn] : find_transitive_calls(o.function())) {
-            (void)name;
-            fn.accept(&finder);
-        }
-    return finder.found;
-}
 
 Expr buffer_field(const Parameter &p, const char *field, int dim) {
     return Variable::make(Int(32), p.name() + "." + field + "." + std::to_string(dim), p);
@@ -101,7 +84,7 @@ AlignedBranch aligned_branch(const Func &root, int width, const std::vector<Func
     for (int d = 1; d < f.dimensions(); d++)
         t.add(f.output_buffer().dim(d).stride(), ob + std::to_string(d) + ").stride()");
     // Every input buffer: its rows start at whole vectors too.
-    for (auto &[name, p] : input_buffers(outputs)) t.add_rows(p);
+    for (auto &[name, p] : pipeline_input_buffers(outputs)) t.add_rows(p);
     return t.branch();
 }
 
