@@ -22,15 +22,6 @@ using namespace solder::testing;
 
 namespace {
 
-Buffer<bfloat16_t> random_bf16(int w, int h, uint32_t seed, float lo, float hi) {
-    Buffer<bfloat16_t> b(w, h);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> u(lo, hi);
-    b.for_each_value([&](bfloat16_t &v) { v = bfloat16_t(u(rng)); });
-    b.set_host_dirty();
-    return b;
-}
-
 float f32(bfloat16_t v) { return float(v); }
 // The host reference's rounding: every bf16 operation rounds its f32 result.
 float rnd(float f) { return solder::round_to_bf16(f); }
@@ -83,7 +74,7 @@ TEST(NarrowTypes, RmsNormAnySizeExact) {
         Pipeline pipe = compiled({p.out, p.scale}, target);
         for (auto [w, h] : std::vector<std::pair<int, int>>{{4096, 3}, {37, 29}, {1, 1}, {517, 5}}) {
             SCOPED_TRACE(std::to_string(w) + " x " + std::to_string(h));
-            auto x = random_bf16(w, h, 11, -3, 3);
+            auto x = random_buffer<bfloat16_t>({w, h}, 11, -3, 3);
             Buffer<bfloat16_t> wt(w);
             for (int i = 0; i < w; i++) wt(i) = bfloat16_t(0.5f + 0.01f * float(i % 97));
             wt.set_host_dirty();
@@ -144,7 +135,7 @@ TEST(NarrowTypes, ArithmeticInBf16AnySize) {
         Pipeline pipe = compiled({p.out}, target);
         for (auto [w, h] : std::vector<std::pair<int, int>>{{300, 40}, {1, 1}, {37, 3}}) {
             SCOPED_TRACE(std::to_string(w) + " x " + std::to_string(h));
-            auto in = random_bf16(w, h, 5, -2, 2);
+            auto in = random_buffer<bfloat16_t>({w, h}, 5, -2, 2);
             p.in.set(in);
             p.bias.set(0.25f);
             Buffer<bfloat16_t> o = realize_on<bfloat16_t>(pipe, {w, h}, target);

@@ -43,21 +43,19 @@ void all_at_root(const std::vector<Func> &outs) {
 // Every input and output buffer declared 16-byte aligned, as a user may declare them
 // (set_host_alignment): $SOLDER_ALIGN, to measure what that declaration gives.
 void declare_aligned(const std::vector<Func> &outs) {
+    struct Inputs : Internal::IRVisitor {
+        using Internal::IRVisitor::visit;
+        void visit(const Internal::Call *c) override {
+            if (c->call_type == Internal::Call::Image && c->param.defined()) {
+                Parameter p = c->param;  // (a handle: the ImageParam's own)
+                p.set_host_alignment(16);
+            }
+            Internal::IRVisitor::visit(c);
+        }
+    } inputs;
     for (auto &o : outs) {
         for (auto &b : o.output_buffers()) b.set_host_alignment(16);
-        for (auto &[name, fn] : Internal::find_transitive_calls(o.function())) {
-            struct Inputs : Internal::IRMutator {
-                using Internal::IRMutator::visit;
-                Expr visit(const Internal::Call *c) override {
-                    if (c->call_type == Internal::Call::Image && c->param.defined()) {
-                        Parameter p = c->param;
-                        p.set_host_alignment(16);
-                    }
-                    return Internal::IRMutator::visit(c);
-                }
-            } inputs;
-            Internal::Function(fn).mutate(&inputs);
-        }
+        for (auto &[name, fn] : Internal::find_transitive_calls(o.function())) fn.accept(&inputs);
     }
 }
 

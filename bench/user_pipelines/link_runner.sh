@@ -24,4 +24,4 @@ halide="$("$root/.venv/bin/python" -c 'import halide, os; print(os.path.dirname(
   echo '};'
 } >"$work/libraries.cpp"
 g++ -std=c++17 -O2 "$root/bench/user_pipelines/runner.cpp" "$work/libraries.cpp" "$work"/*.a "$work/runtime.o" \
-  -I"$halide/include" -ldl -lpthread -o "$out"
+  -I"$root" -I"$halide/include" -ldl -lpthread -o "$out"

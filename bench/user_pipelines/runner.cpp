@@ -25,6 +25,7 @@
 
 #include "HalideBuffer.h"
 #include "HalideRuntime.h"
+#include "core/bf16.h"
 
 using Halide::Runtime::Buffer;
 
@@ -67,19 +68,6 @@ float f16_value(uint16_t h) {
     return f;
 }
 
-// bfloat16: the top half of a float's bits, rounded to the nearest (ties to even).
-uint16_t bf16_bits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-float bf16_value(uint16_t h) {
-    const uint32_t u = uint32_t(h) << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 void fill(Buffer<void> &b, const halide_type_t &t, int last_extent, uint32_t seed) {
     std::mt19937 rng(seed);
     const size_t n = b.number_of_elements();
@@ -91,7 +79,7 @@ void fill(Buffer<void> &b, const halide_type_t &t, int last_extent, uint32_t see
         for (size_t k = 0; k < n; k++) static_cast<uint16_t *>(b.data())[k] = f16_bits(u(rng));
     } else if (t.code == halide_type_bfloat) {
         std::uniform_real_distribution<float> u(-1, 1);
-        for (size_t k = 0; k < n; k++) static_cast<uint16_t *>(b.data())[k] = bf16_bits(u(rng));
+        for (size_t k = 0; k < n; k++) static_cast<uint16_t *>(b.data())[k] = solder::f32_to_bf16_bits(u(rng));
     } else if (t.code == halide_type_float && t.bits == 64) {
         std::uniform_real_distribution<double> u(-1, 1);
         for (size_t k = 0; k < n; k++) static_cast<double *>(b.data())[k] = u(rng);
@@ -152,7 +140,7 @@ Arguments arguments(const halide_filter_metadata_t *md, const std::set<std::stri
 double value(const Buffer<void> &b, size_t k) {
     const halide_type_t t = b.type();
     if (t.code == halide_type_float && t.bits == 16) return f16_value(static_cast<const uint16_t *>(b.data())[k]);
-    if (t.code == halide_type_bfloat) return bf16_value(static_cast<const uint16_t *>(b.data())[k]);
+    if (t.code == halide_type_bfloat) return solder::bf16_bits_to_f32(static_cast<const uint16_t *>(b.data())[k]);
     if (t.code == halide_type_float && t.bits == 64) return static_cast<const double *>(b.data())[k];
     if (t.code == halide_type_float) return static_cast<const float *>(b.data())[k];
     if (t.bits == 1) return static_cast<const bool *>(b.data())[k] ? 1 : 0;
