@@ -54,16 +54,6 @@ bool kernel_uses_float(const KernelPlan &k, const Plan &plan, const std::functio
     });
 }
 
-// The Funcs, not inlined, that convert to float16 or inline a Func that does (their values would
-// be f16 vectors where vectorized).
-std::set<std::string> f16_converting(const Plan &plan, const std::function<Func(const std::string &)> &get) {
-    std::set<std::string> out;
-    for (auto &p : plan.funcs)
-        if (p.placement != Placement::Inline && any_inlined_closure({p.func}, plan, get, converts_to_f16))
-            out.insert(p.func);
-    return out;
-}
-
 // The pipeline's Funcs by name, and its inputs by the plan's name for them (the Funcs ImageParams
 // are called through).
 std::map<std::string, Func> funcs_by_name(const std::vector<Func> &outputs) {
@@ -128,6 +118,9 @@ std::vector<std::pair<std::string, std::string>> hosted_kernels(const Plan &plan
 
 const char *const kNoF16VectorsReason =
     "converts to float16, which Halide 21's CUDA backend gets wrong in vectors: not vectorized";
+const char *const kNo8BitShuffleVectorsReason =
+    "loads 8-bit values at shuffled points (x / k, x % k, a reversal), which Halide 21's CUDA backend fails an "
+    "LLVM assertion on in vectors: not vectorized";
 const char *const kOnHostReason =
     "computes in float64, which OpenCL kernels cannot without the target feature cl_doubles: it runs on the host";
 const char *const kOnHostF16Reason =
@@ -145,10 +138,20 @@ std::vector<std::pair<std::string, std::string>> kernels_on_host(const Plan &pla
     return hosted_kernels(plan, target, func_lookup(funcs));
 }
 
-std::set<std::string> funcs_without_vectors(const Plan &plan, const std::vector<Func> &outputs, const Target &target) {
-    if (!target.has_feature(Target::CUDA)) return {};
+std::vector<std::pair<std::string, std::string>>
+funcs_without_vectors(const Plan &plan, const std::vector<Func> &outputs, const Target &target) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (!target.has_feature(Target::CUDA)) return out;
     const auto funcs = funcs_by_name(outputs);
-    return f16_converting(plan, func_lookup(funcs));
+    const auto get = func_lookup(funcs);
+    for (auto &p : plan.funcs) {
+        if (p.placement == Placement::Inline) continue;
+        if (any_inlined_closure({p.func}, plan, get, converts_to_f16))
+            out.push_back({p.func, kNoF16VectorsReason});
+        else if (any_inlined_closure({p.func}, plan, get, loads_8_bit_shuffled))
+            out.push_back({p.func, kNo8BitShuffleVectorsReason});
+    }
+    return out;
 }
 
 std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const Target &target) {
@@ -171,9 +174,12 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
         hosted.insert(name);
         w.note(name + " " + why);
     }
-    const std::set<std::string> unvectorized = funcs_without_vectors(plan, outputs, target);
+    std::set<std::string> unvectorized;
+    for (auto &[name, why] : funcs_without_vectors(plan, outputs, target)) {
+        unvectorized.insert(name);
+        w.note(name + " " + why);
+    }
     w.refuse_vectors(unvectorized);
-    for (auto &name : unvectorized) w.note(name + " " + kNoF16VectorsReason);
     auto ctx = [&](const KernelPlan &k) -> ApplyContext & { return hosted.count(k.name) ? on_host : c; };
     // Reductions split-K sums in partials (also when launched horizontally with others).
     for (auto &k : plan.kernels)

@@ -24,11 +24,14 @@ extern const char *const kOnHostF16Reason;
 extern const char *const kOnHostBitCountReason;
 extern const char *const kOnHostRequireReason;
 
-// The plan's Funcs that apply_plan leaves unvectorized, each for kNoF16VectorsReason: on CUDA,
-// those converting to float16 or inlining a Func that does (Halide 21's PTX backend drops the
-// conversion of a vector to f16 and stores the halves of the f32 bits).
-std::set<std::string> funcs_without_vectors(const Plan &plan, const std::vector<Halide::Func> &outputs,
-                                            const Halide::Target &target);
+// The plan's Funcs that apply_plan leaves unvectorized, each with why. On CUDA: those converting
+// to float16 or inlining a Func that does (kNoF16VectorsReason: Halide 21's PTX backend drops the
+// conversion of a vector to f16 and stores the halves of the f32 bits), and those loading 8-bit
+// values at shuffled points or inlining a Func that does (kNo8BitShuffleVectorsReason:
+// loads_8_bit_shuffled, an LLVM assertion).
+std::vector<std::pair<std::string, std::string>>
+funcs_without_vectors(const Plan &plan, const std::vector<Halide::Func> &outputs, const Halide::Target &target);
 extern const char *const kNoF16VectorsReason;
+extern const char *const kNo8BitShuffleVectorsReason;
 
 }  // namespace solder::autosched

@@ -177,8 +177,7 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
     for (auto &b : unaligned_narrow_buffers(outputs, target))
         a.plan.explanations.push_back({b, "", kUnalignedNarrowReason});
     for (auto &[k, why] : hosted) a.plan.explanations.push_back({k, "", why});
-    for (auto &f : funcs_without_vectors(a.plan, outputs, target))
-        a.plan.explanations.push_back({f, "", kNoF16VectorsReason});
+    for (auto &[f, why] : funcs_without_vectors(a.plan, outputs, target)) a.plan.explanations.push_back({f, "", why});
     a.source = apply_plan(a.plan, outputs, target);
     return a;
 }

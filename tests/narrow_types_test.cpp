@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <random>
+#include <tuple>
 
 #include "Halide.h"
 #include "autosched/bf16_on_gpu.h"
@@ -245,5 +246,49 @@ TEST(NarrowTypes, EightBitBuffersToo) {
         Pipeline(g.out).compile_to_lowered_stmt(stmt, {g.in}, Halide::StmtOutputFormat::Text,
                                                 solder::make_target("cuda"));
         EXPECT_EQ(read_file(stmt).find("ld.global.nc.v2.b32") != std::string::npos, aligned) << plan;
+    }
+}
+
+// 8-bit loads at shuffled points (an upsampling's x / 2, a mirror's reversal): Halide 21's CUDA
+// backend loads such vectors densely and shuffles them, and LLVM's NVPTX code generator fails an
+// assertion (the process aborts). The plan leaves the Funcs that load so unvectorized on CUDA,
+// and says why; an 8-bit stencil through a mirrored boundary (its index under a select, gathered
+// lane by lane) and a 16-bit upsampling keep their vectors.
+struct Resampled {
+    ImageParam in;
+    Func out{"resampled"};
+    Resampled(Type t, int kind) : in(t, 2, "img") {
+        Var x("x"), y("y");
+        Expr W = in.dim(0).extent();
+        Func c = BoundaryConditions::mirror_image(in);
+        if (kind == 0)
+            out(x, y) = cast(t, (cast<int>(in(x / 2, y / 2)) + in(x, y) + 1) / 2);
+        else if (kind == 1)
+            out(x, y) = in(W - 1 - x, y);
+        else
+            out(x, y) = cast(t, (cast<int>(c(x - 1, y)) + 2 * c(x, y) + c(x + 1, y) + 2) / 4);
+        in.set_estimates({{0, 3840}, {0, 2160}});
+        out.set_estimates({{0, 3840}, {0, 2160}});
+    }
+};
+
+TEST(NarrowTypes, EightBitShuffledLoadsStayScalarOnCuda) {
+    for (auto [t, kind, scalar] :
+         {std::tuple{UInt(8), 0, true}, std::tuple{UInt(8), 1, true}, std::tuple{Int(8), 0, true},
+          std::tuple{UInt(8), 2, false}, std::tuple{UInt(16), 0, false}}) {
+        SCOPED_TRACE(std::to_string(t.bits()) + "-bit, kind " + std::to_string(kind));
+        Resampled r(t, kind);
+        const std::string plan = schedule_with_solder({r.out}, "cuda");
+        // (Named as Halide made the name unique: each pass makes a Func "resampled".)
+        const std::string name = r.out.name();
+        EXPECT_EQ(plan.find(name + ": loads 8-bit values at shuffled points") != std::string::npos, scalar) << plan;
+        // (The mirrored stencil takes stencil tiles, one point per thread, vectors or not.)
+        if (kind != 2) {
+            EXPECT_EQ(plan.find(".vectorize(") != std::string::npos, !scalar) << plan;
+        }
+        Pipeline(r.out).compile_to_lowered_stmt(::testing::TempDir() + "/u8_shuffled.stmt", {r.in},
+                                                Halide::StmtOutputFormat::Text, solder::make_target("cuda"));
+        Resampled on_cl(t, kind);
+        EXPECT_EQ(schedule_with_solder({on_cl.out}, "opencl").find("shuffled points"), std::string::npos);
     }
 }

@@ -274,6 +274,76 @@ bool reads_memory(const Expr &e) {
     return f.found;
 }
 
+namespace {
+
+// Whether `e` names a pure var (a Variable that is neither a parameter, an input's extent among
+// them, nor an RVar).
+bool names_pure_var(const Expr &e) {
+    struct Vars : Internal::IRVisitor {
+        bool found = false;
+        using Internal::IRVisitor::visit;
+        void visit(const Internal::Variable *v) override {
+            found |= !v->param.defined() && !v->reduction_domain.defined();
+        }
+    } vars;
+    e.accept(&vars);
+    return vars.found;
+}
+
+}  // namespace
+
+bool loads_8_bit_shuffled(const Function &f) {
+    // (Indices whose lanes along a pure var are not an ascending ramp: a division, a remainder or
+    // a shift of it, or it subtracted from what names no pure var or scaled by a negative constant. An index under a select,
+    // a mirrored boundary's, or one that loads, a lookup's, is gathered lane by lane instead.)
+    struct Shuffled : Internal::IRVisitor {
+        bool found = false, gathered = false;
+        using Internal::IRVisitor::visit;
+        void visit(const Internal::Select *op) override {
+            gathered = true;
+            Internal::IRVisitor::visit(op);
+        }
+        void visit(const Internal::Load *op) override {
+            gathered = true;
+            Internal::IRVisitor::visit(op);
+        }
+        void visit(const Internal::Div *op) override {
+            found |= names_pure_var(op->a);
+            Internal::IRVisitor::visit(op);
+        }
+        void visit(const Internal::Mod *op) override {
+            found |= names_pure_var(op->a);
+            Internal::IRVisitor::visit(op);
+        }
+        void visit(const Internal::Sub *op) override {
+            // (x - d, a disparity's shift, ascends along x, the var a kernel vectorizes.)
+            found |= names_pure_var(op->b) && !names_pure_var(op->a);
+            Internal::IRVisitor::visit(op);
+        }
+        void visit(const Internal::Mul *op) override {
+            found |= (Internal::is_negative_const(op->a) && names_pure_var(op->b)) ||
+                     (Internal::is_negative_const(op->b) && names_pure_var(op->a));
+            Internal::IRVisitor::visit(op);
+        }
+        void visit(const Internal::Call *op) override {
+            gathered |= op->call_type == Internal::Call::Halide || op->call_type == Internal::Call::Image;
+            found |= (op->is_intrinsic(Internal::Call::shift_right) || op->is_intrinsic(Internal::Call::shift_left)) &&
+                     !op->args.empty() && names_pure_var(op->args[0]);
+            Internal::IRVisitor::visit(op);
+        }
+    };
+    return any_call(f, [](const Internal::Call *c) {
+        if ((c->call_type != Internal::Call::Halide && c->call_type != Internal::Call::Image) || c->type.bits() != 8)
+            return false;
+        for (const Expr &a : c->args) {
+            Shuffled s;
+            a.accept(&s);
+            if (s.found && !s.gathered) return true;
+        }
+        return false;
+    });
+}
+
 bool converts_to_f16(const Function &f) {
     struct Finder : Internal::IRGraphVisitor {
         bool found = false;

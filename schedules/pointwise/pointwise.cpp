@@ -671,10 +671,8 @@ public:
             // Side outputs: each laid out as the root, under its loop names, and fused with it at
             // the thread loop, its readers reading a copy (as siblings, but for the copy).
             std::vector<Halide::Func> roots{c.get(k.root)};
-            for (auto &so : k.side) {
-                roots.push_back(c.get(so.func));
-                clone_for_readers(c.w, roots.back(), roots[0]);
-            }
+            for (auto &so : k.side) roots.push_back(c.get(so.func));
+            clone_for_readers(c.w, {roots.begin() + 1, roots.end()}, roots[0]);
             schedule_pointwise_siblings(c.w, roots, p->vector_width, c.target, p->threads_x, p->threads_y,
                                         p->unroll_rows);
             return;

@@ -138,10 +138,8 @@ namespace {
 // every kernel is scheduled (schedules/row/shared_reductions.h).
 void schedule_side_outputs(ScheduleWriter &w, Func root, const std::vector<Func> &side, const std::vector<Func> &shared,
                            int rows, const Var &at) {
-    for (Func s : side) {
-        clone_for_readers(w, s, root);
-        schedule_side_output(w, root, s, rows, at);
-    }
+    clone_for_readers(w, side, root);
+    for (Func s : side) schedule_side_output(w, root, s, rows, at);
     if (!shared.empty()) {
         const autosched::GridMap grid = w.grid_map();
         w.after_all([=](ScheduleWriter &later) {

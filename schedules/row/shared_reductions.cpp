@@ -124,10 +124,25 @@ void write_shared_reductions(ScheduleWriter &w, Func root, const std::vector<Fun
     };
     for (auto &[name, fn] : env)
         if (!reductions.count(name) && where_of(name) == Where::Elsewhere) note_calls(name, Func(fn));
+    // A Func that only the other kernels' Funcs call (as they are, or through Funcs left as they
+    // are) needs no copy: they read it as it is. (A copy for every caller left the original in
+    // Halide's environment, called by no one, and lowering failed an internal assertion on the
+    // Funcs it called: a random 16-bit pipeline's row argmax, read only by another kernel, of a
+    // stage that read the shared row means.)
+    std::set<std::string> as_they_are;
     for (auto &name : order) {
         auto it = copy_for.find(name);
         if (it == copy_for.end()) continue;
-        note_calls(name, w.clone_in(Func(env.at(name)), it->second));
+        bool only_others = true;
+        for (auto &[caller, callees] : calls)
+            if (callees.count(name) && where_of(caller) != Where::Elsewhere && !as_they_are.count(caller))
+                only_others = false;
+        if (only_others) {
+            as_they_are.insert(name);
+            note_calls(name, Func(env.at(name)));
+        } else {
+            note_calls(name, w.clone_in(Func(env.at(name)), it->second));
+        }
     }
     for (const Func &s : shared) {
         auto it = wrap_for.find(s.name());

@@ -408,11 +408,27 @@ Func ScheduleWriter::wrap(Func f, const std::vector<Func> &readers, bool clone) 
     return wrapper;
 }
 
-void clone_for_readers(ScheduleWriter &w, Func f, Func root) {
-    std::vector<Func> readers;
-    for (auto &[name, fn] : Internal::build_environment({root.function()}))
-        if (name != f.name() && Internal::find_direct_calls(fn).count(f.name())) readers.push_back(Func(fn));
-    if (!readers.empty()) w.clone_in(f, readers);
+void clone_for_readers(ScheduleWriter &w, std::vector<Func> outputs, Func root) {
+    while (!outputs.empty()) {
+        // (One that no other output left reads: its copy, made now, reads those others, which
+        // build_environment then finds through their wrappers and gives their own copies.)
+        size_t next = 0;
+        for (size_t i = 0; i < outputs.size(); i++) {
+            bool read = false;
+            for (size_t j = 0; j < outputs.size() && !read; j++)
+                read = j != i && Internal::build_environment({outputs[j].function()}).count(outputs[i].name()) > 0;
+            if (!read) {
+                next = i;
+                break;
+            }
+        }
+        Func f = outputs[next];
+        outputs.erase(outputs.begin() + long(next));
+        std::vector<Func> readers;
+        for (auto &[name, fn] : Internal::build_environment({root.function()}))
+            if (name != f.name() && Internal::find_direct_calls(fn).count(f.name())) readers.push_back(Func(fn));
+        if (!readers.empty()) w.clone_in(f, readers);
+    }
 }
 
 void ScheduleWriter::finish() {

@@ -206,12 +206,14 @@ private:
 
 std::string tail_strategy_source(Halide::TailStrategy t);
 
-// Output `f`, fused with `root` (compute_with) in root's kernel, where Funcs of that kernel read it:
-// those readers read a copy of it (ScheduleWriter::clone_in), since Halide fuses no Func with one
+// Outputs fused with `root` (compute_with) in root's kernel, where Funcs of that kernel read them:
+// those readers read a copy of each (ScheduleWriter::clone_in), since Halide fuses no Func with one
 // that reads it. The readers are the Funcs that call it now, so this comes after any rewrite
 // (rfactor) of them: a wrapper is substituted when the pipeline is lowered and must name the Funcs
-// that call `f` then. And before `f` is scheduled: the copy takes its schedule.
-void clone_for_readers(ScheduleWriter &w, Halide::Func f, Halide::Func root);
+// that call it then. And before the outputs are scheduled: a copy takes its Func's schedule. An
+// output read by another is copied after that one, so that the other's copy reads a copy too
+// (else the root would read the output it is fused with, through that copy).
+void clone_for_readers(ScheduleWriter &w, std::vector<Halide::Func> outputs, Halide::Func root);
 
 // Fuses dims[2], dims[3], ... into one dim (a CUDA grid has three dims), without a split: a guarded
 // split of a fused dim makes Halide lose the bounds of the dims inside it. Returns at most 3 dims.
