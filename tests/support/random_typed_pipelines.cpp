@@ -1,0 +1,409 @@
+#include "tests/support/random_typed_pipelines.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <optional>
+#include <random>
+#include <sstream>
+
+#include "Halide.h"
+#include "tests/support/user_pipeline.h"
+
+namespace solder::testing {
+
+using namespace Halide;
+
+namespace {
+
+// The image's type and the range its values keep: the stages compute in 32 bits (int, or float
+// for half floats) and narrow back, clamped to the range.
+struct ValueType {
+    Type t;
+    bool fp = false;
+    int lo = 0, hi = 0;  // (half floats: 0 to 2)
+
+    Expr wide(const Expr &e) const { return cast(fp ? Float(32) : Int(32), e); }
+    Expr narrow(const Expr &e) const { return fp ? cast(t, e) : cast(t, clamp(e, lo, hi)); }
+    // (k1 e1 + k2 e2) / 2^s of two wide values, rounded (integers) or exact (floats).
+    Expr mix(const Expr &e1, int k1, const Expr &e2, int k2, int s) const {
+        if (fp) return (e1 * float(k1) + e2 * float(k2)) * (1.0f / float(1 << s));
+        return (e1 * k1 + e2 * k2 + (1 << (s - 1))) >> s;
+    }
+    // The bin of `bins` a wide value falls in.
+    Expr bin(const Expr &e, int bins) const {
+        if (fp) return clamp(cast<int>(e * (float(bins) / 2.0f)), 0, bins - 1);
+        return clamp((e - lo) * bins / (hi - lo + 1), 0, bins - 1);
+    }
+};
+
+ValueType value_type(int k) {
+    switch (k) {
+    case 0: return {UInt(8), false, 0, 255};
+    case 1: return {UInt(16), false, 0, 4095};  // (a 12-bit sensor's values)
+    case 2: return {Int(16), false, -2048, 2047};
+    default: return {Float(16), true, 0, 2};
+    }
+}
+
+struct TypedPipeline {
+    ValueType vt;
+    std::optional<ImageParam> in;
+    Param<int> knee{"knee"}, shift{"shift"};
+    Param<float> gain{"gain"};
+    std::vector<Func> outputs;
+    std::vector<std::string> kinds;
+    std::vector<bool> rows;   // per output: 1-D over the image's rows (else 1-D bins, or 2-D)
+    std::vector<double> tol;  // per output: the absolute difference allowed (integers: 0)
+    std::optional<Pipeline> pipeline;
+    Pipeline &pipe() {
+        if (!pipeline) pipeline.emplace(outputs);
+        return *pipeline;
+    }
+};
+
+constexpr int kEstimateW = 256, kEstimateH = 192, kBins = 32;
+
+void build(uint64_t seed, TypedPipeline &p) {
+    std::mt19937_64 rng(seed);
+    auto pick = [&](int n) { return int(rng() % uint64_t(n)); };
+    const ValueType vt = value_type(pick(4));
+    p.vt = vt;
+    p.in.emplace(vt.t, 2, "in");
+    ImageParam &in = *p.in;
+    Var x("x"), y("y"), i("i");
+    Expr W = in.dim(0).extent(), H = in.dim(1).extent();
+    const Region whole = {{0, W}, {0, H}};
+    auto w = [&](const Func &f, const Expr &u, const Expr &v) { return vt.wide(f(u, v)); };
+    std::vector<Func> fs;
+    Func base("base");
+    base(x, y) = BoundaryConditions::repeat_edge(in)(x, y);
+    fs.push_back(base);
+    const int stages = 3 + pick(6);
+    for (int s = 0; s < stages; s++) {
+        Func a = fs[fs.size() - 1 - size_t(pick(std::min<int>(3, int(fs.size()))))];
+        Func b = fs[size_t(pick(int(fs.size())))];
+        // (Half floats' data-dependent indices read the input: a rounding elsewhere cannot move a bin.)
+        Func src = vt.fp ? base : a;
+        const std::string n = std::to_string(s);
+        Func f("f" + n);
+        switch (pick(11)) {
+        case 0:
+            p.kinds.push_back("average");
+            f(x, y) = select(a(x, y) > b(x, y), vt.narrow(vt.mix(w(a, x, y), 3, w(b, x, y), 1, 2)),
+                             vt.narrow(vt.mix(w(a, x, y), 1, w(b, x, y), 1, 1)));
+            break;
+        case 1: {
+            p.kinds.push_back("stencil");
+            const int bc = pick(3);
+            Func c = bc == 0   ? BoundaryConditions::repeat_edge(a, whole)
+                     : bc == 1 ? BoundaryConditions::mirror_interior(a, whole)
+                               : BoundaryConditions::constant_exterior(a, cast(vt.t, vt.lo), whole);
+            Expr sum3 = pick(2) ? w(c, x - 1, y) + 2 * w(c, x, y) + w(c, x + 1, y)
+                                : w(c, x, y - 1) + 2 * w(c, x, y) + w(c, x, y + 1);
+            f(x, y) = vt.narrow(vt.fp ? sum3 * 0.25f : (sum3 + 2) >> 2);
+            break;
+        }
+        case 2: {
+            p.kinds.push_back("lookup_table");
+            Func lut("lut" + n);
+            if (vt.fp) {
+                lut(i) = cast(vt.t, cast<float>(i * i) * (2.0f / (63.0f * 63.0f)));
+                f(x, y) = vt.narrow(w(a, x, y) * 0.5f + vt.wide(lut(vt.bin(w(base, x, y), 64))) * 0.5f);
+            } else {
+                // (A tone curve with a knee at a parameter, over every value of the range.)
+                lut(i) = vt.narrow(vt.lo + select(i < p.knee, i + i / 2, p.knee + p.knee / 2 + (i - p.knee) / 3));
+                f(x, y) = lut(clamp(w(a, x, y) - vt.lo, 0, vt.hi - vt.lo));
+            }
+            break;
+        }
+        case 3: {
+            p.kinds.push_back("equalization");
+            Func hist("hist" + n), cdf("cdf" + n);
+            RDom r(0, W, 0, H, "rh" + n);
+            hist(i) = 0;
+            hist(vt.bin(w(src, r.x, r.y), 64)) += 1;
+            cdf(i) = hist(i);
+            RDom rb(1, 63, "rc" + n);
+            cdf(rb) = cdf(rb - 1) + cdf(rb);
+            Expr count = cdf(vt.bin(w(src, x, y), 64));
+            if (vt.fp)
+                f(x, y) = vt.narrow(w(a, x, y) * 0.5f + cast<float>(count) / cast<float>(W * H));
+            else
+                f(x, y) = vt.narrow(vt.lo + count * (vt.hi - vt.lo) / (W * H));
+            break;
+        }
+        case 4: {
+            p.kinds.push_back("row_mean");
+            RDom r(0, W, "r" + n);
+            Func m("mean" + n);
+            m(y) = vt.fp ? sum(w(a, r, y)) / cast<float>(W) : sum(w(a, r, y)) / W;
+            f(x, y) = vt.narrow(vt.mix(w(a, x, y), 1, m(y), 1, 1));
+            break;
+        }
+        case 5: {
+            // An IIR filter stored in the image's type, updated in place along one dim.
+            const bool along_y = pick(2);
+            p.kinds.push_back(along_y ? "scan_y" : "scan_x");
+            f(x, y) = a(x, y);
+            if (along_y) {
+                RDom r(1, H - 1, "ry" + n);
+                f(x, r) = vt.narrow(vt.mix(w(f, x, r - 1), 3, w(f, x, r), 1, 2));
+            } else {
+                RDom r(1, W - 1, "rx" + n);
+                f(r, y) = vt.narrow(vt.mix(w(f, r - 1, y), 3, w(f, r, y), 1, 2));
+            }
+            break;
+        }
+        case 6:
+            p.kinds.push_back("absolute_difference");
+            // (absd of two narrow values: unsigned of their width, or the float type.)
+            f(x, y) = vt.narrow((vt.fp ? 0 : vt.lo) + vt.wide(absd(a(x, y), b(x, y))));
+            break;
+        case 7: {
+            p.kinds.push_back("resample");
+            Func c = BoundaryConditions::repeat_edge(a, whole);
+            Func d("down" + n);
+            Expr s4 = w(c, 2 * x, 2 * y) + w(c, 2 * x + 1, 2 * y) + w(c, 2 * x, 2 * y + 1) + w(c, 2 * x + 1, 2 * y + 1);
+            d(x, y) = vt.narrow(vt.fp ? s4 * 0.25f : (s4 + 2) >> 2);
+            f(x, y) = vt.narrow(vt.mix(w(a, x, y), 1, w(d, x / 2, y / 2), 1, 1));
+            break;
+        }
+        case 8: {
+            p.kinds.push_back("row_argmax");
+            RDom r(0, W, "ra" + n);
+            Func am("argmax" + n);
+            am(y) = argmax(src(r, y));
+            Expr mixed = vt.mix(w(a, x, y), 1, vt.wide(am(y)[1]), 1, 1);
+            f(x, y) = vt.narrow(vt.fp ? mixed + 0.0625f * cast<float>(am(y)[0] % 4) : mixed + am(y)[0] % 8);
+            break;
+        }
+        case 9:
+            if (vt.fp) {
+                p.kinds.push_back("min_max");
+                f(x, y) = vt.narrow(max(w(a, x, y), w(b, x, y)) * 0.75f + min(w(a, x, y), w(b, x, y)) * 0.25f);
+            } else if (vt.t.is_uint()) {
+                // Wrapping arithmetic in the narrow type, and bits (masked back to the range).
+                p.kinds.push_back("wrapping_bits");
+                f(x, y) = ((a(x, y) + b(x, y) * cast(vt.t, 3)) ^ (a(x, y) >> 2)) & cast(vt.t, vt.hi);
+            } else {
+                p.kinds.push_back("bit_masks");
+                f(x, y) = (a(x, y) & cast(vt.t, 0x7f0)) | (b(x, y) & cast(vt.t, 0xf));
+            }
+            break;
+        default:
+            p.kinds.push_back("parameter_scale");
+            if (vt.fp)
+                f(x, y) = vt.narrow(w(a, x, y) * p.gain);
+            else
+                f(x, y) = vt.narrow(vt.lo + (((w(a, x, y) - vt.lo) * 3) >> p.shift));
+            break;
+        }
+        fs.push_back(f);
+    }
+    const double image_tol = vt.fp ? 4e-3 : 0;
+    p.outputs = {fs.back()};
+    p.rows = {false};
+    p.tol = {image_tol};
+    if (fs.size() > 3 && pick(3) == 0) {
+        p.outputs.push_back(fs[fs.size() / 2]);
+        p.rows.push_back(false), p.tol.push_back(image_tol);
+    }
+    // Drawn after the stages (the stages stay the same for every seed): an 8-bit preview of the
+    // last stage, a histogram of the input as an output of its own, the last stage's row sums in 32
+    // bits, and a specialization on the first output.
+    if (pick(3) == 0) {
+        p.kinds.push_back("preview_u8");
+        Func prev("preview");
+        Expr v = w(fs.back(), x, y);
+        prev(x, y) = vt.fp ? cast<uint8_t>(clamp(v * 127.0f, 0.0f, 255.0f))
+                           : cast<uint8_t>(clamp((v - vt.lo) * 255 / (vt.hi - vt.lo), 0, 255));
+        p.outputs.push_back(prev);
+        p.rows.push_back(false), p.tol.push_back(vt.fp ? 1 : 0);
+    }
+    if (pick(3) == 0) {
+        p.kinds.push_back("histogram_output");
+        Func counts("counts");
+        RDom r(0, W, 0, H, "rco");
+        counts(i) = 0;
+        counts(vt.bin(w(base, r.x, r.y), kBins)) += 1;
+        p.outputs.push_back(counts);
+        p.rows.push_back(false), p.tol.push_back(0);
+    }
+    if (pick(3) == 0) {
+        p.kinds.push_back("row_sums");
+        Func rs("row_sums");
+        RDom r(0, W, "rrs");
+        Func last = fs.back();
+        if (vt.fp)
+            rs(y) = sum(cast<float>(last(r, y)));
+        else if (vt.t.is_uint())
+            rs(y) = sum(cast<uint32_t>(last(r, y)));
+        else
+            rs(y) = sum(cast<int32_t>(last(r, y)));
+        p.outputs.push_back(rs);
+        p.rows.push_back(true), p.tol.push_back(vt.fp ? 4e-3 * kEstimateW : 0);
+    }
+    if (pick(4) == 0) {
+        p.kinds.push_back("specialized");
+        p.outputs[0].specialize(p.shift > 1);
+    }
+    in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
+    p.knee.set_estimate(100);
+    p.shift.set_estimate(2);
+    p.gain.set_estimate(0.75f);
+    for (size_t o = 0; o < p.outputs.size(); o++) {
+        if (p.outputs[o].dimensions() == 2)
+            p.outputs[o].set_estimates({{0, kEstimateW}, {0, kEstimateH}});
+        else
+            p.outputs[o].set_estimates({{0, p.rows[o] ? kEstimateH : kBins}});
+    }
+}
+
+// One value of a buffer of any of the family's types, as a double.
+double value_at(const Buffer<> &b, const int *pos) {
+    const Type t = b.type();
+    if (t == UInt(8)) return Buffer<uint8_t>(b)(pos);
+    if (t == UInt(16)) return Buffer<uint16_t>(b)(pos);
+    if (t == Int(16)) return Buffer<int16_t>(b)(pos);
+    if (t == Int(32)) return Buffer<int32_t>(b)(pos);
+    if (t == UInt(32)) return Buffer<uint32_t>(b)(pos);
+    if (t == Float(16)) return double(Buffer<float16_t>(b)(pos));
+    return Buffer<float>(b)(pos);
+}
+
+Buffer<> random_input(const ValueType &vt, int w, int h, uint32_t seed) {
+    if (vt.t == UInt(8)) return random_buffer<uint8_t>({w, h}, seed, 0, 256);
+    if (vt.t == UInt(16)) return random_buffer<uint16_t>({w, h}, seed, 0, vt.hi + 1);
+    if (vt.t == Int(16)) return random_buffer<int16_t>({w, h}, seed, vt.lo, vt.hi + 1);
+    return random_buffer<float16_t>({w, h}, seed, 0, 2);
+}
+
+// The outputs over w x h points from (x0, y0); 1-D outputs over the rows from y0, bins from 0.
+std::vector<Buffer<>> run(TypedPipeline &p, const Target &t, const Buffer<> &input, int w, int h, int knee, int shift,
+                          int x0 = 0, int y0 = 0) {
+    Pipeline &pipe = p.pipe();
+    p.in->set(input);
+    p.knee.set(knee);
+    p.shift.set(shift);
+    p.gain.set(0.75f);
+    std::vector<Buffer<>> bufs;
+    for (size_t o = 0; o < p.outputs.size(); o++) {
+        const Type ty = p.outputs[o].type();
+        if (p.outputs[o].dimensions() == 2) {
+            Buffer<> b(ty, {w, h});
+            b.set_min(x0, y0);
+            bufs.push_back(b);
+        } else if (p.rows[o]) {
+            Buffer<> b(ty, {h});
+            b.set_min(y0);
+            bufs.push_back(b);
+        } else {
+            bufs.push_back(Buffer<>(ty, {kBins}));
+        }
+    }
+    Realization r(bufs);
+    pipe.realize(r, t);
+    std::vector<Buffer<>> out;
+    for (size_t k = 0; k < r.size(); k++) {
+        Buffer<> b = r[k];
+        b.copy_to_host();
+        out.push_back(b);
+    }
+    return out;
+}
+
+// The first of `got`'s values further than `tol` from `want`'s (float outputs: `tol` relative to
+// the value's magnitude as well), or "".
+std::string difference(const Buffer<> &got, const Buffer<> &want, double tol) {
+    std::string bad;
+    int count = 0;
+    got.for_each_element([&](const int *pos) {
+        const double g = value_at(got, pos), v = value_at(want, pos);
+        if (!(std::abs(g - v) <= tol * (1 + (got.type().is_float() ? std::abs(v) : 0)))) {
+            if (count++ == 0) {
+                bad = "at (";
+                for (int d = 0; d < got.dimensions(); d++) bad += (d ? "," : "") + std::to_string(pos[d]);
+                bad += "): got " + std::to_string(g) + ", want " + std::to_string(v);
+            }
+        }
+    });
+    return count == 0 ? "" : std::to_string(count) + " values differ; first " + bad;
+}
+
+}  // namespace
+
+RandomTypedResult run_random_typed_pipelines(const std::vector<uint64_t> &seeds, const std::string &target,
+                                             bool plan_only) {
+    RandomTypedResult res;
+    const Target host = get_host_target(), t = make_target(target);
+    for (uint64_t seed : seeds) {
+        std::string plan, failure;
+        TypedPipeline ours, ref;
+        try {
+            build(seed, ours);
+            build(seed, ref);
+            res.kinds.insert(res.kinds.end(), ours.kinds.begin(), ours.kinds.end());
+            std::ostringstream type_name;
+            type_name << ours.vt.t;
+            res.types.push_back(type_name.str());
+            plan = schedule_with_solder(ours.outputs, target);
+            for (auto &fn : pipeline_functions(ref.outputs)) {
+                Func f(fn);
+                f.compute_root();
+                for (int u = 0; u < int(fn.updates().size()); u++) f.update(u).unscheduled();
+            }
+            if (plan_only) continue;
+            ours.pipe().compile_jit(t);
+            if (target == "opencl") {
+                TypedPipeline cuda;
+                build(seed, cuda);
+                plan += "\n(planned for CUDA and lowered)\n" + schedule_with_solder(cuda.outputs, "cuda");
+                Pipeline cp(cuda.outputs);
+                cp.compile_to_lowered_stmt(::testing::TempDir() + "/random_typed_cuda.stmt", cp.infer_arguments(),
+                                           Halide::Text, make_target("cuda"));
+            }
+            ref.pipe().compile_jit(host);
+            const std::vector<std::array<int, 4>> sizes = {
+                {kEstimateW, kEstimateH, 0, 0}, {37, 29, 0, 0}, {300, 7, 0, 0}, {1, 1, 0, 0}, {45, 33, 7, 5}};
+            for (auto [w, h, x0, y0] : sizes) {
+                Buffer<> input = random_input(ours.vt, w, h, uint32_t(seed * 7 + uint64_t(w)));
+                const int knee = 40 + int(seed % 200), shift = 1 + int(seed % 3);
+                std::vector<Buffer<>> want;
+                try {
+                    want = run(ref, host, input, w, h, knee, shift, x0, y0);
+                } catch (const Halide::Error &) {
+                    // (Halide refuses a window away from the origin for some pipelines themselves: a
+                    // scan's update writes the rows its RDom names whatever the window.)
+                    if (x0 != 0 || y0 != 0) continue;
+                    throw;
+                }
+                auto got = run(ours, t, input, w, h, knee, shift, x0, y0);
+                for (size_t o = 0; o < got.size() && failure.empty(); o++) {
+                    std::string d = difference(got[o], want[o], ours.tol[o]);
+                    if (!d.empty())
+                        failure = "output " + std::to_string(o) + " (" + ours.outputs[o].name() + ") at " +
+                                  std::to_string(w) + "x" + std::to_string(h) + " from (" + std::to_string(x0) + ", " +
+                                  std::to_string(y0) + "): " + d;
+                }
+                if (!failure.empty()) break;
+            }
+        } catch (const std::exception &e) {
+            failure = e.what();
+        } catch (const Halide::Error &e) {  // (not a std::exception in Halide 21)
+            failure = e.what();
+        }
+        if (!failure.empty()) {
+            std::string kinds;
+            for (auto &k : ours.kinds) kinds += (kinds.empty() ? "" : ",") + k;
+            res.failed_seeds.push_back(seed);
+            std::ostringstream type_name;
+            type_name << ours.vt.t;
+            res.messages.push_back("seed " + std::to_string(seed) + " (" + type_name.str() + ": " + kinds + ") on " +
+                                   target + ": " + failure + "\n" + plan);
+        }
+    }
+    return res;
+}
+
+}  // namespace solder::testing
