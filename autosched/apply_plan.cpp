@@ -93,13 +93,22 @@ bool kernel_calls_host_only(const KernelPlan &k, const Plan &plan,
     return any_inlined_closure(k.funcs, plan, get, calls_host_only);
 }
 
+// Whether kernel `k` launches with others (horizontal fusion, split-K partials launched together),
+// which apply_plan cannot run on the host.
+bool launched_with_others(const KernelPlan &k) {
+    return !k.with.empty() || (k.split && (!k.split->group.empty() || !k.split->launched_with.empty()));
+}
+
+// The kernels that must run on the host, each with why; with `launched_together`, only those
+// launched with others (launched_with_others), else only the others.
 std::vector<std::pair<std::string, std::string>> hosted_kernels(const Plan &plan, const Target &target,
-                                                                const std::function<Func(const std::string &)> &get) {
+                                                                const std::function<Func(const std::string &)> &get,
+                                                                bool launched_together = false) {
     std::vector<std::pair<std::string, std::string>> hosted;
     if (!is_gpu_target(target)) return hosted;
     const bool opencl = target.has_feature(Target::OpenCL);
     for (auto &k : plan.kernels) {
-        if (!k.with.empty() || (k.split && (!k.split->group.empty() || !k.split->launched_with.empty()))) continue;
+        if (launched_with_others(k) != launched_together) continue;
         if (kernel_calls_host_only(k, plan, get))
             hosted.push_back({k.name, kOnHostRequireReason});
         else if (!opencl)
@@ -138,6 +147,14 @@ std::vector<std::pair<std::string, std::string>> kernels_on_host(const Plan &pla
     return hosted_kernels(plan, target, func_lookup(funcs));
 }
 
+std::vector<std::string> launches_needing_host(const Plan &plan, const std::vector<Func> &outputs,
+                                               const Target &target) {
+    const auto funcs = funcs_by_name(outputs);
+    std::vector<std::string> out;
+    for (auto &[k, why] : hosted_kernels(plan, target, func_lookup(funcs), true)) out.push_back(k);
+    return out;
+}
+
 std::vector<std::pair<std::string, std::string>>
 funcs_without_vectors(const Plan &plan, const std::vector<Func> &outputs, const Target &target) {
     std::vector<std::pair<std::string, std::string>> out;
@@ -150,6 +167,19 @@ funcs_without_vectors(const Plan &plan, const std::vector<Func> &outputs, const 
             out.push_back({p.func, kNoF16VectorsReason});
         else if (any_inlined_closure({p.func}, plan, get, loads_8_bit_shuffled))
             out.push_back({p.func, kNo8BitShuffleVectorsReason});
+    }
+    // A side output's readers in its kernel read a copy of it, inlined: where it is left
+    // unvectorized, so is every Func its kernel computes (random seed 172 of the narrow types, a
+    // preview whose side output upsampled an 8-bit stage, aborted LLVM so).
+    for (auto &k : plan.kernels) {
+        const std::string *why = nullptr;
+        for (auto &so : k.side)
+            for (auto &[f, reason] : out)
+                if (f == so.func) why = &reason;
+        if (!why) continue;
+        const std::string reason = *why;
+        for (auto &f : k.funcs)
+            if (std::none_of(out.begin(), out.end(), [&](auto &o) { return o.first == f; })) out.push_back({f, reason});
     }
     return out;
 }

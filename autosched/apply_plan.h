@@ -19,6 +19,10 @@ std::string apply_plan(const Plan &plan, const std::vector<Halide::Func> &output
 // any GPU, those calling what only the host compiles, a require() or a print() (kOnHostRequireReason).
 std::vector<std::pair<std::string, std::string>>
 kernels_on_host(const Plan &plan, const std::vector<Halide::Func> &outputs, const Halide::Target &target);
+// The plan's kernels launched with others (horizontal fusion, split-K partials launched together)
+// that would have to run on the host as kernels_on_host's do: apply_plan cannot run them there.
+std::vector<std::string> launches_needing_host(const Plan &plan, const std::vector<Halide::Func> &outputs,
+                                               const Halide::Target &target);
 extern const char *const kOnHostReason;
 extern const char *const kOnHostF16Reason;
 extern const char *const kOnHostBitCountReason;

@@ -100,6 +100,9 @@ const char *const kUnalignedNarrowReason =
 const char *const kHostedWithoutSideOutputsReason =
     "planned without side outputs or shared reductions: a kernel that would write one runs on the host";
 
+const char *const kHostedApartReason =
+    "planned without kernels launched together: one that would be runs on the host, where launches are not shared";
+
 }  // namespace
 
 Plan plan_generic_pipeline(const std::vector<Func> &outputs, const std::string &why, const std::string &app) {
@@ -159,6 +162,14 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
         }
     };
     plan();
+    // Kernels launched together cannot run on the host: where one would have to, the pipeline is
+    // planned again without launching kernels together (a random float16 pipeline's two lookup
+    // tables, launched together on OpenCL without cl_half, failed to build).
+    if (!launches_needing_host(a.plan, outputs, target).empty()) {
+        for_target.horizontal = false;
+        plan();
+        a.plan.explanations.push_back({"pipeline", "", kHostedApartReason});
+    }
     auto hosted = kernels_on_host(a.plan, outputs, target);
     // A kernel that runs on the host has no blocks to write outputs beside its root from: where
     // one was planned to, the pipeline is planned again without side outputs.

@@ -292,3 +292,26 @@ TEST(NarrowTypes, EightBitShuffledLoadsStayScalarOnCuda) {
         EXPECT_EQ(schedule_with_solder({on_cl.out}, "opencl").find("shuffled points"), std::string::npos);
     }
 }
+
+// The same where the upsampling is an output written beside its reader's kernel (a side output):
+// the reader computes it again from a copy, inlined, so the whole kernel stays unvectorized on CUDA
+// (a random narrow-type pipeline's 8-bit preview of such an output aborted LLVM before).
+TEST(NarrowTypes, SideOutputsLoadingShuffledEightBitsKeepTheirKernelScalarOnCuda) {
+    ImageParam in(UInt(8), 2, "img");
+    Var x("x"), y("y");
+    Func up("up"), preview("preview");
+    up(x, y) = cast<uint8_t>((cast<int>(in(x / 2, y / 2)) + in(x, y) + 1) / 2);
+    preview(x, y) = cast<uint8_t>(up(x, y) / 2 + 10);
+    in.set_estimates({{0, 3840}, {0, 2160}});
+    up.set_estimates({{0, 3840}, {0, 2160}});
+    preview.set_estimates({{0, 3840}, {0, 2160}});
+    const std::string plan = schedule_with_solder({preview, up}, "cuda");
+    ASSERT_NE(plan.find("writes " + preview.name() + " and " + up.name() + " (side output)"), std::string::npos)
+        << plan;
+    for (const Func &f : {up, preview})
+        EXPECT_NE(plan.find(f.name() + ": loads 8-bit values at shuffled points"), std::string::npos) << plan;
+    EXPECT_EQ(plan.find(".vectorize("), std::string::npos) << plan;
+    Pipeline({preview, up})
+        .compile_to_lowered_stmt(::testing::TempDir() + "/u8_side.stmt", {in}, Halide::StmtOutputFormat::Text,
+                                 solder::make_target("cuda"));
+}

@@ -48,12 +48,15 @@ ValueType value_type(int k) {
 
 struct TypedPipeline {
     ValueType vt;
-    std::optional<ImageParam> in;
+    std::optional<ImageParam> in, rgb;  // (rgb: a 3-channel planar image of the same size and type)
     Param<int> knee{"knee"}, shift{"shift"};
     Param<float> gain{"gain"};
     std::vector<Func> outputs;
     std::vector<std::string> kinds;
-    std::vector<bool> rows;   // per output: 1-D over the image's rows (else 1-D bins, or 2-D)
+    enum class Shape { Image, Rows, Bins, Planar, Interleaved };
+    // Per output: over the image's points, its rows, the bins, or 3 channels of each point (the
+    // channel outermost: planar; innermost: interleaved).
+    std::vector<Shape> shapes;
     std::vector<double> tol;  // per output: the absolute difference allowed (integers: 0)
     std::optional<Pipeline> pipeline;
     Pipeline &pipe() {
@@ -62,7 +65,8 @@ struct TypedPipeline {
     }
 };
 
-constexpr int kEstimateW = 256, kEstimateH = 192, kBins = 32;
+constexpr int kEstimateW = 256, kEstimateH = 192, kBins = 32, kColors = 3;
+using Shape = TypedPipeline::Shape;
 
 void build(uint64_t seed, TypedPipeline &p) {
     std::mt19937_64 rng(seed);
@@ -70,8 +74,9 @@ void build(uint64_t seed, TypedPipeline &p) {
     const ValueType vt = value_type(pick(4));
     p.vt = vt;
     p.in.emplace(vt.t, 2, "in");
+    p.rgb.emplace(vt.t, 3, "rgb");
     ImageParam &in = *p.in;
-    Var x("x"), y("y"), i("i");
+    Var x("x"), y("y"), i("i"), c("c");
     Expr W = in.dim(0).extent(), H = in.dim(1).extent();
     const Region whole = {{0, W}, {0, H}};
     auto w = [&](const Func &f, const Expr &u, const Expr &v) { return vt.wide(f(u, v)); };
@@ -203,11 +208,11 @@ void build(uint64_t seed, TypedPipeline &p) {
     }
     const double image_tol = vt.fp ? 4e-3 : 0;
     p.outputs = {fs.back()};
-    p.rows = {false};
+    p.shapes = {Shape::Image};
     p.tol = {image_tol};
     if (fs.size() > 3 && pick(3) == 0) {
         p.outputs.push_back(fs[fs.size() / 2]);
-        p.rows.push_back(false), p.tol.push_back(image_tol);
+        p.shapes.push_back(Shape::Image), p.tol.push_back(image_tol);
     }
     // Drawn after the stages (the stages stay the same for every seed): an 8-bit preview of the
     // last stage, a histogram of the input as an output of its own, the last stage's row sums in 32
@@ -219,7 +224,7 @@ void build(uint64_t seed, TypedPipeline &p) {
         prev(x, y) = vt.fp ? cast<uint8_t>(clamp(v * 127.0f, 0.0f, 255.0f))
                            : cast<uint8_t>(clamp((v - vt.lo) * 255 / (vt.hi - vt.lo), 0, 255));
         p.outputs.push_back(prev);
-        p.rows.push_back(false), p.tol.push_back(vt.fp ? 1 : 0);
+        p.shapes.push_back(Shape::Image), p.tol.push_back(vt.fp ? 1 : 0);
     }
     if (pick(3) == 0) {
         p.kinds.push_back("histogram_output");
@@ -228,7 +233,7 @@ void build(uint64_t seed, TypedPipeline &p) {
         counts(i) = 0;
         counts(vt.bin(w(base, r.x, r.y), kBins)) += 1;
         p.outputs.push_back(counts);
-        p.rows.push_back(false), p.tol.push_back(0);
+        p.shapes.push_back(Shape::Bins), p.tol.push_back(0);
     }
     if (pick(3) == 0) {
         p.kinds.push_back("row_sums");
@@ -242,7 +247,41 @@ void build(uint64_t seed, TypedPipeline &p) {
         else
             rs(y) = sum(cast<int32_t>(last(r, y)));
         p.outputs.push_back(rs);
-        p.rows.push_back(true), p.tol.push_back(vt.fp ? 4e-3 * kEstimateW : 0);
+        p.shapes.push_back(Shape::Rows), p.tol.push_back(vt.fp ? 4e-3 * kEstimateW : 0);
+    }
+    // Colour, drawn after the above: the last stage spread over 3 channels of planar and of
+    // interleaved outputs (each channel its own mix with a neighbour), and a luma from a second,
+    // 3-channel input (clamped at its edges) blended with the last stage.
+    if (pick(3) == 0) {
+        p.kinds.push_back("planar_channels");
+        Func last = fs.back(), other = fs[size_t(pick(int(fs.size())))];
+        Func clamped = BoundaryConditions::repeat_edge(other, whole);
+        Func planar("planar");
+        Expr a = w(last, x, y), b = w(clamped, x + c - 1, y);
+        planar(x, y, c) = vt.narrow(vt.fp ? (a * (3 - cast<float>(c)) + b * (1 + cast<float>(c))) * 0.25f
+                                          : (a * (3 - c) + b * (1 + c) + 2) >> 2);
+        p.outputs.push_back(planar);
+        p.shapes.push_back(Shape::Planar), p.tol.push_back(image_tol);
+    }
+    if (pick(3) == 0) {
+        p.kinds.push_back("interleaved_channels");
+        Func last = fs.back();
+        Func inter("interleaved");
+        Expr v = w(last, x, y);
+        inter(c, x, y) = vt.narrow(select(c == 0, v, c == 1, vt.mix(v, 1, w(base, x, y), 1, 1), w(base, x, y)));
+        p.outputs.push_back(inter);
+        p.shapes.push_back(Shape::Interleaved), p.tol.push_back(image_tol);
+    }
+    if (pick(3) == 0) {
+        p.kinds.push_back("luma_input");
+        Func rgb = BoundaryConditions::repeat_edge(*p.rgb);
+        Func luma("luma"), blended("blended");
+        auto ch = [&](int k) { return vt.wide(rgb(x, y, k)); };
+        luma(x, y) = vt.narrow(vt.fp ? ch(0) * 0.25f + ch(1) * 0.5f + ch(2) * 0.25f
+                                     : (ch(0) * 77 + ch(1) * 150 + ch(2) * 29 + 128) >> 8);
+        blended(x, y) = vt.narrow(vt.mix(w(luma, x, y), 1, w(fs.back(), x, y), 1, 1));
+        p.outputs.push_back(blended);
+        p.shapes.push_back(Shape::Image), p.tol.push_back(image_tol);
     }
     if (pick(4) == 0) {
         p.kinds.push_back("specialized");
@@ -252,11 +291,15 @@ void build(uint64_t seed, TypedPipeline &p) {
     p.knee.set_estimate(100);
     p.shift.set_estimate(2);
     p.gain.set_estimate(0.75f);
+    p.rgb->set_estimates({{0, kEstimateW}, {0, kEstimateH}, {0, kColors}});
     for (size_t o = 0; o < p.outputs.size(); o++) {
-        if (p.outputs[o].dimensions() == 2)
-            p.outputs[o].set_estimates({{0, kEstimateW}, {0, kEstimateH}});
-        else
-            p.outputs[o].set_estimates({{0, p.rows[o] ? kEstimateH : kBins}});
+        switch (p.shapes[o]) {
+        case Shape::Image: p.outputs[o].set_estimates({{0, kEstimateW}, {0, kEstimateH}}); break;
+        case Shape::Rows: p.outputs[o].set_estimates({{0, kEstimateH}}); break;
+        case Shape::Bins: p.outputs[o].set_estimates({{0, kBins}}); break;
+        case Shape::Planar: p.outputs[o].set_estimates({{0, kEstimateW}, {0, kEstimateH}, {0, kColors}}); break;
+        case Shape::Interleaved: p.outputs[o].set_estimates({{0, kColors}, {0, kEstimateW}, {0, kEstimateH}}); break;
+        }
     }
 }
 
@@ -272,35 +315,34 @@ double value_at(const Buffer<> &b, const int *pos) {
     return Buffer<float>(b)(pos);
 }
 
-Buffer<> random_input(const ValueType &vt, int w, int h, uint32_t seed) {
-    if (vt.t == UInt(8)) return random_buffer<uint8_t>({w, h}, seed, 0, 256);
-    if (vt.t == UInt(16)) return random_buffer<uint16_t>({w, h}, seed, 0, vt.hi + 1);
-    if (vt.t == Int(16)) return random_buffer<int16_t>({w, h}, seed, vt.lo, vt.hi + 1);
-    return random_buffer<float16_t>({w, h}, seed, 0, 2);
+Buffer<> random_input(const ValueType &vt, const std::vector<int> &shape, uint32_t seed) {
+    if (vt.t == UInt(8)) return random_buffer<uint8_t>(shape, seed, 0, 256);
+    if (vt.t == UInt(16)) return random_buffer<uint16_t>(shape, seed, 0, vt.hi + 1);
+    if (vt.t == Int(16)) return random_buffer<int16_t>(shape, seed, vt.lo, vt.hi + 1);
+    return random_buffer<float16_t>(shape, seed, 0, 2);
 }
 
 // The outputs over w x h points from (x0, y0); 1-D outputs over the rows from y0, bins from 0.
-std::vector<Buffer<>> run(TypedPipeline &p, const Target &t, const Buffer<> &input, int w, int h, int knee, int shift,
-                          int x0 = 0, int y0 = 0) {
+std::vector<Buffer<>> run(TypedPipeline &p, const Target &t, const Buffer<> &input, const Buffer<> &rgb, int w, int h,
+                          int knee, int shift, int x0 = 0, int y0 = 0) {
     Pipeline &pipe = p.pipe();
     p.in->set(input);
+    p.rgb->set(rgb);
     p.knee.set(knee);
     p.shift.set(shift);
     p.gain.set(0.75f);
     std::vector<Buffer<>> bufs;
     for (size_t o = 0; o < p.outputs.size(); o++) {
         const Type ty = p.outputs[o].type();
-        if (p.outputs[o].dimensions() == 2) {
-            Buffer<> b(ty, {w, h});
-            b.set_min(x0, y0);
-            bufs.push_back(b);
-        } else if (p.rows[o]) {
-            Buffer<> b(ty, {h});
-            b.set_min(y0);
-            bufs.push_back(b);
-        } else {
-            bufs.push_back(Buffer<>(ty, {kBins}));
+        Buffer<> b;
+        switch (p.shapes[o]) {
+        case Shape::Image: b = Buffer<>(ty, {w, h}), b.set_min(x0, y0); break;
+        case Shape::Rows: b = Buffer<>(ty, {h}), b.set_min(y0); break;
+        case Shape::Bins: b = Buffer<>(ty, {kBins}); break;
+        case Shape::Planar: b = Buffer<>(ty, {w, h, kColors}), b.set_min(x0, y0, 0); break;
+        case Shape::Interleaved: b = Buffer<>(ty, {kColors, w, h}), b.set_min(0, x0, y0); break;
         }
+        bufs.push_back(b);
     }
     Realization r(bufs);
     pipe.realize(r, t);
@@ -367,18 +409,19 @@ RandomTypedResult run_random_typed_pipelines(const std::vector<uint64_t> &seeds,
             const std::vector<std::array<int, 4>> sizes = {
                 {kEstimateW, kEstimateH, 0, 0}, {37, 29, 0, 0}, {300, 7, 0, 0}, {1, 1, 0, 0}, {45, 33, 7, 5}};
             for (auto [w, h, x0, y0] : sizes) {
-                Buffer<> input = random_input(ours.vt, w, h, uint32_t(seed * 7 + uint64_t(w)));
+                Buffer<> input = random_input(ours.vt, {w, h}, uint32_t(seed * 7 + uint64_t(w)));
+                Buffer<> rgb = random_input(ours.vt, {w, h, kColors}, uint32_t(seed * 11 + uint64_t(h)));
                 const int knee = 40 + int(seed % 200), shift = 1 + int(seed % 3);
                 std::vector<Buffer<>> want;
                 try {
-                    want = run(ref, host, input, w, h, knee, shift, x0, y0);
+                    want = run(ref, host, input, rgb, w, h, knee, shift, x0, y0);
                 } catch (const Halide::Error &) {
                     // (Halide refuses a window away from the origin for some pipelines themselves: a
                     // scan's update writes the rows its RDom names whatever the window.)
                     if (x0 != 0 || y0 != 0) continue;
                     throw;
                 }
-                auto got = run(ours, t, input, w, h, knee, shift, x0, y0);
+                auto got = run(ours, t, input, rgb, w, h, knee, shift, x0, y0);
                 for (size_t o = 0; o < got.size() && failure.empty(); o++) {
                     std::string d = difference(got[o], want[o], ours.tol[o]);
                     if (!d.empty())

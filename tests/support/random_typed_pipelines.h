@@ -3,8 +3,9 @@
 // averages and stencils over boundary conditions, a lookup table read at each pixel's value, a
 // histogram equalization, row means, in-place IIR scans stored in the narrow type, absolute
 // differences, a pyramid level down and back up, row argmaxes as Tuples, wrapping arithmetic and
-// bit operations, shifts by a parameter), with outputs of several types (the image's, an 8-bit
-// preview, the histogram's counts, per-row sums). Integer pipelines do integer arithmetic only,
+// bit operations, shifts by a parameter), with outputs of several types and shapes (the image's, an
+// 8-bit preview, the histogram's counts, per-row sums, 3 channels planar or interleaved, a luma
+// from a second, 3-channel input). Integer pipelines do integer arithmetic only,
 // so Solder's schedule must match the reference (every Func at root, on the host) exactly; the
 // half-float ones to a few of their ulps (their data-dependent indices read the input only, so a
 // rounding cannot move a value to another bin).
