@@ -375,14 +375,25 @@ std::string difference(const Buffer<> &got, const Buffer<> &want, double tol) {
 
 }  // namespace
 
+TypedPipelineFuncs random_typed_pipeline(uint64_t seed, const std::string &target) {
+    TypedPipeline p;
+    build(seed, p);
+    if (target.empty()) {
+        schedule_every_func_at_root(p.outputs);
+    } else {
+        schedule_with_solder(p.outputs, target);
+    }
+    return {p.outputs, {*p.in, *p.rgb, p.knee, p.shift, p.gain}};
+}
+
 RandomTypedResult run_random_typed_pipelines(const std::vector<uint64_t> &seeds, const std::string &target,
                                              bool plan_only) {
     RandomTypedResult res;
     const Target host = get_host_target(), t = make_target(target);
     for (uint64_t seed : seeds) {
-        std::string plan, failure;
+        std::string plan, mismatch;
         TypedPipeline ours, ref;
-        try {
+        std::string failure = failure_of([&] {
             build(seed, ours);
             build(seed, ref);
             res.kinds.insert(res.kinds.end(), ours.kinds.begin(), ours.kinds.end());
@@ -390,25 +401,17 @@ RandomTypedResult run_random_typed_pipelines(const std::vector<uint64_t> &seeds,
             type_name << ours.vt.t;
             res.types.push_back(type_name.str());
             plan = schedule_with_solder(ours.outputs, target);
-            for (auto &fn : pipeline_functions(ref.outputs)) {
-                Func f(fn);
-                f.compute_root();
-                for (int u = 0; u < int(fn.updates().size()); u++) f.update(u).unscheduled();
-            }
-            if (plan_only) continue;
+            schedule_every_func_at_root(ref.outputs);
+            if (plan_only) return;
             ours.pipe().compile_jit(t);
             if (target == "opencl") {
                 TypedPipeline cuda;
                 build(seed, cuda);
                 plan += "\n(planned for CUDA and lowered)\n" + schedule_with_solder(cuda.outputs, "cuda");
-                Pipeline cp(cuda.outputs);
-                cp.compile_to_lowered_stmt(::testing::TempDir() + "/random_typed_cuda.stmt", cp.infer_arguments(),
-                                           Halide::Text, make_target("cuda"));
+                lower_for_cuda(cuda.outputs, "random_typed_cuda");
             }
             ref.pipe().compile_jit(host);
-            const std::vector<std::array<int, 4>> sizes = {
-                {kEstimateW, kEstimateH, 0, 0}, {37, 29, 0, 0}, {300, 7, 0, 0}, {1, 1, 0, 0}, {45, 33, 7, 5}};
-            for (auto [w, h, x0, y0] : sizes) {
+            for (auto [w, h, x0, y0] : random_family_sizes(kEstimateW, kEstimateH)) {
                 Buffer<> input = random_input(ours.vt, {w, h}, uint32_t(seed * 7 + uint64_t(w)));
                 Buffer<> rgb = random_input(ours.vt, {w, h, kColors}, uint32_t(seed * 11 + uint64_t(h)));
                 const int knee = 40 + int(seed % 200), shift = 1 + int(seed % 3);
@@ -422,20 +425,17 @@ RandomTypedResult run_random_typed_pipelines(const std::vector<uint64_t> &seeds,
                     throw;
                 }
                 auto got = run(ours, t, input, rgb, w, h, knee, shift, x0, y0);
-                for (size_t o = 0; o < got.size() && failure.empty(); o++) {
+                for (size_t o = 0; o < got.size() && mismatch.empty(); o++) {
                     std::string d = difference(got[o], want[o], ours.tol[o]);
                     if (!d.empty())
-                        failure = "output " + std::to_string(o) + " (" + ours.outputs[o].name() + ") at " +
-                                  std::to_string(w) + "x" + std::to_string(h) + " from (" + std::to_string(x0) + ", " +
-                                  std::to_string(y0) + "): " + d;
+                        mismatch = "output " + std::to_string(o) + " (" + ours.outputs[o].name() + ") at " +
+                                   std::to_string(w) + "x" + std::to_string(h) + " from (" + std::to_string(x0) + ", " +
+                                   std::to_string(y0) + "): " + d;
                 }
-                if (!failure.empty()) break;
+                if (!mismatch.empty()) return;
             }
-        } catch (const std::exception &e) {
-            failure = e.what();
-        } catch (const Halide::Error &e) {  // (not a std::exception in Halide 21)
-            failure = e.what();
-        }
+        });
+        if (failure.empty()) failure = mismatch;
         if (!failure.empty()) {
             std::string kinds;
             for (auto &k : ours.kinds) kinds += (kinds.empty() ? "" : ",") + k;

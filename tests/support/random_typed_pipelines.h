@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "Halide.h"
+
 namespace solder::testing {
 
 struct RandomTypedResult {
@@ -22,6 +24,18 @@ struct RandomTypedResult {
     std::vector<std::string> kinds;     // the stage kinds the pipelines used, one entry each
     std::vector<std::string> types;     // each pipeline's image type ("uint8", "uint16", "int16", "float16")
 };
+
+// Seed `seed`'s pipeline, for building ahead of time (bench/random_on_gpu/): its outputs, scheduled
+// by Solder for `target` ("cuda", "opencl", "host"), or, with `target` empty, every Func at root
+// (the reference); and its arguments in a fixed order whatever it reads: the image "in", the
+// 3-channel planar image "rgb", and the parameters "knee", "shift" (int32) and "gain" (float32).
+// Outputs are named by their shape: "counts" (32 bins), "row_sums" (the rows), "planar" (x, y, 3),
+// "interleaved" (3, x, y); any other is over the image's points.
+struct TypedPipelineFuncs {
+    std::vector<Halide::Func> outputs;
+    std::vector<Halide::Argument> args;
+};
+TypedPipelineFuncs random_typed_pipeline(uint64_t seed, const std::string &target);
 
 // Plans each seed's pipeline with Solder for `target` ("host", "opencl"), runs it at its estimate
 // and at smaller, odd, one-point sizes and at a window away from the origin, and compares with the

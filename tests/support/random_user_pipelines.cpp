@@ -541,9 +541,9 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
     RandomUserResult res;
     const Target host = get_host_target(), t = make_target(target);
     for (uint64_t seed : seeds) {
-        std::string plan, failure;
+        std::string plan, mismatch;
         UserPipeline ours, ref;
-        try {
+        std::string failure = failure_of([&] {
             build(seed, ours);
             build(seed, ref);
             res.kinds.insert(res.kinds.end(), ours.kinds.begin(), ours.kinds.end());
@@ -557,13 +557,7 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
             res.step_block_plans += plan.find("a barrier between steps") != std::string::npos;
             res.rdom_walk_plans +=
                 plan.find("a walk of its outer RVars per point of its innermost") != std::string::npos;
-            // (Updates left as Halide runs them, said so: a specialization the pipeline's author made
-            // counts as scheduling the Func, and Halide would warn about its updates otherwise.)
-            for (auto &fn : pipeline_functions(ref.outputs)) {
-                Func f(fn);
-                f.compute_root();
-                for (int u = 0; u < int(fn.updates().size()); u++) f.update(u).unscheduled();
-            }
+            schedule_every_func_at_root(ref.outputs);
             if (plan_only) {
                 if (target == "opencl") {
                     UserPipeline cuda;
@@ -572,7 +566,7 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
                         schedule_with_solder(cuda.outputs, "cuda")
                             .find("a block per point of the pure vars its scatter writes") != std::string::npos;
                 }
-                continue;
+                return;
             }
             ours.pipe().compile_jit(t);
             // On OpenCL, the same pipeline planned for CUDA too and lowered: Halide accepts the
@@ -584,15 +578,10 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
                 res.cell_scatter_plans +=
                     cuda_plan.find("a block per point of the pure vars its scatter writes") != std::string::npos;
                 plan += "\n(planned for CUDA and lowered)\n" + cuda_plan;
-                Pipeline cp(cuda.outputs);
-                cp.compile_to_lowered_stmt(::testing::TempDir() + "/random_user_cuda.stmt", cp.infer_arguments(),
-                                           Halide::Text, make_target("cuda"));
+                lower_for_cuda(cuda.outputs, "random_user_cuda");
             }
             ref.pipe().compile_jit(host);
-            // (w, h, and the outputs' window's min: the last a window away from the origin.)
-            const std::vector<std::array<int, 4>> sizes = {
-                {kEstimateW, kEstimateH, 0, 0}, {37, 29, 0, 0}, {300, 7, 0, 0}, {1, 1, 0, 0}, {45, 33, 7, 5}};
-            for (auto [w, h, x0, y0] : sizes) {
+            for (auto [w, h, x0, y0] : random_family_sizes(kEstimateW, kEstimateH)) {
                 Buffer<float> input = random_buffer<float>({w, h}, uint32_t(seed * 7 + uint64_t(w)), 0, 1);
                 const float gain = 0.75f;
                 const int taps = 1 + int(seed % 4);
@@ -605,20 +594,18 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
                     want = run(ref, host, input, w, h, gain, taps, x0, y0);
                 }
                 auto got = run(ours, t, input, w, h, gain, taps, x0, y0);
-                for (size_t o = 0; o < got.size() && failure.empty(); o++) {
+                for (size_t o = 0; o < got.size() && mismatch.empty(); o++) {
                     auto m = matches(
                         got[o], [&](auto &q) { return q.size() == 1 ? want[o](q[0]) : want[o](q[0], q[1]); }, 2e-4);
                     if (!m)
-                        failure = "output " + std::to_string(o) + " at " + std::to_string(w) + "x" + std::to_string(h) +
-                                  " from (" + std::to_string(x0) + ", " + std::to_string(y0) + "): " + m.message();
+                        mismatch = "output " + std::to_string(o) + " at " + std::to_string(w) + "x" +
+                                   std::to_string(h) + " from (" + std::to_string(x0) + ", " + std::to_string(y0) +
+                                   "): " + m.message();
                 }
-                if (!failure.empty()) break;
+                if (!mismatch.empty()) return;
             }
-        } catch (const std::exception &e) {
-            failure = e.what();
-        } catch (const Halide::Error &e) {  // (not a std::exception in Halide 21)
-            failure = e.what();
-        }
+        });
+        if (failure.empty()) failure = mismatch;
         if (!failure.empty()) {
             std::string kinds;
             for (auto &k : ours.kinds) kinds += (kinds.empty() ? "" : ",") + k;

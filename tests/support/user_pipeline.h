@@ -2,6 +2,7 @@
 // RDoms over inputs' extents, updates, boundary conditions): schedule them with Solder as the
 // plugin does, JIT-compile for a target, and run them at sizes other than the estimates.
 #pragma once
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -50,6 +51,43 @@ Halide::Buffer<T> realize_on(Halide::Pipeline &p, const std::vector<int> &sizes,
 // The run sizes every test tries besides its estimate: smaller and odd, larger and not a multiple
 // of any tile, and one point.
 inline std::vector<std::pair<int, int>> other_sizes() { return {{37, 29}, {517, 263}, {1, 1}}; }
+
+// The reference the random families compare with: every Func of `outputs` at root, its updates
+// left as Halide runs them (said so: a specialization the pipeline's author made counts as
+// scheduling the Func, and Halide would warn about its updates otherwise).
+inline void schedule_every_func_at_root(const std::vector<Halide::Func> &outputs) {
+    for (auto &fn : pipeline_functions(outputs)) {
+        Halide::Func f(fn);
+        f.compute_root();
+        for (int u = 0; u < int(fn.updates().size()); u++) f.update(u).unscheduled();
+    }
+}
+
+// `outputs`, scheduled for CUDA, lowered (no GPU needed): Halide accepts the CUDA schedule. The
+// random families do so on OpenCL runs (CUDA's shared-memory and float atomics, its PTX).
+inline void lower_for_cuda(const std::vector<Halide::Func> &outputs, const std::string &name) {
+    Halide::Pipeline p(outputs);
+    p.compile_to_lowered_stmt(::testing::TempDir() + "/" + name + ".stmt", p.infer_arguments(), Halide::Text,
+                              make_target("cuda"));
+}
+
+// The random families' run sizes, each {w, h, x0, y0}: the estimate, smaller and odd, a few long
+// rows, one point, and a window of the outputs away from the origin.
+inline std::vector<std::array<int, 4>> random_family_sizes(int estimate_w, int estimate_h) {
+    return {{estimate_w, estimate_h, 0, 0}, {37, 29, 0, 0}, {300, 7, 0, 0}, {1, 1, 0, 0}, {45, 33, 7, 5}};
+}
+
+// What `f` threw (a std::exception, or a Halide::Error, which is none in Halide 21), or "".
+template<typename F> std::string failure_of(F &&f) {
+    try {
+        f();
+    } catch (const std::exception &e) {
+        return e.what();
+    } catch (const Halide::Error &e) {
+        return e.what();
+    }
+    return "";
+}
 
 template<typename T>
 Halide::Buffer<T> random_buffer(std::vector<int> shape, uint32_t seed, double lo = 0, double hi = 1) {

@@ -1,0 +1,170 @@
+// Runs each random narrow-type pipeline built by gen.cpp (Solder's CUDA library beside its
+// every-Func-at-root host reference) at several sizes on random inputs, and compares every output:
+// integer pipelines exactly, float16 ones within 4e-3 relative (an 8-bit preview of them within 1).
+//   runner [SEED...]     (no seeds: every pipeline linked in)
+// Prints one line per pipeline and size, and exits 1 if any differs or fails.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "HalideBuffer.h"
+#include "HalideRuntime.h"
+
+struct Library {
+    unsigned long long seed;
+    int (*ours)(void **);
+    int (*ref)(void **);
+    const halide_filter_metadata_t *(*metadata)();
+};
+extern const std::vector<Library> kLibraries;
+
+namespace {
+
+using Buffer = Halide::Runtime::Buffer<void>;
+
+// An output's shape at w x h, from its name (random_typed_pipeline's naming; Halide adds "$N" to
+// a name made again in one process).
+std::vector<int> output_shape(std::string name, int w, int h) {
+    name = name.substr(0, name.find('$'));
+    if (name == "counts") return {32};
+    if (name == "row_sums") return {h};
+    if (name == "planar") return {w, h, 3};
+    if (name == "interleaved") return {3, w, h};
+    return {w, h};
+}
+
+double value_at(const Buffer &b, const int *pos) {
+    const halide_type_t t = b.type();
+    const void *p = b.raw_buffer()->address_of(pos);
+    if (t == halide_type_of<uint8_t>()) return *(const uint8_t *)p;
+    if (t == halide_type_of<uint16_t>()) return *(const uint16_t *)p;
+    if (t == halide_type_of<int16_t>()) return *(const int16_t *)p;
+    if (t == halide_type_of<int32_t>()) return *(const int32_t *)p;
+    if (t == halide_type_of<uint32_t>()) return *(const uint32_t *)p;
+    if (t == halide_type_of<float>()) return *(const float *)p;
+    if (t.code == halide_type_float && t.bits == 16) return double(halide_float16_bits_to_float(*(const uint16_t *)p));
+    std::fprintf(stderr, "unexpected output type\n");
+    std::exit(2);
+}
+
+// The float16 bits of `v`, a multiple of 2^-10 in [0, 2) (exactly representable).
+uint16_t half_bits(float v) {
+    if (v == 0) return 0;
+    int e = 0;
+    const float m = std::frexp(v, &e);  // v = m 2^e, m in [0.5, 1)
+    return uint16_t((e - 1 + 15) << 10 | int(std::lround((2 * m - 1) * 1024)));
+}
+
+// Random values in the family's range for the image's type.
+void fill(Buffer &b, uint32_t seed) {
+    std::mt19937 rng(seed);
+    const halide_type_t t = b.type();
+    b.for_each_element([&](const int *pos) {
+        void *p = b.raw_buffer()->address_of(pos);
+        if (t == halide_type_of<uint8_t>())
+            *(uint8_t *)p = uint8_t(rng() % 256);
+        else if (t == halide_type_of<uint16_t>())
+            *(uint16_t *)p = uint16_t(rng() % 4096);
+        else if (t == halide_type_of<int16_t>())
+            *(int16_t *)p = int16_t(int(rng() % 4096) - 2048);
+        else
+            *(uint16_t *)p = half_bits(float(rng() % 2048) / 1024.0f);
+    });
+    b.set_host_dirty();
+}
+
+// Runs `fn` on the arguments its metadata lists; returns its outputs (copied to the host) or an
+// empty vector where it failed.
+std::vector<Buffer> run(int (*fn)(void **), const halide_filter_metadata_t *md, Buffer &in, Buffer &rgb, int w, int h,
+                        int *err) {
+    int knee = 120, shift = 2;
+    float gain = 0.75f;
+    std::vector<void *> args;
+    std::vector<Buffer> outs;
+    outs.reserve(size_t(md->num_arguments));
+    for (int i = 0; i < md->num_arguments; i++) {
+        const halide_filter_argument_t &a = md->arguments[i];
+        const std::string name = a.name;
+        if (a.kind == halide_argument_kind_output_buffer) {
+            outs.emplace_back(a.type, output_shape(name, w, h));
+            args.push_back(outs.back().raw_buffer());
+        } else if (name == "in") {
+            args.push_back(in.raw_buffer());
+        } else if (name == "rgb") {
+            args.push_back(rgb.raw_buffer());
+        } else if (name == "knee") {
+            args.push_back(&knee);
+        } else if (name == "shift") {
+            args.push_back(&shift);
+        } else if (name == "gain") {
+            args.push_back(&gain);
+        } else {
+            args.push_back(nullptr);  // (the user context and the like: none here)
+        }
+    }
+    *err = fn(args.data());
+    if (*err != 0) return {};
+    for (auto &o : outs) o.copy_to_host();
+    return outs;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    std::vector<unsigned long long> only;
+    for (int i = 1; i < argc; i++) only.push_back(std::strtoull(argv[i], nullptr, 10));
+    int bad = 0, checked = 0;
+    for (const Library &lib : kLibraries) {
+        if (!only.empty() && std::find(only.begin(), only.end(), lib.seed) == only.end()) continue;
+        const halide_filter_metadata_t *md = lib.metadata();
+        halide_type_t image_type{};
+        for (int i = 0; i < md->num_arguments; i++)
+            if (std::strcmp(md->arguments[i].name, "in") == 0) image_type = md->arguments[i].type;
+        const bool fp = image_type.code == halide_type_float;
+        std::vector<std::string> out_names;
+        for (int i = 0; i < md->num_arguments; i++)
+            if (md->arguments[i].kind == halide_argument_kind_output_buffer) {
+                const std::string name = md->arguments[i].name;
+                out_names.push_back(name.substr(0, name.find('$')));
+            }
+        for (auto [w, h] : std::vector<std::pair<int, int>>{{256, 192}, {37, 29}, {1000, 700}, {1, 1}}) {
+            Buffer in(image_type, {w, h}), rgb(image_type, {w, h, 3});
+            fill(in, uint32_t(lib.seed * 7 + uint64_t(w)));
+            fill(rgb, uint32_t(lib.seed * 11 + uint64_t(h)));
+            int e1 = 0, e2 = 0;
+            std::vector<Buffer> got = run(lib.ours, md, in, rgb, w, h, &e1);
+            std::vector<Buffer> want = run(lib.ref, md, in, rgb, w, h, &e2);
+            checked++;
+            std::string verdict = "ok";
+            if (e1 != 0 || e2 != 0) {
+                verdict = "FAILED: error " + std::to_string(e1) + " (ours), " + std::to_string(e2) + " (reference)";
+            } else {
+                for (size_t o = 0; o < got.size() && verdict == "ok"; o++) {
+                    const bool float_out = got[o].type().code == halide_type_float;
+                    // (A row's sum of float16 values adds a rounding per value.)
+                    const double scale = out_names[o] == "row_sums" ? w : 1;
+                    long differ = 0;
+                    double worst = 0;
+                    got[o].for_each_element([&](const int *pos) {
+                        const double g = value_at(got[o], pos), v = value_at(want[o], pos);
+                        double tol = 0;
+                        if (fp) tol = float_out ? 4e-3 * (1 + std::abs(v)) * scale : 1;
+                        if (std::abs(g - v) > tol) differ++, worst = std::max(worst, std::abs(g - v));
+                    });
+                    if (differ)
+                        verdict = "MISMATCH: output " + std::to_string(o) + ", " + std::to_string(differ) +
+                                  " values, largest difference " + std::to_string(worst);
+                }
+            }
+            if (verdict != "ok") bad++;
+            std::printf("typed_%llu %dx%d: %s\n", lib.seed, w, h, verdict.c_str());
+        }
+    }
+    std::printf("%d runs, %d bad\n", checked, bad);
+    return bad == 0 ? 0 : 1;
+}
