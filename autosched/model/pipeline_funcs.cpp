@@ -294,17 +294,14 @@ bool names_pure_var(const Expr &e) {
 
 bool loads_8_bit_shuffled(const Function &f) {
     // (Indices whose lanes along a pure var are not an ascending ramp: a division, a remainder or
-    // a shift of it, or it subtracted from what names no pure var or scaled by a negative constant. An index under a select,
-    // a mirrored boundary's, or one that loads, a lookup's, is gathered lane by lane instead.)
+    // a shift of it, or it subtracted from what names no pure var or scaled by a negative constant.
+    // An index under a select, a mirrored boundary's, or one that loads, a lookup's, is gathered
+    // lane by lane instead.)
     struct Shuffled : Internal::IRVisitor {
-        bool found = false, gathered = false;
+        bool found = false, select = false;
         using Internal::IRVisitor::visit;
         void visit(const Internal::Select *op) override {
-            gathered = true;
-            Internal::IRVisitor::visit(op);
-        }
-        void visit(const Internal::Load *op) override {
-            gathered = true;
+            select = true;
             Internal::IRVisitor::visit(op);
         }
         void visit(const Internal::Div *op) override {
@@ -326,7 +323,6 @@ bool loads_8_bit_shuffled(const Function &f) {
             Internal::IRVisitor::visit(op);
         }
         void visit(const Internal::Call *op) override {
-            gathered |= op->call_type == Internal::Call::Halide || op->call_type == Internal::Call::Image;
             found |= (op->is_intrinsic(Internal::Call::shift_right) || op->is_intrinsic(Internal::Call::shift_left)) &&
                      !op->args.empty() && names_pure_var(op->args[0]);
             Internal::IRVisitor::visit(op);
@@ -338,7 +334,7 @@ bool loads_8_bit_shuffled(const Function &f) {
         for (const Expr &a : c->args) {
             Shuffled s;
             a.accept(&s);
-            if (s.found && !s.gathered) return true;
+            if (s.found && !s.select && !reads_memory(a)) return true;
         }
         return false;
     });

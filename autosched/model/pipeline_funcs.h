@@ -79,10 +79,11 @@ bool converts_to_f16(const Halide::Internal::Function &f);
 // Whether any definition of `f` loads 8-bit values (a Func's or an input's) at an index whose
 // lanes along a pure var would not be an ascending ramp: a division, a remainder or a shift of the
 // var (an upsampling's `in(x / 2)`), or the var subtracted from what names no pure var (a
-// reversal's `in(w - 1 - x)`, not a shift's `in(x - d)`) or scaled by a negative constant; not an index under a select (a mirrored boundary's) or one that
-// loads (a lookup's), which are gathered lane by lane. Halide 21's CUDA backend loads such vectors
-// densely and shuffles them, and LLVM's NVPTX code generator then fails an assertion (x / 2 from 8
-// lanes, a reversal from 4).
+// reversal's `in(w - 1 - x)`, not a shift's `in(x - d)`) or scaled by a negative constant; not an
+// index under a select (a mirrored boundary's) or one that loads (a lookup's, reads_memory), which
+// are gathered lane by lane. Halide 21's CUDA backend loads such vectors densely and shuffles
+// them, and LLVM's NVPTX code generator then fails an assertion (x / 2 from 8 lanes, a reversal
+// from 4).
 bool loads_8_bit_shuffled(const Halide::Internal::Function &f);
 // Whether any definition of `f` counts bits (popcount, count_leading_zeros, count_trailing_zeros):
 // Halide 21's OpenCL C backend calls helpers for those that it does not define.
