@@ -54,6 +54,27 @@ bool kernel_uses_float(const KernelPlan &k, const Plan &plan, const std::functio
     });
 }
 
+// Whether any definition of `f` loads 64-bit values along its innermost pure var (a call of a Func
+// or an input of such a type, indexed by that var: a dense vector load once vectorized). (A scalar
+// read at every point, a mean in float64, is one broadcast load, which Halide compiles.)
+bool loads_64_bit_vectors(const Internal::Function &f) {
+    if (f.args().empty()) return false;
+    struct Finder : Internal::IRGraphVisitor {
+        std::string inner;
+        bool found = false;
+        using Internal::IRGraphVisitor::visit;
+        void visit(const Internal::Call *c) override {
+            if ((c->call_type == Internal::Call::Halide || c->call_type == Internal::Call::Image) &&
+                c->type.bits() == 64)
+                for (auto &a : c->args) found = found || Internal::expr_uses_var(a, inner);
+            Internal::IRGraphVisitor::visit(c);
+        }
+    } finder;
+    finder.inner = f.args()[0];
+    f.accept(&finder);
+    return finder.found;
+}
+
 // The pipeline's Funcs by name, and its inputs by the plan's name for them (the Funcs ImageParams
 // are called through).
 std::map<std::string, Func> funcs_by_name(const std::vector<Func> &outputs) {
@@ -130,6 +151,11 @@ const char *const kNoF16VectorsReason =
 const char *const kNo8BitShuffleVectorsReason =
     "loads 8-bit values at shuffled points (x / k, x % k, a reversal), which Halide 21's CUDA backend fails an "
     "LLVM assertion on in vectors: not vectorized";
+// (The writer checks the values a root computes and stores; this, what it and the Funcs inlined into
+// it load.)
+const char *const kNo64BitGuardedVectorsReason =
+    "loads 64-bit values in a kernel whose tails are guarded (sizes known at run time): Halide 21's CUDA backend "
+    "fails an LLVM assertion on a guarded vector load of them: not vectorized";
 const char *const kOnHostReason =
     "computes in float64, which OpenCL kernels cannot without the target feature cl_doubles: it runs on the host";
 const char *const kOnHostF16Reason =
@@ -167,6 +193,8 @@ funcs_without_vectors(const Plan &plan, const std::vector<Func> &outputs, const 
             out.push_back({p.func, kNoF16VectorsReason});
         else if (any_inlined_closure({p.func}, plan, get, loads_8_bit_shuffled))
             out.push_back({p.func, kNo8BitShuffleVectorsReason});
+        else if (!plan.fixed_sizes && any_inlined_closure({p.func}, plan, get, loads_64_bit_vectors))
+            out.push_back({p.func, kNo64BitGuardedVectorsReason});
     }
     // A side output's readers in its kernel read a copy of it, inlined: where it is left
     // unvectorized, so is every Func its kernel computes (random seed 172 of the narrow types, a
@@ -234,6 +262,9 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
         if (!is_gpu_target(target)) break;
         if (k.with.empty() && c.split.count(k.root) && !hosted.count(k.name)) unroll_partials_sum(w, c.get(k.root));
     }
+    // Extern stages run at root, between the kernels (their own code, on the host).
+    for (auto &[name, f] : funcs)
+        if (f.function().has_extern_definition()) w.compute_root(f);
     for (auto &k : plan.kernels) {
         w.set_grid_map(plan.grid_map(k));
         if (!k.with.empty())

@@ -28,6 +28,8 @@ std::vector<bool> forced_roots(const FuncGraph &g, const PlannerOptions &opt, st
         const FuncNode &n = g.nodes[i];
         if (n.is_input) continue;
         if (n.is_output) root[i] = true;
+        if (n.read_by_extern)
+            root[i] = true, why[int(i)] = "an extern stage reads it (Halide passes it a buffer of it)";
         // (A generic Func that reduces per point may instead be computed in its reader's threads:
         // choose_kernel takes it into a kernel only where the pointwise template reads it one to one.)
         if (!n.generic.empty() && !n.generic_per_point)

@@ -122,6 +122,17 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
         const FuncNode &n = g.nodes[i];
         if (n.is_input) {
             plan.min_bytes += g.least_read_bytes(i);
+            if (n.is_extern) {
+                plan.explanations.push_back({n.name, "",
+                                             "an extern stage (define_extern): computed by its own code at root, "
+                                             "between Solder's kernels; its readers read it from memory"});
+                for (auto &a : n.function.extern_arguments())
+                    if (a.is_func())
+                        plan.explanations.push_back(
+                            {Halide::Internal::Function(a.func).name(), n.name,
+                             "an extern stage reads it: stored, over the extern's region at the estimates (Halide's "
+                             "bounds query asks for the region when the pipeline runs)"});
+            }
             continue;
         }
         if (n.is_output) plan.min_bytes += n.bytes();

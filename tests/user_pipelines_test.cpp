@@ -1066,7 +1066,9 @@ TEST(UserPipelines, EightLevelPyramid) {
     });
 }
 
-// An extern stage (define_extern) between two Halide stages: planned around, as a root.
+// An extern stage (define_extern) between two Halide stages: planned around, as a root; the Halide
+// stages around it take the fused planner (not the generic template for the whole pipeline), the
+// stage it reads stored for it.
 extern "C" int solder_test_extern_double(halide_buffer_t *in, halide_buffer_t *out) {
     if (in->is_bounds_query()) {
         for (int d = 0; d < 2; d++) in->dim[d] = out->dim[d];
@@ -1091,7 +1093,10 @@ TEST(UserPipelines, ExternStage) {
         in.set_estimates({{0, 640}, {0, 480}});
         out.set_estimates({{0, 640}, {0, 480}});
         std::string plan = schedule_with_solder({out}, target);
-        EXPECT_NE(plan.find("extern"), std::string::npos) << plan;
+        EXPECT_NE(plan.find("an extern stage (define_extern): computed by its own code at root"), std::string::npos)
+            << plan;
+        EXPECT_EQ(plan.find("every Func through the generic template"), std::string::npos) << plan;
+        EXPECT_NE(plan.find("an extern stage reads it"), std::string::npos) << plan;
         Pipeline p(out);
         p.set_jit_externs({{"solder_test_extern_double", JITExtern(solder_test_extern_double)}});
         p.compile_jit(jit_target(target));
@@ -1107,6 +1112,52 @@ TEST(UserPipelines, ExternStage) {
                     return v * v;
                 },
                 1e-5))
+                << plan;
+        }
+    });
+}
+
+// Extern stages chained (one reads the other) and one of them a pipeline output: both at root, the
+// Halide stages around them fused as ever.
+TEST(UserPipelines, ChainedExternStagesOneAnOutput) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 2, "in");
+        Var x("x"), y("y");
+        Func pre("pre"), first("first"), second("second"), out("out");
+        RDom r(0, in.dim(0).extent(), "r");
+        pre(x, y) = in(x, y) + 1;
+        first.define_extern("solder_test_extern_double", {pre}, Float(32), {x, y}, NameMangling::C);
+        second.define_extern("solder_test_extern_double", {first}, Float(32), {x, y}, NameMangling::C);
+        Func mean("mean");
+        mean(y) = sum(second(r, y)) / cast<float>(in.dim(0).extent());
+        out(x, y) = second(x, y) - mean(y);
+        in.set_estimates({{0, 640}, {0, 480}});
+        out.set_estimates({{0, 640}, {0, 480}});
+        first.set_estimates({{0, 640}, {0, 480}});
+        std::string plan = schedule_with_solder({out, first}, target);
+        EXPECT_EQ(plan.find("every Func through the generic template"), std::string::npos) << plan;
+        Pipeline p({out, first});
+        p.set_jit_externs({{"solder_test_extern_double", JITExtern(solder_test_extern_double)}});
+        p.compile_jit(jit_target(target));
+        for (auto [w, h] : sizes_with(640, 480)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto img = random_buffer<float>({w, h}, 11);
+            in.set(img);
+            Buffer<float> o(w, h), f(w, h);
+            p.realize({o, f}, jit_target(target));
+            o.copy_to_host();
+            f.copy_to_host();
+            EXPECT_TRUE(matches(
+                f, [&](auto &q) { return 2 * (img(q[0], q[1]) + 1.0); }, 1e-5))
+                << plan;
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    double row = 0;
+                    for (int i = 0; i < w; i++) row += 4 * (img(i, q[1]) + 1.0);
+                    return 4 * (img(q[0], q[1]) + 1.0) - row / w;
+                },
+                1e-4))
                 << plan;
         }
     });

@@ -601,9 +601,14 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
         } calls;
         calls.live = &live;
         for (auto it = order.rbegin(); it != order.rend(); ++it)  // every consumer before its producers
-            if (live.count(*it))
-                for (auto &st : stages_of(env.at(*it)))
+            if (live.count(*it)) {
+                const Function &f = env.at(*it);
+                for (auto &st : stages_of(f))
                     for (auto &e : st.exprs) simplify(e).accept(&calls);
+                if (f.has_extern_definition())
+                    for (auto &a : f.extern_arguments())
+                        if (a.is_func()) live.insert(Function(a.func).name());
+            }
         order.erase(std::remove_if(order.begin(), order.end(), [&](const std::string &n) { return !live.count(n); }),
                     order.end());
     }
@@ -648,8 +653,7 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
     };
     for (auto &name : order) {
         const Function &f = env.at(name);
-        if (f.has_extern_definition())
-            throw AnalysisError("Func '" + name + "' is an extern stage; Solder cannot analyse it yet");
+        if (f.has_extern_definition()) continue;  // (a node of its own below, among the Funcs)
         if (is_input_wrapper(f)) {
             const auto *c = f.definition().values()[0].as<Call>();
             add_input(c->name, c->param, name);
@@ -680,6 +684,21 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
             for (auto &ob : f.output_buffers()) n.fixed_extents = n.fixed_extents && constant_extents(ob);
         }
         n.dims = f.args();
+        if (f.has_extern_definition()) {
+            n.is_input = n.is_extern = true;
+            for (auto &a : f.extern_arguments()) {
+                if (!a.is_func()) continue;
+                const int arg = g.find(Function(a.func).name());
+                if (arg >= 0 && g.nodes[size_t(arg)].is_extern) continue;  // (another extern: at root already)
+                if (arg < 0 || g.nodes[size_t(arg)].is_input)
+                    throw AnalysisError("extern stage '" + name + "' reads Func '" + Function(a.func).name() +
+                                        "', which Solder cannot place before it");
+                if (g.nodes[size_t(arg)].dims.size() != n.dims.size())
+                    throw AnalysisError("extern stage '" + name + "' reads Func '" + Function(a.func).name() +
+                                        "' of another dimensionality: Solder cannot estimate the region it asks for");
+                g.nodes[size_t(arg)].read_by_extern = true;
+            }
+        }
         n.elem_bytes = 0;
         std::ostringstream t;
         for (size_t i = 0; i < f.output_types().size(); i++) {
@@ -687,6 +706,11 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
             t << (i ? "," : "") << f.output_types()[i];
         }
         n.type = t.str();
+        if (n.is_extern) {
+            g.lookup_.emplace(name, int(g.nodes.size()));
+            g.nodes.push_back(n);
+            continue;
+        }
         n.updates = int(f.updates().size());
         n.generic = generic_reason(f);
         n.generic_per_point = !n.generic.empty() && (reduces_per_point(f) || refined_in_place(f));
@@ -722,13 +746,8 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
     // Output regions from their estimates.
     std::vector<bool> all(g.nodes.size(), true);
     std::vector<Region> need(g.nodes.size());
-    for (auto &o : outputs) {
-        int i = g.find(o.name());
-        Region r = g.declared_region(g.nodes[size_t(i)], "output");
-        if (r.empty())
-            throw EstimateError("output Func '" + o.name() +
-                                "' has no estimates for all its dimensions: call set_estimates (or bound them)");
-        auto reg = g.regions_for(i, r, all);
+    // Each node's region grown to cover `reg`'s for it.
+    auto add_needs = [&](const std::vector<Region> &reg) {
         for (size_t k = 0; k < reg.size(); k++) {
             if (reg[k].empty()) continue;
             if (need[k].empty())
@@ -737,9 +756,28 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
                 for (size_t d = 0; d < reg[k].size(); d++)
                     need[k][d] = {std::min(need[k][d].min, reg[k][d].min), std::max(need[k][d].max, reg[k][d].max)};
         }
+    };
+    for (auto &o : outputs) {
+        int i = g.find(o.name());
+        Region r = g.declared_region(g.nodes[size_t(i)], "output");
+        if (r.empty())
+            throw EstimateError("output Func '" + o.name() +
+                                "' has no estimates for all its dimensions: call set_estimates (or bound them)");
+        add_needs(g.regions_for(i, r, all));
+    }
+    // An extern stage asks for its Func arguments when it runs (Halide's bounds query); the graph
+    // takes its own region for theirs. Consumers first: an extern's region is known before its
+    // arguments', and theirs before those of any extern upstream.
+    for (size_t k = g.nodes.size(); k-- > 0;) {
+        if (!g.nodes[k].is_extern || need[k].empty()) continue;
+        for (auto &a : g.nodes[k].function.extern_arguments()) {
+            if (!a.is_func()) continue;
+            add_needs(g.regions_for(g.find(Function(a.func).name()), need[k], all));
+        }
     }
     for (size_t k = 0; k < g.nodes.size(); k++) {
-        if (g.nodes[k].is_input) continue;  // inputs keep their estimates (what the caller passes)
+        if (g.nodes[k].is_input && !g.nodes[k].is_extern)
+            continue;  // inputs keep their estimates (what the caller passes)
         if (need[k].empty()) throw AnalysisError("Func '" + g.nodes[k].name + "' is not needed by any output");
         g.nodes[k].region = need[k];
     }

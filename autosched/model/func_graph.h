@@ -65,6 +65,12 @@ struct FuncNode {
     std::string name;
     Halide::Internal::Function function;  // undefined for pipeline inputs
     bool is_input = false, is_output = false;
+    // An extern stage (define_extern): computed by its own code, at root. is_input as well: its
+    // readers read it from memory as they read an input, but its region is what they need.
+    bool is_extern = false;
+    // A Func an extern stage reads (one of its Func arguments): a root, over the region the extern
+    // stage asks for (the extern's own, at the estimates: Halide's bounds query answers it at run time).
+    bool read_by_extern = false;
     // Inputs and outputs: every extent of the buffer is a constant (lang declares its buffers
     // dense), not known only when the pipeline runs. The inner-outer template needs it.
     bool fixed_extents = false;

@@ -200,6 +200,58 @@ void autosched::limit_to_target(PlannerOptions &opt, const Target &t) {
     if (t.has_feature(Target::OpenCL)) opt.shared_atomics = opt.float_atomics = false;
 }
 
+std::set<std::string> direct_callees(const Function &f) {
+    std::set<std::string> out;
+    if (f.has_extern_definition()) {
+        for (auto &a : f.extern_arguments())
+            if (a.is_func()) out.insert(Function(a.func).name());
+        return out;
+    }
+    for (auto &[name, callee] : Internal::find_direct_calls(f)) out.insert(name);
+    return out;
+}
+
+bool reads_at_clamped_index(const Function &f, const std::string &producer) {
+    // (A bound that is a constant, as lang's clamps of a stacked piece's index to [0, 0], leaves the
+    // interval exact: only bounds against run-time values, as a boundary condition's, count.)
+    struct Clamp : Internal::IRGraphVisitor {
+        bool found = false;
+        using Internal::IRGraphVisitor::visit;
+        void symbolic(const Expr &a, const Expr &b) {
+            found = found || (!Internal::is_const(a) && !Internal::is_const(b));
+        }
+        void visit(const Internal::Min *op) override {
+            symbolic(op->a, op->b);
+            Internal::IRGraphVisitor::visit(op);
+        }
+        void visit(const Internal::Max *op) override {
+            symbolic(op->a, op->b);
+            Internal::IRGraphVisitor::visit(op);
+        }
+        void visit(const Internal::Select *op) override {
+            symbolic(op->true_value, op->false_value);
+            Internal::IRGraphVisitor::visit(op);
+        }
+    };
+    struct Calls : Internal::IRGraphVisitor {
+        std::string producer;
+        bool found = false;
+        using Internal::IRGraphVisitor::visit;
+        void visit(const Internal::Call *c) override {
+            if (c->call_type == Internal::Call::Halide && c->name == producer)
+                for (auto &a : c->args) {
+                    Clamp clamp;
+                    a.accept(&clamp);
+                    found = found || clamp.found;
+                }
+            Internal::IRGraphVisitor::visit(c);
+        }
+    } calls;
+    calls.producer = producer;
+    f.accept(&calls);
+    return calls.found;
+}
+
 bool has_value_of_type(const Function &f, const std::function<bool(const Type &)> &pred) {
     struct Finder : Internal::IRGraphVisitor {
         const std::function<bool(const Type &)> &pred;

@@ -65,6 +65,13 @@ void plan_for_target(PlannerOptions &opt, const Halide::Target &t);
 // atomics Halide 21 can be trusted with nor float atomics (autoschedule applies it).
 void limit_to_target(PlannerOptions &opt, const Halide::Target &t);
 }  // namespace autosched
+// The names of the Funcs `f` calls directly: an extern stage's Func arguments (Halide's
+// find_direct_calls also names the Funcs those call, through the extern's proxy definition).
+std::set<std::string> direct_callees(const Halide::Internal::Function &f);
+// Whether a definition of `f` calls `producer` at an index holding a min, a max or a select of two
+// values that are not constants (a boundary condition's clamp to the input's run-time extent):
+// Halide bounds such an index by interval arithmetic, loosely.
+bool reads_at_clamped_index(const Halide::Internal::Function &f, const std::string &producer);
 // Whether any value `f` computes or loads, in any definition, is of a type `pred` takes (its
 // outputs' types included; handles never).
 bool has_value_of_type(const Halide::Internal::Function &f, const std::function<bool(const Halide::Type &)> &pred);

@@ -1,45 +1,64 @@
 #!/usr/bin/env bash
-# Builds the random narrow-type pipelines' GPU check (bench/random_on_gpu/): for each seed, Solder's
-# CUDA library and the host reference (gen.cpp), and a runner that compares them (runner.cpp), into
-# bench/out/random_on_gpu/runner. Needs build/ (scripts/build.sh). Run the runner on a machine with
-# an NVIDIA GPU: bench/out/random_on_gpu/runner [SEED...].
-#   bench/random_on_gpu/build.sh [--seeds FIRST:COUNT] (default 1:40)
+# Builds the random pipelines' GPU check (bench/random_on_gpu/): for each seed of a family, Solder's
+# CUDA library and the host reference (gen.cpp), and a runner that compares them, into
+# bench/out/random_on_gpu/FAMILY_runner (runner.cpp for the narrow-type family, tensor_runner.cpp
+# for the tensor family). Needs build/ (scripts/build.sh). Run the runner on a machine with an
+# NVIDIA GPU: bench/out/random_on_gpu/FAMILY_runner [SEED...].
+#   bench/random_on_gpu/build.sh [--family typed|tensor] (default typed) [--seeds FIRST:COUNT] (default 1:40)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
-first=1 count=40
+first=1 count=40 family=typed
 while [ $# -gt 0 ]; do
   case "$1" in
     --seeds) first="${2%%:*}"; count="${2##*:}"; shift 2 ;;
+    --family) family="$2"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
+case "$family" in
+  typed) runner=runner.cpp extra=() ;;
+  tensor) runner=tensor_runner.cpp extra=(tests/support/tensor_extern.cpp) ;;
+  *) echo "--family must be typed or tensor" >&2; exit 2 ;;
+esac
 halide="$(.venv/bin/python -c 'import halide, os; print(os.path.dirname(halide.__file__))')"
-work="bench/work/random_on_gpu" out="bench/out/random_on_gpu"
+work="bench/work/random_on_gpu/$family" out="bench/out/random_on_gpu"
 rm -rf "$work" && mkdir -p "$work" "$out"
 g++ -std=c++17 -O1 -I. bench/random_on_gpu/gen.cpp -I"$halide/include" \
   -Wl,--start-group build/libsolder_*.a build/tests/libsolder_test_support.a -Wl,--end-group -lgtest \
   -L"$halide/lib64" -lHalide -Wl,-rpath,"$halide/lib64" -lpthread -ldl -o "$work/gen"
 "$work/gen" "$work" runtime
-"$work/gen" "$work" $(seq "$first" $((first + count - 1))) || true
+"$work/gen" "$work" "$family" $(seq "$first" $((first + count - 1))) || true
+touch "$work/nhwc.txt"
 {
   echo '#include <vector>'
   echo '#include "HalideRuntime.h"'
-  echo 'struct Library { unsigned long long seed; int (*ours)(void **); int (*ref)(void **); const halide_filter_metadata_t *(*metadata)(); };'
-  for a in "$work"/typed_*_solder.a; do
+  if [ "$family" = tensor ]; then
+    echo 'struct Library { unsigned long long seed; int (*ours)(void **); int (*ref)(void **); const halide_filter_metadata_t *(*metadata)(); bool nhwc; };'
+  else
+    echo 'struct Library { unsigned long long seed; int (*ours)(void **); int (*ref)(void **); const halide_filter_metadata_t *(*metadata)(); };'
+  fi
+  for a in "$work/${family}"_*_solder.a; do
     s="$(basename "$a" _solder.a)"
     [ -f "$work/${s}_ref.a" ] || continue
     echo "extern \"C\" int ${s}_solder_argv(void **); extern \"C\" int ${s}_ref_argv(void **);"
     echo "extern \"C\" const halide_filter_metadata_t *${s}_solder_metadata();"
   done
   echo 'extern const std::vector<Library> kLibraries = {'
-  for a in "$work"/typed_*_solder.a; do
+  for a in "$work/${family}"_*_solder.a; do
     s="$(basename "$a" _solder.a)"
     [ -f "$work/${s}_ref.a" ] || continue
-    echo "    {${s#typed_}ULL, ${s}_solder_argv, ${s}_ref_argv, ${s}_solder_metadata},"
+    seed="${s#${family}_}"
+    if [ "$family" = tensor ]; then
+      nhwc=false
+      grep -qx "$seed" "$work/nhwc.txt" && nhwc=true
+      echo "    {${seed}ULL, ${s}_solder_argv, ${s}_ref_argv, ${s}_solder_metadata, $nhwc},"
+    else
+      echo "    {${seed}ULL, ${s}_solder_argv, ${s}_ref_argv, ${s}_solder_metadata},"
+    fi
   done
   echo '};'
 } >"$work/libraries.cpp"
-g++ -std=c++17 -O2 bench/random_on_gpu/runner.cpp "$work/libraries.cpp" "$work"/typed_*.a "$work/runtime.o" \
-  -I"$halide/include" -ldl -lpthread -o "$out/runner"
-echo "built $out/runner ($(ls "$work"/typed_*_solder.a | wc -l) pipelines)"
+g++ -std=c++17 -O2 -I. "bench/random_on_gpu/$runner" "${extra[@]}" "$work/libraries.cpp" "$work/${family}"_*.a \
+  "$work/runtime.o" -I"$halide/include" -ldl -lpthread -o "$out/${family}_runner"
+echo "built $out/${family}_runner ($(ls "$work/${family}"_*_solder.a | wc -l) pipelines)"

@@ -1,22 +1,26 @@
-// Builds random narrow-type pipelines (tests/support/random_typed_pipelines.h) ahead of time, for
-// checking Solder's CUDA schedules on a GPU where Halide is not installed:
-//   gen DIR runtime        the Halide runtime for the host and CUDA (DIR/runtime.o)
-//   gen DIR SEED...        for each seed, DIR/typed_SEED_solder.a (Solder's CUDA plan) and
-//                          DIR/typed_SEED_ref.a (every Func at root, on the host)
-// Each library is built with no runtime of its own (runtime.o holds it) and every argument
-// random_typed_pipeline lists, used or not.
+// Builds random pipelines of the narrow-type family (tests/support/random_typed_pipelines.h) or the
+// tensor family (tests/support/random_tensor_pipelines.h) ahead of time, for checking Solder's CUDA
+// schedules on a GPU where Halide is not installed:
+//   gen DIR runtime                the Halide runtime for the host and CUDA (DIR/runtime.o)
+//   gen DIR typed|tensor SEED...   for each seed, DIR/FAMILY_SEED_solder.a (Solder's CUDA plan) and
+//                                  DIR/FAMILY_SEED_ref.a (every Func at root, on the host); tensor
+//                                  seeds stored channels-last are listed in DIR/nhwc.txt
+// Each library is built with no runtime of its own (runtime.o holds it) and every argument the
+// family lists, used or not.
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include "Halide.h"
 #include "runtime/targets.h"
+#include "tests/support/random_tensor_pipelines.h"
 #include "tests/support/random_typed_pipelines.h"
 
 int main(int argc, char **argv) {
     using namespace Halide;
     if (argc < 3) {
-        std::fprintf(stderr, "usage: gen DIR runtime | gen DIR SEED...\n");
+        std::fprintf(stderr, "usage: gen DIR runtime | gen DIR typed|tensor SEED...\n");
         return 2;
     }
     const std::string dir = argv[1];
@@ -25,19 +29,33 @@ int main(int argc, char **argv) {
         compile_standalone_runtime(dir + "/runtime.o", cuda);
         return 0;
     }
+    const std::string family = argv[2];
+    if (family != "typed" && family != "tensor") {
+        std::fprintf(stderr, "gen: the family must be typed or tensor, got '%s'\n", family.c_str());
+        return 2;
+    }
+    std::ofstream nhwc(dir + "/nhwc.txt", std::ios::app);
     int failed = 0;
-    for (int i = 2; i < argc; i++) {
+    for (int i = 3; i < argc; i++) {
         const uint64_t seed = std::strtoull(argv[i], nullptr, 10);
-        const std::string name = "typed_" + std::to_string(seed);
+        const std::string name = family + "_" + std::to_string(seed);
         try {
-            auto ours = solder::testing::random_typed_pipeline(seed, "cuda");
-            Pipeline(ours.outputs)
-                .compile_to_static_library(dir + "/" + name + "_solder", ours.args, name + "_solder",
-                                           cuda.with_feature(Target::NoRuntime));
-            auto ref = solder::testing::random_typed_pipeline(seed, "");
-            Pipeline(ref.outputs)
-                .compile_to_static_library(dir + "/" + name + "_ref", ref.args, name + "_ref",
-                                           host.with_feature(Target::NoRuntime));
+            std::vector<Func> ours, ref;
+            std::vector<Argument> args, ref_args;
+            if (family == "typed") {
+                auto o = solder::testing::random_typed_pipeline(seed, "cuda");
+                auto r = solder::testing::random_typed_pipeline(seed, "");
+                ours = o.outputs, args = o.args, ref = r.outputs, ref_args = r.args;
+            } else {
+                auto o = solder::testing::random_tensor_pipeline(seed, "cuda");
+                auto r = solder::testing::random_tensor_pipeline(seed, "");
+                ours = o.outputs, args = o.args, ref = r.outputs, ref_args = r.args;
+                if (o.nhwc) nhwc << seed << "\n";
+            }
+            Pipeline(ours).compile_to_static_library(dir + "/" + name + "_solder", args, name + "_solder",
+                                                     cuda.with_feature(Target::NoRuntime));
+            Pipeline(ref).compile_to_static_library(dir + "/" + name + "_ref", ref_args, name + "_ref",
+                                                    host.with_feature(Target::NoRuntime));
             std::printf("built %s\n", name.c_str());
         } catch (const std::exception &e) {
             std::fprintf(stderr, "%s: %s\n", name.c_str(), e.what());

@@ -8,12 +8,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "HalideBuffer.h"
 #include "HalideRuntime.h"
+#include "bench/random_on_gpu/compare.h"
 
 struct Library {
     unsigned long long seed;
@@ -78,39 +80,16 @@ void fill(Buffer &b, uint32_t seed) {
     b.set_host_dirty();
 }
 
-// Runs `fn` on the arguments its metadata lists; returns its outputs (copied to the host) or an
-// empty vector where it failed.
+// Runs `fn` on the images and parameters; returns its outputs (copied to the host) or an empty
+// vector where it failed.
 std::vector<Buffer> run(int (*fn)(void **), const halide_filter_metadata_t *md, Buffer &in, Buffer &rgb, int w, int h,
                         int *err) {
     int knee = 120, shift = 2;
     float gain = 0.75f;
-    std::vector<void *> args;
-    std::vector<Buffer> outs;
-    outs.reserve(size_t(md->num_arguments));
-    for (int i = 0; i < md->num_arguments; i++) {
-        const halide_filter_argument_t &a = md->arguments[i];
-        const std::string name = a.name;
-        if (a.kind == halide_argument_kind_output_buffer) {
-            outs.emplace_back(a.type, output_shape(name, w, h));
-            args.push_back(outs.back().raw_buffer());
-        } else if (name == "in") {
-            args.push_back(in.raw_buffer());
-        } else if (name == "rgb") {
-            args.push_back(rgb.raw_buffer());
-        } else if (name == "knee") {
-            args.push_back(&knee);
-        } else if (name == "shift") {
-            args.push_back(&shift);
-        } else if (name == "gain") {
-            args.push_back(&gain);
-        } else {
-            args.push_back(nullptr);  // (the user context and the like: none here)
-        }
-    }
-    *err = fn(args.data());
-    if (*err != 0) return {};
-    for (auto &o : outs) o.copy_to_host();
-    return outs;
+    const std::map<std::string, void *> named = {
+        {"in", in.raw_buffer()}, {"rgb", rgb.raw_buffer()}, {"knee", &knee}, {"shift", &shift}, {"gain", &gain}};
+    return random_on_gpu::call_library(
+        fn, md, named, [&](const std::string &name) { return output_shape(name, w, h); }, err);
 }
 
 }  // namespace
@@ -140,27 +119,12 @@ int main(int argc, char **argv) {
             std::vector<Buffer> got = run(lib.ours, md, in, rgb, w, h, &e1);
             std::vector<Buffer> want = run(lib.ref, md, in, rgb, w, h, &e2);
             checked++;
-            std::string verdict = "ok";
-            if (e1 != 0 || e2 != 0) {
-                verdict = "FAILED: error " + std::to_string(e1) + " (ours), " + std::to_string(e2) + " (reference)";
-            } else {
-                for (size_t o = 0; o < got.size() && verdict == "ok"; o++) {
-                    const bool float_out = got[o].type().code == halide_type_float;
-                    // (A row's sum of float16 values adds a rounding per value.)
-                    const double scale = out_names[o] == "row_sums" ? w : 1;
-                    long differ = 0;
-                    double worst = 0;
-                    got[o].for_each_element([&](const int *pos) {
-                        const double g = value_at(got[o], pos), v = value_at(want[o], pos);
-                        double tol = 0;
-                        if (fp) tol = float_out ? 4e-3 * (1 + std::abs(v)) * scale : 1;
-                        if (std::abs(g - v) > tol) differ++, worst = std::max(worst, std::abs(g - v));
-                    });
-                    if (differ)
-                        verdict = "MISMATCH: output " + std::to_string(o) + ", " + std::to_string(differ) +
-                                  " values, largest difference " + std::to_string(worst);
-                }
-            }
+            const std::string verdict = random_on_gpu::verdict(e1, e2, got, want, value_at, [&](size_t o, double v) {
+                const bool float_out = got[o].type().code == halide_type_float;
+                // (A row's sum of float16 values adds a rounding per value.)
+                const double scale = out_names[o] == "row_sums" ? w : 1;
+                return fp ? (float_out ? 4e-3 * (1 + std::abs(v)) * scale : 1) : 0;
+            });
             if (verdict != "ok") bad++;
             std::printf("typed_%llu %dx%d: %s\n", lib.seed, w, h, verdict.c_str());
         }

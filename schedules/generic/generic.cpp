@@ -470,7 +470,7 @@ public:
 
     void apply(ApplyContext &c, const KernelPlan &k) const override {
         const GenericParams &p = *k.get<GenericParams>();
-        if (p.scan_tile_rows > 0)
+        if (p.scan_tile_rows > 0 && is_gpu_target(c.target))  // (a kernel run on the host: as any other)
             schedule_point_scan_tiles(c.w, c.get(k.root), p.scan_tile_rows);
         else if (p.one_block && is_gpu_target(c.target))
             schedule_one_block(c.w, c.get(k.root));

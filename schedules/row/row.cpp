@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 
 #include <algorithm>
 
@@ -84,6 +85,19 @@ int rows_per_block_for(const FuncGraph &g, const FuncNode &O, const KernelChoice
         if (p && p->placement == Placement::ComputeAtBlock && p->block_points != 1) return 1;
     }
     if (int(k.unrolled_dims.size()) != kc.inner_dims - 1) return 1;
+    // A block's rows read through a clamp (a boundary condition of the root): Halide bounds the
+    // threads of the block's reductions over those rows by interval arithmetic over every block, and
+    // a run-time extent then sets them (a random tensor pipeline's 4 rows per block through
+    // repeat_edge launched W x W threads: 4489 at W = 67, over the device's limit). One row per
+    // block is bounded exactly.
+    if (!g.fixed_sizes()) {
+        std::set<int> in_kernel(kc.members.begin(), kc.members.end());
+        in_kernel.insert(g.find(O.name));
+        for (const FuncEdge &e : g.edges)
+            if (in_kernel.count(e.producer) && in_kernel.count(e.consumer) && e.access == Access::Remap &&
+                reads_at_clamped_index(g.nodes[size_t(e.consumer)].function, g.nodes[size_t(e.producer)].name))
+                return 1;
+    }
     const int64_t extent = O.region[0].extent(), rows = O.region[kc.inner_dims].extent();
     const int64_t full = int64_t(d.sms) * d.blocks_per_sm_to_fill;
     if (k.row_threads > 0) {

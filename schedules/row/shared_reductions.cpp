@@ -5,6 +5,7 @@
 #include <set>
 
 #include "autosched/model/block_regions.h"
+#include "autosched/model/pipeline_funcs.h"
 #include "schedules/row/row_blocks.h"
 #include "schedules/row/side_outputs.h"
 #include "schedules/row/row_schedule.h"
@@ -60,8 +61,7 @@ void write_shared_reductions(ScheduleWriter &w, Func root, const std::vector<Fun
     std::set<std::string> reductions;
     for (auto &s : shared) reductions.insert(s.name());
     std::map<std::string, std::set<std::string>> calls;
-    for (auto &[name, fn] : env)
-        for (auto &[callee, f] : Internal::find_direct_calls(fn)) calls[name].insert(callee);
+    for (auto &[name, fn] : env) calls[name] = direct_callees(fn);
     // Where each Func is computed: in root's kernel (the root, Funcs computed at its loops, side
     // outputs fused with it), inlined (in whichever kernels call it), or in another kernel.
     std::map<std::string, Where> where;

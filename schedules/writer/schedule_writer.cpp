@@ -426,7 +426,7 @@ void clone_for_readers(ScheduleWriter &w, std::vector<Func> outputs, Func root) 
         outputs.erase(outputs.begin() + long(next));
         std::vector<Func> readers;
         for (auto &[name, fn] : Internal::build_environment({root.function()}))
-            if (name != f.name() && Internal::find_direct_calls(fn).count(f.name())) readers.push_back(Func(fn));
+            if (name != f.name() && direct_callees(fn).count(f.name())) readers.push_back(Func(fn));
         if (!readers.empty()) w.clone_in(f, readers);
     }
 }

@@ -303,18 +303,6 @@ void build(uint64_t seed, TypedPipeline &p) {
     }
 }
 
-// One value of a buffer of any of the family's types, as a double.
-double value_at(const Buffer<> &b, const int *pos) {
-    const Type t = b.type();
-    if (t == UInt(8)) return Buffer<uint8_t>(b)(pos);
-    if (t == UInt(16)) return Buffer<uint16_t>(b)(pos);
-    if (t == Int(16)) return Buffer<int16_t>(b)(pos);
-    if (t == Int(32)) return Buffer<int32_t>(b)(pos);
-    if (t == UInt(32)) return Buffer<uint32_t>(b)(pos);
-    if (t == Float(16)) return double(Buffer<float16_t>(b)(pos));
-    return Buffer<float>(b)(pos);
-}
-
 Buffer<> random_input(const ValueType &vt, const std::vector<int> &shape, uint32_t seed) {
     if (vt.t == UInt(8)) return random_buffer<uint8_t>(shape, seed, 0, 256);
     if (vt.t == UInt(16)) return random_buffer<uint16_t>(shape, seed, 0, vt.hi + 1);
@@ -344,33 +332,7 @@ std::vector<Buffer<>> run(TypedPipeline &p, const Target &t, const Buffer<> &inp
         }
         bufs.push_back(b);
     }
-    Realization r(bufs);
-    pipe.realize(r, t);
-    std::vector<Buffer<>> out;
-    for (size_t k = 0; k < r.size(); k++) {
-        Buffer<> b = r[k];
-        b.copy_to_host();
-        out.push_back(b);
-    }
-    return out;
-}
-
-// The first of `got`'s values further than `tol` from `want`'s (float outputs: `tol` relative to
-// the value's magnitude as well), or "".
-std::string difference(const Buffer<> &got, const Buffer<> &want, double tol) {
-    std::string bad;
-    int count = 0;
-    got.for_each_element([&](const int *pos) {
-        const double g = value_at(got, pos), v = value_at(want, pos);
-        if (!(std::abs(g - v) <= tol * (1 + (got.type().is_float() ? std::abs(v) : 0)))) {
-            if (count++ == 0) {
-                bad = "at (";
-                for (int d = 0; d < got.dimensions(); d++) bad += (d ? "," : "") + std::to_string(pos[d]);
-                bad += "): got " + std::to_string(g) + ", want " + std::to_string(v);
-            }
-        }
-    });
-    return count == 0 ? "" : std::to_string(count) + " values differ; first " + bad;
+    return realize_into(pipe, bufs, t);
 }
 
 }  // namespace
@@ -426,7 +388,7 @@ RandomTypedResult run_random_typed_pipelines(const std::vector<uint64_t> &seeds,
                 }
                 auto got = run(ours, t, input, rgb, w, h, knee, shift, x0, y0);
                 for (size_t o = 0; o < got.size() && mismatch.empty(); o++) {
-                    std::string d = difference(got[o], want[o], ours.tol[o]);
+                    std::string d = first_difference(got[o], want[o], ours.tol[o]);
                     if (!d.empty())
                         mismatch = "output " + std::to_string(o) + " (" + ours.outputs[o].name() + ") at " +
                                    std::to_string(w) + "x" + std::to_string(h) + " from (" + std::to_string(x0) + ", " +

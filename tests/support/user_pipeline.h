@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -87,6 +88,54 @@ template<typename F> std::string failure_of(F &&f) {
         return e.what();
     }
     return "";
+}
+
+// One value of a buffer of any type the random families output, as a double.
+inline double value_as_double(const Halide::Buffer<> &b, const int *pos) {
+    const Halide::Type t = b.type();
+    if (t == Halide::UInt(8)) return Halide::Buffer<uint8_t>(b)(pos);
+    if (t == Halide::UInt(16)) return Halide::Buffer<uint16_t>(b)(pos);
+    if (t == Halide::Int(16)) return Halide::Buffer<int16_t>(b)(pos);
+    if (t == Halide::Int(32)) return Halide::Buffer<int32_t>(b)(pos);
+    if (t == Halide::UInt(32)) return Halide::Buffer<uint32_t>(b)(pos);
+    if (t == Halide::Float(16)) return double(Halide::Buffer<Halide::float16_t>(b)(pos));
+    if (t == Halide::BFloat(16)) return double(Halide::Buffer<Halide::bfloat16_t>(b)(pos));
+    if (t == Halide::Float(64)) return Halide::Buffer<double>(b)(pos);
+    return Halide::Buffer<float>(b)(pos);
+}
+
+// The first of `got`'s values further than `tol` from `want`'s (float outputs: `tol` relative to
+// the value's magnitude as well), with how many differ, or "".
+inline std::string first_difference(const Halide::Buffer<> &got, const Halide::Buffer<> &want, double tol) {
+    std::string bad;
+    int count = 0;
+    got.for_each_element([&](const int *pos) {
+        const double g = value_as_double(got, pos), v = value_as_double(want, pos);
+        if (!(std::abs(g - v) <= tol * (1 + (got.type().is_float() ? std::abs(v) : 0)))) {
+            if (count++ == 0) {
+                bad = "at (";
+                for (int d = 0; d < got.dimensions(); d++) bad += (d ? "," : "") + std::to_string(pos[d]);
+                char text[96];
+                std::snprintf(text, sizeof text, "): got %.10g, want %.10g", g, v);
+                bad += text;
+            }
+        }
+    });
+    return count == 0 ? "" : std::to_string(count) + " values differ; first " + bad;
+}
+
+// `p` realized into `bufs` (one per output and Tuple element) on `t`, copied back to the host.
+inline std::vector<Halide::Buffer<>> realize_into(Halide::Pipeline &p, const std::vector<Halide::Buffer<>> &bufs,
+                                                  const Halide::Target &t) {
+    Halide::Realization r(bufs);
+    p.realize(r, t);
+    std::vector<Halide::Buffer<>> out;
+    for (size_t k = 0; k < r.size(); k++) {
+        Halide::Buffer<> b = r[k];
+        b.copy_to_host();
+        out.push_back(b);
+    }
+    return out;
 }
 
 template<typename T>
