@@ -63,7 +63,7 @@ std::vector<std::string> scalar_params_in(const Halide::Expr &e);
 
 struct FuncNode {
     std::string name;
-    Halide::Internal::Function function;  // undefined for pipeline inputs
+    Halide::Internal::Function function;  // undefined for pipeline inputs (defined for extern stages)
     bool is_input = false, is_output = false;
     // An extern stage (define_extern): computed by its own code, at root. is_input as well: its
     // readers read it from memory as they read an input, but its region is what they need.
