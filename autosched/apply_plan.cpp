@@ -54,27 +54,6 @@ bool kernel_uses_float(const KernelPlan &k, const Plan &plan, const std::functio
     });
 }
 
-// Whether any definition of `f` loads 64-bit values along its innermost pure var (a call of a Func
-// or an input of such a type, indexed by that var: a dense vector load once vectorized). (A scalar
-// read at every point, a mean in float64, is one broadcast load, which Halide compiles.)
-bool loads_64_bit_vectors(const Internal::Function &f) {
-    if (f.args().empty()) return false;
-    struct Finder : Internal::IRGraphVisitor {
-        std::string inner;
-        bool found = false;
-        using Internal::IRGraphVisitor::visit;
-        void visit(const Internal::Call *c) override {
-            if ((c->call_type == Internal::Call::Halide || c->call_type == Internal::Call::Image) &&
-                c->type.bits() == 64)
-                for (auto &a : c->args) found = found || Internal::expr_uses_var(a, inner);
-            Internal::IRGraphVisitor::visit(c);
-        }
-    } finder;
-    finder.inner = f.args()[0];
-    f.accept(&finder);
-    return finder.found;
-}
-
 // The pipeline's Funcs by name, and its inputs by the plan's name for them (the Funcs ImageParams
 // are called through).
 std::map<std::string, Func> funcs_by_name(const std::vector<Func> &outputs) {

@@ -22,14 +22,17 @@ bool eight_bit_values(const Halide::Internal::Function &f) {
 
 }  // namespace
 
+const char *const kReadByExternReason =
+    "an extern stage reads it: stored, over the extern's region at the estimates (Halide's bounds query asks for "
+    "the region when the pipeline runs)";
+
 std::vector<bool> forced_roots(const FuncGraph &g, const PlannerOptions &opt, std::map<int, std::string> &why) {
     std::vector<bool> root(g.nodes.size(), false);
     for (size_t i = 0; i < g.nodes.size(); i++) {
         const FuncNode &n = g.nodes[i];
         if (n.is_input) continue;
         if (n.is_output) root[i] = true;
-        if (n.read_by_extern)
-            root[i] = true, why[int(i)] = "an extern stage reads it (Halide passes it a buffer of it)";
+        if (n.read_by_extern) root[i] = true, why[int(i)] = kReadByExternReason;
         // (A generic Func that reduces per point may instead be computed in its reader's threads:
         // choose_kernel takes it into a kernel only where the pointwise template reads it one to one.)
         if (!n.generic.empty() && !n.generic_per_point)

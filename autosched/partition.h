@@ -33,6 +33,9 @@ struct Partition {
 // Roots no choice can avoid: outputs, Funcs read with data-dependent indices, Funcs the options
 // keep out of fusion. `why` gets a reason for each non-output among them.
 std::vector<bool> forced_roots(const FuncGraph &g, const PlannerOptions &opt, std::map<int, std::string> &why);
+// Why a Func an extern stage reads is a root (FuncNode::read_by_extern), in forced_roots and in the
+// plan's line from it to the extern.
+extern const char *const kReadByExternReason;
 
 // The kernels each non-input Func is computed in: its own if a root, else its consumers', or with
 // `share`, for a reduction several kernels read that one of them may host (shared_reduction_host),

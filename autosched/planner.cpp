@@ -9,6 +9,7 @@
 #include "autosched/model/cost_model.h"
 #include "autosched/model/generic_reason.h"
 #include "autosched/model/pipeline_funcs.h"
+#include "autosched/partition.h"
 #include "autosched/plan_limits.h"
 #include "autosched/search.h"
 #include "core/number_arg.h"
@@ -129,9 +130,7 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
                 for (auto &a : n.function.extern_arguments())
                     if (a.is_func())
                         plan.explanations.push_back(
-                            {Halide::Internal::Function(a.func).name(), n.name,
-                             "an extern stage reads it: stored, over the extern's region at the estimates (Halide's "
-                             "bounds query asks for the region when the pipeline runs)"});
+                            {Halide::Internal::Function(a.func).name(), n.name, kReadByExternReason});
             }
             continue;
         }

@@ -211,47 +211,6 @@ std::set<std::string> direct_callees(const Function &f) {
     return out;
 }
 
-bool reads_at_clamped_index(const Function &f, const std::string &producer) {
-    // (A bound that is a constant, as lang's clamps of a stacked piece's index to [0, 0], leaves the
-    // interval exact: only bounds against run-time values, as a boundary condition's, count.)
-    struct Clamp : Internal::IRGraphVisitor {
-        bool found = false;
-        using Internal::IRGraphVisitor::visit;
-        void symbolic(const Expr &a, const Expr &b) {
-            found = found || (!Internal::is_const(a) && !Internal::is_const(b));
-        }
-        void visit(const Internal::Min *op) override {
-            symbolic(op->a, op->b);
-            Internal::IRGraphVisitor::visit(op);
-        }
-        void visit(const Internal::Max *op) override {
-            symbolic(op->a, op->b);
-            Internal::IRGraphVisitor::visit(op);
-        }
-        void visit(const Internal::Select *op) override {
-            symbolic(op->true_value, op->false_value);
-            Internal::IRGraphVisitor::visit(op);
-        }
-    };
-    struct Calls : Internal::IRGraphVisitor {
-        std::string producer;
-        bool found = false;
-        using Internal::IRGraphVisitor::visit;
-        void visit(const Internal::Call *c) override {
-            if (c->call_type == Internal::Call::Halide && c->name == producer)
-                for (auto &a : c->args) {
-                    Clamp clamp;
-                    a.accept(&clamp);
-                    found = found || clamp.found;
-                }
-            Internal::IRGraphVisitor::visit(c);
-        }
-    } calls;
-    calls.producer = producer;
-    f.accept(&calls);
-    return calls.found;
-}
-
 bool has_value_of_type(const Function &f, const std::function<bool(const Type &)> &pred) {
     struct Finder : Internal::IRGraphVisitor {
         const std::function<bool(const Type &)> &pred;
@@ -287,6 +246,51 @@ bool any_call(const Function &f, const std::function<bool(const Internal::Call *
 }
 
 }  // namespace
+
+bool reads_at_clamped_index(const Function &f, const std::string &producer) {
+    // (A bound that is a constant, as lang's clamps of a stacked piece's index to [0, 0], leaves the
+    // interval exact: only bounds against run-time values, as a boundary condition's, count.)
+    struct Clamp : Internal::IRGraphVisitor {
+        bool found = false;
+        using Internal::IRGraphVisitor::visit;
+        void symbolic(const Expr &a, const Expr &b) {
+            found = found || (!Internal::is_const(a) && !Internal::is_const(b));
+        }
+        void visit(const Internal::Min *op) override {
+            symbolic(op->a, op->b);
+            Internal::IRGraphVisitor::visit(op);
+        }
+        void visit(const Internal::Max *op) override {
+            symbolic(op->a, op->b);
+            Internal::IRGraphVisitor::visit(op);
+        }
+        void visit(const Internal::Select *op) override {
+            symbolic(op->true_value, op->false_value);
+            Internal::IRGraphVisitor::visit(op);
+        }
+    };
+    return any_call(f, [&](const Internal::Call *c) {
+        if (c->call_type != Internal::Call::Halide || c->name != producer) return false;
+        for (const Expr &a : c->args) {
+            Clamp clamp;
+            a.accept(&clamp);
+            if (clamp.found) return true;
+        }
+        return false;
+    });
+}
+
+bool loads_64_bit_vectors(const Function &f) {
+    if (f.args().empty()) return false;
+    const std::string inner = f.args()[0];
+    return any_call(f, [&](const Internal::Call *c) {
+        if ((c->call_type != Internal::Call::Halide && c->call_type != Internal::Call::Image) || c->type.bits() != 64)
+            return false;
+        for (const Expr &a : c->args)
+            if (Internal::expr_uses_var(a, inner)) return true;
+        return false;
+    });
+}
 
 bool counts_bits(const Function &f) {
     return any_call(f, [](const Internal::Call *c) {

@@ -92,6 +92,11 @@ bool converts_to_f16(const Halide::Internal::Function &f);
 // them, and LLVM's NVPTX code generator then fails an assertion (x / 2 from 8 lanes, a reversal
 // from 4).
 bool loads_8_bit_shuffled(const Halide::Internal::Function &f);
+// Whether any definition of `f` loads 64-bit values along its innermost pure var (a call of a Func
+// or an input of such a type, indexed by that var: a dense vector load once vectorized). A guarded
+// vector load of them fails an LLVM assertion in Halide 21's CUDA backend. (A scalar read at every
+// point, a mean in float64, is one broadcast load, which Halide compiles.)
+bool loads_64_bit_vectors(const Halide::Internal::Function &f);
 // Whether any definition of `f` counts bits (popcount, count_leading_zeros, count_trailing_zeros):
 // Halide 21's OpenCL C backend calls helpers for those that it does not define.
 bool counts_bits(const Halide::Internal::Function &f);

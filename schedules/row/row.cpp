@@ -93,10 +93,13 @@ int rows_per_block_for(const FuncGraph &g, const FuncNode &O, const KernelChoice
     if (!g.fixed_sizes()) {
         std::set<int> in_kernel(kc.members.begin(), kc.members.end());
         in_kernel.insert(g.find(O.name));
-        for (const FuncEdge &e : g.edges)
-            if (in_kernel.count(e.producer) && in_kernel.count(e.consumer) && e.access == Access::Remap &&
-                reads_at_clamped_index(g.nodes[size_t(e.consumer)].function, g.nodes[size_t(e.producer)].name))
-                return 1;
+        for (int m : in_kernel)
+            for (int ei : g.nodes[size_t(m)].in_edges) {
+                const FuncEdge &e = g.edges[size_t(ei)];
+                if (in_kernel.count(e.producer) && e.access == Access::Remap &&
+                    reads_at_clamped_index(g.nodes[size_t(m)].function, g.nodes[size_t(e.producer)].name))
+                    return 1;
+            }
     }
     const int64_t extent = O.region[0].extent(), rows = O.region[kc.inner_dims].extent();
     const int64_t full = int64_t(d.sms) * d.blocks_per_sm_to_fill;
