@@ -1082,6 +1082,14 @@ extern "C" int solder_test_extern_double(halide_buffer_t *in, halide_buffer_t *o
     return 0;
 }
 
+// The pipeline of `outputs`, JIT-compiled for `target` with the extern above linked in.
+Pipeline with_test_extern(const std::vector<Func> &outputs, const std::string &target) {
+    Pipeline p(outputs);
+    p.set_jit_externs({{"solder_test_extern_double", JITExtern(solder_test_extern_double)}});
+    p.compile_jit(jit_target(target));
+    return p;
+}
+
 TEST(UserPipelines, ExternStage) {
     for_each_target([](const std::string &target) {
         ImageParam in(Float(32), 2, "in");
@@ -1097,9 +1105,7 @@ TEST(UserPipelines, ExternStage) {
             << plan;
         EXPECT_EQ(plan.find("every Func through the generic template"), std::string::npos) << plan;
         EXPECT_NE(plan.find("an extern stage reads it"), std::string::npos) << plan;
-        Pipeline p(out);
-        p.set_jit_externs({{"solder_test_extern_double", JITExtern(solder_test_extern_double)}});
-        p.compile_jit(jit_target(target));
+        Pipeline p = with_test_extern({out}, target);
         for (auto [w, h] : sizes_with(640, 480)) {
             SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
             auto img = random_buffer<float>({w, h}, 10);
@@ -1136,9 +1142,7 @@ TEST(UserPipelines, ChainedExternStagesOneAnOutput) {
         first.set_estimates({{0, 640}, {0, 480}});
         std::string plan = schedule_with_solder({out, first}, target);
         EXPECT_EQ(plan.find("every Func through the generic template"), std::string::npos) << plan;
-        Pipeline p({out, first});
-        p.set_jit_externs({{"solder_test_extern_double", JITExtern(solder_test_extern_double)}});
-        p.compile_jit(jit_target(target));
+        Pipeline p = with_test_extern({out, first}, target);
         for (auto [w, h] : sizes_with(640, 480)) {
             SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
             auto img = random_buffer<float>({w, h}, 11);

@@ -30,32 +30,24 @@ g++ -std=c++17 -O1 -I. bench/random_on_gpu/gen.cpp -I"$halide/include" \
 "$work/gen" "$work" runtime
 "$work/gen" "$work" "$family" $(seq "$first" $((first + count - 1))) || true
 touch "$work/nhwc.txt"
+# The seeds whose two libraries were both built.
+libs=()
+for a in "$work/${family}"_*_solder.a; do
+  s="$(basename "$a" _solder.a)"
+  if [ -f "$work/${s}_ref.a" ]; then libs+=("$s"); fi
+done
 {
-  echo '#include <vector>'
-  echo '#include "HalideRuntime.h"'
-  if [ "$family" = tensor ]; then
-    echo 'struct Library { unsigned long long seed; int (*ours)(void **); int (*ref)(void **); const halide_filter_metadata_t *(*metadata)(); bool nhwc; };'
-  else
-    echo 'struct Library { unsigned long long seed; int (*ours)(void **); int (*ref)(void **); const halide_filter_metadata_t *(*metadata)(); };'
-  fi
-  for a in "$work/${family}"_*_solder.a; do
-    s="$(basename "$a" _solder.a)"
-    [ -f "$work/${s}_ref.a" ] || continue
+  echo '#include "bench/random_on_gpu/runner_support.h"'
+  for s in "${libs[@]}"; do
     echo "extern \"C\" int ${s}_solder_argv(void **); extern \"C\" int ${s}_ref_argv(void **);"
     echo "extern \"C\" const halide_filter_metadata_t *${s}_solder_metadata();"
   done
   echo 'extern const std::vector<Library> kLibraries = {'
-  for a in "$work/${family}"_*_solder.a; do
-    s="$(basename "$a" _solder.a)"
-    [ -f "$work/${s}_ref.a" ] || continue
+  for s in "${libs[@]}"; do
     seed="${s#${family}_}"
-    if [ "$family" = tensor ]; then
-      nhwc=false
-      grep -qx "$seed" "$work/nhwc.txt" && nhwc=true
-      echo "    {${seed}ULL, ${s}_solder_argv, ${s}_ref_argv, ${s}_solder_metadata, $nhwc},"
-    else
-      echo "    {${seed}ULL, ${s}_solder_argv, ${s}_ref_argv, ${s}_solder_metadata},"
-    fi
+    nhwc=false
+    grep -qx "$seed" "$work/nhwc.txt" && nhwc=true
+    echo "    {${seed}ULL, ${s}_solder_argv, ${s}_ref_argv, ${s}_solder_metadata, $nhwc},"
   done
   echo '};'
 } >"$work/libraries.cpp"

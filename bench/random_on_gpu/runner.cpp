@@ -15,19 +15,11 @@
 
 #include "HalideBuffer.h"
 #include "HalideRuntime.h"
-#include "bench/random_on_gpu/compare.h"
-
-struct Library {
-    unsigned long long seed;
-    int (*ours)(void **);
-    int (*ref)(void **);
-    const halide_filter_metadata_t *(*metadata)();
-};
-extern const std::vector<Library> kLibraries;
+#include "bench/random_on_gpu/runner_support.h"
 
 namespace {
 
-using Buffer = Halide::Runtime::Buffer<void>;
+using random_on_gpu::Buffer;
 
 // An output's shape at w x h, from its name (random_typed_pipeline's naming; Halide adds "$N" to
 // a name made again in one process).
@@ -38,20 +30,6 @@ std::vector<int> output_shape(std::string name, int w, int h) {
     if (name == "planar") return {w, h, 3};
     if (name == "interleaved") return {3, w, h};
     return {w, h};
-}
-
-double value_at(const Buffer &b, const int *pos) {
-    const halide_type_t t = b.type();
-    const void *p = b.raw_buffer()->address_of(pos);
-    if (t == halide_type_of<uint8_t>()) return *(const uint8_t *)p;
-    if (t == halide_type_of<uint16_t>()) return *(const uint16_t *)p;
-    if (t == halide_type_of<int16_t>()) return *(const int16_t *)p;
-    if (t == halide_type_of<int32_t>()) return *(const int32_t *)p;
-    if (t == halide_type_of<uint32_t>()) return *(const uint32_t *)p;
-    if (t == halide_type_of<float>()) return *(const float *)p;
-    if (t.code == halide_type_float && t.bits == 16) return double(halide_float16_bits_to_float(*(const uint16_t *)p));
-    std::fprintf(stderr, "unexpected output type\n");
-    std::exit(2);
 }
 
 // The float16 bits of `v`, a multiple of 2^-10 in [0, 2) (exactly representable).
@@ -95,15 +73,11 @@ std::vector<Buffer> run(int (*fn)(void **), const halide_filter_metadata_t *md, 
 }  // namespace
 
 int main(int argc, char **argv) {
-    std::vector<unsigned long long> only;
-    for (int i = 1; i < argc; i++) only.push_back(std::strtoull(argv[i], nullptr, 10));
-    int bad = 0, checked = 0;
+    random_on_gpu::Tally tally(argc, argv);
     for (const Library &lib : kLibraries) {
-        if (!only.empty() && std::find(only.begin(), only.end(), lib.seed) == only.end()) continue;
+        if (!tally.wants(lib.seed)) continue;
         const halide_filter_metadata_t *md = lib.metadata();
-        halide_type_t image_type{};
-        for (int i = 0; i < md->num_arguments; i++)
-            if (std::strcmp(md->arguments[i].name, "in") == 0) image_type = md->arguments[i].type;
+        const halide_type_t image_type = random_on_gpu::argument_type(md, "in");
         const bool fp = image_type.code == halide_type_float;
         std::vector<std::string> out_names;
         for (int i = 0; i < md->num_arguments; i++)
@@ -118,17 +92,16 @@ int main(int argc, char **argv) {
             int e1 = 0, e2 = 0;
             std::vector<Buffer> got = run(lib.ours, md, in, rgb, w, h, &e1);
             std::vector<Buffer> want = run(lib.ref, md, in, rgb, w, h, &e2);
-            checked++;
-            const std::string verdict = random_on_gpu::verdict(e1, e2, got, want, value_at, [&](size_t o, double v) {
-                const bool float_out = got[o].type().code == halide_type_float;
-                // (A row's sum of float16 values adds a rounding per value.)
-                const double scale = out_names[o] == "row_sums" ? w : 1;
-                return fp ? (float_out ? 4e-3 * (1 + std::abs(v)) * scale : 1) : 0;
-            });
-            if (verdict != "ok") bad++;
-            std::printf("typed_%llu %dx%d: %s\n", lib.seed, w, h, verdict.c_str());
+            const std::string verdict =
+                random_on_gpu::verdict(e1, e2, got, want, random_on_gpu::value_at, [&](size_t o, double v) {
+                    const bool float_out = got[o].type().code == halide_type_float;
+                    // (A row's sum of float16 values adds a rounding per value.)
+                    const double scale = out_names[o] == "row_sums" ? w : 1;
+                    return fp ? (float_out ? 4e-3 * (1 + std::abs(v)) * scale : 1) : 0;
+                });
+            tally.record("typed_" + std::to_string(lib.seed) + " " + std::to_string(w) + "x" + std::to_string(h),
+                         verdict);
         }
     }
-    std::printf("%d runs, %d bad\n", checked, bad);
-    return bad == 0 ? 0 : 1;
+    return tally.finish();
 }

@@ -15,20 +15,12 @@
 
 #include "HalideBuffer.h"
 #include "HalideRuntime.h"
-#include "bench/random_on_gpu/compare.h"
-
-struct Library {
-    unsigned long long seed;
-    int (*ours)(void **);
-    int (*ref)(void **);
-    const halide_filter_metadata_t *(*metadata)();
-    bool nhwc;
-};
-extern const std::vector<Library> kLibraries;
+#include "bench/random_on_gpu/runner_support.h"
 
 namespace {
 
-using Buffer = Halide::Runtime::Buffer<void>;
+using random_on_gpu::Buffer;
+using random_on_gpu::is_bf16;
 
 struct Size {
     int w, h, c, n;
@@ -44,30 +36,10 @@ std::vector<int> output_shape(std::string name, const Size &s, bool nhwc) {
     return nhwc ? std::vector<int>{s.c, s.w, s.h, s.n} : std::vector<int>{s.w, s.h, s.c, s.n};
 }
 
-float bf16_to_float(uint16_t b) {
-    const uint32_t u = uint32_t(b) << 16;
-    float f;
-    std::memcpy(&f, &u, 4);
-    return f;
-}
-
 uint16_t float_to_bf16(float f) {
     uint32_t u;
     std::memcpy(&u, &f, 4);
     return uint16_t(u >> 16);
-}
-
-bool is_bf16(const halide_type_t &t) { return t.code == halide_type_bfloat && t.bits == 16; }
-
-double value_at(const Buffer &b, const int *pos) {
-    const halide_type_t t = b.type();
-    const void *p = b.raw_buffer()->address_of(pos);
-    if (t == halide_type_of<int32_t>()) return *(const int32_t *)p;
-    if (t == halide_type_of<float>()) return *(const float *)p;
-    if (t == halide_type_of<double>()) return *(const double *)p;
-    if (is_bf16(t)) return bf16_to_float(*(const uint16_t *)p);
-    std::fprintf(stderr, "unexpected output type\n");
-    std::exit(2);
 }
 
 void fill(Buffer &b, uint32_t seed, float lo, float hi) {
@@ -127,15 +99,11 @@ std::vector<Buffer> run(int (*fn)(void **), const halide_filter_metadata_t *md, 
 }  // namespace
 
 int main(int argc, char **argv) {
-    std::vector<unsigned long long> only;
-    for (int i = 1; i < argc; i++) only.push_back(std::strtoull(argv[i], nullptr, 10));
-    int bad = 0, checked = 0;
+    random_on_gpu::Tally tally(argc, argv);
     for (const Library &lib : kLibraries) {
-        if (!only.empty() && std::find(only.begin(), only.end(), lib.seed) == only.end()) continue;
+        if (!tally.wants(lib.seed)) continue;
         const halide_filter_metadata_t *md = lib.metadata();
-        halide_type_t x_type{};
-        for (int i = 0; i < md->num_arguments; i++)
-            if (std::strcmp(md->arguments[i].name, "x") == 0) x_type = md->arguments[i].type;
+        const halide_type_t x_type = random_on_gpu::argument_type(md, "x");
         for (const Size &s :
              std::vector<Size>{{48, 32, 16, 2}, {7, 5, 3, 1}, {67, 9, 19, 1}, {1, 1, 1, 1}, {512, 256, 32, 2}}) {
             Inputs in = inputs(x_type, s, lib.nhwc, uint32_t(lib.seed * 13 + uint64_t(s.w * 7 + s.c)));
@@ -144,16 +112,16 @@ int main(int argc, char **argv) {
             int e1 = 0, e2 = 0;
             std::vector<Buffer> got = run(lib.ours, md, in, s, lib.nhwc, gain, taps, &e1);
             std::vector<Buffer> want = run(lib.ref, md, in, s, lib.nhwc, gain, taps, &e2);
-            checked++;
-            const std::string verdict = random_on_gpu::verdict(e1, e2, got, want, value_at, [&](size_t o, double v) {
-                const halide_type_t t = got[o].type();
-                const double tol = t.code == halide_type_int ? 0 : is_bf16(t) ? 1e-2 : t.bits == 64 ? 1e-7 : 1e-4;
-                return tol * (1 + std::abs(v));
-            });
-            if (verdict != "ok") bad++;
-            std::printf("tensor_%llu %dx%dx%dx%d: %s\n", lib.seed, s.w, s.h, s.c, s.n, verdict.c_str());
+            const std::string verdict =
+                random_on_gpu::verdict(e1, e2, got, want, random_on_gpu::value_at, [&](size_t o, double v) {
+                    const halide_type_t t = got[o].type();
+                    const double tol = t.code == halide_type_int ? 0 : is_bf16(t) ? 1e-2 : t.bits == 64 ? 1e-7 : 1e-4;
+                    return tol * (1 + std::abs(v));
+                });
+            tally.record("tensor_" + std::to_string(lib.seed) + " " + std::to_string(s.w) + "x" + std::to_string(s.h) +
+                             "x" + std::to_string(s.c) + "x" + std::to_string(s.n),
+                         verdict);
         }
     }
-    std::printf("%d runs, %d bad\n", checked, bad);
-    return bad == 0 ? 0 : 1;
+    return tally.finish();
 }

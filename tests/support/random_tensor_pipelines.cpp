@@ -372,14 +372,6 @@ std::vector<Buffer<>> run(TensorPipeline &p, const Target &t, const Inputs &in, 
     return realize_into(pipe, bufs, t);
 }
 
-std::string schedule_for(const std::vector<Func> &outputs, const Target &t) {
-    autosched::PlannerOptions opt;
-    autosched::plan_for_target(opt, t);
-    opt.device.shared_memory_optin_bytes = 0;
-    auto a = autosched::autoschedule(outputs, t, opt, "test");
-    return a.plan.to_text() + a.source;
-}
-
 }  // namespace
 
 TensorPipelineFuncs random_tensor_pipeline(uint64_t seed, const std::string &target) {
@@ -388,7 +380,7 @@ TensorPipelineFuncs random_tensor_pipeline(uint64_t seed, const std::string &tar
     if (target.empty())
         schedule_every_func_at_root(p.outputs);
     else
-        schedule_for(p.outputs, make_target(target));
+        schedule_with_solder(p.outputs, target);
     return {p.outputs, {*p.x, *p.mix, *p.dw, *p.affine, *p.idx, p.gain, p.taps}, p.nhwc};
 }
 
@@ -407,7 +399,7 @@ RandomTensorResult run_random_tensor_pipelines(const std::vector<uint64_t> &seed
             Target t = make_target(target);
             if (target == "opencl" && ours.storage == Float(64) && ours.cl_doubles)
                 t = t.with_feature(Target::CLDoubles);
-            plan = schedule_for(ours.outputs, t);
+            plan = schedule_with_solder(ours.outputs, t);
             schedule_every_func_at_root(ref.outputs);
             if (plan_only) return;
             ours.pipe().compile_jit(t);

@@ -25,13 +25,16 @@ inline std::vector<std::string> user_targets() { return {"host", "opencl"}; }
 
 // Schedules `outputs` with Solder for `target` ("host", "opencl", "cuda"), as the plugin does
 // with its default parameters. Returns the plan's text and the schedule's source, for failure messages.
-inline std::string schedule_with_solder(const std::vector<Halide::Func> &outputs, const std::string &target,
+inline std::string schedule_with_solder(const std::vector<Halide::Func> &outputs, const Halide::Target &t,
                                         autosched::PlannerOptions opt = {}) {
-    Halide::Target t = make_target(target);
     autosched::plan_for_target(opt, t);
     opt.device.shared_memory_optin_bytes = 0;  // as the plugin: Halide's runtime does not opt in
     auto a = autosched::autoschedule(outputs, t, opt, "test");
     return a.plan.to_text() + a.source;
+}
+inline std::string schedule_with_solder(const std::vector<Halide::Func> &outputs, const std::string &target,
+                                        autosched::PlannerOptions opt = {}) {
+    return schedule_with_solder(outputs, make_target(target), opt);
 }
 
 // The pipeline of `outputs`, JIT-compiled for `target` (after it was scheduled).
