@@ -474,8 +474,39 @@ std::string ScheduleWriter::source(const std::string &header_comment) const {
     return out;
 }
 
+namespace {
+
+// Whether `v` counts the tiles of a split of `s` (the outer var of a split by more than 1: its
+// extent, a rounded-up quotient, is one Halide cannot prove positive).
+bool counts_tiles(const StageRef &s, const VarOrRVar &v) {
+    const std::string suffix = "." + v.name();
+    for (const Internal::Split &sp : s.stage().get_schedule().splits()) {
+        // (A split by 1 that keeps the dim's name only adds a unit loop inside it.)
+        if (sp.split_type != Internal::Split::SplitVar || Internal::is_const_one(sp.factor)) continue;
+        if (sp.outer == v.name() || (sp.outer.size() > suffix.size() &&
+                                     sp.outer.compare(sp.outer.size() - suffix.size(), suffix.size(), suffix) == 0))
+            return true;
+    }
+    return false;
+}
+
+// Orders dims [from, end) of `dims`, about to be fused into one (innermost first), whole-point dims
+// first and tile counts after them, each group in its order. Halide rebuilds each dim of a fuse but
+// the innermost by dividing by the extents of the dims inside it; where it cannot prove a divisor
+// positive it bounds the quotient by the fused extent on both sides. A tile count inside a dim
+// read unclamped widens its bounds so (an input read at batch index -4), while whole-point extents
+// keep the sign test and the quotient exact.
+void tile_counts_outermost(const StageRef &s, std::vector<VarOrRVar> &dims, size_t from) {
+    if (from >= dims.size()) return;
+    std::stable_partition(dims.begin() + long(from), dims.end(),
+                          [&](const VarOrRVar &v) { return !counts_tiles(s, v); });
+}
+
+}  // namespace
+
 std::vector<VarOrRVar> fold_into_three(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> dims,
                                        const std::string &tag) {
+    tile_counts_outermost(s, dims, 2);
     for (size_t i = 3; i < dims.size(); i++) {
         Var next(tag + "_f" + std::to_string(i));
         w.fuse(s, dims[2], dims[i], next);
@@ -503,6 +534,7 @@ VarOrRVar gpu_blocks_over(ScheduleWriter &w, const StageRef &s, std::vector<VarO
     const size_t tiles = w.grid_map() == GridMap::AllInX ? 0 : std::min(blocks.size(), size_t(std::max(0, tile_dims)));
     std::vector<VarOrRVar> order;
     if (tiles < blocks.size()) {
+        tile_counts_outermost(s, blocks, tiles);
         VarOrRVar all = blocks[tiles];
         for (size_t i = tiles + 1; i < blocks.size(); i++) {
             Var next(tag + "_gx" + std::to_string(i));
