@@ -247,6 +247,23 @@ TEST(RuntimeErrors, HelpOnEveryCommandAndTool) {
     }
 }
 
+// solder-soak --timeout runs each batch in a child: a seed that hangs or crashes the process is a
+// failed seed with the reason, and the seeds after it still run.
+TEST(RuntimeErrors, SoakReportsAHungOrCrashedSeedAndGoesOn) {
+    using solder::testing::run_tool;
+    auto hung = run_tool(SOLDER_SOAK, "3 --start 1 --batch 1 --timeout 2", "SOLDER_SOAK_FAULT=hang:2");
+    EXPECT_EQ(hung.exit_code, 1) << hung.out << hung.err;
+    EXPECT_TRUE(contains(hung.err, "FAIL seed 2: timed out after 2 s")) << hung.err;
+    EXPECT_TRUE(contains(hung.out, "3 graphs, 1 failed")) << hung.out;
+    EXPECT_TRUE(contains(hung.out, "failed seeds: 2\n")) << hung.out;
+    auto crashed = run_tool(SOLDER_SOAK, "2 --start 1 --batch 1 --timeout 60", "SOLDER_SOAK_FAULT=crash:1");
+    EXPECT_EQ(crashed.exit_code, 1) << crashed.out << crashed.err;
+    EXPECT_TRUE(contains(crashed.err, "FAIL seed 1: the process died of signal 6")) << crashed.err;
+    EXPECT_TRUE(contains(crashed.out, "2 graphs, 1 failed")) << crashed.out;
+    auto bad = run_tool(SOLDER_SOAK, "1 --timeout 5", "SOLDER_SOAK_FAULT=stall:1");
+    EXPECT_TRUE(contains(bad.err, "SOLDER_SOAK_FAULT must be hang:SEED or crash:SEED")) << bad.err;
+}
+
 TEST(RuntimeErrors, CliUnknownNamesExitWithTwoAndTheMessage) {
     expect_cli_errors({
         {"run no_such_app --small", "", "unknown app 'no_such_app'"},

@@ -1,12 +1,24 @@
-// `solder-soak N [--start S] [--target host|opencl] [--batch B] [--family graphs|user|typed|tensor] [--unfused]`: runs N
-// random planner tests with a progress line, and prints the seeds that failed. Families: the tensor
-// layer's random graphs (tests/support/random_graphs.h; --unfused also compares each batch with the
-// unfused schedule, use small batches: it compiles slowly), or Halide pipelines written as users
-// write them (tests/support/random_user_pipelines.h), or such pipelines over 8- and 16-bit images
-// (tests/support/random_typed_pipelines.h), or 4-D tensor pipelines as network layers are written
-// (tests/support/random_tensor_pipelines.h).
+// `solder-soak N [--start S] [--target host|opencl] [--batch B] [--family graphs|user|typed|tensor] [--unfused]
+// [--timeout SECONDS]`: runs N random planner tests with a progress line, and prints the seeds that
+// failed. Families: the tensor layer's random graphs (tests/support/random_graphs.h; --unfused also
+// compares each batch with the unfused schedule, use small batches: it compiles slowly), or Halide
+// pipelines written as users write them (tests/support/random_user_pipelines.h), or such pipelines
+// over 8- and 16-bit images (tests/support/random_typed_pipelines.h), or 4-D tensor pipelines as
+// network layers are written (tests/support/random_tensor_pipelines.h). With --timeout each batch
+// runs in a child process: a seed that hangs a compiler or crashes the process is reported as failed
+// and the soak goes on.
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <sstream>
 #include <string>
 
 #include "cli/args.h"
@@ -16,17 +28,174 @@
 #include "tests/support/random_typed_pipelines.h"
 #include "tests/support/random_user_pipelines.h"
 
+namespace {
+
+using namespace solder;
+
+struct BatchResult {
+    std::vector<uint64_t> failed;
+    std::vector<std::string> messages;
+    double max_plan_ms = 0;
+};
+
+BatchResult run_batch(const std::string &family, const std::vector<uint64_t> &seeds, const std::string &target,
+                      bool unfused) {
+    BatchResult b;
+    if (family == "user") {
+        auto r = testing::run_random_user_pipelines(seeds, target);
+        b.failed = r.failed_seeds, b.messages = r.messages;
+    } else if (family == "typed") {
+        auto r = testing::run_random_typed_pipelines(seeds, target);
+        b.failed = r.failed_seeds, b.messages = r.messages;
+    } else if (family == "tensor") {
+        auto r = testing::run_random_tensor_pipelines(seeds, target);
+        b.failed = r.failed_seeds, b.messages = r.messages;
+    } else {
+        auto r = testing::run_random_batch(seeds, target, default_out_dir(), unfused);
+        b.failed = r.failed_seeds, b.messages = r.messages;
+        b.max_plan_ms = r.max_plan_ms;
+    }
+    return b;
+}
+
+// The result as the child writes it to the parent: the plan time, the failed seeds, then each
+// message after its length.
+std::string serialize(const BatchResult &b) {
+    std::ostringstream o;
+    o << b.max_plan_ms << "\n" << b.failed.size();
+    for (uint64_t s : b.failed) o << " " << s;
+    o << "\n";
+    for (const std::string &m : b.messages) o << m.size() << "\n" << m;
+    return o.str();
+}
+
+BatchResult deserialize(const std::string &text) {
+    BatchResult b;
+    std::istringstream in(text);
+    size_t n = 0;
+    in >> b.max_plan_ms >> n;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t s = 0;
+        in >> s;
+        b.failed.push_back(s);
+    }
+    size_t len = 0;
+    while (in >> len) {
+        in.get();  // the newline after the length
+        std::string m(len, '\0');
+        in.read(m.data(), std::streamsize(len));
+        b.messages.push_back(m);
+    }
+    if (!in.eof() && in.fail() && b.failed.empty()) throw std::runtime_error("unreadable result from the child");
+    return b;
+}
+
+// SOLDER_SOAK_FAULT=hang:SEED or crash:SEED: a child whose batch holds SEED sleeps forever or
+// aborts instead of running it (how the tests check --timeout).
+void injected_fault(const std::vector<uint64_t> &seeds) {
+    const char *e = std::getenv("SOLDER_SOAK_FAULT");
+    if (e == nullptr) return;
+    const std::string v = e;
+    const size_t colon = v.find(':');
+    if (colon == std::string::npos) throw std::invalid_argument("SOLDER_SOAK_FAULT must be hang:SEED or crash:SEED");
+    const std::string kind = v.substr(0, colon);
+    const uint64_t seed = uint64_t(parse_integer("SOLDER_SOAK_FAULT's seed", v.substr(colon + 1), 0, INT64_MAX));
+    if (kind != "hang" && kind != "crash")
+        throw std::invalid_argument("SOLDER_SOAK_FAULT must be hang:SEED or crash:SEED, got '" + v + "'");
+    if (std::find(seeds.begin(), seeds.end(), seed) == seeds.end()) return;
+    if (kind == "crash") std::abort();
+    for (;;) pause();
+}
+
+// Runs the batch in a child process, stopped after `seconds`: a hang (a device compiler that never
+// returns) or a crash (an assertion in LLVM) fails the batch's seeds instead of the soak.
+BatchResult run_batch_isolated(const std::string &family, const std::vector<uint64_t> &seeds, const std::string &target,
+                               bool unfused, int seconds) {
+    int fds[2];
+    if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    if (pid == 0) {
+        close(fds[0]);
+        int code = 0;
+        std::string out;
+        try {
+            injected_fault(seeds);
+            out = serialize(run_batch(family, seeds, target, unfused));
+        } catch (const std::exception &e) {
+            BatchResult b;
+            b.failed = seeds;
+            b.messages.push_back(std::string("the batch threw: ") + e.what());
+            out = serialize(b);
+        }
+        for (size_t done = 0; done < out.size();) {
+            const ssize_t n = write(fds[1], out.data() + done, out.size() - done);
+            if (n <= 0) {
+                code = 3;
+                break;
+            }
+            done += size_t(n);
+        }
+        close(fds[1]);
+        std::fflush(nullptr);
+        _exit(code);
+    }
+    close(fds[1]);
+    std::string text;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    bool timed_out = false;
+    for (;;) {
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+            timed_out = true;
+            break;
+        }
+        pollfd p{fds[0], POLLIN, 0};
+        const int r = poll(&p, 1, int(std::min<int64_t>(left.count(), 1000)));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) continue;
+        char buf[65536];
+        const ssize_t n = read(fds[0], buf, sizeof(buf));
+        if (n <= 0) break;  // end of the child's output
+        text.append(buf, size_t(n));
+    }
+    close(fds[0]);
+    if (timed_out) kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    BatchResult b;
+    std::string why;
+    if (timed_out) {
+        why = "timed out after " + std::to_string(seconds) + " s";
+    } else if (WIFSIGNALED(status)) {
+        why =
+            "the process died of signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        why = "the process exited with status " + std::to_string(WEXITSTATUS(status));
+    } else {
+        return deserialize(text);
+    }
+    b.failed = seeds;
+    std::string names;
+    for (uint64_t s : seeds) names += (names.empty() ? "" : ", ") + std::to_string(s);
+    b.messages.push_back("seed" + std::string(seeds.size() > 1 ? "s " : " ") + names + ": " + why);
+    return b;
+}
+
+}  // namespace
+
 int main(int argc, char **argv) {
-    using namespace solder;
     // (PoCL's work-groups capped at CUDA's 1024 threads per block, as in the tests: a kernel that
     // would launch more on a GPU fails here too.)
     setenv("POCL_MAX_WORK_GROUP_SIZE", "1024", 0);
     try {
-        Args a = Args::parse(argc, argv, 1, {"start", "target", "batch", "family"}, {"unfused"});
+        Args a = Args::parse(argc, argv, 1, {"start", "target", "batch", "family", "timeout"}, {"unfused"});
         const char *usage =
             "usage: solder-soak N [--start S (default 1)] [--target host|opencl (default host)] [--batch B (default "
             "50)]\n"
-            "                   [--family graphs|user|typed|tensor (default graphs)] [--unfused]\n"
+            "                   [--family graphs|user|typed|tensor (default graphs)] [--unfused] [--timeout SECONDS]\n"
             "plans, compiles and runs N random pipelines against their reference; prints the seeds that failed.\n"
             "  graphs: tensor-layer graphs against an eager reference (--unfused also compares the unfused schedule)\n"
             "  user:   Halide pipelines written as users write them (scans, histograms, Tuples, parameter RDoms,\n"
@@ -34,7 +203,9 @@ int main(int argc, char **argv) {
             "  typed:  such pipelines over uint8, uint16, int16 and float16 images (lookup tables, equalization,\n"
             "          IIR scans in the narrow type, wrapping arithmetic), integer ones matched exactly\n"
             "  tensor: 4-D layers over float32, float64 and bfloat16 tensors, channels first or last (channel\n"
-            "          mixing, softmax, normalizations, pooling, gathers, an extern stage, scalar outputs)\n";
+            "          mixing, softmax, normalizations, pooling, gathers, an extern stage, scalar outputs)\n"
+            "--timeout: each batch runs in a child process, stopped after SECONDS per seed in it; a seed that\n"
+            "  hangs or crashes the process fails (with --batch 1, that seed alone) and the soak goes on\n";
         if (a.has("help")) {
             std::fputs(usage, stdout);
             return 0;
@@ -43,41 +214,33 @@ int main(int argc, char **argv) {
             std::fputs(usage, stderr);
             return 2;
         }
-        uint64_t n = uint64_t(parse_integer("N", a.positional[0], 1, INT64_MAX));
-        uint64_t start = uint64_t(a.integer("start", 1, 0, INT64_MAX));
-        uint64_t batch = uint64_t(a.integer("batch", 50, 1, 100000));
-        std::string target = a.get("target", "host");
+        const uint64_t n = uint64_t(parse_integer("N", a.positional[0], 1, INT64_MAX));
+        const uint64_t start = uint64_t(a.integer("start", 1, 0, INT64_MAX));
+        const uint64_t batch = uint64_t(a.integer("batch", 50, 1, 100000));
+        const int timeout = int(a.integer("timeout", 0, 0, 86400));
+        const std::string target = a.get("target", "host");
+        const std::string family = a.get("family", "graphs");
+        if (family != "graphs" && family != "user" && family != "typed" && family != "tensor")
+            throw std::invalid_argument("--family must be graphs, user, typed or tensor, got '" + family + "'");
+        const char *what = family == "graphs" ? "graphs" : "pipelines";
         std::vector<uint64_t> failed;
         double max_ms = 0;
         for (uint64_t s = start; s < start + n; s += batch) {
             std::vector<uint64_t> seeds;
             for (uint64_t k = s; k < std::min(start + n, s + batch); k++) seeds.push_back(k);
-            const std::string family = a.get("family", "graphs");
-            std::vector<uint64_t> bad;
-            std::vector<std::string> messages;
-            if (family == "user") {
-                auto r = testing::run_random_user_pipelines(seeds, target);
-                bad = r.failed_seeds, messages = r.messages;
-            } else if (family == "typed") {
-                auto r = testing::run_random_typed_pipelines(seeds, target);
-                bad = r.failed_seeds, messages = r.messages;
-            } else if (family == "tensor") {
-                auto r = testing::run_random_tensor_pipelines(seeds, target);
-                bad = r.failed_seeds, messages = r.messages;
-            } else if (family == "graphs") {
-                auto r = testing::run_random_batch(seeds, target, default_out_dir(), a.has("unfused"));
-                bad = r.failed_seeds, messages = r.messages;
-                max_ms = std::max(max_ms, r.max_plan_ms);
-            } else {
-                throw std::invalid_argument("--family must be graphs, user, typed or tensor, got '" + family + "'");
-            }
-            for (auto &m : messages) std::fprintf(stderr, "FAIL %s\n", m.c_str());
-            failed.insert(failed.end(), bad.begin(), bad.end());
-            std::fprintf(stderr, "\r[soak] %llu/%llu graphs, %zu failed, max plan %.1f ms   ",
-                         (unsigned long long)(seeds.back() - start + 1), (unsigned long long)n, failed.size(), max_ms);
+            const BatchResult r =
+                timeout > 0 ? run_batch_isolated(family, seeds, target, a.has("unfused"), timeout * int(seeds.size()))
+                            : run_batch(family, seeds, target, a.has("unfused"));
+            for (auto &m : r.messages) std::fprintf(stderr, "FAIL %s\n", m.c_str());
+            failed.insert(failed.end(), r.failed.begin(), r.failed.end());
+            max_ms = std::max(max_ms, r.max_plan_ms);
+            std::fprintf(stderr, "\r[soak] %llu/%llu %s, %zu failed", (unsigned long long)(seeds.back() - start + 1),
+                         (unsigned long long)n, what, failed.size());
+            if (family == "graphs") std::fprintf(stderr, ", max plan %.1f ms", max_ms);
+            std::fprintf(stderr, "   ");
         }
         std::fprintf(stderr, "\n");
-        std::printf("%llu graphs, %zu failed\n", (unsigned long long)n, failed.size());
+        std::printf("%llu %s, %zu failed\n", (unsigned long long)n, what, failed.size());
         if (!failed.empty()) {
             std::printf("failed seeds:");
             for (auto s : failed) std::printf(" %llu", (unsigned long long)s);

@@ -40,14 +40,12 @@ inline std::string read_file(const std::string &path) {
     return ss.str();
 }
 
-// Runs `solder ARGS` with `env` (NAME=value words, may be empty) added to the environment.
-inline CliResult run_solder_cli(const std::string &args, const std::string &env = "") {
-#ifndef SOLDER_CLI
-#error "SOLDER_CLI must name the solder executable (tests/CMakeLists.txt)"
-#endif
+// Runs the executable `tool` with `args` and `env` (NAME=value words, may be empty) added to the
+// environment.
+inline CliResult run_tool(const std::string &tool, const std::string &args, const std::string &env = "") {
     std::string dir = fresh_temp_dir("cli");
-    // exec: the shell becomes solder, so a signal that ends solder is reported as a signal.
-    std::string cmd = "exec env " + env + " '" + SOLDER_CLI + "' " + args + " >'" + dir + "/out' 2>'" + dir + "/err'";
+    // exec: the shell becomes the tool, so a signal that ends it is reported as a signal.
+    std::string cmd = "exec env " + env + " '" + tool + "' " + args + " >'" + dir + "/out' 2>'" + dir + "/err'";
     int st = std::system(cmd.c_str());
     CliResult r;
     if (WIFEXITED(st)) r.exit_code = WEXITSTATUS(st);
@@ -56,6 +54,14 @@ inline CliResult run_solder_cli(const std::string &args, const std::string &env 
     r.err = read_file(dir + "/err");
     std::filesystem::remove_all(dir);
     return r;
+}
+
+// Runs `solder ARGS` with `env` added to the environment.
+inline CliResult run_solder_cli(const std::string &args, const std::string &env = "") {
+#ifndef SOLDER_CLI
+#error "SOLDER_CLI must name the solder executable (tests/CMakeLists.txt)"
+#endif
+    return run_tool(SOLDER_CLI, args, env);
 }
 
 }  // namespace solder::testing
