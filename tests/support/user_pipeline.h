@@ -96,11 +96,15 @@ template<typename F> std::string failure_of(F &&f) {
 // One value of a buffer of any type the random families output, as a double.
 inline double value_as_double(const Halide::Buffer<> &b, const int *pos) {
     const Halide::Type t = b.type();
+    if (t == Halide::Bool()) return Halide::Buffer<bool>(b)(pos);
     if (t == Halide::UInt(8)) return Halide::Buffer<uint8_t>(b)(pos);
+    if (t == Halide::Int(8)) return Halide::Buffer<int8_t>(b)(pos);
     if (t == Halide::UInt(16)) return Halide::Buffer<uint16_t>(b)(pos);
     if (t == Halide::Int(16)) return Halide::Buffer<int16_t>(b)(pos);
     if (t == Halide::Int(32)) return Halide::Buffer<int32_t>(b)(pos);
     if (t == Halide::UInt(32)) return Halide::Buffer<uint32_t>(b)(pos);
+    if (t == Halide::Int(64)) return double(Halide::Buffer<int64_t>(b)(pos));
+    if (t == Halide::UInt(64)) return double(Halide::Buffer<uint64_t>(b)(pos));
     if (t == Halide::Float(16)) return double(Halide::Buffer<Halide::float16_t>(b)(pos));
     if (t == Halide::BFloat(16)) return double(Halide::Buffer<Halide::bfloat16_t>(b)(pos));
     if (t == Halide::Float(64)) return Halide::Buffer<double>(b)(pos);
