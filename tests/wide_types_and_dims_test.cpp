@@ -144,7 +144,8 @@ TEST(WideTypesAndDims, IntegerWidthsFromInt8ToInt64) {
         RDom a(0, in.dim(0).extent(), 0, in.dim(1).extent(), "ra");
         total() = cast<int64_t>(0);
         total() += cast<int64_t>(v(a.x, a.y)) * cast<int64_t>(1 << 20);
-        sat(x, y) = saturating_add(cast<int16_t>(in(x, y)) * cast<int16_t>(200), cast<int16_t>(in(x, y)) * cast<int16_t>(150));
+        sat(x, y) =
+            saturating_add(cast<int16_t>(in(x, y)) * cast<int16_t>(200), cast<int16_t>(in(x, y)) * cast<int16_t>(150));
         in.set_estimates({{0, 128}, {0, 96}});
         rows.set_estimates({{0, 96}});
         mask.set_estimates({{0, 128}, {0, 96}});
