@@ -1167,6 +1167,72 @@ TEST(UserPipelines, ChainedExternStagesOneAnOutput) {
     });
 }
 
+// An extern stage that reads a Func of another dimensionality (an image and its per-row gains): the
+// region it asks of the 1-D Func is that Func's estimates. Without them the whole pipeline takes the
+// generic template, and the plan says what to give; with them the Halide stages are planned around
+// the extern. Both run correctly at sizes other than the estimates.
+extern "C" int solder_test_extern_row_gain(halide_buffer_t *img, halide_buffer_t *gain, halide_buffer_t *out) {
+    if (img->is_bounds_query() || gain->is_bounds_query()) {
+        for (int d = 0; d < 2; d++) img->dim[d] = out->dim[d];
+        gain->dim[0] = out->dim[1];
+        return 0;
+    }
+    Halide::Runtime::Buffer<float> i(*img), g(*gain), o(*out);
+    if (i.copy_to_host() != 0 || g.copy_to_host() != 0) return -1;
+    o.for_each_element([&](int a, int b) { o(a, b) = i(a, b) * g(b); });
+    o.set_host_dirty();
+    return 0;
+}
+
+TEST(UserPipelines, ExternStageReadingAFuncOfOtherDims) {
+    for_each_target([](const std::string &target) {
+        for (bool estimated : {false, true}) {
+            SCOPED_TRACE(estimated ? "gains estimated" : "gains not estimated");
+            ImageParam in(Float(32), 2, "in");
+            Var x("x"), y("y");
+            Func pre("pre"), gain("gain"), ext("ext"), out("out");
+            RDom r(0, in.dim(0).extent(), "r");
+            pre(x, y) = in(x, y) + 1;
+            gain(y) = sum(in(r, y)) / cast<float>(in.dim(0).extent());
+            ext.define_extern("solder_test_extern_row_gain", {pre, gain}, Float(32), {x, y}, NameMangling::C);
+            out(x, y) = ext(x, y) * 2;
+            in.set_estimates({{0, 640}, {0, 480}});
+            out.set_estimates({{0, 640}, {0, 480}});
+            if (estimated) gain.set_estimates({{0, 480}});
+            const std::string plan = schedule_with_solder({out}, target);
+            if (estimated) {
+                EXPECT_EQ(plan.find("every Func through the generic template"), std::string::npos) << plan;
+                EXPECT_NE(plan.find("an extern stage reads it"), std::string::npos) << plan;
+            } else {
+                // (Func names: 'gain', 'gain$1', ... as the loops build them again.)
+                EXPECT_NE(plan.find("of another dimensionality (1 dims, the extern 2): Solder cannot tell the region "
+                                    "the extern asks of it; give '" +
+                                    gain.name() + "' estimates for that region (Func::set_estimates)"),
+                          std::string::npos)
+                    << plan;
+            }
+            Pipeline p(out);
+            p.set_jit_externs({{"solder_test_extern_row_gain", JITExtern(solder_test_extern_row_gain)}});
+            p.compile_jit(jit_target(target));
+            for (auto [w, h] : sizes_with(640, 480)) {
+                SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+                auto img = random_buffer<float>({w, h}, 12);
+                in.set(img);
+                Buffer<float> o = realized<float>(p, {w, h}, target);
+                EXPECT_TRUE(matches(
+                    o,
+                    [&](auto &q) {
+                        double row = 0;
+                        for (int i = 0; i < w; i++) row += img(i, q[1]);
+                        return 2 * (img(q[0], q[1]) + 1.0) * (row / w);
+                    },
+                    1e-4))
+                    << plan;
+            }
+        }
+    });
+}
+
 // Estimates stay the user's to give: a missing or zero one is an error naming what lacks it.
 TEST(UserPipelines, MissingOrZeroEstimatesAreClearErrors) {
     auto error_of = [](auto build) {

@@ -350,7 +350,7 @@ Region FuncGraph::declared_region(const FuncNode &n, const std::string &kind) co
 
 Region FuncGraph::natural_region(int p) const {
     const FuncNode &n = nodes[size_t(p)];
-    if (n.is_input) return {};
+    if (n.is_input && !n.is_extern) return {};
     // set_estimates (or Func::bound) on the Func itself.
     if (Region r = declared_region(n, "Func"); !r.empty()) return r;
     // The points its updates write, where every arg is bounded by the RDom (a table filled over
@@ -689,14 +689,19 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
             for (auto &a : f.extern_arguments()) {
                 if (!a.is_func()) continue;
                 const int arg = g.find(Function(a.func).name());
-                if (arg >= 0 && g.nodes[size_t(arg)].is_extern) continue;  // (another extern: at root already)
-                if (arg < 0 || g.nodes[size_t(arg)].is_input)
+                if (arg < 0 || (g.nodes[size_t(arg)].is_input && !g.nodes[size_t(arg)].is_extern))
                     throw AnalysisError("extern stage '" + name + "' reads Func '" + Function(a.func).name() +
                                         "', which Solder cannot place before it");
-                if (g.nodes[size_t(arg)].dims.size() != n.dims.size())
-                    throw AnalysisError("extern stage '" + name + "' reads Func '" + Function(a.func).name() +
-                                        "' of another dimensionality: Solder cannot estimate the region it asks for");
-                g.nodes[size_t(arg)].read_by_extern = true;
+                // Of another dimensionality, the region the extern asks of it is its own estimates'
+                // (or what its updates write, as for any Func: natural_region).
+                const FuncNode &an = g.nodes[size_t(arg)];
+                if (an.dims.size() != n.dims.size() && g.natural_region(arg).empty())
+                    throw AnalysisError("extern stage '" + name + "' reads Func '" + an.name + "' of another " +
+                                        "dimensionality (" + std::to_string(an.dims.size()) + " dims, the extern " +
+                                        std::to_string(n.dims.size()) +
+                                        "): Solder cannot tell the region the extern asks of it; give '" + an.name +
+                                        "' estimates for that region (Func::set_estimates)");
+                if (!an.is_extern) g.nodes[size_t(arg)].read_by_extern = true;  // (an extern is at root already)
             }
         }
         n.elem_bytes = 0;
@@ -772,7 +777,9 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
         if (!g.nodes[k].is_extern || need[k].empty()) continue;
         for (auto &a : g.nodes[k].function.extern_arguments()) {
             if (!a.is_func()) continue;
-            add_needs(g.regions_for(g.find(Function(a.func).name()), need[k], all));
+            const int arg = g.find(Function(a.func).name());
+            const bool same_dims = g.nodes[size_t(arg)].dims.size() == g.nodes[k].dims.size();
+            add_needs(g.regions_for(arg, same_dims ? need[k] : g.natural_region(arg), all));
         }
     }
     for (size_t k = 0; k < g.nodes.size(); k++) {
