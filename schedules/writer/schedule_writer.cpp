@@ -493,11 +493,14 @@ bool counts_tiles(const StageRef &s, const VarOrRVar &v) {
 // Orders dims [from, end) of `dims`, about to be fused into one (innermost first), whole-point dims
 // first and tile counts after them, each group in its order. Halide rebuilds each dim of a fuse but
 // the innermost by dividing by the extents of the dims inside it; where it cannot prove a divisor
-// positive it bounds the quotient by the fused extent on both sides. A tile count inside a dim
-// read unclamped widens its bounds so (an input read at batch index -4), while whole-point extents
-// keep the sign test and the quotient exact.
-void tile_counts_outermost(const StageRef &s, std::vector<VarOrRVar> &dims, size_t from) {
+// positive it bounds the quotient of a stored Func by the fused extent on both sides. A tile count
+// inside a dim read unclamped widens its bounds so (an input read at batch index -4), while
+// whole-point extents keep the sign test and the quotient exact. An output's region keeps a
+// run-time sign test whatever the divisor: its blocks keep their order.
+void tile_counts_outermost(const ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> &dims, size_t from) {
     if (from >= dims.size()) return;
+    for (const Func &o : w.outputs())
+        if (o.name() == s.func.name()) return;
     std::stable_partition(dims.begin() + long(from), dims.end(),
                           [&](const VarOrRVar &v) { return !counts_tiles(s, v); });
 }
@@ -506,7 +509,7 @@ void tile_counts_outermost(const StageRef &s, std::vector<VarOrRVar> &dims, size
 
 std::vector<VarOrRVar> fold_into_three(ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> dims,
                                        const std::string &tag) {
-    tile_counts_outermost(s, dims, 2);
+    tile_counts_outermost(w, s, dims, 2);
     for (size_t i = 3; i < dims.size(); i++) {
         Var next(tag + "_f" + std::to_string(i));
         w.fuse(s, dims[2], dims[i], next);
@@ -534,7 +537,7 @@ VarOrRVar gpu_blocks_over(ScheduleWriter &w, const StageRef &s, std::vector<VarO
     const size_t tiles = w.grid_map() == GridMap::AllInX ? 0 : std::min(blocks.size(), size_t(std::max(0, tile_dims)));
     std::vector<VarOrRVar> order;
     if (tiles < blocks.size()) {
-        tile_counts_outermost(s, blocks, tiles);
+        tile_counts_outermost(w, s, blocks, tiles);
         VarOrRVar all = blocks[tiles];
         for (size_t i = tiles + 1; i < blocks.size(); i++) {
             Var next(tag + "_gx" + std::to_string(i));
