@@ -1233,6 +1233,61 @@ TEST(UserPipelines, ExternStageReadingAFuncOfOtherDims) {
     });
 }
 
+// An arg-max over an image to one result: Halide's inline argmax cannot be proven associative, so it
+// runs in one thread, and the plan says which form Halide proves; written in that form it is split
+// across threads (a total reduction) and matches a reference walk at sizes other than the estimate.
+TEST(UserPipelines, ArgMaxInTheFormHalideProvesIsSplitAcrossThreads) {
+    for_each_target([](const std::string &target) {
+        {
+            ImageParam in(Float(32), 2, "in");
+            RDom q(0, in.dim(0).extent(), 0, in.dim(1).extent(), "q");
+            Func best("best");
+            best() = argmax(q, in(q.x, q.y));
+            in.set_estimates({{0, 1024}, {0, 768}});
+            const std::string plan = schedule_with_solder({best}, target);
+            EXPECT_NE(
+                plan.find(
+                    "Halide proves an arg-max written with the value first and the old point kept unless the new one "
+                    "wins, which can then be split"),
+                std::string::npos)
+                << plan;
+        }
+        ImageParam in(Float(32), 2, "in");
+        RDom q(0, in.dim(0).extent(), 0, in.dim(1).extent(), "q");
+        Func best("best");
+        best() = Tuple(in.type().min(), 0, 0);
+        Expr v = in(q.x, q.y), old = best()[0];
+        best() = Tuple(max(old, v), select(old > v, best()[1], q.x), select(old > v, best()[2], q.y));
+        in.set_estimates({{0, 1024}, {0, 768}});
+        const std::string plan = schedule_with_solder({best}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("[total_reduction"), std::string::npos) << plan;
+        }
+        EXPECT_EQ(plan.find("cannot prove"), std::string::npos) << plan;
+        Pipeline p(best);
+        p.compile_jit(jit_target(target));
+        for (auto [w, h] : sizes_with(1024, 768)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto img = random_buffer<float>({w, h}, 13, -1, 1);
+            in.set(img);
+            Buffer<float> value = Buffer<float>::make_scalar();
+            Buffer<int> bx = Buffer<int>::make_scalar(), by = Buffer<int>::make_scalar();
+            p.realize({value, bx, by}, jit_target(target));
+            value.copy_to_host();
+            bx.copy_to_host();
+            by.copy_to_host();
+            float want = -INFINITY;
+            int wx = 0, wy = 0;
+            for (int j = 0; j < h; j++)
+                for (int i = 0; i < w; i++)
+                    if (img(i, j) >= want) want = img(i, j), wx = i, wy = j;  // (ties: the later point)
+            EXPECT_EQ(value(), want) << plan;
+            EXPECT_EQ(bx(), wx) << plan;
+            EXPECT_EQ(by(), wy) << plan;
+        }
+    });
+}
+
 // Estimates stay the user's to give: a missing or zero one is an error naming what lacks it.
 TEST(UserPipelines, MissingOrZeroEstimatesAreClearErrors) {
     auto error_of = [](auto build) {
