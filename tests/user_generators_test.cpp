@@ -1,0 +1,103 @@
+// Libraries CMake built from generators written as users write them (tests/generators/
+// user_generators.cpp), each scheduled by the Solder plugin for the host and for OpenCL, run at
+// sizes other than their estimates against references computed here.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "HalideBuffer.h"
+#include "tests/support/user_pipeline.h"
+#include "user_channel_stats.h"
+#include "user_channel_stats_cl.h"
+#include "user_equalize.h"
+#include "user_equalize_cl.h"
+
+namespace user_generators {
+
+using Halide::Runtime::Buffer;
+
+template<typename T> Buffer<T> random_image(std::vector<int> shape, uint32_t seed, double lo, double hi) {
+    Buffer<T> b(shape);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(lo, hi);
+    b.for_each_value([&](T &v) { v = T(u(rng)); });
+    b.set_host_dirty();
+    return b;
+}
+
+TEST(UserGenerators, EqualizeMatchesItsReference) {
+    const int bins = 64;  // (the libraries' GeneratorParam)
+    for (bool opencl : {false, true}) {
+        for (auto [w, h] : std::vector<std::pair<int, int>>{{1920, 1080}, {37, 23}, {1, 1}, {641, 5}}) {
+            SCOPED_TRACE((opencl ? "opencl " : "host ") + std::to_string(w) + "x" + std::to_string(h));
+            Buffer<uint8_t> in = random_image<uint8_t>({w, h}, uint32_t(w + h), 0, 255.99);
+            Buffer<uint8_t> out(w, h);
+            Buffer<int32_t> hist(bins);
+            const int rc = opencl ? user_equalize_cl(in, out, hist) : user_equalize(in, out, hist);
+            ASSERT_EQ(rc, 0);
+            out.copy_to_host();
+            hist.copy_to_host();
+            std::vector<int64_t> want_hist(bins, 0);
+            in.for_each_value([&](uint8_t v) { want_hist[size_t(int(v) * bins / 256)]++; });
+            std::vector<int64_t> cdf(bins);
+            for (int b = 0; b < bins; b++) cdf[size_t(b)] = want_hist[size_t(b)] + (b ? cdf[size_t(b - 1)] : 0);
+            for (int b = 0; b < bins; b++) EXPECT_EQ(hist(b), want_hist[size_t(b)]) << "bin " << b;
+            int bad = 0;
+            out.for_each_element([&](int x, int y) {
+                const int64_t want =
+                    std::clamp<int64_t>(cdf[size_t(int(in(x, y)) * bins / 256)] * 255 / (int64_t(w) * h), 0, 255);
+                if (out(x, y) != want && bad++ == 0)
+                    ADD_FAILURE() << "at (" << x << ", " << y << "): " << int(out(x, y)) << ", want " << want;
+            });
+            EXPECT_EQ(bad, 0);
+        }
+    }
+}
+
+TEST(UserGenerators, ChannelStatsMatchesItsReference) {
+    const float gain = 0.75f;
+    for (bool opencl : {false, true}) {
+        for (auto [w, h, c] : std::vector<std::array<int, 3>>{{1024, 768, 3}, {37, 23, 3}, {1, 1, 1}, {301, 7, 4}}) {
+            SCOPED_TRACE((opencl ? "opencl " : "host ") + std::to_string(w) + "x" + std::to_string(h) + "x" +
+                         std::to_string(c));
+            Buffer<float> in = random_image<float>({w, h, c}, uint32_t(w * 3 + c), -1, 1);
+            Buffer<float> value(c), centred(w, h, c);
+            Buffer<int32_t> px(c), py(c);
+            const int rc = opencl ? user_channel_stats_cl(in, gain, value, px, py, centred)
+                                  : user_channel_stats(in, gain, value, px, py, centred);
+            ASSERT_EQ(rc, 0);
+            for (auto *b : {&value, &centred}) b->copy_to_host();
+            px.copy_to_host();
+            py.copy_to_host();
+            for (int k = 0; k < c; k++) {
+                float best = -INFINITY;
+                int bx = 0, by = 0;
+                double mean = 0;
+                for (int y = 0; y < h; y++)
+                    for (int x = 0; x < w; x++) {
+                        const float v = in(x, y, k) * gain;
+                        mean += v;
+                        if (v >= best) best = v, bx = x, by = y;  // (ties: the later point; none in random data)
+                    }
+                mean /= double(w) * h;
+                EXPECT_EQ(value(k), best) << "channel " << k;
+                EXPECT_EQ(px(k), bx) << "channel " << k;
+                EXPECT_EQ(py(k), by) << "channel " << k;
+                int bad = 0;
+                for (int y = 0; y < h; y++)
+                    for (int x = 0; x < w; x++) {
+                        auto at = [&](int i) { return double(in(std::clamp(i, 0, w - 1), y, k)) * gain; };
+                        const double want = (at(x - 1) + 2 * at(x) + at(x + 1)) / 4 - mean;
+                        if (std::abs(centred(x, y, k) - want) > 1e-4 * (1 + std::abs(want)) && bad++ == 0)
+                            ADD_FAILURE() << "centred at (" << x << ", " << y << ", " << k << "): " << centred(x, y, k)
+                                          << ", want " << want;
+                    }
+                EXPECT_EQ(bad, 0);
+            }
+        }
+    }
+}
+
+}  // namespace user_generators
