@@ -501,6 +501,9 @@ void tile_counts_outermost(const ScheduleWriter &w, const StageRef &s, std::vect
     if (from >= dims.size()) return;
     for (const Func &o : w.outputs())
         if (o.name() == s.func.name()) return;
+    // (RVars keep their order: Halide restricts reordering them past pure dims.)
+    for (size_t i = from; i < dims.size(); i++)
+        if (dims[i].is_rvar) return;
     std::stable_partition(dims.begin() + long(from), dims.end(),
                           [&](const VarOrRVar &v) { return !counts_tiles(s, v); });
 }
