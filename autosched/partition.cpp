@@ -23,8 +23,8 @@ bool eight_bit_values(const Halide::Internal::Function &f) {
 }  // namespace
 
 const char *const kReadByExternReason =
-    "an extern stage reads it: stored, over the extern's region at the estimates (Halide's bounds query asks for "
-    "the region when the pipeline runs)";
+    "an extern stage reads it: stored, over the extern's region at the estimates, or its own estimates where their "
+    "dimensions differ (Halide's bounds query asks for the region when the pipeline runs)";
 
 std::vector<bool> forced_roots(const FuncGraph &g, const PlannerOptions &opt, std::map<int, std::string> &why) {
     std::vector<bool> root(g.nodes.size(), false);

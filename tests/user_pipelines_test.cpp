@@ -1184,6 +1184,26 @@ extern "C" int solder_test_extern_row_gain(halide_buffer_t *img, halide_buffer_t
     return 0;
 }
 
+// Each row's mean of a 2-D Func, `width` wide (an extern cannot know its input's width in a bounds
+// query): a 1-D extern that another extern reads.
+extern "C" int solder_test_extern_row_mean(halide_buffer_t *in, int width, halide_buffer_t *out) {
+    if (in->is_bounds_query()) {
+        in->dim[0].min = 0;
+        in->dim[0].extent = width;
+        in->dim[1] = out->dim[0];
+        return 0;
+    }
+    Halide::Runtime::Buffer<float> i(*in), o(*out);
+    if (i.copy_to_host() != 0) return -1;
+    o.for_each_element([&](int y) {
+        double s = 0;
+        for (int x = 0; x < width; x++) s += i(x, y);
+        o(y) = float(s / width);
+    });
+    o.set_host_dirty();
+    return 0;
+}
+
 TEST(UserPipelines, ExternStageReadingAFuncOfOtherDims) {
     for_each_target([](const std::string &target) {
         for (bool estimated : {false, true}) {
@@ -1229,6 +1249,45 @@ TEST(UserPipelines, ExternStageReadingAFuncOfOtherDims) {
                     1e-4))
                     << plan;
             }
+        }
+    });
+}
+
+// Externs of different dimensionalities chained (a 2-D extern reads a 1-D one, which reads a 2-D
+// Func), both Funcs with estimates: planned around both externs.
+TEST(UserPipelines, ChainedExternStagesOfOtherDims) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(Float(32), 2, "in");
+        Var x("x"), y("y");
+        Func pre("pre"), means("means"), scaled("scaled"), out("out");
+        pre(x, y) = in(x, y) + 1;
+        means.define_extern("solder_test_extern_row_mean", {pre, in.dim(0).extent()}, Float(32), {y}, NameMangling::C);
+        scaled.define_extern("solder_test_extern_row_gain", {pre, means}, Float(32), {x, y}, NameMangling::C);
+        out(x, y) = scaled(x, y) * 2;
+        in.set_estimates({{0, 640}, {0, 480}});
+        out.set_estimates({{0, 640}, {0, 480}});
+        pre.set_estimates({{0, 640}, {0, 480}});
+        means.set_estimates({{0, 480}});
+        const std::string plan = schedule_with_solder({out}, target);
+        EXPECT_EQ(plan.find("every Func through the generic template"), std::string::npos) << plan;
+        Pipeline p(out);
+        p.set_jit_externs({{"solder_test_extern_row_mean", JITExtern(solder_test_extern_row_mean)},
+                           {"solder_test_extern_row_gain", JITExtern(solder_test_extern_row_gain)}});
+        p.compile_jit(jit_target(target));
+        for (auto [w, h] : sizes_with(640, 480)) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            auto img = random_buffer<float>({w, h}, 14);
+            in.set(img);
+            Buffer<float> o = realized<float>(p, {w, h}, target);
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    double row = 0;
+                    for (int i = 0; i < w; i++) row += img(i, q[1]) + 1.0;
+                    return 2 * (img(q[0], q[1]) + 1.0) * (row / w);
+                },
+                1e-4))
+                << plan;
         }
     });
 }
