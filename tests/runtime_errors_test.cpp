@@ -247,14 +247,16 @@ TEST(RuntimeErrors, HelpOnEveryCommandAndTool) {
     }
 }
 
-// solder-soak --timeout runs each batch in a child: a seed that hangs or crashes the process is a
-// failed seed with the reason, and the seeds after it still run.
+// solder-soak --timeout runs each batch in a child (--jobs of them at once): a seed that hangs or
+// crashes the process is a failed seed with the reason, and the other seeds still run.
 TEST(RuntimeErrors, SoakReportsAHungOrCrashedSeedAndGoesOn) {
     using solder::testing::run_tool;
-    auto hung = run_tool(SOLDER_SOAK, "3 --start 1 --batch 1 --timeout 2", "SOLDER_SOAK_FAULT=hang:2");
+    // (Two children at a time: the hung one does not hold up the others.)
+    auto hung = run_tool(SOLDER_SOAK, "4 --start 1 --batch 1 --timeout 2 --jobs 2", "SOLDER_SOAK_FAULT=hang:2");
     EXPECT_EQ(hung.exit_code, 1) << hung.out << hung.err;
     EXPECT_TRUE(contains(hung.err, "FAIL seed 2: timed out after 2 s")) << hung.err;
-    EXPECT_TRUE(contains(hung.out, "3 graphs, 1 failed")) << hung.out;
+    EXPECT_TRUE(contains(hung.err, "[soak] 4/4 graphs, 1 failed")) << hung.err;
+    EXPECT_TRUE(contains(hung.out, "4 graphs, 1 failed")) << hung.out;
     EXPECT_TRUE(contains(hung.out, "failed seeds: 2\n")) << hung.out;
     auto crashed = run_tool(SOLDER_SOAK, "2 --start 1 --batch 1 --timeout 60", "SOLDER_SOAK_FAULT=crash:1");
     EXPECT_EQ(crashed.exit_code, 1) << crashed.out << crashed.err;

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <sstream>
 #include <string>
 
@@ -107,10 +108,19 @@ void injected_fault(const std::vector<uint64_t> &seeds) {
     for (;;) pause();
 }
 
-// Runs the batch in a child process, stopped after `seconds`: a hang (a device compiler that never
-// returns) or a crash (an assertion in LLVM) fails the batch's seeds instead of the soak.
-BatchResult run_batch_isolated(const std::string &family, const std::vector<uint64_t> &seeds, const std::string &target,
-                               bool unfused, int seconds) {
+// A batch running in a child process: a hang (a device compiler that never returns) or a crash (an
+// assertion in LLVM) fails the batch's seeds instead of the soak.
+struct Child {
+    pid_t pid = -1;
+    int fd = -1;
+    std::vector<uint64_t> seeds;
+    int seconds = 0;  // 0: no limit
+    std::chrono::steady_clock::time_point deadline;
+    std::string text;  // what it wrote so far
+};
+
+Child start_child(const std::string &family, const std::vector<uint64_t> &seeds, const std::string &target,
+                  bool unfused, int seconds) {
     int fds[2];
     if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
     std::fflush(nullptr);
@@ -142,46 +152,87 @@ BatchResult run_batch_isolated(const std::string &family, const std::vector<uint
         _exit(code);
     }
     close(fds[1]);
-    std::string text;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-    bool timed_out = false;
-    for (;;) {
-        const auto left =
-            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) {
-            timed_out = true;
-            break;
-        }
-        pollfd p{fds[0], POLLIN, 0};
-        const int r = poll(&p, 1, int(std::min<int64_t>(left.count(), 1000)));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) continue;
-        char buf[65536];
-        const ssize_t n = read(fds[0], buf, sizeof(buf));
-        if (n <= 0) break;  // end of the child's output
-        text.append(buf, size_t(n));
-    }
-    close(fds[0]);
-    if (timed_out) kill(pid, SIGKILL);
+    Child c;
+    c.pid = pid;
+    c.fd = fds[0];
+    c.seeds = seeds;
+    c.seconds = seconds;
+    c.deadline = seconds > 0 ? std::chrono::steady_clock::now() + std::chrono::seconds(seconds)
+                             : std::chrono::steady_clock::time_point::max();
+    return c;
+}
+
+// Reaps a child whose output ended (or that ran out of time) and reads its result.
+BatchResult finish_child(Child &c, bool timed_out) {
+    close(c.fd);
+    if (timed_out) kill(c.pid, SIGKILL);
     int status = 0;
-    waitpid(pid, &status, 0);
-    BatchResult b;
+    waitpid(c.pid, &status, 0);
     std::string why;
     if (timed_out) {
-        why = "timed out after " + std::to_string(seconds) + " s";
+        why = "timed out after " + std::to_string(c.seconds) + " s";
     } else if (WIFSIGNALED(status)) {
         why =
             "the process died of signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
     } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         why = "the process exited with status " + std::to_string(WEXITSTATUS(status));
     } else {
-        return deserialize(text);
+        return deserialize(c.text);
     }
-    b.failed = seeds;
+    BatchResult b;
+    b.failed = c.seeds;
     std::string names;
-    for (uint64_t s : seeds) names += (names.empty() ? "" : ", ") + std::to_string(s);
-    b.messages.push_back("seed" + std::string(seeds.size() > 1 ? "s " : " ") + names + ": " + why);
+    for (uint64_t s : c.seeds) names += (names.empty() ? "" : ", ") + std::to_string(s);
+    b.messages.push_back("seed" + std::string(c.seeds.size() > 1 ? "s " : " ") + names + ": " + why);
     return b;
+}
+
+// Runs `batches` in up to `jobs` child processes at once, each stopped after `seconds_per_seed`
+// per seed in it (0: no limit); `done` gets each batch's result as it ends.
+void run_isolated(const std::vector<std::vector<uint64_t>> &batches, const std::string &family,
+                  const std::string &target, bool unfused, int seconds_per_seed, int jobs,
+                  const std::function<void(const BatchResult &, const std::vector<uint64_t> &)> &done) {
+    std::vector<Child> running;
+    size_t next = 0;
+    while (next < batches.size() || !running.empty()) {
+        while (next < batches.size() && int(running.size()) < jobs) {
+            const auto &b = batches[next++];
+            running.push_back(start_child(family, b, target, unfused, seconds_per_seed * int(b.size())));
+        }
+        std::vector<pollfd> fds;
+        auto soonest = std::chrono::steady_clock::time_point::max();
+        for (const Child &c : running) {
+            fds.push_back({c.fd, POLLIN, 0});
+            soonest = std::min(soonest, c.deadline);
+        }
+        int wait_ms = 1000;
+        if (soonest != std::chrono::steady_clock::time_point::max()) {
+            const auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(soonest - std::chrono::steady_clock::now());
+            wait_ms = int(std::clamp<int64_t>(left.count(), 0, 1000));
+        }
+        const int r = poll(fds.data(), fds.size(), wait_ms);
+        if (r < 0 && errno != EINTR) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+        const auto now = std::chrono::steady_clock::now();
+        for (size_t k = running.size(); k-- > 0;) {
+            Child &c = running[k];
+            bool ended = false, timed_out = false;
+            if (r > 0 && (fds[k].revents & (POLLIN | POLLHUP | POLLERR))) {
+                char buf[65536];
+                const ssize_t n = read(c.fd, buf, sizeof(buf));
+                if (n <= 0)
+                    ended = true;  // end of the child's output
+                else
+                    c.text.append(buf, size_t(n));
+            }
+            if (!ended && now >= c.deadline) ended = timed_out = true;
+            if (!ended) continue;
+            const std::vector<uint64_t> seeds = c.seeds;
+            const BatchResult res = finish_child(c, timed_out);
+            running.erase(running.begin() + long(k));
+            done(res, seeds);
+        }
+    }
 }
 
 }  // namespace
@@ -191,11 +242,12 @@ int main(int argc, char **argv) {
     // would launch more on a GPU fails here too.)
     setenv("POCL_MAX_WORK_GROUP_SIZE", "1024", 0);
     try {
-        Args a = Args::parse(argc, argv, 1, {"start", "target", "batch", "family", "timeout"}, {"unfused"});
+        Args a = Args::parse(argc, argv, 1, {"start", "target", "batch", "family", "timeout", "jobs"}, {"unfused"});
         const char *usage =
             "usage: solder-soak N [--start S (default 1)] [--target host|opencl (default host)] [--batch B (default "
             "50)]\n"
             "                   [--family graphs|user|typed|tensor (default graphs)] [--unfused] [--timeout SECONDS]\n"
+            "                   [--jobs J (default 1)]\n"
             "plans, compiles and runs N random pipelines against their reference; prints the seeds that failed.\n"
             "  graphs: tensor-layer graphs against an eager reference (--unfused also compares the unfused schedule)\n"
             "  user:   Halide pipelines written as users write them (scans, histograms, Tuples, parameter RDoms,\n"
@@ -205,7 +257,8 @@ int main(int argc, char **argv) {
             "  tensor: 4-D layers over float32, float64 and bfloat16 tensors, channels first or last (channel\n"
             "          mixing, softmax, normalizations, pooling, gathers, an extern stage, scalar outputs)\n"
             "--timeout: each batch runs in a child process, stopped after SECONDS per seed in it; a seed that\n"
-            "  hangs or crashes the process fails (with --batch 1, that seed alone) and the soak goes on\n";
+            "  hangs or crashes the process fails (with --batch 1, that seed alone) and the soak goes on\n"
+            "--jobs: that many batches' child processes at once (without --timeout: no time limit)\n";
         if (a.has("help")) {
             std::fputs(usage, stdout);
             return 0;
@@ -218,6 +271,7 @@ int main(int argc, char **argv) {
         const uint64_t start = uint64_t(a.integer("start", 1, 0, INT64_MAX));
         const uint64_t batch = uint64_t(a.integer("batch", 50, 1, 100000));
         const int timeout = int(a.integer("timeout", 0, 0, 86400));
+        const int jobs = int(a.integer("jobs", 1, 1, 256));
         const std::string target = a.get("target", "host");
         const std::string family = a.get("family", "graphs");
         if (family != "graphs" && family != "user" && family != "typed" && family != "tensor")
@@ -225,20 +279,28 @@ int main(int argc, char **argv) {
         const char *what = family == "graphs" ? "graphs" : "pipelines";
         std::vector<uint64_t> failed;
         double max_ms = 0;
-        for (uint64_t s = start; s < start + n; s += batch) {
-            std::vector<uint64_t> seeds;
-            for (uint64_t k = s; k < std::min(start + n, s + batch); k++) seeds.push_back(k);
-            const BatchResult r =
-                timeout > 0 ? run_batch_isolated(family, seeds, target, a.has("unfused"), timeout * int(seeds.size()))
-                            : run_batch(family, seeds, target, a.has("unfused"));
+        uint64_t finished = 0;
+        auto report = [&](const BatchResult &r, const std::vector<uint64_t> &seeds) {
             for (auto &m : r.messages) std::fprintf(stderr, "FAIL %s\n", m.c_str());
             failed.insert(failed.end(), r.failed.begin(), r.failed.end());
             max_ms = std::max(max_ms, r.max_plan_ms);
-            std::fprintf(stderr, "\r[soak] %llu/%llu %s, %zu failed", (unsigned long long)(seeds.back() - start + 1),
+            finished += seeds.size();
+            std::fprintf(stderr, "\r[soak] %llu/%llu %s, %zu failed", (unsigned long long)finished,
                          (unsigned long long)n, what, failed.size());
             if (family == "graphs") std::fprintf(stderr, ", max plan %.1f ms", max_ms);
             std::fprintf(stderr, "   ");
+        };
+        std::vector<std::vector<uint64_t>> batches;
+        for (uint64_t s = start; s < start + n; s += batch) {
+            batches.emplace_back();
+            for (uint64_t k = s; k < std::min(start + n, s + batch); k++) batches.back().push_back(k);
         }
+        if (timeout > 0 || jobs > 1) {
+            run_isolated(batches, family, target, a.has("unfused"), timeout, jobs, report);
+        } else {
+            for (const auto &seeds : batches) report(run_batch(family, seeds, target, a.has("unfused")), seeds);
+        }
+        std::sort(failed.begin(), failed.end());
         std::fprintf(stderr, "\n");
         std::printf("%llu %s, %zu failed\n", (unsigned long long)n, what, failed.size());
         if (!failed.empty()) {
