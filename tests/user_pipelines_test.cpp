@@ -1204,6 +1204,27 @@ extern "C" int solder_test_extern_row_mean(halide_buffer_t *in, int width, halid
     return 0;
 }
 
+// The two tests below compute out(x, y) = 2 (in(x, y) + 1) times the mean of row y of in + `offset`:
+// checked at sizes other than the estimate (640 x 480).
+void expect_twice_scaled_by_row_means(Pipeline &p, ImageParam &in, const std::string &target, const std::string &plan,
+                                      uint32_t seed, double offset) {
+    for (auto [w, h] : sizes_with(640, 480)) {
+        SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+        auto img = random_buffer<float>({w, h}, seed);
+        in.set(img);
+        Buffer<float> o = realized<float>(p, {w, h}, target);
+        EXPECT_TRUE(matches(
+            o,
+            [&](auto &q) {
+                double row = 0;
+                for (int i = 0; i < w; i++) row += img(i, q[1]) + offset;
+                return 2 * (img(q[0], q[1]) + 1.0) * (row / w);
+            },
+            1e-4))
+            << plan;
+    }
+}
+
 TEST(UserPipelines, ExternStageReadingAFuncOfOtherDims) {
     for_each_target([](const std::string &target) {
         for (bool estimated : {false, true}) {
@@ -1234,21 +1255,7 @@ TEST(UserPipelines, ExternStageReadingAFuncOfOtherDims) {
             Pipeline p(out);
             p.set_jit_externs({{"solder_test_extern_row_gain", JITExtern(solder_test_extern_row_gain)}});
             p.compile_jit(jit_target(target));
-            for (auto [w, h] : sizes_with(640, 480)) {
-                SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
-                auto img = random_buffer<float>({w, h}, 12);
-                in.set(img);
-                Buffer<float> o = realized<float>(p, {w, h}, target);
-                EXPECT_TRUE(matches(
-                    o,
-                    [&](auto &q) {
-                        double row = 0;
-                        for (int i = 0; i < w; i++) row += img(i, q[1]);
-                        return 2 * (img(q[0], q[1]) + 1.0) * (row / w);
-                    },
-                    1e-4))
-                    << plan;
-            }
+            expect_twice_scaled_by_row_means(p, in, target, plan, 12, 0.0);
         }
     });
 }
@@ -1274,21 +1281,7 @@ TEST(UserPipelines, ChainedExternStagesOfOtherDims) {
         p.set_jit_externs({{"solder_test_extern_row_mean", JITExtern(solder_test_extern_row_mean)},
                            {"solder_test_extern_row_gain", JITExtern(solder_test_extern_row_gain)}});
         p.compile_jit(jit_target(target));
-        for (auto [w, h] : sizes_with(640, 480)) {
-            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
-            auto img = random_buffer<float>({w, h}, 14);
-            in.set(img);
-            Buffer<float> o = realized<float>(p, {w, h}, target);
-            EXPECT_TRUE(matches(
-                o,
-                [&](auto &q) {
-                    double row = 0;
-                    for (int i = 0; i < w; i++) row += img(i, q[1]) + 1.0;
-                    return 2 * (img(q[0], q[1]) + 1.0) * (row / w);
-                },
-                1e-4))
-                << plan;
-        }
+        expect_twice_scaled_by_row_means(p, in, target, plan, 14, 1.0);
     });
 }
 
