@@ -31,7 +31,7 @@ bool pure_in_place(const Function &f, const Definition &u, size_t d) {
     return v && d < f.args().size() && v->name == f.args()[d];
 }
 
-// Whether update `u` of `f` is an arg-reduction as Halide's inline argmin/argmax writes it: a Tuple
+// Whether update `u` is an arg-reduction as Halide's inline argmin/argmax writes it: a Tuple
 // each of whose values is a select on one condition between a new value and the old one.
 bool arg_reduction(const Definition &u) {
     if (u.values().size() < 2) return false;
