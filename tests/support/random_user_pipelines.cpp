@@ -598,9 +598,9 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
                     auto m = matches(
                         got[o], [&](auto &q) { return q.size() == 1 ? want[o](q[0]) : want[o](q[0], q[1]); }, 2e-4);
                     if (!m)
-                        mismatch = "output " + std::to_string(o) + " at " + std::to_string(w) + "x" +
-                                   std::to_string(h) + " from (" + std::to_string(x0) + ", " + std::to_string(y0) +
-                                   "): " + m.message();
+                        mismatch = "output " + std::to_string(o) + " (" + ours.outputs[o].name() + ") at " +
+                                   std::to_string(w) + "x" + std::to_string(h) + " from (" + std::to_string(x0) + ", " +
+                                   std::to_string(y0) + "): " + m.message();
                 }
                 if (!mismatch.empty()) return;
             }
