@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 
 #include "HalideBuffer.h"
 #include "tests/support/user_pipeline.h"
@@ -18,13 +17,9 @@ namespace user_generators {
 
 using Halide::Runtime::Buffer;
 
+// (A runtime buffer sharing random_buffer's allocation: the libraries take halide_buffer_t.)
 template<typename T> Buffer<T> random_image(std::vector<int> shape, uint32_t seed, double lo, double hi) {
-    Buffer<T> b(shape);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<double> u(lo, hi);
-    b.for_each_value([&](T &v) { v = T(u(rng)); });
-    b.set_host_dirty();
-    return b;
+    return *solder::testing::random_buffer<T>(shape, seed, lo, hi).get();
 }
 
 TEST(UserGenerators, EqualizeMatchesItsReference) {

@@ -22,23 +22,10 @@ struct Sizes {
     std::vector<std::vector<int>> inputs, outputs;
 };
 
-template<typename T> Buffer<> random_input(const std::vector<int> &shape, uint32_t seed) {
-    Buffer<T> b(shape);
-    std::mt19937 rng(seed);
-    b.for_each_value([&](T &v) {
-        if constexpr (std::is_floating_point_v<T>)
-            v = T(std::uniform_real_distribution<double>(-1, 1)(rng));
-        else
-            v = T(rng());
-    });
-    b.set_host_dirty();
-    return b;
-}
-
 Buffer<> random_input(Type t, const std::vector<int> &shape, uint32_t seed) {
-    if (t == Float(32)) return random_input<float>(shape, seed);
-    if (t == Int(8)) return random_input<int8_t>(shape, seed);
-    if (t == UInt(32)) return random_input<uint32_t>(shape, seed);
+    if (t == Float(32)) return random_buffer<float>(shape, seed, -1, 1);
+    if (t == Int(8)) return random_buffer<int8_t>(shape, seed, -128, 127.99);
+    if (t == UInt(32)) return random_buffer<uint32_t>(shape, seed, 0, 4294967295.99);
     throw std::invalid_argument("no random input of type " + type_to_c_type(t, false));
 }
 

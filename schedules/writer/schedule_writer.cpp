@@ -479,13 +479,10 @@ namespace {
 // Whether `v` counts the tiles of a split of `s` (the outer var of a split by more than 1: its
 // extent, a rounded-up quotient, is one Halide cannot prove positive).
 bool counts_tiles(const StageRef &s, const VarOrRVar &v) {
-    const std::string suffix = "." + v.name();
     for (const Internal::Split &sp : s.stage().get_schedule().splits()) {
         // (A split by 1 that keeps the dim's name only adds a unit loop inside it.)
         if (sp.split_type != Internal::Split::SplitVar || Internal::is_const_one(sp.factor)) continue;
-        if (sp.outer == v.name() || (sp.outer.size() > suffix.size() &&
-                                     sp.outer.compare(sp.outer.size() - suffix.size(), suffix.size(), suffix) == 0))
-            return true;
+        if (sp.outer == v.name() || Internal::ends_with(sp.outer, "." + v.name())) return true;
     }
     return false;
 }
@@ -498,9 +495,7 @@ bool counts_tiles(const StageRef &s, const VarOrRVar &v) {
 // whole-point extents keep the sign test and the quotient exact. An output's region keeps a
 // run-time sign test whatever the divisor: its blocks keep their order.
 void tile_counts_outermost(const ScheduleWriter &w, const StageRef &s, std::vector<VarOrRVar> &dims, size_t from) {
-    if (from >= dims.size()) return;
-    for (const Func &o : w.outputs())
-        if (o.name() == s.func.name()) return;
+    if (from >= dims.size() || w.is_output(s.func)) return;
     // (RVars keep their order: Halide restricts reordering them past pure dims.)
     for (size_t i = from; i < dims.size(); i++)
         if (dims[i].is_rvar) return;
