@@ -96,7 +96,8 @@ void expect_ci_seeds_reach_everything(const std::string &target) {
                    "tuple_histograms",
                    "predicated_histograms",
                    "region_updates",
-                   "rdom_recurrences"})
+                   "rdom_recurrences",
+                   "parameter_rows_mean"})
         EXPECT_TRUE(kinds.count(k)) << "no CI seed has a '" << k << "' stage";
     EXPECT_TRUE(kinds.count("scan_x") || kinds.count("scan_y"));
     // On a GPU, some CI seed's row means are written by their reader's row kernel (a side output).

@@ -5,6 +5,7 @@
 #include "schedules/block_reduction/block_reduction.h"
 #include "schedules/launch_shapes.h"
 #include "schedules/total_reduction/total_reduction_schedule.h"
+#include "schedules/writer/expr_source.h"
 #include "autosched/model/pipeline_funcs.h"
 
 namespace solder::autosched {
@@ -99,12 +100,13 @@ public:
         const auto &def = O.function.update(0);
         if (has_predicate(def) && !O.predicated_reduction) return "its RDom has a predicate, and more makes it generic";
         // A scalar parameter can make the outermost RVar empty at run time (a sum over the first n
-        // points, n = 0): its slices' partials would be an allocation of no bytes, which Halide's
-        // GPU runtimes refuse (the OpenCL one aborts). An input's extent leaves the whole pipeline
-        // empty at 0, which they refuse as well.
+        // points, n = 0): the slices' partials are then bound to one slice at least (an
+        // allocation of no bytes is refused by Halide's GPU runtimes, the OpenCL one aborts),
+        // which the schedule's source must write over that parameter.
         const auto &outer = def.schedule().rvars().back();
-        if (!scalar_params_in(outer.min).empty() || !scalar_params_in(outer.extent).empty())
-            return "its outermost RVar's bounds read a scalar parameter, which may leave it empty at run time";
+        if (slices_read_a_param(def) && expr_source(outer.extent).text.empty())
+            return "its outermost RVar's extent reads a scalar parameter in a form the schedule's source cannot "
+                   "write (only integer arithmetic, min and max over parameters and inputs' sizes)";
         if (!Halide::Internal::prove_associativity(O.name, def.args(), def.values()).associative())
             return "Halide cannot prove its update associative (its points could not be reduced in slices)";
         return "";

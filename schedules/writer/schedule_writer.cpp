@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <sstream>
+#include <stdexcept>
 
 #include "autosched/model/pipeline_funcs.h"
 #include "schedules/writer/aligned_vectors.h"
+#include "schedules/writer/expr_source.h"
 
 namespace solder {
 using namespace Halide;
@@ -122,6 +125,21 @@ void ScheduleWriter::declare_input_helper() {
     func_decls_.push_back(kInputFieldHelper);
 }
 
+std::string ScheduleWriter::expr_text(const Expr &e) {
+    const ExprSource s = expr_source(e);
+    if (s.text.empty()) {
+        std::ostringstream o;
+        o << e;
+        throw std::invalid_argument("ScheduleWriter: the schedule source cannot name " + o.str());
+    }
+    if (s.names_inputs) declare_input_helper();
+    if (s.names_params && !param_helper_) {
+        param_helper_ = true;
+        func_decls_.push_back(kParamHelper);
+    }
+    return s.text;
+}
+
 std::string ScheduleWriter::stage_expr(const StageRef &s) {
     std::string f = func_id(s.func);
     if (s.branch.defined()) {
@@ -181,6 +199,13 @@ void ScheduleWriter::bound_storage(Func f, const Var &dim, int extent) {
 void ScheduleWriter::bound(Func f, const Var &v, int64_t min, int64_t extent) {
     f.bound(v, Expr(int(min)), Expr(int(extent)));
     emit(func_id(f) + ".bound(" + var_id(v) + ", " + std::to_string(min) + ", " + std::to_string(extent) + ");");
+}
+
+void ScheduleWriter::bound(Func f, const Var &v, const Expr &min, const Expr &extent) {
+    const std::string text =
+        func_id(f) + ".bound(" + var_id(v) + ", " + expr_text(min) + ", " + expr_text(extent) + ");";
+    f.bound(v, min, extent);
+    emit(text);
 }
 
 void ScheduleWriter::same_output_bounds(Func f, int dim, Func other, int other_dim) {

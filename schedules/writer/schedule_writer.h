@@ -80,6 +80,10 @@ public:
     // many): a constant size, which a Func computed per GPU thread needs to live in registers.
     void bound_storage(Halide::Func f, const Halide::Var &dim, int extent);
     void bound(Halide::Func f, const Halide::Var &v, int64_t min, int64_t extent);
+    // The same over a span known at run time (a scalar parameter's, an input's extent), written in
+    // the source as expr_source writes it (schedules/writer/expr_source.h); std::invalid_argument
+    // where it cannot be.
+    void bound(Halide::Func f, const Halide::Var &v, const Halide::Expr &min, const Halide::Expr &extent);
     // Output `f`'s buffer spans, in its dim `dim`, what output `other`'s buffer spans in `other_dim`
     // (OutputImageParam::Dimension::set_bounds): Halide checks it when the pipeline runs.
     void same_output_bounds(Halide::Func f, int dim, Halide::Func other, int other_dim);
@@ -176,6 +180,8 @@ private:
     std::string stage_expr(const StageRef &s);
     // The source defines kInputFieldHelper (once, before its first use).
     void declare_input_helper();
+    // `e` as C++, declaring the helpers it calls; std::invalid_argument where it cannot be written.
+    std::string expr_text(const Halide::Expr &e);
     std::string var_id(const Halide::VarOrRVar &v);
     std::string identifier(const std::string &name);
     void emit(const std::string &line) { lines_.push_back(line); }
@@ -201,6 +207,7 @@ private:
     std::map<std::string, bool> fused_;      // Funcs in a compute_with
     std::map<std::string, std::vector<StageRef>> exact_branches_;  // Func name -> its whole_dim branches
     bool input_helper_ = false;                                    // the source defines kInputFieldHelper
+    bool param_helper_ = false;                                    // ... and kParamHelper
     std::map<std::string, std::string> branch_ids_;                // StageRef::branch_source -> its Expr's name
 };
 

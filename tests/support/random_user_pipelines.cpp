@@ -473,6 +473,19 @@ void build(uint64_t seed, UserPipeline &p) {
         out(x, y) = rec(x, y) * 0.5f + src(x, y);
         p.outputs.push_back(out);
     }
+    // A stage's mean over its first rows, as many as the taps parameter says (64 per tap after the
+    // first: none at one tap), subtracted from it (drawn last as the above): a 0-d reduction whose
+    // RDom's extent reads a scalar parameter, and may be empty at run time.
+    if (pick(3) == 0) {
+        p.kinds.push_back("parameter_rows_mean");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        Expr rows = min(H, (p.taps - 1) * 64);
+        RDom rq(0, W, 0, rows, "rpm");
+        Func mean("rows_mean"), out("parameter_rows_mean");
+        mean() = sum(src(rq.x, rq.y)) / cast<float>(max(1, W * rows));
+        out(x, y) = src(x, y) - mean() * 0.5f;
+        p.outputs.push_back(out);
+    }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
     p.gain.set_estimate(1.0f);
     p.taps.set_estimate(3);

@@ -1,0 +1,25 @@
+// Schedule directives whose sizes are known only at run time (a reduction over the first n points,
+// n a scalar parameter) name that size in the schedule's C++ source: the Expr written as C++ over
+// the pipeline's scalar parameters and its inputs' buffer fields, each found by name.
+#pragma once
+#include <string>
+
+#include "Halide.h"
+
+namespace solder {
+
+struct ExprSource {
+    std::string text;           // empty: the Expr holds something the source cannot name
+    bool names_inputs = false;  // calls kInputFieldHelperName (schedules/writer/aligned_vectors.h)
+    bool names_params = false;  // calls kParamHelperName
+};
+
+// C++ for a lambda that gives a scalar parameter of the pipeline (an Expr) by its name.
+extern const char *const kParamHelperName;
+extern const char *const kParamHelper;
+
+// `e` as C++ in a generator's schedule: integer constants, scalar parameters, inputs' buffer
+// fields (`in.extent.0`), + - * / % min max. Anything else (a cast, a call, a float): empty text.
+ExprSource expr_source(const Halide::Expr &e);
+
+}  // namespace solder

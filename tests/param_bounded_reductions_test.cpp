@@ -1,0 +1,151 @@
+// Reductions to few results over a number of points given by a scalar parameter (a loss over the
+// first n tokens, an image's sum over its first n rows, the channel sums of the first n pixels):
+// the total reduction template cuts them into slices like any other, and where n = 0 leaves no
+// slice at run time the partials still hold one (an allocation of no bytes is refused by Halide's
+// GPU runtimes), which the schedule's source writes over the parameter by name. Planned at the
+// estimates, run on the host and OpenCL at n from 0 to past the estimate, against plain C++ sums;
+// lowered for CUDA.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "schedules/writer/expr_source.h"
+#include "tests/support/user_pipeline.h"
+
+using namespace Halide;
+using namespace solder::testing;
+
+namespace param_bounded {
+
+// What the schedule's source can write of an RDom's bounds: integer arithmetic, min and max over
+// scalar parameters and inputs' buffer fields, each named through its helper; nothing else.
+TEST(ExprSource, WritesParametersAndInputSizesByName) {
+    ImageParam in(Float(32), 2, "img");
+    Param<int> n("n");
+    Param<float> g("g");
+    const solder::ExprSource s = solder::expr_source(max(1, (min(n, in.dim(1).extent()) * 64 - 1) / 3 % 7));
+    EXPECT_EQ(s.text,
+              "max(Expr(1), ((((min(solder_param(\"n\"), solder_input_field(\"img\", \"extent\", 1)) * Expr(64)) "
+              "- Expr(1)) / Expr(3)) % Expr(7)))");
+    EXPECT_TRUE(s.names_params);
+    EXPECT_TRUE(s.names_inputs);
+    EXPECT_EQ(solder::expr_source(Expr(5)).text, "Expr(5)");
+    EXPECT_FALSE(solder::expr_source(Expr(5)).names_params);
+    // A cast, a float parameter, a Func call, a Var: not written.
+    EXPECT_EQ(solder::expr_source(cast<int>(g)).text, "");
+    EXPECT_EQ(solder::expr_source(n + cast<int>(in(0, 0))).text, "");
+    EXPECT_EQ(solder::expr_source(Var("x") + 1).text, "");
+    EXPECT_EQ(solder::expr_source(Expr()).text, "");
+}
+
+// Sums the first `n` entries of `v` (a 1-D input) and the first `rows` rows of `img`, with the
+// sum of the rows from `first` to `first + rows` beside it (a parameter in the RDom's min too).
+TEST(ParamBoundedReductions, SumsOverTheFirstNPointsRunAtAnyN) {
+    for (const std::string &target : {std::string("host"), std::string("opencl"), std::string("cuda")}) {
+        SCOPED_TRACE("target " + target);
+        ImageParam v(Float(32), 1, "v"), img(Int(32), 2, "img");
+        Param<int> n("n"), rows("rows"), first("first");
+        RDom r(0, n, "r"), q(0, img.dim(0).extent(), 0, rows, "q"), s(0, img.dim(0).extent(), first, rows, "s");
+        Func head("head"), top("top"), band("band");
+        head() = sum(v(r));
+        top() = sum(img(q.x, q.y));
+        band() = maximum(img(s.x, s.y));
+        v.set_estimates({{0, 1 << 22}});
+        img.set_estimates({{0, 2048}, {0, 2048}});
+        n.set_estimate(1 << 22);
+        rows.set_estimate(1024);
+        first.set_estimate(512);
+        const std::string plan = schedule_with_solder({head, top, band}, target);
+        if (target != "host") {
+            for (const std::string name : {"head", "top", "band"})
+                EXPECT_NE(plan.find("writes " + name), std::string::npos) << plan;
+            // Each is cut into slices, and the source bounds the partials over the parameter.
+            size_t slices = 0;
+            for (size_t at = plan.find("total_reduction, "); at != std::string::npos;
+                 at = plan.find("total_reduction, ", at + 1))
+                slices++;
+            EXPECT_EQ(slices, 3u) << plan;
+            EXPECT_NE(plan.find("max(Expr(1), ((solder_param(\"n\") + Expr("), std::string::npos) << plan;
+            EXPECT_NE(plan.find("auto solder_param = [&](const std::string &name)"), std::string::npos) << plan;
+        }
+        if (target == "cuda") {
+            EXPECT_NO_THROW(lower_for_cuda({head, top, band}, "param_sums"));
+            continue;
+        }
+        Pipeline p({head, top, band});
+        p.compile_jit(solder::make_target(target));
+        Buffer<float> vb = random_buffer<float>({300000}, 21, -1, 1);
+        Buffer<int32_t> ib = random_buffer<int32_t>({640, 700}, 22, -1000, 1000);
+        v.set(vb);
+        img.set(ib);
+        for (auto [count, nrows, from] : std::vector<std::tuple<int, int, int>>{
+                 {0, 0, 0}, {1, 1, 699}, {4097, 33, 5}, {300000, 700, 0}, {123457, 350, 300}}) {
+            SCOPED_TRACE("n " + std::to_string(count) + ", rows " + std::to_string(nrows) + " from " +
+                         std::to_string(from));
+            n.set(count);
+            rows.set(nrows);
+            first.set(from);
+            Buffer<float> h = Buffer<float>::make_scalar();
+            Buffer<int32_t> t = Buffer<int32_t>::make_scalar(), b = Buffer<int32_t>::make_scalar();
+            p.realize({h, t, b}, solder::make_target(target));
+            h.copy_to_host();
+            t.copy_to_host();
+            b.copy_to_host();
+            double want_h = 0;
+            for (int i = 0; i < count; i++) want_h += vb(i);
+            int64_t want_t = 0;
+            int32_t want_b = INT32_MIN;
+            for (int y = 0; y < nrows; y++)
+                for (int x = 0; x < 640; x++) {
+                    want_t += ib(x, y);
+                    want_b = std::max(want_b, ib(x, from + y));
+                }
+            EXPECT_NEAR(h(), want_h, 1e-3 + 1e-5 * count);
+            EXPECT_EQ(t(), want_t);
+            EXPECT_EQ(b(), want_b);
+        }
+    }
+}
+
+// The sums of an interleaved image's 3 channels over its first n pixels (a 1-D RDom over the
+// pixels: threads along the channels and lanes of the RDom, the slices cut from the lanes' walk).
+TEST(ParamBoundedReductions, ChannelSumsOfTheFirstNPixels) {
+    for (const std::string &target : {std::string("host"), std::string("opencl"), std::string("cuda")}) {
+        SCOPED_TRACE("target " + target);
+        ImageParam in(Float(32), 2, "in");
+        Param<int> n("n");
+        Var c("c");
+        RDom r(0, n, "r");
+        Func sums("sums");
+        sums(c) = sum(in(c, r));
+        in.set_estimates({{0, 3}, {0, 1 << 21}});
+        sums.set_estimates({{0, 3}});
+        n.set_estimate(1 << 21);
+        const std::string plan = schedule_with_solder({sums}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("threads along the results"), std::string::npos) << plan;
+            EXPECT_NE(plan.find("solder_param(\"n\")"), std::string::npos) << plan;
+        }
+        if (target == "cuda") {
+            EXPECT_NO_THROW(lower_for_cuda({sums}, "param_channel_sums"));
+            continue;
+        }
+        Pipeline p(sums);
+        p.compile_jit(solder::make_target(target));
+        Buffer<float> img = random_buffer<float>({3, 200003}, 23, 0, 1);
+        in.set(img);
+        for (int count : {0, 1, 31, 4097, 200003}) {
+            SCOPED_TRACE("n " + std::to_string(count));
+            n.set(count);
+            Buffer<float> o = realize_on<float>(p, {3}, target);
+            std::vector<double> want(3, 0.0);
+            for (int i = 0; i < count; i++)
+                for (int k = 0; k < 3; k++) want[size_t(k)] += img(k, i);
+            EXPECT_TRUE(matches(
+                o, [&](auto &q) { return want[size_t(q[0])]; }, 1e-5 * count + 1e-4))
+                << plan;
+        }
+    }
+}
+
+}  // namespace param_bounded
