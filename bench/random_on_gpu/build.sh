@@ -4,14 +4,15 @@
 # bench/out/random_on_gpu/FAMILY_runner (runner.cpp for the narrow-type family, tensor_runner.cpp
 # for the tensor family). Needs build/ (scripts/build.sh). Run the runner on a machine with an
 # NVIDIA GPU: bench/out/random_on_gpu/FAMILY_runner [SEED...].
-#   bench/random_on_gpu/build.sh [--family typed|tensor] (default typed) [--seeds FIRST:COUNT] (default 1:40)
+#   bench/random_on_gpu/build.sh [--family typed|tensor] (default typed) [--seeds LIST] (default 1:40)
+# LIST is comma-separated: FIRST:COUNT for COUNT seeds from FIRST, or a single seed (1:60,109,755).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
-first=1 count=40 family=typed
+seeds=1:40 family=typed
 while [ $# -gt 0 ]; do
   case "$1" in
-    --seeds) first="${2%%:*}"; count="${2##*:}"; shift 2 ;;
+    --seeds) seeds="$2"; shift 2 ;;
     --family) family="$2"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -21,6 +22,15 @@ case "$family" in
   tensor) runner=tensor_runner.cpp extra=(tests/support/tensor_extern.cpp) ;;
   *) echo "--family must be typed or tensor" >&2; exit 2 ;;
 esac
+seed_list=()
+IFS=, read -ra parts <<<"$seeds"
+for p in "${parts[@]}"; do
+  case "$p" in
+    *:*) first="${p%%:*}" count="${p##*:}"; seed_list+=($(seq "$first" $((first + count - 1)))) ;;
+    *[!0-9]* | '') echo "--seeds: '$p' is neither FIRST:COUNT nor a seed" >&2; exit 2 ;;
+    *) seed_list+=("$p") ;;
+  esac
+done
 halide="$(.venv/bin/python -c 'import halide, os; print(os.path.dirname(halide.__file__))')"
 work="bench/work/random_on_gpu/$family" out="bench/out/random_on_gpu"
 rm -rf "$work" && mkdir -p "$work" "$out"
@@ -28,7 +38,7 @@ g++ -std=c++17 -O1 -I. bench/random_on_gpu/gen.cpp -I"$halide/include" \
   -Wl,--start-group build/libsolder_*.a build/tests/libsolder_test_support.a -Wl,--end-group -lgtest \
   -L"$halide/lib64" -lHalide -Wl,-rpath,"$halide/lib64" -lpthread -ldl -o "$work/gen"
 "$work/gen" "$work" runtime
-"$work/gen" "$work" "$family" $(seq "$first" $((first + count - 1))) || true
+"$work/gen" "$work" "$family" "${seed_list[@]}" || true
 touch "$work/nhwc.txt"
 # The seeds whose two libraries were both built.
 libs=()

@@ -50,6 +50,39 @@ P bf16gelu(bool aligned) {
     return activations(out, x, b, aligned);
 }
 
+// The position of a 4096 x 2160 image's largest value, as (x, y). `provable` writes the reduction
+// in the form Halide 21's associativity prover accepts (the value first, the old position kept
+// unless the new value wins); without it, the inline `argmax`, which it refuses.
+P image_argmax(bool provable) {
+    ImageParam in(Float(32), 2, "in");
+    RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
+    Func am("am"), out("out");
+    if (provable) {
+        Expr v = in(r.x, r.y);
+        am() = {Float(32).min(), 0, 0};
+        am() = {max(am()[0], v), select(am()[0] > v, am()[1], r.x), select(am()[0] > v, am()[2], r.y)};
+        out(i) = select(i == 0, am()[1], am()[2]);
+    } else {
+        am() = argmax(in(r.x, r.y));  // (x, y, value)
+        out(i) = select(i == 0, am()[0], am()[1]);
+    }
+    in.set_estimates({{0, 4096}, {0, 2160}});
+    out.set_estimates({{0, 2}});
+    return {{out}, {in}};
+}
+
+// The sum of the first n of 16M floats, n a scalar parameter (a loss over the valid tokens).
+P head_sum() {
+    ImageParam v(Float(32), 1, "v");
+    Param<int> n("n");
+    RDom r(0, n, "r");
+    Func out("out");
+    out() = sum(v(r));
+    v.set_estimates({{0, 1 << 24}});
+    n.set_estimate((1 << 24) - 1000);
+    return {{out}, {v, n}};
+}
+
 }  // namespace
 
 void add_pipelines_ae(Registry &r) {
@@ -57,6 +90,9 @@ void add_pipelines_ae(Registry &r) {
     r.emplace("bf16gelu", [] { return bf16gelu(false); });
     r.emplace("bf16rmsa", [] { return bf16rms(true); });
     r.emplace("bf16gelua", [] { return bf16gelu(true); });
+    r.emplace("imgargmax", [] { return image_argmax(false); });
+    r.emplace("imgargmaxp", [] { return image_argmax(true); });
+    r.emplace("headsum", head_sum);
 }
 
 }  // namespace user_pipelines
