@@ -17,12 +17,14 @@ using namespace solder::testing;
 
 namespace param_bounded {
 
-// What the schedule's source can write of an RDom's bounds: integer arithmetic, min and max over
-// scalar parameters and inputs' buffer fields, each named through its helper; nothing else.
+// What the schedule's source can write of an RDom's bounds: constants, scalar parameters and
+// inputs' buffer fields, each named through its helper, casts, arithmetic, comparisons and select;
+// nothing that reads a Func or a buffer, or names a Var.
 TEST(ExprSource, WritesParametersAndInputSizesByName) {
     ImageParam in(Float(32), 2, "img");
     Param<int> n("n");
     Param<float> g("g");
+    Param<uint8_t> k("k");
     const solder::ExprSource s = solder::expr_source(max(1, (min(n, in.dim(1).extent()) * 64 - 1) / 3 % 7));
     EXPECT_EQ(s.text,
               "max(Expr(1), ((((min(solder_param(\"n\"), solder_input_field(\"img\", \"extent\", 1)) * Expr(64)) "
@@ -31,8 +33,12 @@ TEST(ExprSource, WritesParametersAndInputSizesByName) {
     EXPECT_TRUE(s.names_inputs);
     EXPECT_EQ(solder::expr_source(Expr(5)).text, "Expr(5)");
     EXPECT_FALSE(solder::expr_source(Expr(5)).names_params);
-    // A cast, a float parameter, a Func call, a Var: not written.
-    EXPECT_EQ(solder::expr_source(cast<int>(g)).text, "");
+    // Floats exactly (hex), other types cast, select and comparisons.
+    EXPECT_EQ(solder::expr_source(cast<int>(g * 0.75f)).text, "cast(Int(32), (solder_param(\"g\") * Expr(0x1.8p-1f)))");
+    EXPECT_EQ(solder::expr_source(select(k > 3 && n != 0, cast<int>(k), 1)).text,
+              "select(((solder_param(\"k\") > cast(UInt(8), Expr(uint64_t(3ULL)))) && (solder_param(\"n\") != "
+              "Expr(0))), cast(Int(32), solder_param(\"k\")), Expr(1))");
+    // A Func or buffer read, a Var, an undefined Expr: not written.
     EXPECT_EQ(solder::expr_source(n + cast<int>(in(0, 0))).text, "");
     EXPECT_EQ(solder::expr_source(Var("x") + 1).text, "");
     EXPECT_EQ(solder::expr_source(Expr()).text, "");
@@ -143,6 +149,86 @@ TEST(ParamBoundedReductions, ChannelSumsOfTheFirstNPixels) {
                 for (int k = 0; k < 3; k++) want[size_t(k)] += img(k, i);
             EXPECT_TRUE(matches(
                 o, [&](auto &q) { return want[size_t(q[0])]; }, 1e-5 * count + 1e-4))
+                << plan;
+        }
+    }
+}
+
+// Column sums and a small matrix product over a parameter's number of rows (split-K: the rows cut
+// into slices, their partials in global memory, then added) and a histogram of the first n rows:
+// correct at n = 0, where no slice is left, and past it.
+TEST(ParamBoundedReductions, SplitKPartialsOverTheFirstNRows) {
+    for (const std::string &target : {std::string("host"), std::string("opencl"), std::string("cuda")}) {
+        SCOPED_TRACE("target " + target);
+        ImageParam in(Float(32), 2, "in"), a(Float(32), 2, "a"), b(Float(32), 2, "b");
+        Param<int> n("n");
+        Var x("x"), y("y");
+        RDom r(0, n, "r"), rows(0, in.dim(0).extent(), 0, n, "rows");
+        Func cols("cols"), prod("prod"), hist("hist");
+        cols(x) = sum(in(x, r));
+        prod(x, y) = sum(a(r, y) * b(x, r));
+        hist(x) = 0;
+        hist(clamp(cast<int>(in(rows.x, rows.y) * 16.0f), 0, 15)) += 1;
+        in.set_estimates({{0, 1024}, {0, 65536}});
+        a.set_estimates({{0, 65536}, {0, 64}});
+        b.set_estimates({{0, 64}, {0, 65536}});
+        n.set_estimate(65536);
+        cols.set_estimates({{0, 1024}});
+        prod.set_estimates({{0, 64}, {0, 64}});
+        hist.set_estimates({{0, 16}});
+        const std::string plan = schedule_with_solder({cols, prod, hist}, target);
+        if (target != "host") {
+            size_t splits = 0;
+            for (size_t at = plan.find("split-K: "); at != std::string::npos; at = plan.find("split-K: ", at + 1))
+                splits++;
+            EXPECT_EQ(splits, 2u) << plan;
+            EXPECT_NE(plan.find(".bound("), std::string::npos) << plan;
+            EXPECT_NE(plan.find("solder_param(\"n\")"), std::string::npos) << plan;
+        }
+        if (target == "cuda") {
+            EXPECT_NO_THROW(lower_for_cuda({cols, prod, hist}, "param_split_k"));
+            continue;
+        }
+        Pipeline p({cols, prod, hist});
+        p.compile_jit(solder::make_target(target));
+        Buffer<float> ib = random_buffer<float>({300, 3000}, 31, 0, 1),
+                      ab = random_buffer<float>({3000, 20}, 32, -1, 1),
+                      bb = random_buffer<float>({20, 3000}, 33, -1, 1);
+        in.set(ib);
+        a.set(ab);
+        b.set(bb);
+        for (int count : {0, 1, 37, 3000}) {
+            SCOPED_TRACE("n " + std::to_string(count));
+            n.set(count);
+            Buffer<float> c(300), m(20, 20);
+            Buffer<int32_t> h(16);
+            p.realize({c, m, h}, solder::make_target(target));
+            c.copy_to_host();
+            m.copy_to_host();
+            h.copy_to_host();
+            EXPECT_TRUE(matches(
+                c,
+                [&](auto &q) {
+                    double t = 0;
+                    for (int i = 0; i < count; i++) t += ib(q[0], i);
+                    return t;
+                },
+                1e-4))
+                << plan;
+            EXPECT_TRUE(matches(
+                m,
+                [&](auto &q) {
+                    double t = 0;
+                    for (int i = 0; i < count; i++) t += double(ab(i, q[1])) * bb(q[0], i);
+                    return t;
+                },
+                1e-3))
+                << plan;
+            std::vector<int> want(16, 0);
+            for (int i = 0; i < count; i++)
+                for (int xx = 0; xx < 300; xx++) want[size_t(std::clamp(int(ib(xx, i) * 16.0f), 0, 15))]++;
+            EXPECT_TRUE(matches(
+                h, [&](auto &q) { return want[size_t(q[0])]; }, 0))
                 << plan;
         }
     }

@@ -5,6 +5,7 @@
 
 #include "autosched/model/generic_reason.h"
 #include "autosched/model/pipeline_funcs.h"
+#include "schedules/writer/reduction_walk.h"
 
 namespace solder {
 using namespace Halide;
@@ -228,7 +229,10 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
         return;
     }
     const auto rvars = fn.update(s.update).schedule().rvars();
-    if (shared_bins && autosched::chunked_scatter(fn, s.update)) {
+    // (Chunks whose count a scalar parameter gives in a form the source cannot name would be left
+    // unbounded, and none at run time is an allocation Halide's GPU runtimes refuse: those scatter
+    // unchunked.)
+    if (shared_bins && autosched::chunked_scatter(fn, s.update) && slice_count_writable(rvars.back().extent)) {
         // A scatter over rows (a histogram of an image) whose bins fit in shared memory: each
         // chunk of kScatterRowsPerChunk rows (kScatterPointsPerChunk points of a 1-D RDom) accumulates into bins of its own (rfactor), one block per
         // chunk, so its atomics meet only that block's; then each bin adds up its chunks. All of
@@ -237,6 +241,7 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
         w.split(s, rows, chunk, row, scatter_chunk(rvars.size()), TailStrategy::GuardWithIf);
         Var u(tag + "_u");
         Func intm = w.rfactor(s, chunk, u);
+        at_least_one_slice(w, intm, u.name(), rvars.back().extent, scatter_chunk(rvars.size()));
         const std::string itag = tag + "_part";
         // The chunk's walk over its rows: 256 lanes, each point's increment atomic.
         auto walk_chunk = [&](const StageRef &is, int lanes) {

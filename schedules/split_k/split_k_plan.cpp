@@ -5,6 +5,7 @@
 #include "autosched/model/contraction.h"
 #include "autosched/model/pipeline_funcs.h"
 #include "schedules/row/row_blocks.h"
+#include "schedules/writer/reduction_walk.h"
 
 namespace solder::autosched {
 
@@ -23,6 +24,10 @@ bool splittable_reduction(const FuncNode &R) {
         if (!v || v->name != R.dims[d]) return false;
     }
     if (has_predicate(def)) return false;
+    // (Its slices' count, where a scalar parameter gives it, is one the schedule's source names.)
+    Halide::Expr steps = 1;
+    for (const auto &rv : def.schedule().rvars()) steps = steps * rv.extent;
+    if (!slice_count_writable(steps)) return false;
     return Halide::Internal::prove_associativity(R.name, args, def.values()).associative();
 }
 

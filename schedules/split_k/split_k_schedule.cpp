@@ -87,6 +87,7 @@ Func schedule_split_k_partials(ScheduleWriter &w, Func f, int64_t slice_rows, co
     w.split({f, 0}, rows, ro, ri, int(slice_rows), TailStrategy::GuardWithIf);
     Func partials = w.rfactor({f, 0}, ro, slice);
     w.compute_root(partials);
+    at_least_one_slice(w, partials, slice.name(), total, slice_rows);
     if (!is_gpu_target(target)) return partials;
     if (contraction_dy >= 1) {
         schedule_contraction_tile_root(w, partials, contraction_dy, contraction_dx, true);
@@ -131,6 +132,8 @@ SharedSplitPartials rfactor_shared_split_k(ScheduleWriter &w, const std::vector<
         for (int p = 0; p < n; p++)
             if (p != walk && m.reduced[p]) keep.push_back({RVar(m.domain[p]), Var(names[p])});
         out.partials.push_back(w.rfactor({m.f, 0}, keep));
+        for (const auto &rv : m.f.function().update(0).schedule().rvars())
+            if (rv.var == names[walk]) at_least_one_slice(w, out.partials.back(), out.slice.name(), rv.extent, rows);
     }
     return out;
 }

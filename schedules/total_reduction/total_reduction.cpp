@@ -5,7 +5,7 @@
 #include "schedules/block_reduction/block_reduction.h"
 #include "schedules/launch_shapes.h"
 #include "schedules/total_reduction/total_reduction_schedule.h"
-#include "schedules/writer/expr_source.h"
+#include "schedules/writer/reduction_walk.h"
 #include "autosched/model/pipeline_funcs.h"
 
 namespace solder::autosched {
@@ -99,14 +99,11 @@ public:
             return "it reduces fewer than " + std::to_string(kMinTotalPoints) + " points at the estimates";
         const auto &def = O.function.update(0);
         if (has_predicate(def) && !O.predicated_reduction) return "its RDom has a predicate, and more makes it generic";
-        // A scalar parameter can make the outermost RVar empty at run time (a sum over the first n
-        // points, n = 0): the slices' partials are then bound to one slice at least (an
-        // allocation of no bytes is refused by Halide's GPU runtimes, the OpenCL one aborts),
-        // which the schedule's source must write over that parameter.
-        const auto &outer = def.schedule().rvars().back();
-        if (slices_read_a_param(def) && expr_source(outer.extent).text.empty())
+        // (A scalar parameter can leave no slice at run time: at_least_one_slice bounds the
+        // partials over it, where the schedule's source can write it.)
+        if (!slice_count_writable(def.schedule().rvars().back().extent))
             return "its outermost RVar's extent reads a scalar parameter in a form the schedule's source cannot "
-                   "write (only integer arithmetic, min and max over parameters and inputs' sizes)";
+                   "write";
         if (!Halide::Internal::prove_associativity(O.name, def.args(), def.values()).associative())
             return "Halide cannot prove its update associative (its points could not be reduced in slices)";
         return "";

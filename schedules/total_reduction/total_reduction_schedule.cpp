@@ -1,38 +1,10 @@
 #include "schedules/total_reduction/total_reduction_schedule.h"
 
 #include "schedules/block_reduction/block_reduction_schedule.h"
-#include "autosched/model/func_graph.h"
 #include "schedules/writer/reduction_walk.h"
 
 namespace solder {
 using namespace Halide;
-
-bool slices_read_a_param(const Internal::Definition &def) {
-    const auto &outer = def.schedule().rvars().back();
-    return !autosched::scalar_params_in(outer.min).empty() || !autosched::scalar_params_in(outer.extent).empty();
-}
-
-namespace {
-
-// Where the slices may be none at run time (slices_read_a_param), the partials hold one at least:
-// `steps` is the walk the slices cut (the outermost RVar's extent, or the lanes' walk of a 1-D
-// RDom), `slice_rows` its steps per slice. (Halide allocates the partials over the slices the final
-// sum reads, none at n = 0, and the GPU runtimes refuse an allocation of no bytes. The one slice
-// more reduces no point, its partial is the update's identity, and nothing reads it.) The bound is
-// on the Func stored in global memory: the partials' copy every caller reads (their global
-// wrapper, computed at root, the partials in its threads) where they have one.
-void at_least_one_slice(ScheduleWriter &w, const Func &f, const Func &partials, const Var &slice, const Expr &steps,
-                        int64_t slice_rows) {
-    if (!slices_read_a_param(f.function().update(0))) return;
-    Func stored = partials;
-    if (auto g = partials.function().wrappers().find(""); g != partials.function().wrappers().end())
-        stored = Func(Internal::Function(g->second));
-    const Expr slices = (steps + Expr(int(slice_rows - 1))) / Expr(int(slice_rows));
-    for (const Var &v : stored.args())
-        if (v.name() == slice.name()) w.bound(stored, v, Expr(0), max(Expr(1), slices));
-}
-
-}  // namespace
 
 void schedule_total_reduction(ScheduleWriter &w, Func f, const Target &target, int64_t slice_rows, int lanes,
                               int lanes_x, bool unroll_inner) {
@@ -48,7 +20,7 @@ void schedule_total_reduction(ScheduleWriter &w, Func f, const Target &target, i
     // (docs/halide-21-notes.md).
     const bool tuple = f.function().values().size() > 1;
     schedule_block_reduction(w, partials, target, lanes, lanes_x, unroll_inner, !tuple);
-    at_least_one_slice(w, f, partials, slice, rvars.back().extent, slice_rows);
+    at_least_one_slice(w, partials, slice.name(), rvars.back().extent, slice_rows);
     // The partials' sum: one block, as a block reduction of one result.
     schedule_block_reduction(w, f, target, kTotalFinalLanes);
 }
@@ -73,7 +45,7 @@ void schedule_total_reduction_lane_results(ScheduleWriter &w, Func f, const Targ
     Func copy = w.in(partials, {});
     w.compute_root(copy);
     const std::vector<Var> cv = copy.args();  // the results' dims, then lane and slice
-    at_least_one_slice(w, f, partials, slice,
+    at_least_one_slice(w, partials, slice.name(),
                        rvars.size() == 1 ? (rvars[0].extent + Expr(lanes - 1)) / Expr(lanes) : rvars.back().extent,
                        slice_rows);
     // Threads along the results' innermost dim, then the lanes, then the results' other dims:

@@ -10,11 +10,6 @@ namespace solder {
 // Threads of the block that adds the slices' partials of a total reduction.
 constexpr int kTotalFinalLanes = 256;
 
-// Whether the outermost RVar of `def` (a total reduction's update) has bounds that read a scalar
-// parameter: its slices may then be none at run time (a sum over the first n points, n = 0), and
-// the schedules below bound the partials to one slice at least.
-bool slices_read_a_param(const Halide::Internal::Definition &def);
-
 // A 0-d reduction over many points (an image's sum, its maximum) on the GPU, in two launches of
 // its update: its outermost RVar cut into slices of `slice_rows`, each slice's points reduced by
 // one block (rfactor, then schedule_block_reduction with `lanes`, `lanes_x`, `unroll_inner`) into

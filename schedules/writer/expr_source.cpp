@@ -1,5 +1,9 @@
 #include "schedules/writer/expr_source.h"
 
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
 #include "schedules/writer/aligned_vectors.h"
 
 namespace solder {
@@ -52,22 +56,43 @@ void binary(const Expr &a, const Expr &b, const char *op, ExprSource &s, bool &o
     s.text += ")";
 }
 
-void call(const char *fn, const Expr &a, const Expr &b, ExprSource &s, bool &ok) {
+void call(const char *fn, const std::vector<Expr> &args, ExprSource &s, bool &ok) {
     s.text += std::string(fn) + "(";
-    print(a, s, ok);
-    s.text += ", ";
-    print(b, s, ok);
+    for (size_t i = 0; i < args.size(); i++) {
+        if (i) s.text += ", ";
+        print(args[i], s, ok);
+    }
     s.text += ")";
+}
+
+// A scalar type as C++ (`Int(32)`), or "" for a vector or a handle.
+std::string type_source(const Type &t) {
+    if (t.lanes() != 1) return "";
+    const std::string bits = std::to_string(t.bits());
+    if (t.is_bool()) return "Bool()";
+    if (t.is_int()) return "Int(" + bits + ")";
+    if (t.is_uint()) return "UInt(" + bits + ")";
+    if (t.is_float() && !t.is_bfloat()) return "Float(" + bits + ")";
+    return "";
 }
 
 void print(const Expr &e, ExprSource &s, bool &ok) {
     if (!ok) return;
-    if (e.type() != Int(32)) {
+    const std::string type = type_source(e.type());
+    // (Constants: an int32 and a float32 as they are, wider or narrower ones made and cast.)
+    const std::string cast_to = e.type() == Int(32) || e.type() == Float(32) ? "" : "cast(" + type + ", ";
+    if (type.empty()) {
         ok = false;
-        return;
-    }
-    if (const IntImm *i = e.as<IntImm>()) {
-        s.text += "Expr(" + std::to_string(i->value) + ")";
+    } else if (const IntImm *i = e.as<IntImm>()) {
+        if (i->value == INT64_MIN) ok = false;  // (no literal of it)
+        const std::string v = std::to_string(i->value);
+        s.text += cast_to.empty() ? "Expr(" + v + ")" : cast_to + "Expr(int64_t(" + v + ")))";
+    } else if (const UIntImm *u = e.as<UIntImm>()) {
+        s.text += cast_to + "Expr(uint64_t(" + std::to_string(u->value) + "ULL)))";
+    } else if (const FloatImm *f = e.as<FloatImm>()) {
+        char v[64];
+        std::snprintf(v, sizeof v, "%a", f->value);  // exactly
+        s.text += cast_to.empty() ? "Expr(" + std::string(v) + "f)" : cast_to + "Expr(" + v + "))";
     } else if (const Variable *v = e.as<Variable>()) {
         std::string field;
         int dim = 0;
@@ -76,13 +101,17 @@ void print(const Expr &e, ExprSource &s, bool &ok) {
         } else if (!v->param.is_buffer() && v->name == v->param.name()) {
             s.text += std::string(kParamHelperName) + "(\"" + v->name + "\")";
             s.names_params = true;
-        } else if (v->param.is_buffer() && buffer_field(v, field, dim)) {
+        } else if (v->param.is_buffer() && e.type() == Int(32) && buffer_field(v, field, dim)) {
             s.text += std::string(kInputFieldHelperName) + "(\"" + v->param.name() + "\", \"" + field + "\", " +
                       std::to_string(dim) + ")";
             s.names_inputs = true;
         } else {
             ok = false;
         }
+    } else if (const Cast *c = e.as<Cast>()) {
+        s.text += "cast(" + type_source(e.type()) + ", ";
+        print(c->value, s, ok);
+        s.text += ")";
     } else if (const Add *a = e.as<Add>()) {
         binary(a->a, a->b, "+", s, ok);
     } else if (const Sub *b = e.as<Sub>()) {
@@ -94,9 +123,30 @@ void print(const Expr &e, ExprSource &s, bool &ok) {
     } else if (const Mod *m = e.as<Mod>()) {
         binary(m->a, m->b, "%", s, ok);
     } else if (const Min *m = e.as<Min>()) {
-        call("min", m->a, m->b, s, ok);
+        call("min", {m->a, m->b}, s, ok);
     } else if (const Max *m = e.as<Max>()) {
-        call("max", m->a, m->b, s, ok);
+        call("max", {m->a, m->b}, s, ok);
+    } else if (const EQ *q = e.as<EQ>()) {
+        binary(q->a, q->b, "==", s, ok);
+    } else if (const NE *q = e.as<NE>()) {
+        binary(q->a, q->b, "!=", s, ok);
+    } else if (const LT *q = e.as<LT>()) {
+        binary(q->a, q->b, "<", s, ok);
+    } else if (const LE *q = e.as<LE>()) {
+        binary(q->a, q->b, "<=", s, ok);
+    } else if (const GT *q = e.as<GT>()) {
+        binary(q->a, q->b, ">", s, ok);
+    } else if (const GE *q = e.as<GE>()) {
+        binary(q->a, q->b, ">=", s, ok);
+    } else if (const And *q = e.as<And>()) {
+        binary(q->a, q->b, "&&", s, ok);
+    } else if (const Or *q = e.as<Or>()) {
+        binary(q->a, q->b, "||", s, ok);
+    } else if (const Not *q = e.as<Not>()) {
+        s.text += "!";
+        call("", {q->a}, s, ok);
+    } else if (const Select *q = e.as<Select>()) {
+        call("select", {q->condition, q->true_value, q->false_value}, s, ok);
     } else {
         ok = false;
     }

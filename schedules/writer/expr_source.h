@@ -18,8 +18,9 @@ struct ExprSource {
 extern const char *const kParamHelperName;
 extern const char *const kParamHelper;
 
-// `e` as C++ in a generator's schedule: integer constants, scalar parameters, inputs' buffer
-// fields (`in.extent.0`), + - * / % min max. Anything else (a cast, a call, a float): empty text.
+// `e` as C++ in a generator's schedule: constants (floats exactly, in hex), scalar parameters,
+// inputs' buffer fields (`in.extent.0`), casts, + - * / % min max, comparisons, && || ! and
+// select, over scalar types. Anything else (a Func or buffer read, a call, a Var): empty text.
 ExprSource expr_source(const Halide::Expr &e);
 
 }  // namespace solder

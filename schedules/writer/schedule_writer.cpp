@@ -175,10 +175,12 @@ void ScheduleWriter::guard_every_tail(const TailGuards &g) {
 
 void ScheduleWriter::compute_root(Func f) {
     f.compute_root();
+    roots_.insert(f.name());
     emit(func_id(f) + ".compute_root();");
 }
 
 void ScheduleWriter::compute_at(Func f, Func at, const VarOrRVar &v) {
+    roots_.erase(f.name());
     if (v.is_rvar)
         f.compute_at(at, v.rvar);
     else

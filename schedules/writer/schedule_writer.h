@@ -155,6 +155,8 @@ public:
     const std::vector<Halide::Func> &outputs() const { return outputs_; }
     // Whether `f` is one of them.
     bool is_output(const Halide::Func &f) const;
+    // Whether `f` was last placed at root (compute_root) by this writer.
+    bool computed_at_root(const Halide::Func &f) const { return roots_.count(f.name()) > 0; }
     // A comment line in the source, in order with the directives.
     void note(const std::string &text) { emit("// " + text); }
     // A step that needs every kernel's schedule in place (the Funcs each kernel's stages call, after
@@ -202,6 +204,7 @@ private:
     std::map<std::string, std::string> var_ids_;                       // Var/RVar name -> C++ identifier
     std::map<std::string, bool> ids_taken_;
     std::vector<std::string> func_decls_, var_decls_, lines_;
+    std::set<std::string> roots_;            // Funcs last placed by compute_root
     std::set<std::string> no_vectors_;       // refuse_vectors
     std::map<std::string, int> vectorized_;  // pure stages vectorized under guarded tails: widest width
     std::map<std::string, bool> fused_;      // Funcs in a compute_with
