@@ -26,18 +26,20 @@ TEST(ExprSource, WritesParametersAndInputSizesByName) {
     Param<float> g("g");
     Param<uint8_t> k("k");
     const solder::ExprSource s = solder::expr_source(max(1, (min(n, in.dim(1).extent()) * 64 - 1) / 3 % 7));
-    EXPECT_EQ(s.text,
-              "max(Expr(1), ((((min(solder_param(\"n\"), solder_input_field(\"img\", \"extent\", 1)) * Expr(64)) "
-              "- Expr(1)) / Expr(3)) % Expr(7)))");
+    // (Qualified: Halide's .schedule.h declares only Func, Var, RVar, TailStrategy and MemoryType.)
+    EXPECT_EQ(s.text, "Halide::max(Halide::Expr(1), ((((Halide::min(solder_param(\"n\"), solder_input_field(\"img\", "
+                      "\"extent\", 1)) * Halide::Expr(64)) - Halide::Expr(1)) / Halide::Expr(3)) % Halide::Expr(7)))");
     EXPECT_TRUE(s.names_params);
     EXPECT_TRUE(s.names_inputs);
-    EXPECT_EQ(solder::expr_source(Expr(5)).text, "Expr(5)");
+    EXPECT_EQ(solder::expr_source(Expr(5)).text, "Halide::Expr(5)");
     EXPECT_FALSE(solder::expr_source(Expr(5)).names_params);
     // Floats exactly (hex), other types cast, select and comparisons.
-    EXPECT_EQ(solder::expr_source(cast<int>(g * 0.75f)).text, "cast(Int(32), (solder_param(\"g\") * Expr(0x1.8p-1f)))");
+    EXPECT_EQ(solder::expr_source(cast<int>(g * 0.75f)).text,
+              "Halide::cast(Halide::Int(32), (solder_param(\"g\") * Halide::Expr(0x1.8p-1f)))");
     EXPECT_EQ(solder::expr_source(select(k > 3 && n != 0, cast<int>(k), 1)).text,
-              "select(((solder_param(\"k\") > cast(UInt(8), Expr(uint64_t(3ULL)))) && (solder_param(\"n\") != "
-              "Expr(0))), cast(Int(32), solder_param(\"k\")), Expr(1))");
+              "Halide::select(((solder_param(\"k\") > Halide::cast(Halide::UInt(8), Halide::Expr(uint64_t(3ULL)))) && "
+              "(solder_param(\"n\") != Halide::Expr(0))), Halide::cast(Halide::Int(32), solder_param(\"k\")), "
+              "Halide::Expr(1))");
     // A Func or buffer read, a Var, an undefined Expr: not written.
     EXPECT_EQ(solder::expr_source(n + cast<int>(in(0, 0))).text, "");
     EXPECT_EQ(solder::expr_source(Var("x") + 1).text, "");
@@ -71,7 +73,9 @@ TEST(ParamBoundedReductions, SumsOverTheFirstNPointsRunAtAnyN) {
                  at = plan.find("total_reduction, ", at + 1))
                 slices++;
             EXPECT_EQ(slices, 3u) << plan;
-            EXPECT_NE(plan.find("max(Expr(1), ((solder_param(\"n\") + Expr("), std::string::npos) << plan;
+            EXPECT_NE(plan.find("Halide::max(Halide::Expr(1), ((solder_param(\"n\") + Halide::Expr("),
+                      std::string::npos)
+                << plan;
             EXPECT_NE(plan.find("auto solder_param = [&](const std::string &name)"), std::string::npos) << plan;
         }
         if (target == "cuda") {

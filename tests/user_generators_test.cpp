@@ -5,6 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <tuple>
+#include <sstream>
+#include <string>
 
 #include "HalideBuffer.h"
 #include "tests/support/user_pipeline.h"
@@ -12,6 +16,7 @@
 #include "user_channel_stats_cl.h"
 #include "user_equalize.h"
 #include "user_equalize_cl.h"
+#include "user_param_sum_pasted_cl.h"
 
 namespace user_generators {
 
@@ -92,6 +97,48 @@ TEST(UserGenerators, ChannelStatsMatchesItsReference) {
                 EXPECT_EQ(bad, 0);
             }
         }
+    }
+}
+
+// The plugin's CUDA schedule of a sum over a scalar Input's first n values, a scaled vector and a
+// channel mix (tests/generators/param_sum_algorithm.h), pasted into a generator
+// (tests/generators/param_sum_pasted.cpp) and built for OpenCL: the source compiled where Halide's
+// .schedule.h puts it (only Func, Var, RVar, TailStrategy and MemoryType declared there), named the
+// parameter and the inputs' sizes through its helpers, and the library runs at n = 0, where no
+// slice of the sum is left, and beyond, with inputs aligned and not.
+TEST(UserGenerators, PastedScheduleOfAParameterBoundedSumRuns) {
+    std::ifstream f(SOLDER_PARAM_SUM_SCHEDULE);
+    std::stringstream src;
+    src << f.rdbuf();
+    EXPECT_NE(src.str().find("total_reduction"), std::string::npos) << src.str();
+    EXPECT_NE(src.str().find(".bound("), std::string::npos) << src.str();
+    EXPECT_NE(src.str().find("solder_param(\"n\")"), std::string::npos) << src.str();
+    EXPECT_NE(src.str().find("Halide::Expr aligned_"), std::string::npos) << src.str();
+    const int len = 100003;
+    Buffer<float> values = random_image<float>({len}, 41, -1, 1);
+    for (auto [n, tokens_len, channels, outs] : std::vector<std::tuple<int, int, int, int>>{
+             {0, 64, 8, 12}, {1, 37, 5, 7}, {4097, 1, 1, 1}, {len, 256, 96, 192}}) {
+        SCOPED_TRACE("n " + std::to_string(n) + ", " + std::to_string(tokens_len) + " tokens of " +
+                     std::to_string(channels) + " channels into " + std::to_string(outs));
+        Buffer<float> tokens = random_image<float>({tokens_len, channels}, uint32_t(n + 1), -1, 1);
+        Buffer<float> weights = random_image<float>({channels, outs}, uint32_t(n + 2), -1, 1);
+        Buffer<float> total = Buffer<float>::make_scalar(), scaled(len), mixed(tokens_len, outs);
+        ASSERT_EQ(user_param_sum_pasted_cl(values, n, tokens, weights, total, scaled, mixed), 0);
+        total.copy_to_host();
+        scaled.copy_to_host();
+        mixed.copy_to_host();
+        double want = 0;
+        for (int i = 0; i < n; i++) want += values(i);
+        EXPECT_NEAR(total(), want, 1e-3 + 1e-5 * n);
+        for (int i = 0; i < len; i += 997) EXPECT_EQ(scaled(i), values(i) * 0.5f + 1.0f) << i;
+        int bad = 0;
+        for (int o = 0; o < outs; o++)
+            for (int t = 0; t < tokens_len; t++) {
+                double m = o < channels ? tokens(t, o) : 0.0;
+                for (int c = 0; c < channels; c++) m += double(weights(c, o)) * tokens(t, c);
+                bad += std::abs(mixed(t, o) - m) > 1e-4 * (1 + std::abs(m));
+            }
+        EXPECT_EQ(bad, 0);
     }
 }
 

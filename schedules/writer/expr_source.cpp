@@ -69,10 +69,10 @@ void call(const char *fn, const std::vector<Expr> &args, ExprSource &s, bool &ok
 std::string type_source(const Type &t) {
     if (t.lanes() != 1) return "";
     const std::string bits = std::to_string(t.bits());
-    if (t.is_bool()) return "Bool()";
-    if (t.is_int()) return "Int(" + bits + ")";
-    if (t.is_uint()) return "UInt(" + bits + ")";
-    if (t.is_float() && !t.is_bfloat()) return "Float(" + bits + ")";
+    if (t.is_bool()) return "Halide::Bool()";
+    if (t.is_int()) return "Halide::Int(" + bits + ")";
+    if (t.is_uint()) return "Halide::UInt(" + bits + ")";
+    if (t.is_float() && !t.is_bfloat()) return "Halide::Float(" + bits + ")";
     return "";
 }
 
@@ -80,19 +80,19 @@ void print(const Expr &e, ExprSource &s, bool &ok) {
     if (!ok) return;
     const std::string type = type_source(e.type());
     // (Constants: an int32 and a float32 as they are, wider or narrower ones made and cast.)
-    const std::string cast_to = e.type() == Int(32) || e.type() == Float(32) ? "" : "cast(" + type + ", ";
+    const std::string cast_to = e.type() == Int(32) || e.type() == Float(32) ? "" : "Halide::cast(" + type + ", ";
     if (type.empty()) {
         ok = false;
     } else if (const IntImm *i = e.as<IntImm>()) {
         if (i->value == INT64_MIN) ok = false;  // (no literal of it)
         const std::string v = std::to_string(i->value);
-        s.text += cast_to.empty() ? "Expr(" + v + ")" : cast_to + "Expr(int64_t(" + v + ")))";
+        s.text += cast_to.empty() ? "Halide::Expr(" + v + ")" : cast_to + "Halide::Expr(int64_t(" + v + ")))";
     } else if (const UIntImm *u = e.as<UIntImm>()) {
-        s.text += cast_to + "Expr(uint64_t(" + std::to_string(u->value) + "ULL)))";
+        s.text += cast_to + "Halide::Expr(uint64_t(" + std::to_string(u->value) + "ULL)))";
     } else if (const FloatImm *f = e.as<FloatImm>()) {
         char v[64];
         std::snprintf(v, sizeof v, "%a", f->value);  // exactly
-        s.text += cast_to.empty() ? "Expr(" + std::string(v) + "f)" : cast_to + "Expr(" + v + "))";
+        s.text += cast_to.empty() ? "Halide::Expr(" + std::string(v) + "f)" : cast_to + "Halide::Expr(" + v + "))";
     } else if (const Variable *v = e.as<Variable>()) {
         std::string field;
         int dim = 0;
@@ -109,7 +109,7 @@ void print(const Expr &e, ExprSource &s, bool &ok) {
             ok = false;
         }
     } else if (const Cast *c = e.as<Cast>()) {
-        s.text += "cast(" + type_source(e.type()) + ", ";
+        s.text += "Halide::cast(" + type_source(e.type()) + ", ";
         print(c->value, s, ok);
         s.text += ")";
     } else if (const Add *a = e.as<Add>()) {
@@ -123,9 +123,9 @@ void print(const Expr &e, ExprSource &s, bool &ok) {
     } else if (const Mod *m = e.as<Mod>()) {
         binary(m->a, m->b, "%", s, ok);
     } else if (const Min *m = e.as<Min>()) {
-        call("min", {m->a, m->b}, s, ok);
+        call("Halide::min", {m->a, m->b}, s, ok);
     } else if (const Max *m = e.as<Max>()) {
-        call("max", {m->a, m->b}, s, ok);
+        call("Halide::max", {m->a, m->b}, s, ok);
     } else if (const EQ *q = e.as<EQ>()) {
         binary(q->a, q->b, "==", s, ok);
     } else if (const NE *q = e.as<NE>()) {
@@ -146,7 +146,7 @@ void print(const Expr &e, ExprSource &s, bool &ok) {
         s.text += "!";
         call("", {q->a}, s, ok);
     } else if (const Select *q = e.as<Select>()) {
-        call("select", {q->condition, q->true_value, q->false_value}, s, ok);
+        call("Halide::select", {q->condition, q->true_value, q->false_value}, s, ok);
     } else {
         ok = false;
     }

@@ -148,7 +148,7 @@ std::string ScheduleWriter::stage_expr(const StageRef &s) {
         if (it == branch_ids_.end()) {
             if (s.branch_source.find(kInputFieldHelperName) != std::string::npos) declare_input_helper();
             const std::string id = identifier("aligned_" + s.func.name());
-            func_decls_.push_back("Expr " + id + " = " + s.branch_source + ";");
+            func_decls_.push_back("Halide::Expr " + id + " = " + s.branch_source + ";");
             it = branch_ids_.emplace(s.branch_source, id).first;
         }
         return (s.update < 0 ? f : f + ".update(" + std::to_string(s.update) + ")") + ".specialize(" + it->second + ")";

@@ -4,6 +4,7 @@
 // scalar Inputs, several outputs of different types and dimensionalities, a Tuple output.
 // tests/user_generators_test.cpp runs the libraries against references of its own.
 #include "Halide.h"
+#include "tests/generators/param_sum_algorithm.h"
 
 namespace {
 
@@ -72,7 +73,11 @@ public:
     }
 };
 
+// The sum of a vector's first n values, and the vector scaled (param_sum_algorithm.h).
+class ParamSum : public user_generators::ParamSumAlgorithm<ParamSum> {};
+
 }  // namespace
 
 HALIDE_REGISTER_GENERATOR(Equalize, user_equalize)
 HALIDE_REGISTER_GENERATOR(ChannelStats, user_channel_stats)
+HALIDE_REGISTER_GENERATOR(ParamSum, user_param_sum)
