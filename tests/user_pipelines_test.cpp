@@ -1401,6 +1401,32 @@ TEST(UserPipelines, MissingOrZeroEstimatesAreClearErrors) {
     });
     EXPECT_NE(e4.find("'hist' has no estimates"), std::string::npos) << e4;
     EXPECT_NE(e4.find("set_estimates"), std::string::npos) << e4;
+    // Estimates no device holds (an extent given where a size in bytes was meant, or 2^30 in each
+    // of three dims): an error naming the Func, not a plan with byte counts past int64.
+    std::string e5 = error_of([] {
+        ImageParam in(Float(32), 3, "in");
+        Var x("x"), y("y"), c("c");
+        Func f("f");
+        f(x, y, c) = in(x, y, c) + in(x + 1, y, c);
+        in.set_estimates({{0, 1 << 30}, {0, 1 << 30}, {0, 3}});
+        f.set_estimates({{0, (1 << 30) - 1}, {0, 1 << 30}, {0, 3}});
+        schedule_with_solder({f}, "cuda");
+    });
+    EXPECT_NE(e5.find("'in' spans"), std::string::npos) << e5;
+    EXPECT_NE(e5.find("more than any device holds"), std::string::npos) << e5;
+    std::string e6 = error_of([] {
+        ImageParam in(Float(32), 1, "in");
+        Param<int> n("n");
+        Var x("x");
+        RDom r(0, n, 0, n, "r");
+        Func f("f");
+        f(x) = sum(in(x + r.x + r.y));
+        in.set_estimates({{0, 1 << 20}});
+        n.set_estimate(1 << 30);
+        f.set_estimates({{0, 64}});
+        schedule_with_solder({f}, "cuda");
+    });
+    EXPECT_NE(e6.find("the RDom of Func"), std::string::npos) << e6;
 }
 
 // A dim the author bounded (Func::bound: an image's three channels) counts as that dim's

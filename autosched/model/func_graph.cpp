@@ -548,6 +548,24 @@ void collect_parameter_estimates(const std::map<std::string, Function> &env, con
 
 }  // namespace
 
+namespace {
+
+// Points beyond this at the estimates (a petabyte of floats) are no buffer any device holds: an
+// estimate given in error. (The planner counts bytes and times in int64, which such sizes would
+// overflow: estimates of 2^30 in each of three dims planned "-4611686018427 MB moved".)
+constexpr double kMaxEstimatePoints = double(int64_t(1) << 48);
+
+void check_estimate_points(double points, const std::string &what) {
+    if (points <= kMaxEstimatePoints) return;
+    std::ostringstream o;
+    o << "at the estimates, " << what << " spans " << points
+      << " points, more than any device holds (2^48): check the set_estimates of the pipeline's outputs and "
+         "inputs and the estimates of its scalar parameters";
+    throw EstimateError(o.str());
+}
+
+}  // namespace
+
 FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
     std::vector<Function> inlined;
     while (true) {
@@ -722,6 +740,7 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
         n.predicated_reduction = predicated_reduction(f);
         for (auto &u : f.updates()) {
             int64_t pts = 1;
+            double all_pts = 1;
             bool any = false;
             n.rvar_extents.emplace_back();
             n.rvar_mins.emplace_back();
@@ -730,6 +749,8 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
                 n.rvar_extents.back().push_back(std::max<int64_t>(0, const_or_throw(rv.extent, what, g.estimates_)));
                 n.rvar_mins.back().push_back(
                     const_or_throw(rv.min, "the min of RVar '" + rv.var + "' of Func '" + name + "'", g.estimates_));
+                all_pts *= double(n.rvar_extents.back().back());
+                check_estimate_points(all_pts, "the RDom of Func '" + name + "'");
                 pts *= n.rvar_extents.back().back();
                 any = true;
             }
@@ -787,6 +808,11 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
             continue;  // inputs keep their estimates (what the caller passes)
         if (need[k].empty()) throw AnalysisError("Func '" + g.nodes[k].name + "' is not needed by any output");
         g.nodes[k].region = need[k];
+    }
+    for (const FuncNode &n : g.nodes) {
+        double pts = 1;
+        for (const auto &r : n.region) pts *= double(r.max) - double(r.min) + 1;
+        check_estimate_points(pts, (n.is_input ? "input '" : "Func '") + n.name + "'");
     }
     // (The regions asked for above saw no node's region yet: a Func read at data-dependent points
     // stood for its natural region. Forgotten, so that later answers see the regions just set.)
