@@ -57,7 +57,9 @@ done
     seed="${s#${family}_}"
     nhwc=false
     grep -qx "$seed" "$work/nhwc.txt" && nhwc=true
-    echo "    {${seed}ULL, ${s}_solder_argv, ${s}_ref_argv, ${s}_solder_metadata, $nhwc},"
+    tol=""
+    [ -f "$work/${s}_tolerances.txt" ] && tol="$(paste -sd, "$work/${s}_tolerances.txt")"
+    echo "    {${seed}ULL, ${s}_solder_argv, ${s}_ref_argv, ${s}_solder_metadata, $nhwc, {$tol}},"
   done
   echo '};'
 } >"$work/libraries.cpp"

@@ -4,7 +4,9 @@
 //   gen DIR runtime                the Halide runtime for the host and CUDA (DIR/runtime.o)
 //   gen DIR typed|tensor SEED...   for each seed, DIR/FAMILY_SEED_solder.a (Solder's CUDA plan) and
 //                                  DIR/FAMILY_SEED_ref.a (every Func at root, on the host); tensor
-//                                  seeds stored channels-last are listed in DIR/nhwc.txt
+//                                  seeds stored channels-last are listed in DIR/nhwc.txt, and each
+//                                  tensor seed's tolerances (one per output buffer) are in
+//                                  DIR/tensor_SEED_tolerances.txt
 // Each library is built with no runtime of its own (runtime.o holds it) and every argument the
 // family lists, used or not.
 #include <cstdio>
@@ -51,6 +53,8 @@ int main(int argc, char **argv) {
                 auto r = solder::testing::random_tensor_pipeline(seed, "");
                 ours = o.outputs, args = o.args, ref = r.outputs, ref_args = r.args;
                 if (o.nhwc) nhwc << seed << "\n";
+                std::ofstream tol(dir + "/" + name + "_tolerances.txt");
+                for (double t : o.tolerances) tol << t << "\n";
             }
             Pipeline(ours).compile_to_static_library(dir + "/" + name + "_solder", args, name + "_solder",
                                                      cuda.with_feature(Target::NoRuntime));

@@ -22,6 +22,9 @@ struct Library {
     int (*ref)(void **);
     const halide_filter_metadata_t *(*metadata)();
     bool nhwc;  // (the tensor family: stored channels-last)
+    // (The tensor family: what each output buffer may differ from the reference, relative; empty:
+    // by its type.)
+    std::vector<double> tolerances;
 };
 extern const std::vector<Library> kLibraries;
 

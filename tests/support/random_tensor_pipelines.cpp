@@ -381,7 +381,10 @@ TensorPipelineFuncs random_tensor_pipeline(uint64_t seed, const std::string &tar
         schedule_every_func_at_root(p.outputs);
     else
         schedule_with_solder(p.outputs, target);
-    return {p.outputs, {*p.x, *p.mix, *p.dw, *p.affine, *p.idx, p.gain, p.taps}, p.nhwc};
+    std::vector<double> tolerances;
+    for (size_t i = 0; i < p.outputs.size(); i++)
+        tolerances.insert(tolerances.end(), size_t(p.outputs[i].outputs()), p.tol[i]);
+    return {p.outputs, {*p.x, *p.mix, *p.dw, *p.affine, *p.idx, p.gain, p.taps}, p.nhwc, tolerances};
 }
 
 RandomTensorResult run_random_tensor_pipelines(const std::vector<uint64_t> &seeds, const std::string &target,

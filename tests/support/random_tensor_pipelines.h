@@ -38,6 +38,9 @@ struct TensorPipelineFuncs {
     std::vector<Halide::Func> outputs;
     std::vector<Halide::Argument> args;
     bool nhwc = false;
+    // What the family allows each output buffer (a Tuple's each) to differ from the reference,
+    // relative: its compute type's (a float64 total of a float32 tensor: float32's), not its own.
+    std::vector<double> tolerances;
 };
 TensorPipelineFuncs random_tensor_pipeline(uint64_t seed, const std::string &target);
 
