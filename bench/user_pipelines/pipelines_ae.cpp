@@ -83,6 +83,16 @@ P head_sum() {
     return {{out}, {v, n}};
 }
 
+// The mean of a 512 x 512 x 16 volume (16 planes: fewer than the slices that fill the device).
+P volume_mean() {
+    ImageParam in(Float(32), 3, "in");
+    RDom r(in);
+    Func out("out");
+    out() = sum(in(r.x, r.y, r.z)) / cast<float>(in.dim(0).extent() * in.dim(1).extent() * in.dim(2).extent());
+    in.set_estimates({{0, 512}, {0, 512}, {0, 16}});
+    return {{out}, {in}};
+}
+
 }  // namespace
 
 void add_pipelines_ae(Registry &r) {
@@ -93,6 +103,7 @@ void add_pipelines_ae(Registry &r) {
     r.emplace("imgargmax", [] { return image_argmax(false); });
     r.emplace("imgargmaxp", [] { return image_argmax(true); });
     r.emplace("headsum", head_sum);
+    r.emplace("volmean", volume_mean);
 }
 
 }  // namespace user_pipelines
