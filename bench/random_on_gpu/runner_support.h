@@ -71,6 +71,11 @@ class Tally {
 public:
     Tally(int argc, char **argv) {
         for (int i = 1; i < argc; i++) only_.push_back(std::strtoull(argv[i], nullptr, 10));
+        // A library that fails (a launch the device refuses) returns its error and the run goes
+        // on to the next size: Halide's default handler aborts the process, and its buffered
+        // lines with it.
+        halide_set_error_handler([](void *, const char *msg) { std::fprintf(stderr, "%s", msg); });
+        std::setvbuf(stdout, nullptr, _IOLBF, 0);
     }
     bool wants(unsigned long long seed) const {
         return only_.empty() || std::find(only_.begin(), only_.end(), seed) != only_.end();
