@@ -269,8 +269,7 @@ std::string Plan::to_text() const {
         if (const BlockReductionParams *br = k.get<BlockReductionParams>()) two_d_lanes(*br);
         if (const TotalReductionParams *tr = k.get<TotalReductionParams>()) {
             vec += ", " + std::to_string(tr->slices) + " slices of " + std::to_string(tr->slice_rows) +
-                   (tr->fused_rvars > 1 ? " steps of the outermost " + std::to_string(tr->fused_rvars) + " RVars fused"
-                                        : std::string(" steps of the outermost RVar")) +
+                   " steps of the outermost RVar" +
                    (tr->lane_results ? ", one block each for every result, its " + std::to_string(tr->threads) +
                                            " threads along the results and then " + std::to_string(tr->lanes) +
                                            " lanes of the innermost RVar"

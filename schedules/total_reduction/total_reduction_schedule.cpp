@@ -1,28 +1,17 @@
 #include "schedules/total_reduction/total_reduction_schedule.h"
 
-#include <algorithm>
-
 #include "schedules/block_reduction/block_reduction_schedule.h"
 #include "schedules/writer/reduction_walk.h"
 
 namespace solder {
 using namespace Halide;
 
-void schedule_total_reduction(ScheduleWriter &w, Func f, const Target &target, int fused_rvars, int64_t slice_rows,
-                              int lanes, int lanes_x, bool unroll_inner) {
+void schedule_total_reduction(ScheduleWriter &w, Func f, const Target &target, int64_t slice_rows, int lanes,
+                              int lanes_x, bool unroll_inner) {
     const std::string tag = f.name();
     const auto rvars = f.function().update(0).schedule().rvars();  // innermost first
-    // The walk the slices cut: the outermost RVar, or the outermost few fused (inner to outer).
-    const size_t first = rvars.size() - size_t(std::clamp<int>(fused_rvars, 1, int(rvars.size())));
-    RVar outer(rvars[first].var), so(tag + "_so"), si(tag + "_si");
-    Expr steps = rvars[first].extent;
-    for (size_t i = first + 1; i < rvars.size(); i++) {
-        RVar fused(tag + "_walk" + std::to_string(i));
-        w.fuse({f, 0}, outer, RVar(rvars[i].var), fused);
-        outer = fused;
-        steps = steps * rvars[i].extent;
-    }
-    // The slices: runs of that walk, each one block's (a block reduction of its own).
+    // The slices: runs of the outermost RVar, each one block's (a block reduction of its own).
+    RVar outer(rvars.back().var), so(tag + "_so"), si(tag + "_si");
     Var slice(tag + "_slice");
     w.split({f, 0}, outer, so, si, int(slice_rows), TailStrategy::GuardWithIf);
     Func partials = w.rfactor({f, 0}, so, slice);
@@ -31,7 +20,7 @@ void schedule_total_reduction(ScheduleWriter &w, Func f, const Target &target, i
     // (docs/halide-21-notes.md).
     const bool tuple = f.function().values().size() > 1;
     schedule_block_reduction(w, partials, target, lanes, lanes_x, unroll_inner, !tuple);
-    at_least_one_slice(w, partials, slice.name(), steps, slice_rows);
+    at_least_one_slice(w, partials, slice.name(), rvars.back().extent, slice_rows);
     // The partials' sum: one block, as a block reduction of one result.
     schedule_block_reduction(w, f, target, kTotalFinalLanes);
 }
