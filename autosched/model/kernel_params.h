@@ -139,7 +139,6 @@ struct BlockReductionParams {
 // threads read neighbouring elements; their partials are added by one block per result.
 struct TotalReductionParams {
     int64_t slice_rows = 1, slices = 1;
-    int walk_rvars = 1;  // outer RVars the slices span (runs of the innermost of them, the others whole)
     BlockReductionParams slice;
     bool lane_results = false;
     int lanes = 0, threads = 0;

@@ -269,10 +269,7 @@ std::string Plan::to_text() const {
         if (const BlockReductionParams *br = k.get<BlockReductionParams>()) two_d_lanes(*br);
         if (const TotalReductionParams *tr = k.get<TotalReductionParams>()) {
             vec += ", " + std::to_string(tr->slices) + " slices of " + std::to_string(tr->slice_rows) +
-                   (tr->walk_rvars == 2  ? " steps of the second RVar from outside for each step of the outermost"
-                    : tr->walk_rvars > 2 ? " steps of RVar " + std::to_string(tr->walk_rvars) +
-                                               " from outside for each step of the RVars outside it"
-                                         : std::string(" steps of the outermost RVar")) +
+                   " steps of the outermost RVar" +
                    (tr->lane_results ? ", one block each for every result, its " + std::to_string(tr->threads) +
                                            " threads along the results and then " + std::to_string(tr->lanes) +
                                            " lanes of the innermost RVar"

@@ -45,13 +45,6 @@ constexpr int64_t kMinPointsPerLane = 32;
 
 BlockReductionParams block_reduction_params(const Halide::Internal::Definition &update,
                                             const std::vector<int64_t> &extents, int64_t points) {
-    std::vector<Halide::Expr> rvar_extents;
-    for (const auto &rv : update.schedule().rvars()) rvar_extents.push_back(rv.extent);
-    return block_reduction_params(rvar_extents, extents, points);
-}
-
-BlockReductionParams block_reduction_params(const std::vector<Halide::Expr> &rvar_extents,
-                                            const std::vector<int64_t> &extents, int64_t points) {
     BlockReductionParams p;
     // Fewer lanes where each result has few points, down to a warp: each lane walks at least
     // kMinPointsPerLane of them. Measured on the H200, 16384 average pools of 32 x 32 points took
@@ -63,10 +56,11 @@ BlockReductionParams block_reduction_params(const std::vector<Halide::Expr> &rva
     // all but the outermost. At run-time extents that is a signed division and remainder by a
     // register per point, which left group_norm's statistics (64 x 64 x 32 points each)
     // bound by integer instructions at 40% of DRAM's bandwidth. Then the lanes go 2-D instead.
+    const auto &rvars = update.schedule().rvars();
     bool divides = false;
-    for (size_t i = 0; i + 1 < rvar_extents.size(); i++)
-        divides = divides || !Halide::Internal::as_const_int(Halide::Internal::simplify(rvar_extents[i]));
-    if (extents.size() == rvar_extents.size()) {
+    for (size_t i = 0; i + 1 < rvars.size(); i++)
+        divides = divides || !Halide::Internal::as_const_int(Halide::Internal::simplify(rvars[i].extent));
+    if (extents.size() == rvars.size()) {
         p.lanes_x = block_reduction_lanes_x(extents, divides, p.lanes);
         if (p.lanes_x > 0) {
             int lanes_y = 1;

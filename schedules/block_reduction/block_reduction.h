@@ -26,10 +26,6 @@ InnermostReads innermost_reads(const Halide::Internal::Function &f);
 // The block reduction template's own results, and each slice of a total reduction.
 BlockReductionParams block_reduction_params(const Halide::Internal::Definition &update,
                                             const std::vector<int64_t> &extents, int64_t points);
-// The same for a walk over RVars whose extents (innermost first) are `rvar_extents`: a total
-// reduction's slice, whose outermost RVar is a run of its slices' walk.
-BlockReductionParams block_reduction_params(const std::vector<Halide::Expr> &rvar_extents,
-                                            const std::vector<int64_t> &extents, int64_t points);
 // The threads and shared memory of the launch of a block reduction's update: both levels of
 // partials in shared memory.
 void set_block_reduction_threads(const BlockReductionParams &p, int elem_bytes, LaunchShape &s);

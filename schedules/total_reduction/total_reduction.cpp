@@ -56,33 +56,16 @@ LaneLayout lane_layout(const FuncNode &O, const DeviceProfile &d) {
     return l;
 }
 
-// The walk the slices cut at the estimates: runs of the outermost RVar, or, where it has fewer steps
-// than the slices that would fill the device (a volume's 16 planes of 512 x 512: 16 blocks), runs
-// of the next RVar inwards for every step of the outer ones, and so on until there are as many
-// (never the innermost RVar). Slices: as many as fill the device with blocks (results x slices),
-// each of at least kMinSlicePoints points.
-struct SliceWalk {
-    int walk = 1;        // outer RVars the slices span: the innermost of them cut into runs, the others whole
-    int64_t rows = 1;    // steps per run of that innermost one
-    int64_t slices = 1;  // the runs, times every step of the others
-};
-SliceWalk slice_walk(const FuncNode &O, const DeviceProfile &d) {
+// Slices of the outermost RVar per result at the estimates: as many as fill the device with blocks
+// (results x slices), each of at least kMinSlicePoints points. Returns the outermost RVar's steps
+// per slice.
+int64_t slice_rows_for(const FuncNode &O, const DeviceProfile &d) {
     const std::vector<int64_t> &e = O.rvar_extents[0];
-    const int64_t total = std::max<int64_t>(1, O.reduction_points);
+    const int64_t outer = std::max<int64_t>(1, e.back()), total = std::max<int64_t>(1, O.reduction_points);
     const int64_t full = int64_t(d.sms) * d.blocks_per_sm_to_fill;
     const int64_t per_result = std::max<int64_t>(1, full / std::max<int64_t>(1, O.points()));
-    const int64_t wanted = std::clamp<int64_t>(total / kMinSlicePoints, 1, per_result);
-    SliceWalk w;
-    int64_t whole = 1, cut = std::max<int64_t>(1, e.back());
-    while (whole * cut < wanted && w.walk + 1 < int(e.size())) {
-        whole *= cut;
-        w.walk++;
-        cut = std::max<int64_t>(1, e[e.size() - size_t(w.walk)]);
-    }
-    const int64_t runs = std::min(cut, std::max<int64_t>(1, (wanted + whole - 1) / whole));
-    w.rows = (cut + runs - 1) / runs;
-    w.slices = whole * ((cut + w.rows - 1) / w.rows);
-    return w;
+    const int64_t slices = std::clamp<int64_t>(total / kMinSlicePoints, 1, std::min(per_result, outer));
+    return (outer + slices - 1) / slices;
 }
 
 // A reduction to one result or few (an image's sum, a loss, per-channel means), each over many
@@ -117,11 +100,10 @@ public:
         const auto &def = O.function.update(0);
         if (has_predicate(def) && !O.predicated_reduction) return "its RDom has a predicate, and more makes it generic";
         // (A scalar parameter can leave no slice at run time: at_least_one_slice bounds the
-        // partials over it, where the schedule's source can write it. The walk may fuse RVars.)
-        for (const auto &rv : def.schedule().rvars())
-            if (!slice_count_writable(rv.extent))
-                return "the extent of its RVar " + rv.var +
-                       " reads a scalar parameter in a form the schedule's source cannot write";
+        // partials over it, where the schedule's source can write it.)
+        if (!slice_count_writable(def.schedule().rvars().back().extent))
+            return "its outermost RVar's extent reads a scalar parameter in a form the schedule's source cannot "
+                   "write";
         if (!Halide::Internal::prove_associativity(O.name, def.args(), def.values()).associative())
             return "Halide cannot prove its update associative (its points could not be reduced in slices)";
         return "";
@@ -135,8 +117,9 @@ public:
             kc.extra_launches = 1 + O.is_output;  // the partials' copy (and an output's pure stage)
             return kc;
         }
-        KernelChoice kc =
-            c.whole_root_choice(TemplateKind::TotalReduction, O.points() * slice_walk(O, c.opt.device).slices);
+        const int64_t rows = slice_rows_for(O, c.opt.device);
+        KernelChoice kc = c.whole_root_choice(TemplateKind::TotalReduction,
+                                              O.points() * ((O.rvar_extents[0].back() + rows - 1) / rows));
         kc.extra_launches = 1 + O.is_output;  // the slices' partials, an output's pure stage (launch_shapes)
         return kc;
     }
@@ -155,21 +138,14 @@ public:
             k.params = p;
             return;
         }
-        const SliceWalk sw = slice_walk(O, c.opt.device);
-        p.slice_rows = sw.rows;
-        p.slices = sw.slices;
-        p.walk_rvars = sw.walk;
-        // Each slice as the block reduction template reduces one result: the RVars inside the walk,
-        // then a run of the steps of the walk's innermost RVar.
-        std::vector<int64_t> e(O.rvar_extents[0].begin(), O.rvar_extents[0].end() - sw.walk);
-        std::vector<Halide::Expr> rvar_extents;
-        for (const auto &rv : O.function.update(0).schedule().rvars()) rvar_extents.push_back(rv.extent);
-        rvar_extents.resize(e.size());
-        e.push_back(p.slice_rows);
-        rvar_extents.push_back(Halide::Expr(int(p.slice_rows)));
+        p.slice_rows = slice_rows_for(O, c.opt.device);
+        p.slices = (O.rvar_extents[0].back() + p.slice_rows - 1) / p.slice_rows;
+        // Each slice as the block reduction template reduces one result.
+        std::vector<int64_t> e = O.rvar_extents[0];
+        e.back() = p.slice_rows;
         int64_t points = 1;
         for (int64_t x : e) points *= std::max<int64_t>(1, x);
-        p.slice = block_reduction_params(rvar_extents, e, points);
+        p.slice = block_reduction_params(O.function.update(0), e, points);
         k.params = p;
     }
 
@@ -181,8 +157,8 @@ public:
             schedule_total_reduction_lane_results(c.w, c.get(k.root), c.target, p.slice_rows, p.lanes, p.threads);
             return;
         }
-        schedule_total_reduction(c.w, c.get(k.root), c.target, p.walk_rvars, p.slice_rows, p.slice.lanes,
-                                 p.slice.lanes_x, p.slice.unroll_inner);
+        schedule_total_reduction(c.w, c.get(k.root), c.target, p.slice_rows, p.slice.lanes, p.slice.lanes_x,
+                                 p.slice.unroll_inner);
     }
 
     // The slices' partials (zeroed, then one block per slice, as a block reduction; in the

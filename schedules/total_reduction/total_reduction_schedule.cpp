@@ -1,37 +1,26 @@
 #include "schedules/total_reduction/total_reduction_schedule.h"
 
-#include <algorithm>
-
 #include "schedules/block_reduction/block_reduction_schedule.h"
 #include "schedules/writer/reduction_walk.h"
 
 namespace solder {
 using namespace Halide;
 
-void schedule_total_reduction(ScheduleWriter &w, Func f, const Target &target, int walk_rvars, int64_t slice_rows,
-                              int lanes, int lanes_x, bool unroll_inner) {
+void schedule_total_reduction(ScheduleWriter &w, Func f, const Target &target, int64_t slice_rows, int lanes,
+                              int lanes_x, bool unroll_inner) {
     const std::string tag = f.name();
     const auto rvars = f.function().update(0).schedule().rvars();  // innermost first
-    // The slices: runs of `slice_rows` steps of the walk's innermost RVar, times every step of the
-    // walk's outer RVars (each slice one block's, a block reduction of its own). The outer RVars
-    // are kept as slice dims of their own, not fused with it: a fused index made Halide bound a
-    // block's lane partials over two slices, and the sums came out doubled.
-    const size_t first = rvars.size() - size_t(std::clamp<int>(walk_rvars, 1, int(rvars.size())));
-    RVar split_rvar(rvars[first].var), so(tag + "_so"), si(tag + "_si");
+    // The slices: runs of the outermost RVar, each one block's (a block reduction of its own).
+    RVar outer(rvars.back().var), so(tag + "_so"), si(tag + "_si");
     Var slice(tag + "_slice");
-    w.split({f, 0}, split_rvar, so, si, int(slice_rows), TailStrategy::GuardWithIf);
-    std::vector<std::pair<RVar, Var>> kept{{so, slice}};
-    for (size_t i = first + 1; i < rvars.size(); i++)
-        kept.push_back({RVar(rvars[i].var), Var(tag + "_slice" + std::to_string(i - first))});
-    Func partials = kept.size() == 1 ? w.rfactor({f, 0}, so, slice) : w.rfactor({f, 0}, kept);
+    w.split({f, 0}, outer, so, si, int(slice_rows), TailStrategy::GuardWithIf);
+    Func partials = w.rfactor({f, 0}, so, slice);
     // A Tuple's slices add their lanes' partials in one thread: with the second level of partials
     // as well, each slice of a minimum-and-maximum pair came out as the identity on OpenCL
     // (docs/halide-21-notes.md).
     const bool tuple = f.function().values().size() > 1;
     schedule_block_reduction(w, partials, target, lanes, lanes_x, unroll_inner, !tuple);
-    at_least_one_slice(w, partials, slice.name(), rvars[first].extent, slice_rows);
-    for (size_t i = first + 1; i < rvars.size(); i++)
-        at_least_one_slice(w, partials, kept[i - first].second.name(), rvars[i].extent, 1);
+    at_least_one_slice(w, partials, slice.name(), rvars.back().extent, slice_rows);
     // The partials' sum: one block, as a block reduction of one result.
     schedule_block_reduction(w, f, target, kTotalFinalLanes);
 }
