@@ -19,6 +19,7 @@
 #include "runtime/run_dumps.h"
 #include "autosched/model/pipeline_funcs.h"
 #include "tests/support/plan_and_run.h"
+#include "tests/support/test_processes.h"
 
 using namespace solder;
 namespace fs = std::filesystem;
@@ -36,18 +37,8 @@ struct TempDir {
     ~TempDir() { fs::remove_all(path); }
 };
 
-std::string read_file(const fs::path &p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-size_t count_of(const std::string &text, const std::string &what) {
-    size_t n = 0;
-    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) n++;
-    return n;
-}
+using solder::testing::count_of;
+using solder::testing::read_file;
 
 // The body of one printed dump, between its header and end lines ("" if absent).
 std::string section(const std::string &out, const std::string &word) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "schedules/writer/expr_source.h"
+#include "tests/support/test_processes.h"
 #include "tests/support/user_pipeline.h"
 
 using namespace Halide;
@@ -68,11 +69,7 @@ TEST(ParamBoundedReductions, SumsOverTheFirstNPointsRunAtAnyN) {
             for (const std::string name : {"head", "top", "band"})
                 EXPECT_NE(plan.find("writes " + name), std::string::npos) << plan;
             // Each is cut into slices, and the source bounds the partials over the parameter.
-            size_t slices = 0;
-            for (size_t at = plan.find("total_reduction, "); at != std::string::npos;
-                 at = plan.find("total_reduction, ", at + 1))
-                slices++;
-            EXPECT_EQ(slices, 3u) << plan;
+            EXPECT_EQ(count_of(plan, "total_reduction, "), 3u) << plan;
             EXPECT_NE(plan.find("Halide::max(Halide::Expr(1), ((solder_param(\"n\") + Halide::Expr("),
                       std::string::npos)
                 << plan;
@@ -182,10 +179,7 @@ TEST(ParamBoundedReductions, SplitKPartialsOverTheFirstNRows) {
         hist.set_estimates({{0, 16}});
         const std::string plan = schedule_with_solder({cols, prod, hist}, target);
         if (target != "host") {
-            size_t splits = 0;
-            for (size_t at = plan.find("split-K: "); at != std::string::npos; at = plan.find("split-K: ", at + 1))
-                splits++;
-            EXPECT_EQ(splits, 2u) << plan;
+            EXPECT_EQ(count_of(plan, "split-K: "), 2u) << plan;
             EXPECT_NE(plan.find(".bound("), std::string::npos) << plan;
             EXPECT_NE(plan.find("solder_param(\"n\")"), std::string::npos) << plan;
         }

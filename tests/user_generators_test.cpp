@@ -5,12 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <tuple>
-#include <sstream>
 #include <string>
 
 #include "HalideBuffer.h"
+#include "tests/support/test_processes.h"
 #include "tests/support/user_pipeline.h"
 #include "user_channel_stats.h"
 #include "user_channel_stats_cl.h"
@@ -107,13 +106,11 @@ TEST(UserGenerators, ChannelStatsMatchesItsReference) {
 // parameter and the inputs' sizes through its helpers, and the library runs at n = 0, where no
 // slice of the sum is left, and beyond, with inputs aligned and not.
 TEST(UserGenerators, PastedScheduleOfAParameterBoundedSumRuns) {
-    std::ifstream f(SOLDER_PARAM_SUM_SCHEDULE);
-    std::stringstream src;
-    src << f.rdbuf();
-    EXPECT_NE(src.str().find("total_reduction"), std::string::npos) << src.str();
-    EXPECT_NE(src.str().find(".bound("), std::string::npos) << src.str();
-    EXPECT_NE(src.str().find("solder_param(\"n\")"), std::string::npos) << src.str();
-    EXPECT_NE(src.str().find("Halide::Expr aligned_"), std::string::npos) << src.str();
+    const std::string src = solder::testing::read_file(SOLDER_PARAM_SUM_SCHEDULE);
+    EXPECT_NE(src.find("total_reduction"), std::string::npos) << src;
+    EXPECT_NE(src.find(".bound("), std::string::npos) << src;
+    EXPECT_NE(src.find("solder_param(\"n\")"), std::string::npos) << src;
+    EXPECT_NE(src.find("Halide::Expr aligned_"), std::string::npos) << src;
     const int len = 100003;
     Buffer<float> values = random_image<float>({len}, 41, -1, 1);
     for (auto [n, tokens_len, channels, outs] : std::vector<std::tuple<int, int, int, int>>{

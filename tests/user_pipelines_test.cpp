@@ -19,6 +19,7 @@
 
 #include "tests/support/plan_and_run.h"
 #include "tests/support/plan_fields.h"
+#include "tests/support/test_processes.h"
 #include "tests/support/user_pipeline.h"
 
 using namespace Halide;
@@ -2861,10 +2862,7 @@ TEST(UserPipelines, WholeImageReductionsAreSplitIntoSlicesAtAnySize) {
         out.set_estimates({{0, 1920}, {0, 1080}, {0, 3}});
         std::string plan = schedule_with_solder({out}, target);
         if (target != "host") {
-            size_t kernels = 0;
-            for (size_t at = plan.find("[total_reduction"); at != std::string::npos;
-                 at = plan.find("[total_reduction", at + 1))
-                kernels++;
+            const size_t kernels = count_of(plan, "[total_reduction");
             // (The sum over a scalar parameter's points too: it may be empty, tn = 0 below, and its
             // partials are then bound to one slice, an allocation of no bytes being one Halide's
             // runtimes refuse.)
@@ -2952,11 +2950,7 @@ TEST(UserPipelines, ACrossEntropysRowReductionsTakeBlocks) {
         lab.set_estimates({{0, 4096}});
         std::string plan = schedule_with_solder({out}, target);
         if (target != "host") {
-            size_t blocks = 0;
-            for (size_t at = plan.find("[block_reduction"); at != std::string::npos;
-                 at = plan.find("[block_reduction", at + 1))
-                blocks++;
-            EXPECT_EQ(blocks, 2u) << plan;
+            EXPECT_EQ(count_of(plan, "[block_reduction"), 2u) << plan;
         }
         Pipeline p = compiled({out}, target);
         for (auto [v, rows] : std::vector<std::pair<int, int>>{{1000, 300}, {37, 5}, {1, 1}}) {

@@ -44,7 +44,6 @@ void schedule_total_reduction_lane_results(ScheduleWriter &w, Func f, const Targ
     // another rfactor's intermediate.)
     Func copy = w.in(partials, {});
     w.compute_root(copy);
-    const std::vector<Var> cv = copy.args();  // the results' dims, then lane and slice
     at_least_one_slice(w, partials, slice.name(),
                        rvars.size() == 1 ? (rvars[0].extent + Expr(lanes - 1)) / Expr(lanes) : rvars.back().extent,
                        slice_rows);
@@ -54,6 +53,7 @@ void schedule_total_reduction_lane_results(ScheduleWriter &w, Func f, const Targ
     // reads, a covariance's second channel, are the same elements again). Cut into blocks of
     // `threads`: more results at run time than at the estimates take more blocks, not more
     // threads.
+    const std::vector<Var> cv = copy.args();  // the results' dims, then lane and slice
     const StageRef st{copy};
     VarOrRVar t = Var(tag + "_tl");
     w.fuse(st, cv[0], cv[cv.size() - 2], t.var);

@@ -84,7 +84,10 @@ void print(const Expr &e, ExprSource &s, bool &ok) {
     if (type.empty()) {
         ok = false;
     } else if (const IntImm *i = e.as<IntImm>()) {
-        if (i->value == INT64_MIN) ok = false;  // (no literal of it)
+        if (i->value == INT64_MIN) {  // (no literal of it)
+            ok = false;
+            return;
+        }
         const std::string v = std::to_string(i->value);
         s.text += cast_to.empty() ? "Halide::Expr(" + v + ")" : cast_to + "Halide::Expr(int64_t(" + v + ")))";
     } else if (const UIntImm *u = e.as<UIntImm>()) {
@@ -109,7 +112,7 @@ void print(const Expr &e, ExprSource &s, bool &ok) {
             ok = false;
         }
     } else if (const Cast *c = e.as<Cast>()) {
-        s.text += "Halide::cast(" + type_source(e.type()) + ", ";
+        s.text += "Halide::cast(" + type + ", ";
         print(c->value, s, ok);
         s.text += ")";
     } else if (const Add *a = e.as<Add>()) {

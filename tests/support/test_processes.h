@@ -33,6 +33,14 @@ struct CliResult {
 // one unity file).
 inline bool contains(const std::string &s, const std::string &part) { return s.find(part) != std::string::npos; }
 
+// How many times `what` stands in `text`, not overlapping (a plan's kernels of one template, a
+// dump's kernel entries).
+inline size_t count_of(const std::string &text, const std::string &what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) n++;
+    return n;
+}
+
 inline std::string read_file(const std::string &path) {
     std::ifstream in(path);
     std::stringstream ss;
