@@ -1,6 +1,7 @@
 // Regions of a kernel's root that its blocks cover, when a block owns the root's innermost dims.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "autosched/model/func_graph.h"
 
@@ -11,6 +12,65 @@ inline Region block_region(const Region &r, int k) {
     Region b = r;
     for (size_t d = size_t(k); d < b.size(); d++) b[d].max = b[d].min;
     return b;
+}
+
+// A block's extent along each dim of a root: `kWhole` where a block owns the dim whole (a row),
+// else the points it takes (a tile's 32, one along the grid's outer dims).
+constexpr int64_t kWhole = -1;
+// The block shape of one owning the `k` innermost dims of `rank`, one point of each other dim.
+inline std::vector<int64_t> owning_innermost(size_t rank, int k) {
+    std::vector<int64_t> shape(rank, 1);
+    for (size_t d = 0; d < rank && d < size_t(k); d++) shape[d] = kWhole;
+    return shape;
+}
+
+// What each node needs per block of `shape` over root region `r`, the most any block needs: the
+// first, middle and last block along every dim are asked, and each node keeps its largest answer.
+// (Halide sizes a per-block allocation by the largest block: a read of channel c and c - C/2,
+// clamped at 0, needs one channel in the first block and C/2 + 1 in the middle one.)
+inline std::vector<Region> largest_per_block(const FuncGraph &g, int root, const Region &r,
+                                             const std::vector<int64_t> &shape, const std::vector<bool> &inside) {
+    std::vector<Region> most;
+    for (int at = 0; at < 3; at++) {
+        Region b = r;
+        for (size_t d = 0; d < b.size() && d < shape.size(); d++) {
+            if (shape[d] == kWhole) continue;
+            const int64_t e = std::min(shape[d], r[d].extent()), blocks = (r[d].extent() + e - 1) / e;
+            const int64_t i = at == 0 ? 0 : at == 1 ? (blocks - 1) / 2 : blocks - 1;
+            b[d].min = std::min(r[d].min + i * e, r[d].max - e + 1);  // (the last block shifted inwards)
+            b[d].max = b[d].min + e - 1;
+        }
+        auto per = g.regions_for(root, b, inside);
+        if (most.empty()) {
+            most = per;
+            continue;
+        }
+        for (size_t n = 0; n < per.size(); n++)
+            if (!per[n].empty() && (most[n].empty() || region_points(per[n]) > region_points(most[n])))
+                most[n] = per[n];
+    }
+    return most;
+}
+
+// The first of `on_chip` (nodes a block of `shape` keeps on chip) that needs more points per block
+// at larger run-time sizes (FuncGraph::at_larger_sizes) than at the estimates, with both counts;
+// -1 where none does, or the sizes are fixed. Its shared memory would grow with the sizes the
+// pipeline runs at: planned at one, the kernel would fail to launch at a larger one.
+struct Growth {
+    int node = -1;
+    int64_t here = 0, there = 0;
+};
+inline Growth grows_per_block(const FuncGraph &g, int root, const std::vector<int64_t> &shape,
+                              const std::vector<bool> &inside, const std::vector<int> &on_chip) {
+    const FuncGraph *big = g.at_larger_sizes();
+    if (!big || on_chip.empty()) return {};
+    const auto here = largest_per_block(g, root, g.nodes[size_t(root)].region, shape, inside);
+    const auto there = largest_per_block(*big, root, big->nodes[size_t(root)].region, shape, inside);
+    for (int m : on_chip) {
+        const int64_t a = region_points(here[size_t(m)]), b = region_points(there[size_t(m)]);
+        if (b > a) return {m, a, b};
+    }
+    return {};
 }
 
 // Blocks over the dims from `k` out.

@@ -314,6 +314,13 @@ void FuncGraph::push_rvars_at_estimates(const std::vector<ReductionVariable> &rv
 
 namespace {
 
+// An input's extent estimate in dim `d`, multiplied by `grow` unless the input's extent there is a
+// constant (FuncGraph::at_larger_sizes).
+Expr grown_extent(const Parameter &p, int d, const Expr &extent, int64_t grow) {
+    if (grow == 1 || (p.extent_constraint(d).defined() && is_const(p.extent_constraint(d)))) return extent;
+    return simplify(extent * Halide::cast(extent.type(), Expr(int32_t(grow))));
+}
+
 // A Func's declared bounds: its estimates (set_estimates), then the bounds its author gave it
 // (Func::bound: a color channel's three), which win where both name a dim (Halide records a bound
 // among the estimates too).
@@ -371,6 +378,23 @@ Region FuncGraph::natural_region(int p) const {
             r = ur;
         else
             for (size_t d = 0; d < r.size(); d++) r[d] = {std::min(r[d].min, ur[d].min), std::max(r[d].max, ur[d].max)};
+    }
+    return r;
+}
+
+Region FuncGraph::held_region(int i) const {
+    const FuncNode &n = nodes[size_t(i)];
+    Region r = n.region;
+    if (n.is_input || n.is_extern) return r;
+    for (const auto &u : n.function.updates()) {
+        Scope<Interval> scope;
+        push_rvars_at_estimates(u.schedule().rvars(), scope);
+        for (size_t d = 0; d < u.args().size() && d < r.size(); d++) {
+            Interval b = bounds_of_expr_in_scope(u.args()[d], scope);
+            if (!b.is_bounded()) continue;  // (a pure var: the region's)
+            auto lo = as_const_int(at_estimates(b.min)), hi = as_const_int(at_estimates(b.max));
+            if (lo && hi) r[d] = {std::min(r[d].min, *lo), std::max(r[d].max, *hi)};
+        }
     }
     return r;
 }
@@ -514,16 +538,26 @@ bool constant_extents(const Parameter &p) {
 // The estimates of every scalar parameter the pipeline names (set_estimate, or a generator
 // input's default), and of the outputs' buffers ("out.extent.0", from the outputs' estimates).
 void collect_parameter_estimates(const std::map<std::string, Function> &env, const std::vector<Func> &outputs,
-                                 std::map<std::string, Expr> &estimates) {
+                                 std::map<std::string, Expr> &estimates, int64_t grow) {
     struct Finder : IRVisitor {
         std::map<std::string, Expr> *out;
+        int64_t grow = 1;
         using IRVisitor::visit;
         void visit(const Variable *v) override {
-            if (v->param.defined() && !v->param.is_buffer() && v->param.estimate().defined())
-                (*out)[v->name] = v->param.estimate();
+            if (!v->param.defined() || v->param.is_buffer() || !v->param.estimate().defined()) return;
+            Expr e = v->param.estimate();
+            // Larger sizes (FuncGraph::at_larger_sizes): an integer parameter's estimate grown,
+            // within its declared range.
+            if (grow > 1 && e.type().is_int() && e.type().bits() >= 16 && is_const(e)) {
+                Expr g = simplify(e * Halide::cast(e.type(), Expr(int32_t(grow))));
+                if (v->param.max_value().defined()) g = simplify(Halide::min(g, v->param.max_value()));
+                if (is_const(g)) e = g;
+            }
+            (*out)[v->name] = e;
         }
     } f;
     f.out = &estimates;
+    f.grow = grow;
     for (auto &[name, fn] : env) {
         for (auto &st : stages_of(fn))
             for (auto &e : st.exprs) e.accept(&f);
@@ -567,10 +601,36 @@ void check_estimate_points(double points, const std::string &what) {
 }  // namespace
 
 FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
+    FuncGraph g = build_growing(outputs, 1);
+    if (g.fixed_sizes()) return g;
+    // The same pipeline at larger sizes (at_larger_sizes), and which regions grow there.
+    try {
+        auto big = std::make_shared<FuncGraph>(build_growing(outputs, 2));
+        if (big->nodes.size() != g.nodes.size()) return g;
+        for (size_t i = 0; i < g.nodes.size(); i++)
+            if (big->nodes[i].name != g.nodes[i].name || big->nodes[i].region.size() != g.nodes[i].region.size())
+                return g;
+        for (size_t i = 0; i < g.nodes.size(); i++) {
+            FuncNode &n = g.nodes[i];
+            const Region here = g.held_region(int(i)), there = big->held_region(int(i));
+            n.grows.assign(n.region.size(), false);
+            for (size_t d = 0; d < n.region.size() && d < here.size() && d < there.size(); d++)
+                n.grows[d] = there[d].extent() > here[d].extent();
+        }
+        g.larger_ = big;
+    } catch (const AnalysisError &) {  // (at twice the estimates, beyond what the graph takes)
+    } catch (const Halide::CompileError &) {
+    } catch (const Halide::InternalError &) {}
+    return g;
+}
+
+const FuncGraph *FuncGraph::at_larger_sizes() const { return larger_.get(); }
+
+FuncGraph FuncGraph::build_growing(const std::vector<Func> &outputs, int64_t grow) {
     std::vector<Function> inlined;
     while (true) {
         try {
-            return build_inlining(outputs, inlined);
+            return build_inlining(outputs, inlined, grow);
         } catch (const UnboundedReadError &e) {
             // A pure Func that is not an output: Halide inlines it, and its readers then read what
             // it reads (through the clamps of a boundary condition, a bounded region).
@@ -588,7 +648,8 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
     }
 }
 
-FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std::vector<Function> &inlined) {
+FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std::vector<Function> &inlined,
+                                    int64_t grow) {
     FuncGraph g;
     for (auto &f : inlined) g.inlined_unbounded.push_back(f.name());
     std::vector<Function> outs;
@@ -602,7 +663,7 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
                                }),
                 order.end());
     auto stages_of = [&](const Function &f) { return ::solder::autosched::stages_of(f, inlined); };
-    collect_parameter_estimates(env, outputs, g.estimates_);
+    collect_parameter_estimates(env, outputs, g.estimates_, grow);
     // Funcs whose every call simplifies away (0.0f * f(x), f(x) - f(x)) are left out of the graph:
     // unscheduled, they are inlined into nothing. (Computed per block beside the stencil template's
     // specialization, such a Func crashed Halide's bounds inference.)
@@ -653,7 +714,7 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
                 const std::string what =
                     "the estimate of input '" + param_name + "' (dimension " + std::to_string(d) + ")";
                 int64_t m = const_or_throw(mn, what, g.estimates_);
-                int64_t e = const_or_throw(ex, what, g.estimates_);
+                int64_t e = const_or_throw(grown_extent(p, d, ex, grow), what, g.estimates_);
                 if (e < 1)
                     throw EstimateError(what + " has extent " + std::to_string(e) +
                                         ": an extent estimate must be at least 1");

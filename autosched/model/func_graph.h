@@ -3,8 +3,10 @@
 // gets a constant required region. Anything that cannot be analysed is an AnalysisError that names
 // the Func, never a crash.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -76,8 +78,11 @@ struct FuncNode {
     bool fixed_extents = false;
     std::vector<std::string> dims;  // pure var names, innermost first
     Region region;                  // the region the pipeline needs
-    int elem_bytes = 4;             // summed over Tuple elements
-    std::string type;               // e.g. "float32", "uint16"
+    // Per dim, whether the region's extent is larger at larger inputs and parameters
+    // (FuncGraph::at_larger_sizes): known only when the pipeline runs. Empty: no dim grows.
+    std::vector<bool> grows;
+    int elem_bytes = 4;  // summed over Tuple elements
+    std::string type;    // e.g. "float32", "uint16"
     int updates = 0;
     int64_t reduction_points = 0;                    // product of RVar extents over all updates (0: none)
     std::vector<std::vector<int64_t>> rvar_extents;  // per update, each RVar's extent (innermost first)
@@ -102,6 +107,8 @@ struct FuncNode {
 
     int64_t points() const { return region_points(region); }
     int64_t bytes() const { return points() * elem_bytes; }
+    bool grows_in(size_t d) const { return d < grows.size() && grows[d]; }
+    bool any_grows() const { return std::find(grows.begin(), grows.end(), true) != grows.end(); }
     bool is_reduction() const { return reduction_points > 0; }
     // Whether its RDom runs once per point (its updates write its pure vars in order: a sum per
     // output, predicated or not), not once for the whole Func (a scan, a scatter).
@@ -155,6 +162,15 @@ public:
     // Whether every input and output extent is a constant: the pipeline runs at the size it was
     // planned for. Otherwise a schedule must stay correct at any size (tails guarded).
     bool fixed_sizes() const;
+    // The same pipeline at larger sizes: every input's extent known only when it runs and every
+    // integer scalar parameter's estimate doubled (within the parameter's declared range), the
+    // outputs' regions as estimated; node i here is node i there. Null where the sizes are fixed, or
+    // the pipeline cannot be analysed at the larger sizes. What a block keeps on chip that is larger
+    // there than here grows with what the pipeline computes over (an RDom over an input's extent, a
+    // parameter's count of steps, a read mirrored across the input): planned at one size, it would
+    // outgrow the chip at another. (What grows with the outputs' own extents, a block that owns a
+    // whole row, is the templates' to see: their blocks' extents are the outputs'.)
+    const FuncGraph *at_larger_sizes() const;
 
     std::vector<FuncNode> nodes;  // topological: every producer before its consumers
     // Pure Funcs read at data-dependent points with no estimates, inlined into their readers and
@@ -187,8 +203,10 @@ public:
     std::string describe() const;
 
 private:
+    static FuncGraph build_growing(const std::vector<Halide::Func> &outputs, int64_t grow);
     static FuncGraph build_inlining(const std::vector<Halide::Func> &outputs,
-                                    const std::vector<Halide::Internal::Function> &inlined);
+                                    const std::vector<Halide::Internal::Function> &inlined, int64_t grow);
+    std::shared_ptr<const FuncGraph> larger_;      // at_larger_sizes
     std::unordered_map<std::string, int> lookup_;  // call name -> node (input wrappers map to inputs)
     std::vector<std::vector<StageExprs>> stages_;  // per node, its definitions (none for inputs)
     // Estimates by the name of the variable that stands for them: "in.min.0", "in.extent.1"
@@ -205,6 +223,9 @@ private:
     // bound wins). Empty where a dim has neither. `kind` names it in messages ("output", "Func").
     Region declared_region(const FuncNode &n, const std::string &kind) const;
     int lookup(const std::string &call_name) const;
+    // What node `i` holds: its region, and along each dim the points its updates write where their
+    // RDoms bound them (a scan down an input's rows writes them all, whichever its readers read).
+    Region held_region(int i) const;
     // What node `c` over `region` reads of each producer: Halide's bounds inference over every
     // stage, the planner's most repeated question (each kernel a search costs asks it per member).
     // Memoized by (node, region); a pure function of the graph.

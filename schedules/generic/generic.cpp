@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "autosched/model/generic_reason.h"
 #include "autosched/model/pipeline_funcs.h"
@@ -145,6 +146,12 @@ int64_t cell_bins_bytes(const FuncNode &O, const PlannerOptions &opt) {
     const int64_t rdom = points_of(O.rvar_extents[0]);
     if (rdom < kCellScatterMinPoints || rdom > kCellScatterMaxPoints) return -1;
     const int64_t bins_bytes = O.bytes() / std::max<int64_t>(1, points_of(cells));
+    // Bins in shared memory whose count is known only at run time (a dim not among the cells that
+    // grows with the run-time sizes) could outgrow it.
+    std::set<std::string> cell_dims;
+    for (auto &v : stage_pure_vars(O.function, 1)) cell_dims.insert(v.name());
+    for (size_t d = 0; d < O.dims.size(); d++)
+        if (O.grows_in(d) && !cell_dims.count(O.dims[d])) return -1;
     return bins_bytes > kCellBinsBytes ? -1 : bins_bytes;
 }
 
@@ -176,11 +183,12 @@ int cell_scatter_threads(const FuncNode &O, const PlannerOptions &opt) {
 }
 
 // Whether update `u` of `O` is a scatter taken in chunks of rows (chunked_scatter) whose bins fit
-// in each chunk's shared memory at the estimates (GenericParams::shared_bins); other scatters
+// in each chunk's shared memory at the estimates, and at any size: their count known when planned
+// (FuncNode::grows) (GenericParams::shared_bins); other scatters
 // increment the Func's own bins directly.
 bool scatters_in_shared_chunks(const FuncNode &O, int u, const PlannerOptions &opt) {
     return chunked_scatter(O.function, u) && over_rdom(O, u, opt) &&
-           atomic_update(O.function, u, atomics_target(opt)) && O.bytes() <= kSharedBinsBytes;
+           atomic_update(O.function, u, atomics_target(opt)) && O.bytes() <= kSharedBinsBytes && !O.any_grows();
 }
 
 // Per stage, the outermost pure dims beyond the grid's three that each GPU thread loops over
@@ -225,11 +233,12 @@ int64_t scan_tiles(const FuncNode &O, int rows) {
     return tiles;
 }
 
-// GenericParams::one_block: on a GPU, a 1-D Func of kOneBlockBytes or less, no pipeline output and
-// no specializations, with updates that each run on one thread (no pure var, no atomics).
+// GenericParams::one_block: on a GPU, a 1-D Func of kOneBlockBytes or less, of a size known when
+// planned (FuncNode::grows), no pipeline output and no specializations, with updates that each run
+// on one thread (no pure var, no atomics).
 bool one_block(const FuncNode &O, const PlannerOptions &opt) {
     if (!opt.gpu || O.is_output || O.dims.size() != 1 || O.updates == 0 || O.bytes() > kOneBlockBytes ||
-        has_specializations(O.function))
+        O.any_grows() || has_specializations(O.function))
         return false;
     const Halide::Target cuda = Halide::get_host_target().with_feature(Halide::Target::CUDA);
     for (int u = 0; u < O.updates; u++)
@@ -240,13 +249,17 @@ bool one_block(const FuncNode &O, const PlannerOptions &opt) {
 // The rows of a point scan's tiles (GenericParams::scan_tile_rows), or 0 where it runs at root: a
 // point scan that is no pipeline output (other kernels read the copy), on a GPU. kGenericTileY
 // rows, or fewer (down to one) where the tile would take more than half the shared memory at the
-// estimates: a scan's steps are often a parameter's, and its tile grows with them at run time.
+// estimates; none where a scan dim's extent is known only at run time (FuncNode::grows): the tile
+// holds every step of the scan, and would outgrow the shared memory at a larger size (a cumulative
+// sum down 32 rows of float64 planned, 256 run: 64 KB per tile).
 // Fewer rows, too, while the tiles would not give each SM four blocks (threads_filling_sms's
 // rule): each thread walks its points' steps serially, so the kernel is bound by the latency of
 // those walks, and an SM left without a block adds nothing. A Tuple argmin of 16384 rows of 256
 // took 64 tiles of 32 x 8, on 64 of the H100's 132 SMs.
 int scan_tile_rows(const FuncNode &O, const PlannerOptions &opt) {
     if (!opt.gpu || O.is_output || !point_scan(O.function)) return 0;
+    for (int d : point_scan_dims(O.function))
+        if (O.grows_in(size_t(d))) return 0;
     for (int rows = kGenericTileY; rows >= 1; rows /= 2) {
         if (2 * scan_tile_bytes(O, rows) > opt.device.shared_memory_bytes) continue;
         while (rows > 1 && scan_tiles(O, rows) < 4 * int64_t(opt.device.sms)) rows /= 2;

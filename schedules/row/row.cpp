@@ -145,6 +145,28 @@ void grows_with_rows(const KernelContext &c, const Region &blk, const std::vecto
     }
 }
 
+// The same for what grows with the sizes the pipeline runs at but not with the block's own extents:
+// a reduction computed per block whose region there follows an RDom over the input's extents (a
+// per-point channel sum that a plane's mean, also per block, reads over the whole plane) or a
+// parameter. Found by planning the block at larger sizes (grows_per_block): a random tensor
+// pipeline's block kept 6 KB of such a sum at 48 x 32 and failed to launch at 512 x 256 (512 KB).
+void grows_with_sizes(const KernelContext &c, int k, KernelChoice &kc) {
+    std::vector<int> reductions;
+    for (int m : c.members)
+        if (c.g.nodes[size_t(m)].is_reduction()) reductions.push_back(m);
+    const Growth grown =
+        grows_per_block(c.g, c.root, owning_innermost(c.root_node().dims.size(), k), c.inside, reductions);
+    if (grown.node < 0) return;
+    kc.ok = false;
+    kc.offender = grown.node;
+    kc.offender_bytes = grown.here * c.g.nodes[size_t(grown.node)].elem_bytes;
+    kc.offense =
+        "its points per block of " + c.root_node().name + "'s kernel (" + std::to_string(grown.here) +
+        " at the estimates, " + std::to_string(grown.there) +
+        " with inputs and parameters twice as large) grow with the sizes the pipeline runs at, and so would its shared "
+        "memory: planned at one size, the kernel would not launch at a larger one";
+}
+
 // Levels of the kernel's per-block reductions (`inside`: its members): a reduction that reads
 // another, directly or through inlined Funcs, is a level above it. A block walks its rows once per
 // level, then once more for the root.
@@ -203,13 +225,16 @@ public:
             kc.blocks = blocks_for(O.region, k);
             Region blk = block_region(O.region, k);
             auto per_block = g.regions_for(root, blk, inside);
+            // Shared memory: the most any block needs (its first block may need less).
+            const auto largest = largest_per_block(g, root, O.region, owning_innermost(O.dims.size(), k), inside);
             std::vector<std::pair<int, int64_t>> on_chip;
             for (int m : c.members)
                 if (g.nodes[m].is_reduction())
-                    on_chip.emplace_back(m, region_points(per_block[m]) * g.nodes[m].elem_bytes);
+                    on_chip.emplace_back(m, region_points(largest[m]) * g.nodes[m].elem_bytes);
             const int64_t shared = total_naming_offender(on_chip, c.opt.device.shared_memory_bytes, kc);
             kc.ok = shared <= c.opt.device.shared_memory_bytes;
             if (kc.ok && !c.g.fixed_sizes()) grows_with_rows(c, blk, per_block, kc);
+            if (kc.ok && !c.g.fixed_sizes()) grows_with_sizes(c, k, kc);
             if (!kc.ok) {
                 // Keep the offender of the smallest block shape, costed all the same: scoring a
                 // schedule Solder would not build still needs its bytes.

@@ -149,16 +149,46 @@ bool reads_an_input_unclamped(const FuncGraph &g, int root) {
     return false;
 }
 
+// A tile's shape over a root of `rank` dims whose `inner_dims` innermost it keeps inside a block:
+// kStencilTileX x kStencilTileY, the dims between whole, one point of the rest.
+std::vector<int64_t> tile_shape(int rank, int inner_dims) {
+    std::vector<int64_t> shape(size_t(rank), 1);
+    shape[0] = kStencilTileX, shape[1] = kStencilTileY;
+    for (int d = 2; d < inner_dims && d < rank; d++) shape[size_t(d)] = kWhole;
+    return shape;
+}
+
 // Whether the Funcs one tile computes in shared memory (`staged`, those stencil_tile_staging stages) fit in
 // the device's default 48 KB: a convolution's padded input, read over every input channel by each
 // output point, is 34 x 34 x channels per tile (295 KB for 64 channels of floats), which no block
 // may have. Where they do not, the search stores the one total_naming_offender names.
-bool tile_fits(const KernelContext &c, const std::set<int> &staged, const std::vector<Region> &per_tile,
+//
+// The largest tile counts (largest_per_block: a tile reading its mirror image across the image
+// needs more in the middle than at the edge), and what grows with the run-time sizes does not fit
+// (grows_per_block): a random pipeline's tile read a mirrored boundary condition across the whole
+// width, 2.5 KB at its estimate and 70 KB at 2048 x 1536.
+bool tile_fits(const KernelContext &c, const std::set<int> &staged, const std::vector<int64_t> &shape,
                KernelChoice &kc) {
     if (!c.opt.gpu || !c.opt.compute_at) return true;
+    const auto per_tile = largest_per_block(c.g, c.root, c.root_node().region, shape, c.inside);
     std::vector<std::pair<int, int64_t>> on_chip;
     for (int m : staged) on_chip.emplace_back(m, region_points(per_tile[size_t(m)]) * c.g.nodes[size_t(m)].elem_bytes);
     const int64_t shared = total_naming_offender(on_chip, c.opt.device.shared_memory_bytes, kc);
+    const Growth grown = c.g.fixed_sizes() ? Growth{}
+                                           : grows_per_block(c.g, c.root, shape, c.inside,
+                                                             std::vector<int>(staged.begin(), staged.end()));
+    if (grown.node >= 0) {
+        kc.ok = false;
+        kc.offender = grown.node;
+        kc.offender_bytes = grown.here * c.g.nodes[size_t(grown.node)].elem_bytes;
+        kc.offense =
+            "computed per tile of " + c.root_node().name + "'s kernel, " + c.g.nodes[size_t(grown.node)].name +
+            " needs " + std::to_string(grown.here) + " points a tile at the estimates and " +
+            std::to_string(grown.there) +
+            " with inputs and parameters twice as large: its shared memory would grow with the sizes the pipeline runs "
+            "at, and the kernel would not launch at a larger one";
+        return false;
+    }
     if (shared <= c.opt.device.shared_memory_bytes) {
         kc.offender = kc.cut_offender = -1, kc.offender_bytes = 0;
         return true;
@@ -258,7 +288,7 @@ public:
             const auto per_tile = c.g.regions_for(c.root, blk, c.inside);
             if (halo_along_untiled_dim(c, staged, k, per_tile) || serial_walk_per_thread(c, staged, per_tile)) continue;
             c.cost.kernel_reads(c.g, c.root, c.inside, whole, per_tile, kc.blocks, kc);
-            if (!tile_fits(c, staged, per_tile, kc)) {
+            if (!tile_fits(c, staged, tile_shape(rank, k), kc)) {
                 if (too_big.offender < 0) too_big = kc;
                 continue;
             }
@@ -310,15 +340,13 @@ public:
         for (int d = std::max(2, p.inner_dims); d < rank; d++) e.push_back(O.region[size_t(d)].extent());
         set_grid(s, e, 2, c.grid);
         s.threads[0] = kStencilThreadsX, s.threads[1] = kStencilThreadsY;
-        Region blk = O.region;
-        blk[0].max = blk[0].min + std::min<int64_t>(kStencilTileX, blk[0].extent()) - 1;
-        blk[1].max = blk[1].min + std::min<int64_t>(kStencilTileY, blk[1].extent()) - 1;
-        for (int d = p.inner_dims; d < rank; d++) blk[size_t(d)].max = blk[size_t(d)].min;
         std::vector<bool> inside(c.g.nodes.size(), false);
         for (int m : choice_of(c.g, k, p.inner_dims).members) inside[size_t(m)] = true;
         std::set<int> sizes;
         for (int m : at_block_nodes(c, k)) sizes.insert(c.g.nodes[size_t(m)].elem_bytes);
-        s.shared_bytes = block_shared_bytes(c, k, c.g.regions_for(c.root, blk, inside), sizes.size() > 1);
+        // (The largest tile's, as Halide sizes it: largest_per_block.)
+        s.shared_bytes = block_shared_bytes(
+            c, k, largest_per_block(c.g, c.root, O.region, tile_shape(rank, p.inner_dims), inside), sizes.size() > 1);
         // Sizes known only at run time: whole tiles where the output spans one (a specialization),
         // guarded tiles elsewhere, a kernel each; either launches, on the same grid, with no more
         // shared memory than a whole tile's.

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "Halide.h"
+#include "tests/support/lowered_launches.h"
 #include "tests/support/tensor_extern.h"
 #include "tests/support/user_pipeline.h"
 
@@ -372,6 +373,63 @@ std::vector<Buffer<>> run(TensorPipeline &p, const Target &t, const Inputs &in, 
     return realize_into(pipe, bufs, t);
 }
 
+// What a launch's size may read at run size `s` (lowered_launches.h): the buffers' mins and
+// extents, as `run` makes them.
+std::map<std::string, int64_t> launch_sizes(const TensorPipeline &p, const RunSize &s) {
+    std::map<std::string, int64_t> sizes;
+    auto add = [&](const std::string &name, std::vector<int64_t> extents, std::vector<int64_t> mins = {}) {
+        mins.resize(extents.size(), 0);
+        for (size_t d = 0; d < extents.size(); d++) {
+            sizes[name + ".min." + std::to_string(d)] = mins[d];
+            sizes[name + ".extent." + std::to_string(d)] = extents[d];
+        }
+    };
+    add(p.x->name(), p.nhwc ? std::vector<int64_t>{s.c, s.w, s.h, s.n} : std::vector<int64_t>{s.w, s.h, s.c, s.n});
+    add(p.mix->name(), {s.c, s.c});
+    add(p.dw->name(), {3, 3, s.c});
+    add(p.affine->name(), {s.c, 2});
+    add(p.idx->name(), {s.n});
+    for (size_t o = 0; o < p.outputs.size(); o++) {
+        const Func &f = p.outputs[o];
+        for (int k = 0; k < f.outputs(); k++) {
+            const std::string name = f.outputs() > 1 ? f.name() + "." + std::to_string(k) : f.name();
+            switch (p.shapes[o]) {
+            case Shape::Tensor:
+                if (p.nhwc)
+                    add(name, {s.c, s.w, s.h, s.n}, {0, s.x0, s.y0, 0});
+                else
+                    add(name, {s.w, s.h, s.c, s.n}, {s.x0, s.y0, 0, 0});
+                break;
+            case Shape::Stats: add(name, {s.c, s.n}); break;
+            case Shape::Scalar: break;
+            case Shape::Pixels: add(name, {s.w, s.h, s.n}, {s.x0, s.y0, 0}); break;
+            }
+        }
+    }
+    return sizes;
+}
+
+// The pipeline planned for CUDA and lowered: what its launches would ask of the device at every
+// run size and at larger ones than it was planned for (a block whose shared memory grows with the
+// sizes fails to launch there), or "".
+std::string cuda_launches_at_sizes(TensorPipeline &cuda, uint64_t seed) {
+    const Halide::Module m = cuda_module(cuda.outputs);
+    std::vector<RunSize> sizes = run_sizes(seed);
+    sizes.push_back({512, 256, 32, 2, 0, 0});
+    sizes.push_back({1024, 1024, 128, 8, 0, 0});
+    for (const RunSize &s : sizes) {
+        const int taps = 1 + int(seed % 4);
+        for (int t : {taps, 64}) {
+            const std::string beyond = launches_beyond_cuda(
+                cuda_launches(m, launch_sizes(cuda, s), {{"gain", Expr(1.5f)}, {"taps", Expr(int32_t(t))}}));
+            if (!beyond.empty())
+                return "planned for CUDA, at " + std::to_string(s.w) + "x" + std::to_string(s.h) + "x" +
+                       std::to_string(s.c) + "x" + std::to_string(s.n) + " (taps " + std::to_string(t) + "), " + beyond;
+        }
+    }
+    return "";
+}
+
 }  // namespace
 
 TensorPipelineFuncs random_tensor_pipeline(uint64_t seed, const std::string &target) {
@@ -410,7 +468,8 @@ RandomTensorResult run_random_tensor_pipelines(const std::vector<uint64_t> &seed
                 TensorPipeline cuda;
                 build(seed, cuda);
                 plan += "\n(planned for CUDA and lowered)\n" + schedule_with_solder(cuda.outputs, "cuda");
-                lower_for_cuda(cuda.outputs, "random_tensor_cuda");
+                const std::string beyond = cuda_launches_at_sizes(cuda, seed);
+                if (!beyond.empty()) throw std::runtime_error(beyond);
             }
             ref.pipe().compile_jit(host);
             for (const RunSize &s : run_sizes(seed)) {

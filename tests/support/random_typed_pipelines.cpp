@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "Halide.h"
+#include "tests/support/lowered_launches.h"
 #include "tests/support/user_pipeline.h"
 
 namespace solder::testing {
@@ -335,6 +336,43 @@ std::vector<Buffer<>> run(TypedPipeline &p, const Target &t, const Buffer<> &inp
     return realize_into(pipe, bufs, t);
 }
 
+// The pipeline planned for CUDA and lowered: what its launches would ask of the device at the run
+// sizes and at larger ones than it was planned for (lowered_launches.h), or "". The buffers as
+// `run` makes them.
+std::string cuda_launches_at_sizes(TypedPipeline &cuda, uint64_t seed) {
+    const Halide::Module m = cuda_module(cuda.outputs);
+    auto sizes = random_family_sizes(kEstimateW, kEstimateH);
+    sizes.push_back({2048, 1536, 0, 0});
+    sizes.push_back({8192, 64, 0, 0});
+    for (auto [w, h, x0, y0] : sizes) {
+        std::map<std::string, int64_t> at;
+        add_buffer_sizes(at, cuda.in->name(), {w, h});
+        add_buffer_sizes(at, cuda.rgb->name(), {w, h, kColors});
+        for (size_t o = 0; o < cuda.outputs.size(); o++) {
+            const std::string name = cuda.outputs[o].name();
+            switch (cuda.shapes[o]) {
+            case Shape::Image:
+                add_buffer_sizes(at, name, {w, h}), at[name + ".min.0"] = x0, at[name + ".min.1"] = y0;
+                break;
+            case Shape::Rows: add_buffer_sizes(at, name, {h}), at[name + ".min.0"] = y0; break;
+            case Shape::Bins: add_buffer_sizes(at, name, {kBins}); break;
+            case Shape::Planar:
+                add_buffer_sizes(at, name, {w, h, kColors}), at[name + ".min.0"] = x0, at[name + ".min.1"] = y0;
+                break;
+            case Shape::Interleaved:
+                add_buffer_sizes(at, name, {kColors, w, h}), at[name + ".min.1"] = x0, at[name + ".min.2"] = y0;
+                break;
+            }
+        }
+        const int knee = 40 + int(seed % 200), shift = 1 + int(seed % 3);
+        const std::string beyond = launches_beyond_cuda(cuda_launches(
+            m, at, {{"knee", Expr(int32_t(knee))}, {"shift", Expr(int32_t(shift))}, {"gain", Expr(0.75f)}}));
+        if (!beyond.empty())
+            return "planned for CUDA, at " + std::to_string(w) + "x" + std::to_string(h) + ", " + beyond;
+    }
+    return "";
+}
+
 }  // namespace
 
 TypedPipelineFuncs random_typed_pipeline(uint64_t seed, const std::string &target) {
@@ -370,7 +408,8 @@ RandomTypedResult run_random_typed_pipelines(const std::vector<uint64_t> &seeds,
                 TypedPipeline cuda;
                 build(seed, cuda);
                 plan += "\n(planned for CUDA and lowered)\n" + schedule_with_solder(cuda.outputs, "cuda");
-                lower_for_cuda(cuda.outputs, "random_typed_cuda");
+                const std::string beyond = cuda_launches_at_sizes(cuda, seed);
+                if (!beyond.empty()) throw std::runtime_error(beyond);
             }
             ref.pipe().compile_jit(host);
             for (auto [w, h, x0, y0] : random_family_sizes(kEstimateW, kEstimateH)) {

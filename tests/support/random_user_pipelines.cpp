@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "Halide.h"
+#include "tests/support/lowered_launches.h"
 #include "tests/support/user_pipeline.h"
 
 namespace solder::testing {
@@ -540,6 +541,39 @@ std::optional<std::vector<Buffer<float>>> window_reference(UserPipeline &ref, co
     }
 }
 
+// The pipeline planned for CUDA and lowered: what its launches would ask of the device at the run
+// sizes and at larger ones than it was planned for (lowered_launches.h), or "". The buffers as
+// `run` makes them.
+std::string cuda_launches_at_sizes(UserPipeline &cuda, uint64_t seed) {
+    const Halide::Module m = cuda_module(cuda.outputs);
+    auto sizes = random_family_sizes(kEstimateW, kEstimateH);
+    sizes.push_back({2048, 1536, 0, 0});
+    sizes.push_back({8192, 64, 0, 0});
+    for (auto [w, h, x0, y0] : sizes) {
+        std::map<std::string, int64_t> at;
+        add_buffer_sizes(at, cuda.in.name(), {w, h});
+        for (auto &o : cuda.outputs) {
+            if (o.dimensions() == 2) {
+                add_buffer_sizes(at, o.name(), {w, h});
+                at[o.name() + ".min.0"] = x0, at[o.name() + ".min.1"] = y0;
+            } else if (over_channels(cuda, o)) {
+                add_buffer_sizes(at, o.name(), {kChannels});
+            } else {
+                add_buffer_sizes(at, o.name(), {over_columns(cuda, o) ? w : h});
+                at[o.name() + ".min.0"] = over_columns(cuda, o) ? x0 : y0;
+            }
+        }
+        for (int taps : {1 + int(seed % 4), 64}) {
+            const std::string beyond =
+                launches_beyond_cuda(cuda_launches(m, at, {{"gain", Expr(0.75f)}, {"taps", Expr(int32_t(taps))}}));
+            if (!beyond.empty())
+                return "planned for CUDA, at " + std::to_string(w) + "x" + std::to_string(h) + " (taps " +
+                       std::to_string(taps) + "), " + beyond;
+        }
+    }
+    return "";
+}
+
 }  // namespace
 
 std::string plan_random_user_pipeline(uint64_t seed, const std::string &target, std::vector<std::string> *kinds) {
@@ -591,7 +625,8 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
                 res.cell_scatter_plans +=
                     cuda_plan.find("a block per point of the pure vars its scatter writes") != std::string::npos;
                 plan += "\n(planned for CUDA and lowered)\n" + cuda_plan;
-                lower_for_cuda(cuda.outputs, "random_user_cuda");
+                const std::string beyond = cuda_launches_at_sizes(cuda, seed);
+                if (!beyond.empty()) throw std::runtime_error(beyond);
             }
             ref.pipe().compile_jit(host);
             for (auto [w, h, x0, y0] : random_family_sizes(kEstimateW, kEstimateH)) {

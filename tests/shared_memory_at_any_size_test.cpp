@@ -1,0 +1,127 @@
+// What a plan keeps in a block's shared memory must not grow with the sizes the pipeline runs at:
+// Halide sizes it when the pipeline runs, and a launch asking for more than a block may have fails
+// (docs/any-pipeline.md, "Shared memory at any size"). Each pipeline here is planned for CUDA at its
+// estimates, lowered, and its launches evaluated at the estimates and at sizes well beyond them
+// (tests/support/lowered_launches.h): threads and shared memory within the device's defaults.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tests/support/lowered_launches.h"
+#include "tests/support/user_pipeline.h"
+
+using namespace Halide;
+using namespace solder::testing;
+
+namespace shared_at_any_size {
+
+// The launches of `outputs` (planned already) at each of `sizes`: "" where all fit, else what
+// does not and where.
+std::string launches_at(const std::vector<Func> &outputs, const std::vector<std::map<std::string, int64_t>> &sizes,
+                        const std::map<std::string, Expr> &scalars = {}) {
+    const Module m = cuda_module(outputs);
+    for (size_t i = 0; i < sizes.size(); i++) {
+        const std::string beyond = launches_beyond_cuda(cuda_launches(m, sizes[i], scalars));
+        if (!beyond.empty()) return "at sizes " + std::to_string(i) + ": " + beyond;
+    }
+    return "";
+}
+
+// Buffer fields of an input `in` and an output `out` of the same extents.
+std::map<std::string, int64_t> same_extents(const std::string &in, const std::string &out,
+                                            const std::vector<int64_t> &extents) {
+    std::map<std::string, int64_t> s;
+    add_buffer_sizes(s, in, extents);
+    add_buffer_sizes(s, out, extents);
+    return s;
+}
+
+// An instance norm whose mean weighs each point by its sum over the channels: the row template's
+// block owns a (w, h) plane of one channel, and the per-point channel sum, a reduction that the
+// block's mean reads over the whole plane, would be computed per block in shared memory over that
+// plane: 6 KB at 48 x 32, 512 KB at 512 x 256. With extents known only at run time it is stored
+// instead; with constant extents it may stay per block (its size is then the one planned).
+TEST(SharedMemoryAtAnySize, APlaneAPerBlockReductionReadsIsStoredWhenItsSizeIsKnownOnlyAtRunTime) {
+    for (bool fixed : {false, true}) {
+        SCOPED_TRACE(fixed ? "constant extents" : "run-time extents");
+        ImageParam x(Float(32), 4, "x");
+        Var w("w"), h("h"), c("c"), n("n");
+        RDom rc(0, x.dim(2).extent(), "rc"), plane(0, x.dim(0).extent(), 0, x.dim(1).extent(), "plane");
+        Func across("across"), weighted("weighted"), out("out");
+        across(w, h, n) = 0.0f;
+        across(w, h, n) += x(w, h, rc, n);
+        weighted(c, n) = 0.0f;
+        weighted(c, n) += x(plane.x, plane.y, c, n) * across(plane.x, plane.y, n);
+        out(w, h, c, n) = x(w, h, c, n) - weighted(c, n) / cast<float>(x.dim(0).extent() * x.dim(1).extent());
+        const std::vector<int> est{48, 32, 16, 2};
+        x.set_estimates({{0, est[0]}, {0, est[1]}, {0, est[2]}, {0, est[3]}});
+        out.set_estimates({{0, est[0]}, {0, est[1]}, {0, est[2]}, {0, est[3]}});
+        if (fixed)
+            for (int d = 0; d < 4; d++) {
+                x.dim(d).set_bounds(0, est[size_t(d)]);
+                out.output_buffer().dim(d).set_bounds(0, est[size_t(d)]);
+            }
+        const std::string plan = schedule_with_solder({out}, "cuda");
+        const bool stored = plan.find("grow with the sizes the pipeline runs at") != std::string::npos;
+        EXPECT_EQ(stored, !fixed) << plan;
+        std::vector<std::map<std::string, int64_t>> sizes{same_extents(x.name(), out.name(), {48, 32, 16, 2})};
+        if (!fixed) sizes.push_back(same_extents(x.name(), out.name(), {512, 256, 32, 2}));
+        EXPECT_EQ(launches_at({out}, sizes), "") << plan;
+    }
+}
+
+// A block's Funcs sized at their largest block: a per-point reduction read at channel c and at
+// c - C/2 (clamped at 0) needs one channel in the first block of channels and C/2 + 1 in the
+// middle one. Counted at the first, the plan kept 9 planes of 48 x 32 floats per block (55 KB) at
+// its own estimate.
+TEST(SharedMemoryAtAnySize, ABlockIsSizedByTheLargestBlockNotTheFirst) {
+    for (bool fixed : {false, true}) {
+        SCOPED_TRACE(fixed ? "constant extents" : "run-time extents");
+        ImageParam x(Float(32), 4, "x");
+        Var w("w"), h("h"), c("c"), n("n");
+        RDom taps(-1, 3, "taps"), plane(0, x.dim(0).extent(), 0, x.dim(1).extent(), "plane");
+        Func edge = BoundaryConditions::repeat_edge(x);
+        Func smooth("smooth"), halves("halves"), energy("energy"), out("out");
+        smooth(w, h, c, n) = 0.0f;
+        smooth(w, h, c, n) += edge(w + taps, h, c, n);
+        const Expr other = clamp(c - x.dim(2).extent() / 2, 0, x.dim(2).extent() - 1);
+        halves(w, h, c, n) = smooth(w, h, c, n) + smooth(w, h, other, n);
+        energy(c, n) = 0.0f;
+        energy(c, n) += halves(plane.x, plane.y, c, n);
+        out(w, h, c, n) = x(w, h, c, n) * energy(c, n);
+        const std::vector<int> est{48, 32, 16, 2};
+        x.set_estimates({{0, est[0]}, {0, est[1]}, {0, est[2]}, {0, est[3]}});
+        out.set_estimates({{0, est[0]}, {0, est[1]}, {0, est[2]}, {0, est[3]}});
+        if (fixed)
+            for (int d = 0; d < 4; d++) {
+                x.dim(d).set_bounds(0, est[size_t(d)]);
+                out.output_buffer().dim(d).set_bounds(0, est[size_t(d)]);
+            }
+        const std::string plan = schedule_with_solder({out}, "cuda");
+        EXPECT_EQ(launches_at({out}, {same_extents(x.name(), out.name(), {48, 32, 16, 2})}), "") << plan;
+    }
+}
+
+// A scan down the rows whose readers read it through a copy: its tile in shared memory holds every
+// step of the scan, as many as the image has rows, known only at run time. Planned at 32 rows, the
+// tile took 8 KB; at 256 rows of float64, 64 KB. It keeps no tile of its steps then.
+TEST(SharedMemoryAtAnySize, AScanDownARunTimeHeightKeepsNoTileOfItsSteps) {
+    ImageParam x(Float(64), 3, "x");
+    Var c("c"), w("w"), h("h");
+    RDom down(1, x.dim(2).extent() - 1, "down");
+    Func cumsum("cumsum"), out("out");
+    cumsum(c, w, h) = x(c, w, h);
+    cumsum(c, w, down) = cumsum(c, w, down - 1) + x(c, w, down);
+    out(c, w, h) = cumsum(c, w, h) * Expr(0.5) + cumsum(c, w, max(h - 1, 0));
+    x.set_estimates({{0, 16}, {0, 48}, {0, 32}});
+    out.set_estimates({{0, 16}, {0, 48}, {0, 32}});
+    const std::string plan = schedule_with_solder({out}, "cuda");
+    EXPECT_EQ(launches_at({out}, {same_extents(x.name(), out.name(), {16, 48, 32}),
+                                  same_extents(x.name(), out.name(), {16, 512, 4096})}),
+              "")
+        << plan;
+}
+
+}  // namespace shared_at_any_size
