@@ -38,6 +38,19 @@ std::map<std::string, int64_t> same_extents(const std::string &in, const std::st
     return s;
 }
 
+// Estimates of 48 x 32 x 16 x 2 for input `x` and output `out`; with `fixed`, those extents
+// constant too (the pipeline runs at the size it was planned for).
+void estimate_48x32x16x2(ImageParam &x, Func &out, bool fixed) {
+    const std::vector<int> est{48, 32, 16, 2};
+    x.set_estimates({{0, est[0]}, {0, est[1]}, {0, est[2]}, {0, est[3]}});
+    out.set_estimates({{0, est[0]}, {0, est[1]}, {0, est[2]}, {0, est[3]}});
+    if (fixed)
+        for (int d = 0; d < 4; d++) {
+            x.dim(d).set_bounds(0, est[size_t(d)]);
+            out.output_buffer().dim(d).set_bounds(0, est[size_t(d)]);
+        }
+}
+
 // An instance norm whose mean weighs each point by its sum over the channels: the row template's
 // block owns a (w, h) plane of one channel, and the per-point channel sum, a reduction that the
 // block's mean reads over the whole plane, would be computed per block in shared memory over that
@@ -55,14 +68,7 @@ TEST(SharedMemoryAtAnySize, APlaneAPerBlockReductionReadsIsStoredWhenItsSizeIsKn
         weighted(c, n) = 0.0f;
         weighted(c, n) += x(plane.x, plane.y, c, n) * across(plane.x, plane.y, n);
         out(w, h, c, n) = x(w, h, c, n) - weighted(c, n) / cast<float>(x.dim(0).extent() * x.dim(1).extent());
-        const std::vector<int> est{48, 32, 16, 2};
-        x.set_estimates({{0, est[0]}, {0, est[1]}, {0, est[2]}, {0, est[3]}});
-        out.set_estimates({{0, est[0]}, {0, est[1]}, {0, est[2]}, {0, est[3]}});
-        if (fixed)
-            for (int d = 0; d < 4; d++) {
-                x.dim(d).set_bounds(0, est[size_t(d)]);
-                out.output_buffer().dim(d).set_bounds(0, est[size_t(d)]);
-            }
+        estimate_48x32x16x2(x, out, fixed);
         const std::string plan = schedule_with_solder({out}, "cuda");
         const bool stored = plan.find("grow with the sizes the pipeline runs at") != std::string::npos;
         EXPECT_EQ(stored, !fixed) << plan;
@@ -91,14 +97,7 @@ TEST(SharedMemoryAtAnySize, ABlockIsSizedByTheLargestBlockNotTheFirst) {
         energy(c, n) = 0.0f;
         energy(c, n) += halves(plane.x, plane.y, c, n);
         out(w, h, c, n) = x(w, h, c, n) * energy(c, n);
-        const std::vector<int> est{48, 32, 16, 2};
-        x.set_estimates({{0, est[0]}, {0, est[1]}, {0, est[2]}, {0, est[3]}});
-        out.set_estimates({{0, est[0]}, {0, est[1]}, {0, est[2]}, {0, est[3]}});
-        if (fixed)
-            for (int d = 0; d < 4; d++) {
-                x.dim(d).set_bounds(0, est[size_t(d)]);
-                out.output_buffer().dim(d).set_bounds(0, est[size_t(d)]);
-            }
+        estimate_48x32x16x2(x, out, fixed);
         const std::string plan = schedule_with_solder({out}, "cuda");
         EXPECT_EQ(launches_at({out}, {same_extents(x.name(), out.name(), {48, 32, 16, 2})}), "") << plan;
     }

@@ -546,10 +546,7 @@ std::optional<std::vector<Buffer<float>>> window_reference(UserPipeline &ref, co
 // `run` makes them.
 std::string cuda_launches_at_sizes(UserPipeline &cuda, uint64_t seed) {
     const Halide::Module m = cuda_module(cuda.outputs);
-    auto sizes = random_family_sizes(kEstimateW, kEstimateH);
-    sizes.push_back({2048, 1536, 0, 0});
-    sizes.push_back({8192, 64, 0, 0});
-    for (auto [w, h, x0, y0] : sizes) {
+    for (auto [w, h, x0, y0] : random_family_launch_sizes(kEstimateW, kEstimateH)) {
         std::map<std::string, int64_t> at;
         add_buffer_sizes(at, cuda.in.name(), {w, h});
         for (auto &o : cuda.outputs) {

@@ -81,6 +81,15 @@ inline std::vector<std::array<int, 4>> random_family_sizes(int estimate_w, int e
     return {{estimate_w, estimate_h, 0, 0}, {37, 29, 0, 0}, {300, 7, 0, 0}, {1, 1, 0, 0}, {45, 33, 7, 5}};
 }
 
+// Those and two larger than the families plan at (a large image, long rows): where their CUDA
+// launches are evaluated (tests/support/lowered_launches.h), not run.
+inline std::vector<std::array<int, 4>> random_family_launch_sizes(int estimate_w, int estimate_h) {
+    auto sizes = random_family_sizes(estimate_w, estimate_h);
+    sizes.push_back({2048, 1536, 0, 0});
+    sizes.push_back({8192, 64, 0, 0});
+    return sizes;
+}
+
 // What `f` threw (a std::exception, or a Halide::Error, which is none in Halide 21), or "".
 template<typename F> std::string failure_of(F &&f) {
     try {
