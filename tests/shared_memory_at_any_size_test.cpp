@@ -123,4 +123,31 @@ TEST(SharedMemoryAtAnySize, AScanDownARunTimeHeightKeepsNoTileOfItsSteps) {
         << plan;
 }
 
+// A scan over a parameter's steps keeps its tile of them in shared memory where the parameter
+// declares a max (Param::set_range) at which the tile still fits, sized there: the most steps it
+// runs. Without one, or with one too large for a tile, the scan keeps no tile.
+TEST(SharedMemoryAtAnySize, AScanOverADeclaredRangeOfStepsIsSizedAtItsMax) {
+    for (int most : {8, 2000, 0}) {
+        SCOPED_TRACE("steps up to " + std::to_string(most));
+        ImageParam in(Float(32), 2, "in");
+        Param<int> steps("steps");
+        steps.set_estimate(5);
+        if (most > 0) steps.set_range(1, most);
+        Var x("x"), y("y"), t("t");
+        Func acc("acc"), out("out");
+        acc(x, y, t) = in(x, y);
+        RDom r(1, steps, "r");
+        acc(x, y, r) = acc(x, y, r - 1) * 0.5f + in(x, y);
+        out(x, y) = acc(x, y, steps) - acc(x, y, steps / 2);
+        in.set_estimates({{0, 1024}, {0, 256}});
+        out.set_estimates({{0, 1024}, {0, 256}});
+        const std::string plan = schedule_with_solder({out}, "cuda");
+        EXPECT_EQ(plan.find("tile in shared memory, written once through a copy") != std::string::npos, most == 8)
+            << plan;
+        const int run = most > 0 ? most : 4096;
+        EXPECT_EQ(launches_at({out}, {same_extents(in.name(), out.name(), {1024, 256})}, {{"steps", Expr(run)}}), "")
+            << plan;
+    }
+}
+
 }  // namespace shared_at_any_size

@@ -52,6 +52,21 @@ inline std::vector<Region> largest_per_block(const FuncGraph &g, int root, const
     return most;
 }
 
+// largest_per_block over the root's region, and where integer parameters declare maxima, there
+// too (FuncGraph::at_declared_max: what a block keeps on chip must fit at the most they take):
+// each node's larger answer.
+inline std::vector<Region> largest_per_block_at_most(const FuncGraph &g, int root, const std::vector<int64_t> &shape,
+                                                     const std::vector<bool> &inside) {
+    auto most = largest_per_block(g, root, g.nodes[size_t(root)].region, shape, inside);
+    if (const FuncGraph *m = g.at_declared_max()) {
+        const auto there = largest_per_block(*m, root, m->nodes[size_t(root)].region, shape, inside);
+        for (size_t n = 0; n < most.size() && n < there.size(); n++)
+            if (!there[n].empty() && (most[n].empty() || region_points(there[n]) > region_points(most[n])))
+                most[n] = there[n];
+    }
+    return most;
+}
+
 // The first of `on_chip` (nodes a block of `shape` keeps on chip) that needs more points per block
 // at larger run-time sizes (FuncGraph::at_larger_sizes) than at the estimates, with both counts;
 // -1 where none does, or the sizes are fixed. Its shared memory would grow with the sizes the

@@ -314,11 +314,12 @@ void FuncGraph::push_rvars_at_estimates(const std::vector<ReductionVariable> &rv
 
 namespace {
 
-// An input's extent estimate in dim `d`, multiplied by `grow` unless the input's extent there is a
-// constant (FuncGraph::at_larger_sizes).
-Expr grown_extent(const Parameter &p, int d, const Expr &extent, int64_t grow) {
-    if (grow == 1 || (p.extent_constraint(d).defined() && is_const(p.extent_constraint(d)))) return extent;
-    return simplify(extent * Halide::cast(extent.type(), Expr(int32_t(grow))));
+// An input's extent estimate in dim `d`, doubled at larger sizes unless the input's extent there is
+// a constant (FuncGraph::at_larger_sizes).
+Expr grown_extent(const Parameter &p, int d, const Expr &extent, GraphSizes sizes) {
+    if (sizes != GraphSizes::Larger || (p.extent_constraint(d).defined() && is_const(p.extent_constraint(d))))
+        return extent;
+    return simplify(extent * Halide::cast(extent.type(), Expr(int32_t(2))));
 }
 
 // A Func's declared bounds: its estimates (set_estimates), then the bounds its author gave it
@@ -538,26 +539,31 @@ bool constant_extents(const Parameter &p) {
 // The estimates of every scalar parameter the pipeline names (set_estimate, or a generator
 // input's default), and of the outputs' buffers ("out.extent.0", from the outputs' estimates).
 void collect_parameter_estimates(const std::map<std::string, Function> &env, const std::vector<Func> &outputs,
-                                 std::map<std::string, Expr> &estimates, int64_t grow) {
+                                 std::map<std::string, Expr> &estimates, GraphSizes sizes, bool *bounded) {
     struct Finder : IRVisitor {
         std::map<std::string, Expr> *out;
-        int64_t grow = 1;
+        GraphSizes sizes = GraphSizes::Estimated;
+        bool bounded = false;  // some integer parameter's declared max lies above its estimate
         using IRVisitor::visit;
         void visit(const Variable *v) override {
             if (!v->param.defined() || v->param.is_buffer() || !v->param.estimate().defined()) return;
             Expr e = v->param.estimate();
-            // Larger sizes (FuncGraph::at_larger_sizes): an integer parameter's estimate grown,
-            // within its declared range.
-            if (grow > 1 && e.type().is_int() && e.type().bits() >= 16 && is_const(e)) {
-                Expr g = simplify(e * Halide::cast(e.type(), Expr(int32_t(grow))));
-                if (v->param.max_value().defined()) g = simplify(Halide::min(g, v->param.max_value()));
+            const Expr most = v->param.max_value();
+            if (e.type().is_int() && e.type().bits() >= 16 && is_const(e)) {
+                const bool capped = most.defined() && is_const(most);
+                if (capped && can_prove(most > e)) bounded = true;
+                // Larger sizes (FuncGraph::at_larger_sizes): an unbounded parameter's estimate
+                // doubled. At the declared max (at_declared_max): a bounded one's max.
+                Expr g = e;
+                if (sizes == GraphSizes::Larger && !capped) g = simplify(e * Halide::cast(e.type(), Expr(int32_t(2))));
+                if (sizes == GraphSizes::DeclaredMax && capped) g = simplify(Halide::cast(e.type(), most));
                 if (is_const(g)) e = g;
             }
             (*out)[v->name] = e;
         }
     } f;
     f.out = &estimates;
-    f.grow = grow;
+    f.sizes = sizes;
     for (auto &[name, fn] : env) {
         for (auto &st : stages_of(fn))
             for (auto &e : st.exprs) e.accept(&f);
@@ -578,6 +584,7 @@ void collect_parameter_estimates(const std::map<std::string, Function> &env, con
                 estimates[ob.name() + ".extent." + std::to_string(d)] = b.extent;
             }
     }
+    if (bounded) *bounded = f.bounded;
 }
 
 }  // namespace
@@ -601,15 +608,26 @@ void check_estimate_points(double points, const std::string &what) {
 }  // namespace
 
 FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
-    FuncGraph g = build_growing(outputs, 1);
+    FuncGraph g = build_growing(outputs, GraphSizes::Estimated);
     if (g.fixed_sizes()) return g;
-    // The same pipeline at larger sizes (at_larger_sizes), and which regions grow there.
-    try {
-        auto big = std::make_shared<FuncGraph>(build_growing(outputs, 2));
-        if (big->nodes.size() != g.nodes.size()) return g;
-        for (size_t i = 0; i < g.nodes.size(); i++)
-            if (big->nodes[i].name != g.nodes[i].name || big->nodes[i].region.size() != g.nodes[i].region.size())
-                return g;
+    // The same pipeline at other sizes, node for node; null where it cannot be analysed there
+    // (beyond what the graph takes, say).
+    auto at = [&](GraphSizes sizes) -> std::shared_ptr<FuncGraph> {
+        try {
+            auto other = std::make_shared<FuncGraph>(build_growing(outputs, sizes));
+            if (other->nodes.size() != g.nodes.size()) return nullptr;
+            for (size_t i = 0; i < g.nodes.size(); i++)
+                if (other->nodes[i].name != g.nodes[i].name ||
+                    other->nodes[i].region.size() != g.nodes[i].region.size())
+                    return nullptr;
+            return other;
+        } catch (const AnalysisError &) {
+        } catch (const Halide::CompileError &) {
+        } catch (const Halide::InternalError &) {}
+        return nullptr;
+    };
+    // At larger sizes (at_larger_sizes): which regions grow there.
+    if (auto big = at(GraphSizes::Larger)) {
         for (size_t i = 0; i < g.nodes.size(); i++) {
             FuncNode &n = g.nodes[i];
             const Region here = g.held_region(int(i)), there = big->held_region(int(i));
@@ -618,19 +636,25 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
                 n.grows[d] = there[d].extent() > here[d].extent();
         }
         g.larger_ = big;
-    } catch (const AnalysisError &) {  // (at twice the estimates, beyond what the graph takes)
-    } catch (const Halide::CompileError &) {
-    } catch (const Halide::InternalError &) {}
+    }
+    // At the bounded parameters' declared maxima (at_declared_max): what each node holds there.
+    if (g.bounded_params_)
+        if (auto most = at(GraphSizes::DeclaredMax)) {
+            for (size_t i = 0; i < g.nodes.size(); i++) g.nodes[i].held_at_declared_max = most->held_region(int(i));
+            g.declared_max_ = most;
+        }
     return g;
 }
 
+const FuncGraph *FuncGraph::at_declared_max() const { return declared_max_.get(); }
+
 const FuncGraph *FuncGraph::at_larger_sizes() const { return larger_.get(); }
 
-FuncGraph FuncGraph::build_growing(const std::vector<Func> &outputs, int64_t grow) {
+FuncGraph FuncGraph::build_growing(const std::vector<Func> &outputs, GraphSizes sizes) {
     std::vector<Function> inlined;
     while (true) {
         try {
-            return build_inlining(outputs, inlined, grow);
+            return build_inlining(outputs, inlined, sizes);
         } catch (const UnboundedReadError &e) {
             // A pure Func that is not an output: Halide inlines it, and its readers then read what
             // it reads (through the clamps of a boundary condition, a bounded region).
@@ -649,7 +673,7 @@ FuncGraph FuncGraph::build_growing(const std::vector<Func> &outputs, int64_t gro
 }
 
 FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std::vector<Function> &inlined,
-                                    int64_t grow) {
+                                    GraphSizes sizes) {
     FuncGraph g;
     for (auto &f : inlined) g.inlined_unbounded.push_back(f.name());
     std::vector<Function> outs;
@@ -663,7 +687,7 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
                                }),
                 order.end());
     auto stages_of = [&](const Function &f) { return ::solder::autosched::stages_of(f, inlined); };
-    collect_parameter_estimates(env, outputs, g.estimates_, grow);
+    collect_parameter_estimates(env, outputs, g.estimates_, sizes, &g.bounded_params_);
     // Funcs whose every call simplifies away (0.0f * f(x), f(x) - f(x)) are left out of the graph:
     // unscheduled, they are inlined into nothing. (Computed per block beside the stencil template's
     // specialization, such a Func crashed Halide's bounds inference.)
@@ -714,7 +738,7 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
                 const std::string what =
                     "the estimate of input '" + param_name + "' (dimension " + std::to_string(d) + ")";
                 int64_t m = const_or_throw(mn, what, g.estimates_);
-                int64_t e = const_or_throw(grown_extent(p, d, ex, grow), what, g.estimates_);
+                int64_t e = const_or_throw(grown_extent(p, d, ex, sizes), what, g.estimates_);
                 if (e < 1)
                     throw EstimateError(what + " has extent " + std::to_string(e) +
                                         ": an extent estimate must be at least 1");

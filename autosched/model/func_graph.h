@@ -63,6 +63,9 @@ bool same_region(const Region &a, const Region &b);
 // The scalar parameters (Params, a generator's scalar Inputs) an expression names, each once.
 std::vector<std::string> scalar_params_in(const Halide::Expr &e);
 
+// The sizes a FuncGraph describes the pipeline at (FuncGraph::at_larger_sizes, at_declared_max).
+enum class GraphSizes { Estimated, Larger, DeclaredMax };
+
 struct FuncNode {
     std::string name;
     Halide::Internal::Function function;  // undefined for pipeline inputs (defined for extern stages)
@@ -107,7 +110,21 @@ struct FuncNode {
 
     int64_t points() const { return region_points(region); }
     int64_t bytes() const { return points() * elem_bytes; }
+    // What it holds with the bounded parameters at their declared maxima (FuncGraph::
+    // at_declared_max, held_region there); empty where none is bounded.
+    Region held_at_declared_max;
     bool grows_in(size_t d) const { return d < grows.size() && grows[d]; }
+    // Its extent along dim `d` at the most any declared max takes it to.
+    int64_t extent_at_most(size_t d) const {
+        int64_t e = region[d].extent();
+        if (d < held_at_declared_max.size()) e = std::max(e, held_at_declared_max[d].extent());
+        return e;
+    }
+    int64_t bytes_at_most() const {
+        int64_t b = elem_bytes;
+        for (size_t d = 0; d < region.size(); d++) b *= std::max<int64_t>(0, extent_at_most(d));
+        return b;
+    }
     bool any_grows() const { return std::find(grows.begin(), grows.end(), true) != grows.end(); }
     bool is_reduction() const { return reduction_points > 0; }
     // Whether its RDom runs once per point (its updates write its pure vars in order: a sum per
@@ -163,7 +180,7 @@ public:
     // planned for. Otherwise a schedule must stay correct at any size (tails guarded).
     bool fixed_sizes() const;
     // The same pipeline at larger sizes: every input's extent known only when it runs and every
-    // integer scalar parameter's estimate doubled (within the parameter's declared range), the
+    // integer scalar parameter's estimate with no declared max (Param::set_range) doubled, the
     // outputs' regions as estimated; node i here is node i there. Null where the sizes are fixed, or
     // the pipeline cannot be analysed at the larger sizes. What a block keeps on chip that is larger
     // there than here grows with what the pipeline computes over (an RDom over an input's extent, a
@@ -171,6 +188,10 @@ public:
     // outgrow the chip at another. (What grows with the outputs' own extents, a block that owns a
     // whole row, is the templates' to see: their blocks' extents are the outputs'.)
     const FuncGraph *at_larger_sizes() const;
+    // The same pipeline with every integer parameter that declares a max above its estimate at that
+    // max (the most it takes when the pipeline runs), the rest as estimated. Null where none does.
+    // What a block keeps on chip must fit there too.
+    const FuncGraph *at_declared_max() const;
 
     std::vector<FuncNode> nodes;  // topological: every producer before its consumers
     // Pure Funcs read at data-dependent points with no estimates, inlined into their readers and
@@ -203,12 +224,14 @@ public:
     std::string describe() const;
 
 private:
-    static FuncGraph build_growing(const std::vector<Halide::Func> &outputs, int64_t grow);
+    static FuncGraph build_growing(const std::vector<Halide::Func> &outputs, GraphSizes sizes);
     static FuncGraph build_inlining(const std::vector<Halide::Func> &outputs,
-                                    const std::vector<Halide::Internal::Function> &inlined, int64_t grow);
-    std::shared_ptr<const FuncGraph> larger_;      // at_larger_sizes
-    std::unordered_map<std::string, int> lookup_;  // call name -> node (input wrappers map to inputs)
-    std::vector<std::vector<StageExprs>> stages_;  // per node, its definitions (none for inputs)
+                                    const std::vector<Halide::Internal::Function> &inlined, GraphSizes sizes);
+    std::shared_ptr<const FuncGraph> larger_;        // at_larger_sizes
+    std::shared_ptr<const FuncGraph> declared_max_;  // at_declared_max
+    bool bounded_params_ = false;                    // an integer parameter declares a max above its estimate
+    std::unordered_map<std::string, int> lookup_;    // call name -> node (input wrappers map to inputs)
+    std::vector<std::vector<StageExprs>> stages_;    // per node, its definitions (none for inputs)
     // Estimates by the name of the variable that stands for them: "in.min.0", "in.extent.1"
     // (inputs' and outputs' buffers), "patch_size" (scalar parameters).
     std::map<std::string, Halide::Expr> estimates_;

@@ -145,7 +145,7 @@ int64_t cell_bins_bytes(const FuncNode &O, const PlannerOptions &opt) {
     if (cells.empty() || !scatter_update(O.function, 0)) return -1;
     const int64_t rdom = points_of(O.rvar_extents[0]);
     if (rdom < kCellScatterMinPoints || rdom > kCellScatterMaxPoints) return -1;
-    const int64_t bins_bytes = O.bytes() / std::max<int64_t>(1, points_of(cells));
+    const int64_t bins_bytes = O.bytes_at_most() / std::max<int64_t>(1, points_of(cells));
     // Bins in shared memory whose count is known only at run time (a dim not among the cells that
     // grows with the run-time sizes) could outgrow it.
     std::set<std::string> cell_dims;
@@ -188,7 +188,7 @@ int cell_scatter_threads(const FuncNode &O, const PlannerOptions &opt) {
 // increment the Func's own bins directly.
 bool scatters_in_shared_chunks(const FuncNode &O, int u, const PlannerOptions &opt) {
     return chunked_scatter(O.function, u) && over_rdom(O, u, opt) &&
-           atomic_update(O.function, u, atomics_target(opt)) && O.bytes() <= kSharedBinsBytes && !O.any_grows();
+           atomic_update(O.function, u, atomics_target(opt)) && O.bytes_at_most() <= kSharedBinsBytes && !O.any_grows();
 }
 
 // Per stage, the outermost pure dims beyond the grid's three that each GPU thread loops over
@@ -207,10 +207,11 @@ std::vector<int> generic_stage_serial_outer(const FuncNode &O) {
 }
 
 // The shared memory a tile of `rows` rows of a point scan's copy (GenericParams::scan_tile_rows)
-// takes at the estimates: kGenericTileX x rows points, every point of its scan dims.
+// takes: kGenericTileX x rows points, every point of its scan dims, at the estimates or at the most
+// a parameter's declared max takes them to (a step count declared with Param::set_range).
 int64_t scan_tile_bytes(const FuncNode &O, int rows) {
     int64_t bytes = int64_t(kGenericTileX) * rows * O.elem_bytes;
-    for (int d : point_scan_dims(O.function)) bytes *= O.region[size_t(d)].extent();
+    for (int d : point_scan_dims(O.function)) bytes *= O.extent_at_most(size_t(d));
     return bytes;
 }
 
@@ -237,7 +238,7 @@ int64_t scan_tiles(const FuncNode &O, int rows) {
 // planned (FuncNode::grows), no pipeline output and no specializations, with updates that each run
 // on one thread (no pure var, no atomics).
 bool one_block(const FuncNode &O, const PlannerOptions &opt) {
-    if (!opt.gpu || O.is_output || O.dims.size() != 1 || O.updates == 0 || O.bytes() > kOneBlockBytes ||
+    if (!opt.gpu || O.is_output || O.dims.size() != 1 || O.updates == 0 || O.bytes_at_most() > kOneBlockBytes ||
         O.any_grows() || has_specializations(O.function))
         return false;
     const Halide::Target cuda = Halide::get_host_target().with_feature(Halide::Target::CUDA);

@@ -225,8 +225,9 @@ public:
             kc.blocks = blocks_for(O.region, k);
             Region blk = block_region(O.region, k);
             auto per_block = g.regions_for(root, blk, inside);
-            // Shared memory: the most any block needs (its first block may need less).
-            const auto largest = largest_per_block(g, root, O.region, owning_innermost(O.dims.size(), k), inside);
+            // Shared memory: the most any block needs (its first block may need less), at the most
+            // any parameter's declared max takes it to.
+            const auto largest = largest_per_block_at_most(g, root, owning_innermost(O.dims.size(), k), inside);
             std::vector<std::pair<int, int64_t>> on_chip;
             for (int m : c.members)
                 if (g.nodes[m].is_reduction())
