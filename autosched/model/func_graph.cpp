@@ -317,8 +317,8 @@ namespace {
 // An input's extent estimate in dim `d`, doubled at larger sizes unless the input's extent there is
 // a constant (FuncGraph::at_larger_sizes).
 Expr grown_extent(const Parameter &p, int d, const Expr &extent, GraphSizes sizes) {
-    if (sizes != GraphSizes::Larger || (p.extent_constraint(d).defined() && is_const(p.extent_constraint(d))))
-        return extent;
+    const bool larger = sizes == GraphSizes::Larger || sizes == GraphSizes::LargerAll;
+    if (!larger || (p.extent_constraint(d).defined() && is_const(p.extent_constraint(d)))) return extent;
     return simplify(extent * Halide::cast(extent.type(), Expr(int32_t(2))));
 }
 
@@ -555,7 +555,8 @@ void collect_parameter_estimates(const std::map<std::string, Function> &env, con
                 // Larger sizes (FuncGraph::at_larger_sizes): an unbounded parameter's estimate
                 // doubled. At the declared max (at_declared_max): a bounded one's max.
                 Expr g = e;
-                if (sizes == GraphSizes::Larger && !capped) g = simplify(e * Halide::cast(e.type(), Expr(int32_t(2))));
+                if ((sizes == GraphSizes::Larger && !capped) || sizes == GraphSizes::LargerAll)
+                    g = simplify(e * Halide::cast(e.type(), Expr(int32_t(2))));
                 if (sizes == GraphSizes::DeclaredMax && capped) g = simplify(Halide::cast(e.type(), most));
                 if (is_const(g)) e = g;
             }
@@ -626,8 +627,16 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
         } catch (const Halide::InternalError &) {}
         return nullptr;
     };
+    // At the bounded parameters' declared maxima (at_declared_max): what each node holds there.
+    // (Where the pipeline cannot be analysed there, a max beyond what the graph takes, those
+    // parameters count as growing like any other.)
+    std::shared_ptr<FuncGraph> most = g.bounded_params_ ? at(GraphSizes::DeclaredMax) : nullptr;
+    if (most) {
+        for (size_t i = 0; i < g.nodes.size(); i++) g.nodes[i].held_at_declared_max = most->held_region(int(i));
+        g.declared_max_ = most;
+    }
     // At larger sizes (at_larger_sizes): which regions grow there.
-    if (auto big = at(GraphSizes::Larger)) {
+    if (auto big = at(g.bounded_params_ && !most ? GraphSizes::LargerAll : GraphSizes::Larger)) {
         for (size_t i = 0; i < g.nodes.size(); i++) {
             FuncNode &n = g.nodes[i];
             const Region here = g.held_region(int(i)), there = big->held_region(int(i));
@@ -637,12 +646,6 @@ FuncGraph FuncGraph::build(const std::vector<Func> &outputs) {
         }
         g.larger_ = big;
     }
-    // At the bounded parameters' declared maxima (at_declared_max): what each node holds there.
-    if (g.bounded_params_)
-        if (auto most = at(GraphSizes::DeclaredMax)) {
-            for (size_t i = 0; i < g.nodes.size(); i++) g.nodes[i].held_at_declared_max = most->held_region(int(i));
-            g.declared_max_ = most;
-        }
     return g;
 }
 

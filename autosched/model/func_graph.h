@@ -63,8 +63,10 @@ bool same_region(const Region &a, const Region &b);
 // The scalar parameters (Params, a generator's scalar Inputs) an expression names, each once.
 std::vector<std::string> scalar_params_in(const Halide::Expr &e);
 
-// The sizes a FuncGraph describes the pipeline at (FuncGraph::at_larger_sizes, at_declared_max).
-enum class GraphSizes { Estimated, Larger, DeclaredMax };
+// The sizes a FuncGraph describes the pipeline at (FuncGraph::at_larger_sizes, at_declared_max):
+// LargerAll doubles the parameters that declare a max too (where the graph cannot be analysed at
+// those maxima).
+enum class GraphSizes { Estimated, Larger, LargerAll, DeclaredMax };
 
 struct FuncNode {
     std::string name;
