@@ -7,6 +7,9 @@ BuiltPipeline max_filter_pipeline(const AppIO &io) {
     Var x("x"), y("y"), c("c"), t("t");
     ImageParam in = image_input(io.inputs[0]);
     Param<int> radius = scalar_input<int>(io.scalars[0]);
+    // Radii up to 16: the column windows' scan then keeps its tile of steps in a GPU block's shared
+    // memory, sized for 16 (a radius known only as a Param would grow the tile without bound).
+    radius.set_range(0, 16);
     Func clamped = BoundaryConditions::repeat_edge(in);
 
     // vert(x, y, c, t): the max of the column window [y - t, y + t], for t = 0 .. radius, each
