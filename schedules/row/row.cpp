@@ -235,7 +235,7 @@ public:
             const int64_t shared = total_naming_offender(on_chip, c.opt.device.shared_memory_bytes, kc);
             kc.ok = shared <= c.opt.device.shared_memory_bytes;
             if (kc.ok && !c.g.fixed_sizes()) grows_with_rows(c, blk, per_block, kc);
-            if (kc.ok && !c.g.fixed_sizes()) grows_with_sizes(c, k, kc);
+            if (kc.ok && c.opt.gpu && !c.g.fixed_sizes()) grows_with_sizes(c, k, kc);
             if (!kc.ok) {
                 // Keep the offender of the smallest block shape, costed all the same: scoring a
                 // schedule Solder would not build still needs its bytes.
