@@ -24,6 +24,16 @@ inline std::vector<int64_t> owning_innermost(size_t rank, int k) {
     return shape;
 }
 
+// Each node's larger region of `most` and `per` (by points; empty: not needed), into `most`.
+inline void keep_larger(std::vector<Region> &most, const std::vector<Region> &per) {
+    if (most.empty()) {
+        most = per;
+        return;
+    }
+    for (size_t n = 0; n < per.size() && n < most.size(); n++)
+        if (!per[n].empty() && (most[n].empty() || region_points(per[n]) > region_points(most[n]))) most[n] = per[n];
+}
+
 // What each node needs per block of `shape` over root region `r`, the most any block needs: the
 // first, middle and last block along every dim are asked, and each node keeps its largest answer.
 // (Halide sizes a per-block allocation by the largest block: a read of channel c and c - C/2,
@@ -40,46 +50,35 @@ inline std::vector<Region> largest_per_block(const FuncGraph &g, int root, const
             b[d].min = std::min(r[d].min + i * e, r[d].max - e + 1);  // (the last block shifted inwards)
             b[d].max = b[d].min + e - 1;
         }
-        auto per = g.regions_for(root, b, inside);
-        if (most.empty()) {
-            most = per;
-            continue;
-        }
-        for (size_t n = 0; n < per.size(); n++)
-            if (!per[n].empty() && (most[n].empty() || region_points(per[n]) > region_points(most[n])))
-                most[n] = per[n];
+        keep_larger(most, g.regions_for(root, b, inside));
     }
     return most;
 }
 
-// largest_per_block over the root's region, and where integer parameters declare maxima, there
-// too (FuncGraph::at_declared_max: what a block keeps on chip must fit at the most they take):
-// each node's larger answer.
+// `here` (largest_per_block over the root's region at the estimates) with, where integer
+// parameters declare maxima, what blocks need there (FuncGraph::at_declared_max: what a block
+// keeps on chip must fit at the most they take): each node's larger.
 inline std::vector<Region> largest_per_block_at_most(const FuncGraph &g, int root, const std::vector<int64_t> &shape,
-                                                     const std::vector<bool> &inside) {
-    auto most = largest_per_block(g, root, g.nodes[size_t(root)].region, shape, inside);
-    if (const FuncGraph *m = g.at_declared_max()) {
-        const auto there = largest_per_block(*m, root, m->nodes[size_t(root)].region, shape, inside);
-        for (size_t n = 0; n < most.size() && n < there.size(); n++)
-            if (!there[n].empty() && (most[n].empty() || region_points(there[n]) > region_points(most[n])))
-                most[n] = there[n];
-    }
-    return most;
+                                                     const std::vector<bool> &inside, std::vector<Region> here) {
+    if (const FuncGraph *m = g.at_declared_max())
+        keep_larger(here, largest_per_block(*m, root, m->nodes[size_t(root)].region, shape, inside));
+    return here;
 }
 
 // The first of `on_chip` (nodes a block of `shape` keeps on chip) that needs more points per block
-// at larger run-time sizes (FuncGraph::at_larger_sizes) than at the estimates, with both counts;
-// -1 where none does, or the sizes are fixed. Its shared memory would grow with the sizes the
-// pipeline runs at: planned at one, the kernel would fail to launch at a larger one.
+// at larger run-time sizes (FuncGraph::at_larger_sizes) than in `here` (largest_per_block at the
+// estimates), with both counts; -1 where none does, or the sizes are fixed. Its shared memory
+// would grow with the sizes the pipeline runs at: planned at one, the kernel would fail to launch
+// at a larger one.
 struct Growth {
     int node = -1;
     int64_t here = 0, there = 0;
 };
 inline Growth grows_per_block(const FuncGraph &g, int root, const std::vector<int64_t> &shape,
-                              const std::vector<bool> &inside, const std::vector<int> &on_chip) {
+                              const std::vector<bool> &inside, const std::vector<int> &on_chip,
+                              const std::vector<Region> &here) {
     const FuncGraph *big = g.at_larger_sizes();
     if (!big || on_chip.empty()) return {};
-    const auto here = largest_per_block(g, root, g.nodes[size_t(root)].region, shape, inside);
     const auto there = largest_per_block(*big, root, big->nodes[size_t(root)].region, shape, inside);
     for (int m : on_chip) {
         const int64_t a = region_points(here[size_t(m)]), b = region_points(there[size_t(m)]);

@@ -356,6 +356,19 @@ Region FuncGraph::declared_region(const FuncNode &n, const std::string &kind) co
     return r;
 }
 
+std::vector<std::optional<Range64>> FuncGraph::written_by(const Halide::Internal::Definition &u) const {
+    Scope<Interval> scope;
+    push_rvars_at_estimates(u.schedule().rvars(), scope);
+    std::vector<std::optional<Range64>> w;
+    for (auto &a : u.args()) {
+        Interval i = bounds_of_expr_in_scope(a, scope);
+        auto lo = i.is_bounded() ? as_const_int(at_estimates(i.min)) : std::nullopt;
+        auto hi = i.is_bounded() ? as_const_int(at_estimates(i.max)) : std::nullopt;
+        w.push_back(lo && hi ? std::optional<Range64>(Range64{*lo, *hi}) : std::nullopt);
+    }
+    return w;
+}
+
 Region FuncGraph::natural_region(int p) const {
     const FuncNode &n = nodes[size_t(p)];
     if (n.is_input && !n.is_extern) return {};
@@ -365,15 +378,10 @@ Region FuncGraph::natural_region(int p) const {
     // a constant or estimated range: a histogram's bins, a cumulative sum).
     Region r;
     for (const auto &u : n.function.updates()) {
-        Scope<Interval> scope;
-        push_rvars_at_estimates(u.schedule().rvars(), scope);
         Region ur;
-        for (auto &a : u.args()) {
-            Interval i = bounds_of_expr_in_scope(a, scope);
-            if (!i.is_bounded()) return {};
-            auto lo = as_const_int(at_estimates(i.min)), hi = as_const_int(at_estimates(i.max));
-            if (!lo || !hi) return {};
-            ur.push_back({*lo, *hi});
+        for (auto &w : written_by(u)) {
+            if (!w) return {};
+            ur.push_back(*w);
         }
         if (r.empty())
             r = ur;
@@ -388,14 +396,9 @@ Region FuncGraph::held_region(int i) const {
     Region r = n.region;
     if (n.is_input || n.is_extern) return r;
     for (const auto &u : n.function.updates()) {
-        Scope<Interval> scope;
-        push_rvars_at_estimates(u.schedule().rvars(), scope);
-        for (size_t d = 0; d < u.args().size() && d < r.size(); d++) {
-            Interval b = bounds_of_expr_in_scope(u.args()[d], scope);
-            if (!b.is_bounded()) continue;  // (a pure var: the region's)
-            auto lo = as_const_int(at_estimates(b.min)), hi = as_const_int(at_estimates(b.max));
-            if (lo && hi) r[d] = {std::min(r[d].min, *lo), std::max(r[d].max, *hi)};
-        }
+        const auto w = written_by(u);
+        for (size_t d = 0; d < w.size() && d < r.size(); d++)
+            if (w[d]) r[d] = {std::min(r[d].min, w[d]->min), std::max(r[d].max, w[d]->max)};  // (a pure var: unbounded)
     }
     return r;
 }

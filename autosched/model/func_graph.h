@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -251,6 +252,9 @@ private:
     // What node `i` holds: its region, and along each dim the points its updates write where their
     // RDoms bound them (a scan down an input's rows writes them all, whichever its readers read).
     Region held_region(int i) const;
+    // Per arg of update `u`, the points it writes at the estimates where its RDom bounds them
+    // (nothing along a pure var, or where the bounds are not constants there).
+    std::vector<std::optional<Range64>> written_by(const Halide::Internal::Definition &u) const;
     // What node `c` over `region` reads of each producer: Halide's bounds inference over every
     // stage, the planner's most repeated question (each kernel a search costs asks it per member).
     // Memoized by (node, region); a pure function of the graph.

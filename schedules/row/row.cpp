@@ -150,12 +150,13 @@ void grows_with_rows(const KernelContext &c, const Region &blk, const std::vecto
 // per-point channel sum that a plane's mean, also per block, reads over the whole plane) or a
 // parameter. Found by planning the block at larger sizes (grows_per_block): a random tensor
 // pipeline's block kept 6 KB of such a sum at 48 x 32 and failed to launch at 512 x 256 (512 KB).
-void grows_with_sizes(const KernelContext &c, int k, KernelChoice &kc) {
+// `largest`: largest_per_block of the block shape at the estimates.
+void grows_with_sizes(const KernelContext &c, int k, const std::vector<Region> &largest, KernelChoice &kc) {
     std::vector<int> reductions;
     for (int m : c.members)
         if (c.g.nodes[size_t(m)].is_reduction()) reductions.push_back(m);
     const Growth grown =
-        grows_per_block(c.g, c.root, owning_innermost(c.root_node().dims.size(), k), c.inside, reductions);
+        grows_per_block(c.g, c.root, owning_innermost(c.root_node().dims.size(), k), c.inside, reductions, largest);
     if (grown.node < 0) return;
     kc.ok = false;
     kc.offender = grown.node;
@@ -227,15 +228,17 @@ public:
             auto per_block = g.regions_for(root, blk, inside);
             // Shared memory: the most any block needs (its first block may need less), at the most
             // any parameter's declared max takes it to.
-            const auto largest = largest_per_block_at_most(g, root, owning_innermost(O.dims.size(), k), inside);
+            const auto shape = owning_innermost(O.dims.size(), k);
+            const auto largest = largest_per_block(g, root, O.region, shape, inside);
+            const auto at_most = largest_per_block_at_most(g, root, shape, inside, largest);
             std::vector<std::pair<int, int64_t>> on_chip;
             for (int m : c.members)
                 if (g.nodes[m].is_reduction())
-                    on_chip.emplace_back(m, region_points(largest[m]) * g.nodes[m].elem_bytes);
+                    on_chip.emplace_back(m, region_points(at_most[m]) * g.nodes[m].elem_bytes);
             const int64_t shared = total_naming_offender(on_chip, c.opt.device.shared_memory_bytes, kc);
             kc.ok = shared <= c.opt.device.shared_memory_bytes;
             if (kc.ok && !c.g.fixed_sizes()) grows_with_rows(c, blk, per_block, kc);
-            if (kc.ok && c.opt.gpu && !c.g.fixed_sizes()) grows_with_sizes(c, k, kc);
+            if (kc.ok && c.opt.gpu && !c.g.fixed_sizes()) grows_with_sizes(c, k, largest, kc);
             if (!kc.ok) {
                 // Keep the offender of the smallest block shape, costed all the same: scoring a
                 // schedule Solder would not build still needs its bytes.

@@ -170,13 +170,14 @@ std::vector<int64_t> tile_shape(int rank, int inner_dims) {
 bool tile_fits(const KernelContext &c, const std::set<int> &staged, const std::vector<int64_t> &shape,
                KernelChoice &kc) {
     if (!c.opt.gpu || !c.opt.compute_at) return true;
-    const auto per_tile = largest_per_block_at_most(c.g, c.root, shape, c.inside);
+    const auto largest = largest_per_block(c.g, c.root, c.root_node().region, shape, c.inside);
+    const auto per_tile = largest_per_block_at_most(c.g, c.root, shape, c.inside, largest);
     std::vector<std::pair<int, int64_t>> on_chip;
     for (int m : staged) on_chip.emplace_back(m, region_points(per_tile[size_t(m)]) * c.g.nodes[size_t(m)].elem_bytes);
     const int64_t shared = total_naming_offender(on_chip, c.opt.device.shared_memory_bytes, kc);
     const Growth grown = c.g.fixed_sizes() ? Growth{}
                                            : grows_per_block(c.g, c.root, shape, c.inside,
-                                                             std::vector<int>(staged.begin(), staged.end()));
+                                                             std::vector<int>(staged.begin(), staged.end()), largest);
     if (grown.node >= 0) {
         kc.ok = false;
         kc.offender = grown.node;
