@@ -206,12 +206,12 @@ inline std::string launches_beyond_cuda(const std::vector<LoweredLaunch> &launch
     return "";
 }
 
-// Buffer fields of a dense `name` of `extents` (innermost first) from 0: its "name.min.d" and
-// "name.extent.d", for lowered_cuda_launches.
+// Buffer fields of a dense `name` of `extents` (innermost first) from `mins` (none: from 0): its
+// "name.min.d" and "name.extent.d", for lowered_cuda_launches.
 inline void add_buffer_sizes(std::map<std::string, int64_t> &sizes, const std::string &name,
-                             const std::vector<int64_t> &extents) {
+                             const std::vector<int64_t> &extents, const std::vector<int64_t> &mins = {}) {
     for (size_t d = 0; d < extents.size(); d++) {
-        sizes[name + ".min." + std::to_string(d)] = 0;
+        sizes[name + ".min." + std::to_string(d)] = d < mins.size() ? mins[d] : 0;
         sizes[name + ".extent." + std::to_string(d)] = extents[d];
     }
 }

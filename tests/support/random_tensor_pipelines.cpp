@@ -342,6 +342,19 @@ Inputs random_inputs(const TensorPipeline &p, const RunSize &s, uint32_t seed) {
     return in;
 }
 
+// Output `o`'s buffer shape at run size `s` (each of a Tuple's buffers alike).
+BufferShape output_shape(const TensorPipeline &p, size_t o, const RunSize &s) {
+    switch (p.shapes[o]) {
+    case Shape::Tensor:
+        if (p.nhwc) return {{s.c, s.w, s.h, s.n}, {0, s.x0, s.y0, 0}};
+        return {{s.w, s.h, s.c, s.n}, {s.x0, s.y0, 0, 0}};
+    case Shape::Stats: return {{s.c, s.n}, {}};
+    case Shape::Scalar: return {};
+    case Shape::Pixels: return {{s.w, s.h, s.n}, {s.x0, s.y0, 0}};
+    }
+    return {};
+}
+
 std::vector<Buffer<>> run(TensorPipeline &p, const Target &t, const Inputs &in, const RunSize &s, float gain,
                           int taps) {
     Pipeline &pipe = p.pipe();
@@ -353,23 +366,8 @@ std::vector<Buffer<>> run(TensorPipeline &p, const Target &t, const Inputs &in, 
     p.gain.set(gain);
     p.taps.set(taps);
     std::vector<Buffer<>> bufs;
-    for (size_t o = 0; o < p.outputs.size(); o++) {
-        for (const Type &ty : p.outputs[o].types()) {
-            Buffer<> b;
-            switch (p.shapes[o]) {
-            case Shape::Tensor:
-                if (p.nhwc)
-                    b = Buffer<>(ty, {s.c, s.w, s.h, s.n}), b.set_min(0, s.x0, s.y0, 0);
-                else
-                    b = Buffer<>(ty, {s.w, s.h, s.c, s.n}), b.set_min(s.x0, s.y0, 0, 0);
-                break;
-            case Shape::Stats: b = Buffer<>(ty, {s.c, s.n}); break;
-            case Shape::Scalar: b = Buffer<>(ty, std::vector<int>{}); break;
-            case Shape::Pixels: b = Buffer<>(ty, {s.w, s.h, s.n}), b.set_min(s.x0, s.y0, 0); break;
-            }
-            bufs.push_back(b);
-        }
-    }
+    for (size_t o = 0; o < p.outputs.size(); o++)
+        for (const Type &ty : p.outputs[o].types()) bufs.push_back(output_shape(p, o, s).buffer(ty));
     return realize_into(pipe, bufs, t);
 }
 
@@ -377,34 +375,18 @@ std::vector<Buffer<>> run(TensorPipeline &p, const Target &t, const Inputs &in, 
 // extents, as `run` makes them.
 std::map<std::string, int64_t> launch_sizes(const TensorPipeline &p, const RunSize &s) {
     std::map<std::string, int64_t> sizes;
-    auto add = [&](const std::string &name, std::vector<int64_t> extents, std::vector<int64_t> mins = {}) {
-        mins.resize(extents.size(), 0);
-        for (size_t d = 0; d < extents.size(); d++) {
-            sizes[name + ".min." + std::to_string(d)] = mins[d];
-            sizes[name + ".extent." + std::to_string(d)] = extents[d];
-        }
-    };
-    add(p.x->name(), p.nhwc ? std::vector<int64_t>{s.c, s.w, s.h, s.n} : std::vector<int64_t>{s.w, s.h, s.c, s.n});
-    add(p.mix->name(), {s.c, s.c});
-    add(p.dw->name(), {3, 3, s.c});
-    add(p.affine->name(), {s.c, 2});
-    add(p.idx->name(), {s.n});
+    add_buffer_sizes(sizes, p.x->name(),
+                     p.nhwc ? std::vector<int64_t>{s.c, s.w, s.h, s.n} : std::vector<int64_t>{s.w, s.h, s.c, s.n});
+    add_buffer_sizes(sizes, p.mix->name(), {s.c, s.c});
+    add_buffer_sizes(sizes, p.dw->name(), {3, 3, s.c});
+    add_buffer_sizes(sizes, p.affine->name(), {s.c, 2});
+    add_buffer_sizes(sizes, p.idx->name(), {s.n});
     for (size_t o = 0; o < p.outputs.size(); o++) {
         const Func &f = p.outputs[o];
-        for (int k = 0; k < f.outputs(); k++) {
-            const std::string name = f.outputs() > 1 ? f.name() + "." + std::to_string(k) : f.name();
-            switch (p.shapes[o]) {
-            case Shape::Tensor:
-                if (p.nhwc)
-                    add(name, {s.c, s.w, s.h, s.n}, {0, s.x0, s.y0, 0});
-                else
-                    add(name, {s.w, s.h, s.c, s.n}, {s.x0, s.y0, 0, 0});
-                break;
-            case Shape::Stats: add(name, {s.c, s.n}); break;
-            case Shape::Scalar: break;
-            case Shape::Pixels: add(name, {s.w, s.h, s.n}, {s.x0, s.y0, 0}); break;
-            }
-        }
+        const BufferShape shape = output_shape(p, o, s);
+        for (int k = 0; k < f.outputs(); k++)
+            add_buffer_sizes(sizes, f.outputs() > 1 ? f.name() + "." + std::to_string(k) : f.name(), shape.extents,
+                             shape.mins);
     }
     return sizes;
 }

@@ -312,6 +312,18 @@ Buffer<> random_input(const ValueType &vt, const std::vector<int> &shape, uint32
 }
 
 // The outputs over w x h points from (x0, y0); 1-D outputs over the rows from y0, bins from 0.
+// Output `o`'s buffer shape over w x h points from (x0, y0).
+BufferShape output_shape(const TypedPipeline &p, size_t o, int w, int h, int x0, int y0) {
+    switch (p.shapes[o]) {
+    case Shape::Image: return {{w, h}, {x0, y0}};
+    case Shape::Rows: return {{h}, {y0}};
+    case Shape::Bins: return {{kBins}, {}};
+    case Shape::Planar: return {{w, h, kColors}, {x0, y0, 0}};
+    case Shape::Interleaved: return {{kColors, w, h}, {0, x0, y0}};
+    }
+    return {};
+}
+
 std::vector<Buffer<>> run(TypedPipeline &p, const Target &t, const Buffer<> &input, const Buffer<> &rgb, int w, int h,
                           int knee, int shift, int x0 = 0, int y0 = 0) {
     Pipeline &pipe = p.pipe();
@@ -321,18 +333,8 @@ std::vector<Buffer<>> run(TypedPipeline &p, const Target &t, const Buffer<> &inp
     p.shift.set(shift);
     p.gain.set(0.75f);
     std::vector<Buffer<>> bufs;
-    for (size_t o = 0; o < p.outputs.size(); o++) {
-        const Type ty = p.outputs[o].type();
-        Buffer<> b;
-        switch (p.shapes[o]) {
-        case Shape::Image: b = Buffer<>(ty, {w, h}), b.set_min(x0, y0); break;
-        case Shape::Rows: b = Buffer<>(ty, {h}), b.set_min(y0); break;
-        case Shape::Bins: b = Buffer<>(ty, {kBins}); break;
-        case Shape::Planar: b = Buffer<>(ty, {w, h, kColors}), b.set_min(x0, y0, 0); break;
-        case Shape::Interleaved: b = Buffer<>(ty, {kColors, w, h}), b.set_min(0, x0, y0); break;
-        }
-        bufs.push_back(b);
-    }
+    for (size_t o = 0; o < p.outputs.size(); o++)
+        bufs.push_back(output_shape(p, o, w, h, x0, y0).buffer(p.outputs[o].type()));
     return realize_into(pipe, bufs, t);
 }
 
@@ -346,20 +348,8 @@ std::string cuda_launches_at_sizes(TypedPipeline &cuda, uint64_t seed) {
         add_buffer_sizes(at, cuda.in->name(), {w, h});
         add_buffer_sizes(at, cuda.rgb->name(), {w, h, kColors});
         for (size_t o = 0; o < cuda.outputs.size(); o++) {
-            const std::string name = cuda.outputs[o].name();
-            switch (cuda.shapes[o]) {
-            case Shape::Image:
-                add_buffer_sizes(at, name, {w, h}), at[name + ".min.0"] = x0, at[name + ".min.1"] = y0;
-                break;
-            case Shape::Rows: add_buffer_sizes(at, name, {h}), at[name + ".min.0"] = y0; break;
-            case Shape::Bins: add_buffer_sizes(at, name, {kBins}); break;
-            case Shape::Planar:
-                add_buffer_sizes(at, name, {w, h, kColors}), at[name + ".min.0"] = x0, at[name + ".min.1"] = y0;
-                break;
-            case Shape::Interleaved:
-                add_buffer_sizes(at, name, {kColors, w, h}), at[name + ".min.1"] = x0, at[name + ".min.2"] = y0;
-                break;
-            }
+            const BufferShape shape = output_shape(cuda, o, w, h, x0, y0);
+            add_buffer_sizes(at, cuda.outputs[o].name(), shape.extents, shape.mins);
         }
         const int knee = 40 + int(seed % 200), shift = 1 + int(seed % 3);
         const std::string beyond = launches_beyond_cuda(cuda_launches(

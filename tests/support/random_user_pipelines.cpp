@@ -497,6 +497,14 @@ void build(uint64_t seed, UserPipeline &p) {
             o.set_estimates({{0, over_channels(p, o) ? kChannels : over_columns(p, o) ? kEstimateW : kEstimateH}});
 }
 
+// Output `o`'s buffer shape over w x h points from (x0, y0) (row means over the rows, column sums
+// over the columns, channel means over the channels from 0).
+BufferShape output_shape(const UserPipeline &p, const Func &o, int w, int h, int x0, int y0) {
+    if (o.dimensions() == 2) return {{w, h}, {x0, y0}};
+    if (over_channels(p, o)) return {{kChannels}, {}};
+    return over_columns(p, o) ? BufferShape{{w}, {x0}} : BufferShape{{h}, {y0}};
+}
+
 // The outputs over w x h points from (x0, y0): a caller may ask for any window of them, not only
 // one from the origin (the input stays at the origin, read through its clamp).
 std::vector<Buffer<float>> run(UserPipeline &p, const Target &t, const Buffer<float> &input, int w, int h, float gain,
@@ -505,17 +513,8 @@ std::vector<Buffer<float>> run(UserPipeline &p, const Target &t, const Buffer<fl
     p.in.set(input);
     p.gain.set(gain);
     p.taps.set(taps);
-    std::vector<Buffer<>> bufs;  // (row means over the rows, column sums over the columns)
-    for (auto &o : p.outputs) {
-        Buffer<float> b = o.dimensions() == 2   ? Buffer<float>(w, h)
-                          : over_channels(p, o) ? Buffer<float>(kChannels)
-                                                : Buffer<float>(over_columns(p, o) ? w : h);
-        if (o.dimensions() == 2)
-            b.set_min(x0, y0);
-        else if (!over_channels(p, o))
-            b.set_min(over_columns(p, o) ? x0 : y0);
-        bufs.push_back(b);
-    }
+    std::vector<Buffer<>> bufs;
+    for (auto &o : p.outputs) bufs.push_back(output_shape(p, o, w, h, x0, y0).buffer(Float(32)));
     Realization r(bufs);
     pipe.realize(r, t);
     std::vector<Buffer<float>> out;
@@ -550,15 +549,8 @@ std::string cuda_launches_at_sizes(UserPipeline &cuda, uint64_t seed) {
         std::map<std::string, int64_t> at;
         add_buffer_sizes(at, cuda.in.name(), {w, h});
         for (auto &o : cuda.outputs) {
-            if (o.dimensions() == 2) {
-                add_buffer_sizes(at, o.name(), {w, h});
-                at[o.name() + ".min.0"] = x0, at[o.name() + ".min.1"] = y0;
-            } else if (over_channels(cuda, o)) {
-                add_buffer_sizes(at, o.name(), {kChannels});
-            } else {
-                add_buffer_sizes(at, o.name(), {over_columns(cuda, o) ? w : h});
-                at[o.name() + ".min.0"] = over_columns(cuda, o) ? x0 : y0;
-            }
+            const BufferShape shape = output_shape(cuda, o, w, h, x0, y0);
+            add_buffer_sizes(at, o.name(), shape.extents, shape.mins);
         }
         for (int taps : {1 + int(seed % 4), 64}) {
             const std::string beyond =

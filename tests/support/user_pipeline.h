@@ -75,6 +75,18 @@ inline void lower_for_cuda(const std::vector<Halide::Func> &outputs, const std::
                               make_target("cuda"));
 }
 
+// An output buffer's extents and mins (innermost first; no mins: from 0), as the random families
+// make their outputs at a run size: allocated to run (`buffer`), or only named to size a lowered
+// pipeline's launches (lowered_launches.h).
+struct BufferShape {
+    std::vector<int64_t> extents, mins;
+    Halide::Buffer<> buffer(const Halide::Type &t) const {
+        Halide::Buffer<> b(t, std::vector<int>(extents.begin(), extents.end()));
+        if (!mins.empty()) b.set_min(std::vector<int>(mins.begin(), mins.end()));
+        return b;
+    }
+};
+
 // The random families' run sizes, each {w, h, x0, y0}: the estimate, smaller and odd, a few long
 // rows, one point, and a window of the outputs away from the origin.
 inline std::vector<std::array<int, 4>> random_family_sizes(int estimate_w, int estimate_h) {
