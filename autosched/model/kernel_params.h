@@ -139,6 +139,11 @@ struct BlockReductionParams {
 // threads read neighbouring elements; their partials are added by one block per result.
 struct TotalReductionParams {
     int64_t slice_rows = 1, slices = 1;
+    // The RVar cut into slices (innermost first): the outermost, or an inner one with more steps
+    // where the outermost has too few (a volume's 16 planes), the RVars outside it walked in each
+    // slice. (The lane-results layout cuts the outermost.)
+    int sliced_rvar = 0;
+    std::string sliced_rvar_name;
     BlockReductionParams slice;
     bool lane_results = false;
     int lanes = 0, threads = 0;

@@ -269,7 +269,10 @@ std::string Plan::to_text() const {
         if (const BlockReductionParams *br = k.get<BlockReductionParams>()) two_d_lanes(*br);
         if (const TotalReductionParams *tr = k.get<TotalReductionParams>()) {
             vec += ", " + std::to_string(tr->slices) + " slices of " + std::to_string(tr->slice_rows) +
-                   " steps of the outermost RVar" +
+                   (tr->sliced_rvar_name.empty() ? std::string(" steps of the outermost RVar")
+                                                 : " steps of its RVar " + tr->sliced_rvar_name +
+                                                       " (the outermost has fewer; each slice walks "
+                                                       "the RVars outside it too)") +
                    (tr->lane_results ? ", one block each for every result, its " + std::to_string(tr->threads) +
                                            " threads along the results and then " + std::to_string(tr->lanes) +
                                            " lanes of the innermost RVar"

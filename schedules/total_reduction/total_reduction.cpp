@@ -56,16 +56,37 @@ LaneLayout lane_layout(const FuncNode &O, const DeviceProfile &d) {
     return l;
 }
 
-// Slices of the outermost RVar per result at the estimates: as many as fill the device with blocks
-// (results x slices), each of at least kMinSlicePoints points. Returns the outermost RVar's steps
-// per slice.
-int64_t slice_rows_for(const FuncNode &O, const DeviceProfile &d) {
-    const std::vector<int64_t> &e = O.rvar_extents[0];
-    const int64_t outer = std::max<int64_t>(1, e.back()), total = std::max<int64_t>(1, O.reduction_points);
+// Slices per result that fill the device with blocks (results x slices), each of at least
+// kMinSlicePoints points, at the estimates.
+int64_t slices_wanted(const FuncNode &O, const DeviceProfile &d) {
+    const int64_t total = std::max<int64_t>(1, O.reduction_points);
     const int64_t full = int64_t(d.sms) * d.blocks_per_sm_to_fill;
     const int64_t per_result = std::max<int64_t>(1, full / std::max<int64_t>(1, O.points()));
-    const int64_t slices = std::clamp<int64_t>(total / kMinSlicePoints, 1, std::min(per_result, outer));
-    return (outer + slices - 1) / slices;
+    return std::clamp<int64_t>(total / kMinSlicePoints, 1, per_result);
+}
+
+// The RVar cut into slices (innermost first): the outermost, unless it has fewer steps than the
+// slices wanted (a volume's 16 planes, an RGB image's 3 channels, a batch of 2); then the outermost
+// RVar inside it with that many steps, or, where none has, the one with the most. Never the
+// innermost of several: the slice's lanes walk it.
+int sliced_rvar(const FuncNode &O, const DeviceProfile &d) {
+    const std::vector<int64_t> &e = O.rvar_extents[0];
+    const int n = int(e.size());
+    if (n == 1) return 0;
+    const int64_t want = slices_wanted(O, d);
+    int most = n - 1;
+    for (int i = n - 1; i >= 1; i--) {
+        if (e[size_t(i)] >= want) return i;
+        if (e[size_t(i)] > e[size_t(most)]) most = i;
+    }
+    return most;
+}
+
+// Steps of the cut RVar per slice at the estimates.
+int64_t slice_rows_for(const FuncNode &O, const DeviceProfile &d) {
+    const int64_t steps = std::max<int64_t>(1, O.rvar_extents[0][size_t(sliced_rvar(O, d))]);
+    const int64_t slices = std::min(slices_wanted(O, d), steps);
+    return (steps + slices - 1) / slices;
 }
 
 // A reduction to one result or few (an image's sum, a loss, per-channel means), each over many
@@ -101,9 +122,11 @@ public:
         if (has_predicate(def) && !O.predicated_reduction) return "its RDom has a predicate, and more makes it generic";
         // (A scalar parameter can leave no slice at run time: at_least_one_slice bounds the
         // partials over it, where the schedule's source can write it.)
-        if (!slice_count_writable(def.schedule().rvars().back().extent))
-            return "its outermost RVar's extent reads a scalar parameter in a form the schedule's source cannot "
-                   "write";
+        const auto rvars = def.schedule().rvars();
+        const size_t cut = lane_results(O) ? rvars.size() - 1 : size_t(sliced_rvar(O, d));
+        if (!slice_count_writable(rvars[cut].extent))
+            return "the extent of its RVar " + rvars[cut].var +
+                   ", cut into slices, reads a scalar parameter in a form the schedule's source cannot write";
         if (!Halide::Internal::prove_associativity(O.name, def.args(), def.values()).associative())
             return "Halide cannot prove its update associative (its points could not be reduced in slices)";
         return "";
@@ -118,8 +141,8 @@ public:
             return kc;
         }
         const int64_t rows = slice_rows_for(O, c.opt.device);
-        KernelChoice kc = c.whole_root_choice(TemplateKind::TotalReduction,
-                                              O.points() * ((O.rvar_extents[0].back() + rows - 1) / rows));
+        const int64_t steps = O.rvar_extents[0][size_t(sliced_rvar(O, c.opt.device))];
+        KernelChoice kc = c.whole_root_choice(TemplateKind::TotalReduction, O.points() * ((steps + rows - 1) / rows));
         kc.extra_launches = 1 + O.is_output;  // the slices' partials, an output's pure stage (launch_shapes)
         return kc;
     }
@@ -138,11 +161,14 @@ public:
             k.params = p;
             return;
         }
+        p.sliced_rvar = sliced_rvar(O, c.opt.device);
+        if (p.sliced_rvar + 1 < int(O.rvar_extents[0].size()))
+            p.sliced_rvar_name = O.function.update(0).schedule().rvars()[size_t(p.sliced_rvar)].var;
         p.slice_rows = slice_rows_for(O, c.opt.device);
-        p.slices = (O.rvar_extents[0].back() + p.slice_rows - 1) / p.slice_rows;
+        p.slices = (O.rvar_extents[0][size_t(p.sliced_rvar)] + p.slice_rows - 1) / p.slice_rows;
         // Each slice as the block reduction template reduces one result.
         std::vector<int64_t> e = O.rvar_extents[0];
-        e.back() = p.slice_rows;
+        e[size_t(p.sliced_rvar)] = p.slice_rows;
         int64_t points = 1;
         for (int64_t x : e) points *= std::max<int64_t>(1, x);
         p.slice = block_reduction_params(O.function.update(0), e, points);
@@ -157,8 +183,8 @@ public:
             schedule_total_reduction_lane_results(c.w, c.get(k.root), c.target, p.slice_rows, p.lanes, p.threads);
             return;
         }
-        schedule_total_reduction(c.w, c.get(k.root), c.target, p.slice_rows, p.slice.lanes, p.slice.lanes_x,
-                                 p.slice.unroll_inner);
+        schedule_total_reduction(c.w, c.get(k.root), c.target, p.sliced_rvar, p.slice_rows, p.slice.lanes,
+                                 p.slice.lanes_x, p.slice.unroll_inner);
     }
 
     // The slices' partials (zeroed, then one block per slice, as a block reduction; in the

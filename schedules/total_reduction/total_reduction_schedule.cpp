@@ -6,12 +6,14 @@
 namespace solder {
 using namespace Halide;
 
-void schedule_total_reduction(ScheduleWriter &w, Func f, const Target &target, int64_t slice_rows, int lanes,
-                              int lanes_x, bool unroll_inner) {
+void schedule_total_reduction(ScheduleWriter &w, Func f, const Target &target, int sliced_rvar, int64_t slice_rows,
+                              int lanes, int lanes_x, bool unroll_inner) {
     const std::string tag = f.name();
     const auto rvars = f.function().update(0).schedule().rvars();  // innermost first
-    // The slices: runs of the outermost RVar, each one block's (a block reduction of its own).
-    RVar outer(rvars.back().var), so(tag + "_so"), si(tag + "_si");
+    // The slices: runs of the cut RVar, each one block's (a block reduction of its own, walking the
+    // RVars outside the cut as well).
+    const auto &cut = rvars[size_t(sliced_rvar)];
+    RVar outer(cut.var), so(tag + "_so"), si(tag + "_si");
     Var slice(tag + "_slice");
     w.split({f, 0}, outer, so, si, int(slice_rows), TailStrategy::GuardWithIf);
     Func partials = w.rfactor({f, 0}, so, slice);
@@ -20,7 +22,7 @@ void schedule_total_reduction(ScheduleWriter &w, Func f, const Target &target, i
     // (docs/halide-21-notes.md).
     const bool tuple = f.function().values().size() > 1;
     schedule_block_reduction(w, partials, target, lanes, lanes_x, unroll_inner, !tuple);
-    at_least_one_slice(w, partials, slice.name(), rvars.back().extent, slice_rows);
+    at_least_one_slice(w, partials, slice.name(), cut.extent, slice_rows);
     // The partials' sum: one block, as a block reduction of one result.
     schedule_block_reduction(w, f, target, kTotalFinalLanes);
 }

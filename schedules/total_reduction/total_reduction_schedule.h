@@ -11,12 +11,14 @@ namespace solder {
 constexpr int kTotalFinalLanes = 256;
 
 // A 0-d reduction over many points (an image's sum, its maximum) on the GPU, in two launches of
-// its update: its outermost RVar cut into slices of `slice_rows`, each slice's points reduced by
-// one block (rfactor, then schedule_block_reduction with `lanes`, `lanes_x`, `unroll_inner`) into
-// a partial in global memory; then one block adds the partials, kTotalFinalLanes threads each
-// adding a strided share into shared memory and one thread those.
-void schedule_total_reduction(ScheduleWriter &w, Halide::Func f, const Halide::Target &target, int64_t slice_rows,
-                              int lanes, int lanes_x, bool unroll_inner);
+// its update: its RVar `sliced_rvar` (innermost first; the outermost, or one with more steps where
+// the outermost has few) cut into slices of `slice_rows`, each slice's points, the RVars outside
+// the cut walked too, reduced by one block (rfactor, then schedule_block_reduction with `lanes`,
+// `lanes_x`, `unroll_inner`) into a partial in global memory; then one block adds the partials,
+// kTotalFinalLanes threads each adding a strided share into shared memory and one thread those.
+// The partials have one slice dim whatever RVar is cut.
+void schedule_total_reduction(ScheduleWriter &w, Halide::Func f, const Halide::Target &target, int sliced_rvar,
+                              int64_t slice_rows, int lanes, int lanes_x, bool unroll_inner);
 // The same where the results are few and read along the input's innermost dim
 // (TotalReductionParams::lane_results): the innermost RVar split across `lanes`, the outermost cut
 // into slices of `slice_rows`, both factored out into partials (result, lane, slice) whose blocks

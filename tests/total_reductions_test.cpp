@@ -1,0 +1,98 @@
+// Reductions to one result over a volume whose outermost RVar has few steps (16 planes of 512 x
+// 512, a channels-last batch of 2, a 4-D block of 64^4): the total reduction template cuts an RVar
+// inside the outermost into slices where the outermost has too few steps to fill the device, each
+// slice walking the RVars outside the cut as well; the partials keep one slice dim. (Two ways
+// tried before gave wrong sums: the outer RVars fused into one walk doubled the channels-last sum,
+// Halide bounding a block's lane partials over two slices through the fused index; and a slice dim
+// per RVar, fused again by the block reductions, came out short at small sizes.) Planned at the
+// estimates, run on the host and OpenCL at other sizes (a plane count from a scalar parameter, 0
+// among them), against plain C++; lowered for CUDA.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "tests/support/user_pipeline.h"
+
+using namespace Halide;
+using namespace solder::testing;
+
+namespace total_reductions {
+
+TEST(TotalReductions, AVolumeWithFewPlanesIsSlicedAcrossPlanesAndRows) {
+    for (const std::string &target : {std::string("host"), std::string("opencl"), std::string("cuda")}) {
+        SCOPED_TRACE("target " + target);
+        ImageParam vol(Float(32), 3, "vol"), block(Int(32), 4, "block"), chlast(Float(32), 4, "chlast");
+        Param<int> planes("planes");
+        RDom r(0, vol.dim(0).extent(), 0, vol.dim(1).extent(), 0, planes, "r");
+        RDom q(0, block.dim(0).extent(), 0, block.dim(1).extent(), 0, block.dim(2).extent(), 0, block.dim(3).extent(),
+               "q");
+        // (chlast is (c, w, h, n); its RDom walks w, h, c, n: the RVars cut into slices index its
+        // innermost dim and its outermost.)
+        RDom k(0, chlast.dim(1).extent(), 0, chlast.dim(2).extent(), 0, chlast.dim(0).extent(), 0,
+               chlast.dim(3).extent(), "k");
+        Func mean("mean"), peak("peak"), total("total");
+        total() = sum(cast<double>(abs(chlast(k[2], k[0], k[1], k[3]))));
+        mean() = sum(vol(r.x, r.y, r.z)) / cast<float>(max(1, vol.dim(0).extent() * vol.dim(1).extent() * planes));
+        peak() = maximum(block(q.x, q.y, q.z, q.w));
+        vol.set_estimates({{0, 512}, {0, 512}, {0, 16}});
+        planes.set_estimate(16);
+        block.set_estimates({{0, 64}, {0, 64}, {0, 64}, {0, 64}});
+        chlast.set_estimates({{0, 16}, {0, 256}, {0, 256}, {0, 2}});
+        const std::string plan = schedule_with_solder({mean, peak, total}, target);
+        if (target != "host") {
+            // The volume's mean and the channels-last total cut their rows and fill the device (no
+            // fewer slices than its SMs); the 4-D block, whose every RVar has 64 steps, takes 64 slices
+            // of one step of its outermost (one RVar is cut: its slice dim is one).
+            for (const std::string root : {"k0_sum", "k4_sum"}) {
+                const size_t at = plan.find("[total_reduction, ", plan.find("  " + root));
+                ASSERT_NE(at, std::string::npos) << plan;
+                EXPECT_GE(std::stoll(plan.substr(at + 18)), 132) << plan;
+                EXPECT_LT(plan.find("(the outermost has fewer; each slice walks the RVars outside it too)", at),
+                          plan.find("\n", at))
+                    << plan;
+            }
+            EXPECT_NE(plan.find("[total_reduction, 64 slices of 1 steps of the outermost RVar"), std::string::npos)
+                << plan;
+        }
+        if (target == "cuda") {
+            EXPECT_NO_THROW(lower_for_cuda({mean, peak, total}, "fused_walks"));
+            continue;
+        }
+        Pipeline p({mean, peak, total});
+        p.compile_jit(solder::make_target(target));
+        for (auto [w, h, d, n] : std::vector<std::tuple<int, int, int, int>>{
+                 {512, 512, 16, 16}, {37, 29, 5, 3}, {1, 1, 1, 1}, {300, 7, 9, 0}}) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(d) + ", planes " +
+                         std::to_string(n));
+            Buffer<float> vb = random_buffer<float>({w, h, d}, uint32_t(w + n), 0, 1);
+            Buffer<int32_t> bb = random_buffer<int32_t>({w % 61 + 1, h % 13 + 2, d, n + 1}, uint32_t(h), -5000, 5000);
+            Buffer<float> cb = random_buffer<float>({d + 1, w % 53 + 1, h % 17 + 1, n + 1}, uint32_t(d), -1, 1);
+            vol.set(vb);
+            block.set(bb);
+            chlast.set(cb);
+            planes.set(n);
+            Buffer<float> m = Buffer<float>::make_scalar();
+            Buffer<int32_t> k = Buffer<int32_t>::make_scalar();
+            Buffer<double> t = Buffer<double>::make_scalar();
+            p.realize({m, k, t}, solder::make_target(target));
+            m.copy_to_host();
+            k.copy_to_host();
+            t.copy_to_host();
+            double want_total = 0;
+            cb.for_each_value([&](float v) { want_total += std::abs(double(v)); });
+            EXPECT_NEAR(t(), want_total, 1e-9 * (1 + want_total)) << plan;
+            double want = 0;
+            for (int z = 0; z < n; z++)
+                for (int y = 0; y < h; y++)
+                    for (int x = 0; x < w; x++) want += vb(x, y, z);
+            want /= std::max(1.0, double(w) * h * n);
+            int32_t want_peak = INT32_MIN;
+            bb.for_each_value([&](int32_t v) { want_peak = std::max(want_peak, v); });
+            EXPECT_NEAR(m(), want, 1e-4) << plan;  // (4M float adds in one thread on the host)
+            EXPECT_EQ(k(), want_peak) << plan;
+        }
+    }
+}
+
+}  // namespace total_reductions
