@@ -96,3 +96,54 @@ TEST(TotalReductions, AVolumeWithFewPlanesIsSlicedAcrossPlanesAndRows) {
 }
 
 }  // namespace total_reductions
+
+namespace total_reductions {
+
+// Channel means of a channels-last batch (c, w, h, n), 16 results read along the input's innermost
+// dim: the lane-results layout (threads along the channels, then lanes of the width) cuts its rows
+// into slices where the batch, its outermost RVar, has 2 steps (2 slices before). Run on the host
+// and OpenCL at other sizes (a batch of 1, one row, one point), against plain C++.
+TEST(TotalReductions, ChannelMeansOfASmallBatchAreSlicedAcrossRows) {
+    for (const std::string &target : {std::string("host"), std::string("opencl"), std::string("cuda")}) {
+        SCOPED_TRACE("target " + target);
+        ImageParam in(Float(32), 4, "nhwc");
+        Var c("c");
+        RDom r(0, in.dim(1).extent(), 0, in.dim(2).extent(), 0, in.dim(3).extent(), "r");
+        Func means("means");
+        means(c) =
+            sum(in(c, r.x, r.y, r.z)) / cast<float>(in.dim(1).extent() * in.dim(2).extent() * in.dim(3).extent());
+        in.set_estimates({{0, 16}, {0, 256}, {0, 256}, {0, 2}});
+        means.set_estimates({{0, 16}});
+        const std::string plan = schedule_with_solder({means}, target);
+        if (target != "host") {
+            const size_t at = plan.find("[total_reduction, ");
+            ASSERT_NE(at, std::string::npos) << plan;
+            EXPECT_GE(std::stoll(plan.substr(at + 18)), 32) << plan;
+            EXPECT_NE(plan.find("steps of its RVar r$y (the outermost has fewer"), std::string::npos) << plan;
+            EXPECT_NE(plan.find("threads along the results"), std::string::npos) << plan;
+        }
+        if (target == "cuda") {
+            EXPECT_NO_THROW(lower_for_cuda({means}, "channel_means_of_a_batch"));
+            continue;
+        }
+        Pipeline p(means);
+        p.compile_jit(solder::make_target(target));
+        for (auto [cs, w, h, n] : std::vector<std::tuple<int, int, int, int>>{
+                 {16, 256, 256, 2}, {16, 37, 29, 1}, {16, 300, 1, 3}, {16, 1, 1, 1}}) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(n));
+            Buffer<float> b = random_buffer<float>({cs, w, h, n}, uint32_t(w + h + n), -1, 1);
+            in.set(b);
+            Buffer<float> got = realize_on<float>(p, {cs}, target);
+            for (int ch = 0; ch < cs; ch++) {
+                double want = 0;
+                for (int z = 0; z < n; z++)
+                    for (int y = 0; y < h; y++)
+                        for (int x = 0; x < w; x++) want += b(ch, x, y, z);
+                want /= double(w) * h * n;
+                EXPECT_NEAR(got(ch), want, 1e-5) << "channel " << ch << "\n" << plan;
+            }
+        }
+    }
+}
+
+}  // namespace total_reductions

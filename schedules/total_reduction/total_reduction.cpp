@@ -38,19 +38,35 @@ bool lane_results(const FuncNode &O) {
 // about kLaneResultThreads, at least a warp of lanes), and the slices of the outermost RVar (of the
 // lanes' walk, for a 1-D RDom): one block per slice for every result, as many as fill the device,
 // each of at least kMinSlicePoints points per result.
+// The RVar of a walk over RVars of extents `e` (innermost first, several) cut into `want` slices:
+// the outermost, unless it has fewer steps than that (a volume's 16 planes, an RGB image's 3
+// channels, a batch of 2); then the outermost RVar inside it with that many steps, or, where none
+// has, the one with the most. Never the innermost: the slice's lanes walk it.
+int cut_rvar(const std::vector<int64_t> &e, int64_t want) {
+    const int n = int(e.size());
+    int most = n - 1;
+    for (int i = n - 1; i >= 1; i--) {
+        if (e[size_t(i)] >= want) return i;
+        if (e[size_t(i)] > e[size_t(most)]) most = i;
+    }
+    return most;
+}
+
 struct LaneLayout {
     int lanes = 32;
     int64_t slice_rows = 1, slices = 1;
+    int cut = 0;  // the RVar cut into slices (innermost first; for a 1-D RDom, the lanes' walk of it)
 };
 LaneLayout lane_layout(const FuncNode &O, const DeviceProfile &d) {
     LaneLayout l;
     while (l.lanes * 2 * O.points() <= kLaneResultThreads) l.lanes *= 2;
     const std::vector<int64_t> &e = O.rvar_extents[0];
-    const int64_t outer =
-        e.size() == 1 ? (std::max<int64_t>(1, e[0]) + l.lanes - 1) / l.lanes : std::max<int64_t>(1, e.back());
     const int64_t full = int64_t(d.sms) * d.blocks_per_sm_to_fill;
-    const int64_t slices =
-        std::clamp<int64_t>(std::max<int64_t>(1, O.reduction_points) / kMinSlicePoints, 1, std::min(full, outer));
+    const int64_t want = std::clamp<int64_t>(std::max<int64_t>(1, O.reduction_points) / kMinSlicePoints, 1, full);
+    if (e.size() > 1) l.cut = cut_rvar(e, want);
+    const int64_t outer =
+        e.size() == 1 ? (std::max<int64_t>(1, e[0]) + l.lanes - 1) / l.lanes : std::max<int64_t>(1, e[size_t(l.cut)]);
+    const int64_t slices = std::min(want, outer);
     l.slice_rows = (outer + slices - 1) / slices;
     l.slices = (outer + l.slice_rows - 1) / l.slice_rows;
     return l;
@@ -65,21 +81,10 @@ int64_t slices_wanted(const FuncNode &O, const DeviceProfile &d) {
     return std::clamp<int64_t>(total / kMinSlicePoints, 1, per_result);
 }
 
-// The RVar cut into slices (innermost first): the outermost, unless it has fewer steps than the
-// slices wanted (a volume's 16 planes, an RGB image's 3 channels, a batch of 2); then the outermost
-// RVar inside it with that many steps, or, where none has, the one with the most. Never the
-// innermost of several: the slice's lanes walk it.
+// The RVar cut into slices (innermost first; cut_rvar).
 int sliced_rvar(const FuncNode &O, const DeviceProfile &d) {
     const std::vector<int64_t> &e = O.rvar_extents[0];
-    const int n = int(e.size());
-    if (n == 1) return 0;
-    const int64_t want = slices_wanted(O, d);
-    int most = n - 1;
-    for (int i = n - 1; i >= 1; i--) {
-        if (e[size_t(i)] >= want) return i;
-        if (e[size_t(i)] > e[size_t(most)]) most = i;
-    }
-    return most;
+    return e.size() == 1 ? 0 : cut_rvar(e, slices_wanted(O, d));
 }
 
 // Steps of the cut RVar per slice at the estimates.
@@ -123,7 +128,7 @@ public:
         // (A scalar parameter can leave no slice at run time: at_least_one_slice bounds the
         // partials over it, where the schedule's source can write it.)
         const auto rvars = def.schedule().rvars();
-        const size_t cut = lane_results(O) ? rvars.size() - 1 : size_t(sliced_rvar(O, d));
+        const size_t cut = size_t(lane_results(O) ? lane_layout(O, d).cut : sliced_rvar(O, d));
         if (!slice_count_writable(rvars[cut].extent))
             return "the extent of its RVar " + rvars[cut].var +
                    ", cut into slices, reads a scalar parameter in a form the schedule's source cannot write";
@@ -158,6 +163,9 @@ public:
             p.threads = int(std::min<int64_t>(1024, ((O.points() * p.lanes + 31) / 32) * 32));
             p.slice_rows = l.slice_rows;
             p.slices = l.slices;
+            p.sliced_rvar = l.cut;
+            if (l.cut + 1 < int(O.rvar_extents[0].size()))
+                p.sliced_rvar_name = O.function.update(0).schedule().rvars()[size_t(l.cut)].var;
             k.params = p;
             return;
         }
@@ -180,7 +188,8 @@ public:
         // (A kernel run on the host instead, float64 on OpenCL without cl_doubles: the slices'
         // layout of the host.)
         if (p.lane_results && is_gpu_target(c.target)) {
-            schedule_total_reduction_lane_results(c.w, c.get(k.root), c.target, p.slice_rows, p.lanes, p.threads);
+            schedule_total_reduction_lane_results(c.w, c.get(k.root), c.target, p.sliced_rvar, p.slice_rows, p.lanes,
+                                                  p.threads);
             return;
         }
         schedule_total_reduction(c.w, c.get(k.root), c.target, p.sliced_rvar, p.slice_rows, p.slice.lanes,

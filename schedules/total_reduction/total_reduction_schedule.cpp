@@ -27,15 +27,15 @@ void schedule_total_reduction(ScheduleWriter &w, Func f, const Target &target, i
     schedule_block_reduction(w, f, target, kTotalFinalLanes);
 }
 
-void schedule_total_reduction_lane_results(ScheduleWriter &w, Func f, const Target &target, int64_t slice_rows,
-                                           int lanes, int threads) {
+void schedule_total_reduction_lane_results(ScheduleWriter &w, Func f, const Target &target, int sliced_rvar,
+                                           int64_t slice_rows, int lanes, int threads) {
     const std::string tag = f.name();
     const auto rvars = f.function().update(0).schedule().rvars();  // innermost first
     // The innermost RVar's steps across `lanes` threads, its outer part walked by each; the slices
-    // are runs of the outermost RVar (of that outer part, for a 1-D RDom).
+    // are runs of the cut RVar (of that outer part, for a 1-D RDom).
     RVar r0(rvars[0].var), r0o(tag + "_r0o"), r0i(tag + "_r0i");
     w.split({f, 0}, r0, r0o, r0i, lanes, TailStrategy::GuardWithIf);
-    const RVar outer = rvars.size() == 1 ? r0o : RVar(rvars.back().var);
+    const RVar outer = rvars.size() == 1 ? r0o : RVar(rvars[size_t(sliced_rvar)].var);
     RVar so(tag + "_so"), si(tag + "_si");
     w.split({f, 0}, outer, so, si, int(slice_rows), TailStrategy::GuardWithIf);
     Var lane(tag + "_lane"), slice(tag + "_slice");
@@ -47,7 +47,8 @@ void schedule_total_reduction_lane_results(ScheduleWriter &w, Func f, const Targ
     Func copy = w.in(partials, {});
     w.compute_root(copy);
     at_least_one_slice(w, partials, slice.name(),
-                       rvars.size() == 1 ? (rvars[0].extent + Expr(lanes - 1)) / Expr(lanes) : rvars.back().extent,
+                       rvars.size() == 1 ? (rvars[0].extent + Expr(lanes - 1)) / Expr(lanes)
+                                         : rvars[size_t(sliced_rvar)].extent,
                        slice_rows);
     // Threads along the results' innermost dim, then the lanes, then the results' other dims:
     // thread t reads the element t of a run of the input where the results' dim is its innermost

@@ -20,11 +20,12 @@ constexpr int kTotalFinalLanes = 256;
 void schedule_total_reduction(ScheduleWriter &w, Halide::Func f, const Halide::Target &target, int sliced_rvar,
                               int64_t slice_rows, int lanes, int lanes_x, bool unroll_inner);
 // The same where the results are few and read along the input's innermost dim
-// (TotalReductionParams::lane_results): the innermost RVar split across `lanes`, the outermost cut
-// into slices of `slice_rows`, both factored out into partials (result, lane, slice) whose blocks
+// (TotalReductionParams::lane_results): the innermost RVar split across `lanes`, the RVar
+// `sliced_rvar` (of several; for a 1-D RDom, the lanes' walk of it) cut into slices of `slice_rows`,
+// both factored out into partials (result, lane, slice) whose blocks
 // hold every result of a slice, `threads` each, along the results and then the lanes, computed by
 // a copy in each thread's registers; then one block per result adds its partials.
 void schedule_total_reduction_lane_results(ScheduleWriter &w, Halide::Func f, const Halide::Target &target,
-                                           int64_t slice_rows, int lanes, int threads);
+                                           int sliced_rvar, int64_t slice_rows, int lanes, int threads);
 
 }  // namespace solder
