@@ -4,6 +4,7 @@
 // host and match a plain C++ reference at sizes that take either.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <tuple>
 
@@ -40,6 +41,15 @@ struct Scale {
     }
 };
 
+// A Func's name as the schedule's source writes it (a Func named alike earlier in the process, as
+// when several test files run in one, is "an_out$1": an_out_1).
+std::string ident(const Func &f) {
+    std::string s = f.name();
+    for (char &ch : s)
+        if (!isalnum(static_cast<unsigned char>(ch)) && ch != '_') ch = '_';
+    return s;
+}
+
 std::string cuda_stmt(const std::vector<Func> &outs, const std::vector<Argument> &args, const std::string &name) {
     std::string stmt = ::testing::TempDir() + "/" + name + ".stmt";
     Pipeline(outs).compile_to_lowered_stmt(stmt, args, Text, solder::make_target("cuda"));
@@ -51,7 +61,8 @@ std::string cuda_stmt(const std::vector<Func> &outs, const std::vector<Argument>
 TEST(AlignedVectors, RunTimeExtentsGetWholeVectorsOnCuda) {
     RowNorm n;
     std::string src = schedule_with_solder({n.out}, "cuda");
-    EXPECT_NE(src.find("an_out.specialize((an_out.output_buffer().dim(0).extent()) % 4 == 0"), std::string::npos)
+    const std::string o = ident(n.out);
+    EXPECT_NE(src.find(o + ".specialize((" + o + ".output_buffer().dim(0).extent()) % 4 == 0"), std::string::npos)
         << src;
     // A generator's schedule has its pipeline in scope, not its inputs: the source finds them by name.
     EXPECT_NE(src.find("(solder_input_field(\"an_in\", \"stride\", 1)) % 4 == 0"), std::string::npos) << src;
@@ -62,7 +73,7 @@ TEST(AlignedVectors, RunTimeExtentsGetWholeVectorsOnCuda) {
 
     Scale s;
     src = schedule_with_solder({s.out}, "cuda");
-    EXPECT_NE(src.find("as_out.specialize("), std::string::npos) << src;
+    EXPECT_NE(src.find(ident(s.out) + ".specialize("), std::string::npos) << src;
     ptx = cuda_stmt({s.out}, {s.in}, "aligned_scale");
     EXPECT_NE(ptx.find("ld.global.nc.v4"), std::string::npos);
     EXPECT_NE(ptx.find("st.global.v4"), std::string::npos);
@@ -135,7 +146,7 @@ TEST(AlignedVectors, SixtyFourBitValuesCompileForCudaAtAnySize) {
     sharp.set_estimates({{0, 1920}, {0, 1080}});
     energy.set_estimates({{0, 1920}});
     std::string src = schedule_with_solder({sharp, energy}, "cuda");
-    EXPECT_EQ(src.find("a64_energy.vectorize("), std::string::npos) << src;
+    EXPECT_EQ(src.find(ident(energy) + ".vectorize("), std::string::npos) << src;
     std::string ptx = cuda_stmt({sharp, energy}, {in}, "aligned_64_bit");
     EXPECT_NE(ptx.find(".entry"), std::string::npos);
 }
@@ -152,12 +163,13 @@ TEST(AlignedVectors, AnUnrolledChannelBranchHasAnAlignedBranchInside) {
     in.set_estimates({{0, 1920}, {0, 1080}, {0, 3}});
     out.set_estimates({{0, 1920}, {0, 1080}, {0, 3}});
     std::string src = schedule_with_solder({out}, "cuda");
-    const std::string branch = "ach_out.specialize(ach_out.output_buffer().dim(2).extent() == 3 && "
-                               "ach_out.output_buffer().dim(2).min() == 0)";
-    EXPECT_NE(src.find(branch + ".unroll(ach_out_ci);"), std::string::npos) << src;
-    EXPECT_NE(src.find(branch + ".specialize((ach_out.output_buffer().dim(0).extent()) % 4 == 0"), std::string::npos)
+    const std::string o = ident(out);
+    const std::string branch = o + ".specialize(" + o + ".output_buffer().dim(2).extent() == 3 && " + o +
+                               ".output_buffer().dim(2).min() == 0)";
+    EXPECT_NE(src.find(branch + ".unroll(" + o + "_ci);"), std::string::npos) << src;
+    EXPECT_NE(src.find(branch + ".specialize((" + o + ".output_buffer().dim(0).extent()) % 4 == 0"), std::string::npos)
         << src;
-    EXPECT_NE(src.find("\nach_out.specialize((ach_out.output_buffer().dim(0).extent()) % 4 == 0"), std::string::npos)
+    EXPECT_NE(src.find("\n" + o + ".specialize((" + o + ".output_buffer().dim(0).extent()) % 4 == 0"), std::string::npos)
         << src;
     std::string ptx = cuda_stmt({out}, {in}, "aligned_channels");
     size_t kernels = 0;
@@ -184,11 +196,11 @@ TEST(AlignedVectors, ConversionsToF16StayScalarOnCuda) {
     for (ImageParam *p : {&a, &b, &in}) p->set_estimates({{0, 4096}, {0, 2048}});
     for (Func *f : {&blend, &err, &math}) f->set_estimates({{0, 4096}, {0, 2048}});
     std::string src = schedule_with_solder({blend, err, math}, "cuda");
-    EXPECT_EQ(src.find("h16_blend.vectorize("), std::string::npos) << src;
-    EXPECT_EQ(src.find("h16_err.vectorize("), std::string::npos) << src;
-    EXPECT_NE(src.find("h16_blend converts to float16"), std::string::npos) << src;
-    EXPECT_EQ(src.find("h16_math.vectorize("), std::string::npos) << src;
-    EXPECT_NE(src.find("k2_h16_math [pointwise, 8 rows per block]"), std::string::npos) << src;
+    EXPECT_EQ(src.find(ident(blend) + ".vectorize("), std::string::npos) << src;
+    EXPECT_EQ(src.find(ident(err) + ".vectorize("), std::string::npos) << src;
+    EXPECT_NE(src.find(blend.name() + " converts to float16"), std::string::npos) << src;
+    EXPECT_EQ(src.find(ident(math) + ".vectorize("), std::string::npos) << src;
+    EXPECT_NE(src.find("k2_" + math.name() + " [pointwise, 8 rows per block]"), std::string::npos) << src;
     // Each kernel converting to f16 rounds with cvt.rn.f16.f32 (a vector store would have none).
     std::string ptx = cuda_stmt({blend, err}, {a, b, in}, "f16_conversions");
     size_t kernels = 0, conversions = 0;
