@@ -169,7 +169,8 @@ TEST(AlignedVectors, AnUnrolledChannelBranchHasAnAlignedBranchInside) {
     EXPECT_NE(src.find(branch + ".unroll(" + o + "_ci);"), std::string::npos) << src;
     EXPECT_NE(src.find(branch + ".specialize((" + o + ".output_buffer().dim(0).extent()) % 4 == 0"), std::string::npos)
         << src;
-    EXPECT_NE(src.find("\n" + o + ".specialize((" + o + ".output_buffer().dim(0).extent()) % 4 == 0"), std::string::npos)
+    EXPECT_NE(src.find("\n" + o + ".specialize((" + o + ".output_buffer().dim(0).extent()) % 4 == 0"),
+              std::string::npos)
         << src;
     std::string ptx = cuda_stmt({out}, {in}, "aligned_channels");
     size_t kernels = 0;
