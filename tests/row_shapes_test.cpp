@@ -154,6 +154,31 @@ TEST(RowShapes, StagedRowsAreReadOncePerBlock) {
         EXPECT_TRUE(kb.staged().empty()) << "32 KB rows exceed " << autosched::kMaxStagedBytesPerBlock;
 }
 
+// A row read over its input's run-time width is staged only where that width is fixed: staged at a
+// width known only when the pipeline runs, each block's shared memory would grow with it (planned
+// at 512 floats, 2 KB a row; at 16384, 64 KB, past what a block may have).
+TEST(RowShapes, RowsOfARunTimeWidthAreNotStaged) {
+    for (bool fixed : {false, true}) {
+        SCOPED_TRACE(fixed ? "width fixed at 512" : "width from the input");
+        Halide::ImageParam in(Halide::Float(32), 2, "swin");
+        Halide::Var x("x"), y("y");
+        Halide::RDom r(0, in.dim(0).extent(), "r");
+        Halide::Func scaled("sw_scaled"), mean("sw_mean"), out("sw_out");
+        scaled(x, y) = in(x, y) * 0.5f;
+        mean(y) = Halide::sum(scaled(r, y)) / Halide::cast<float>(in.dim(0).extent());
+        out(x, y) = scaled(x, y) - mean(y);
+        if (fixed) in.dim(0).set_bounds(0, 512);
+        in.set_estimates({{0, 512}, {0, 64}});
+        out.set_estimates({{0, 512}, {0, 64}});
+        autosched::PlannerOptions opt = small_gpu();
+        opt.stage_rows = true;
+        autosched::Plan plan = solder::testing::plan_for({out}, opt, true);
+        ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+        EXPECT_EQ(plan.kernels[0].template_name(), "row") << plan.to_text();
+        EXPECT_EQ(plan.kernels[0].staged().empty(), !fixed) << plan.to_text();
+    }
+}
+
 // Short rows (puzzler's shape, fewer rows): 8 slices of 64-wide rows, each slice layer-normed and
 // stacked back. A row is a warp of 2-wide accesses, so a block holds 8 rows; the slice dim is
 // unrolled in each thread, so the stack's select keeps one branch per slice.

@@ -310,9 +310,13 @@ public:
         p.rows_per_block =
             gpu && ws.warps == 0 && k.side.empty() ? rows_per_block_for(g, O, kc, c.plan, c.opt.device, p) : 1;
         if (p.rows_per_block > 1) assign_row_dims(g, c.root, kc, c.plan);
-        if (gpu && c.opt.stage_rows && ws.warps == 0)
-            p.staged =
-                choose_staged_inputs(g, c.root, kc, row_block_regions(g, c.root, kc), c.groups, p.rows_per_block);
+        if (gpu && c.opt.stage_rows && ws.warps == 0) {
+            // (The staged rows at larger run-time sizes: an input row that grows is not staged.)
+            const FuncGraph *big = g.at_larger_sizes();
+            const std::vector<Region> larger = big ? row_block_regions(*big, c.root, kc) : std::vector<Region>{};
+            p.staged = choose_staged_inputs(g, c.root, kc, row_block_regions(g, c.root, kc), c.groups, p.rows_per_block,
+                                            big ? &larger : nullptr);
+        }
         k.params = p;
     }
 

@@ -7,7 +7,8 @@ namespace solder::autosched {
 
 std::vector<StagedInput> choose_staged_inputs(const FuncGraph &g, int root, const KernelChoice &kc,
                                               const std::vector<Region> &per_block,
-                                              const std::vector<std::set<int>> &groups, int rows_per_block) {
+                                              const std::vector<std::set<int>> &groups, int rows_per_block,
+                                              const std::vector<Region> *larger) {
     const int N = int(g.nodes.size());
     std::vector<bool> inside(N, false);
     for (int m : kc.members) inside[m] = true;
@@ -52,6 +53,7 @@ std::vector<StagedInput> choose_staged_inputs(const FuncGraph &g, int root, cons
         if (!u.ok || u.stages.size() < 2 || per_block[p].empty()) continue;
         const int64_t points = region_points(per_block[p]);
         if (points < 32) continue;  // a scalar or a few: nothing worth a pass of its own
+        if (larger && size_t(p) < larger->size() && region_points((*larger)[size_t(p)]) > points) continue;
         StagedInput s;
         s.func = g.nodes[p].name;
         for (int r : u.readers) s.readers.push_back(g.nodes[r].name);

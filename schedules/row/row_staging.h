@@ -21,9 +21,13 @@ constexpr int64_t kMaxStagedBytesPerBlock = 24 * 1024;
 // other kernel recomputes (not read by a reduction directly); smallest first while they fit in
 // kMaxStagedBytesPerBlock.
 // `per_block`: row_block_regions of the kernel (one row); `groups`: for each node, the kernels it is
-// in; a block owning `rows_per_block` rows stages that many.
+// in; a block owning `rows_per_block` rows stages that many. `larger`: the same regions with the
+// pipeline's run-time sizes larger (FuncGraph::at_larger_sizes; null where every size is fixed): an
+// input whose staged row has more points there is not staged (its shared memory would grow with
+// the sizes the pipeline runs at, past what a block may have).
 std::vector<StagedInput> choose_staged_inputs(const FuncGraph &g, int root, const KernelChoice &kc,
                                               const std::vector<Region> &per_block,
-                                              const std::vector<std::set<int>> &groups, int rows_per_block = 1);
+                                              const std::vector<std::set<int>> &groups, int rows_per_block = 1,
+                                              const std::vector<Region> *larger = nullptr);
 
 }  // namespace solder::autosched
