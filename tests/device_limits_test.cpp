@@ -574,8 +574,9 @@ TEST(DeviceLimits, KernelBeyondSharedMemoryFallsBackToGenericOnOpenCL) {
             Plan p = plan_for_cuda({out});
             EXPECT_TRUE(plan_within_limits(p));
             const std::string text = p.to_text();
-            EXPECT_NE(text.find("generic template: its row kernel would break a device limit at the planned size: "
-                                "out's launch needs 49492 bytes of shared memory per block, above the device's 49152"),
+            EXPECT_NE(text.find("generic template: its row kernel would break a device limit at the planned size: " +
+                                out.name() +
+                                "'s launch needs 49492 bytes of shared memory per block, above the device's 49152"),
                       std::string::npos)
                 << text;
             std::map<std::string, int64_t> sizes;

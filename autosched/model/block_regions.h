@@ -34,14 +34,52 @@ inline void keep_larger(std::vector<Region> &most, const std::vector<Region> &pe
         if (!per[n].empty() && (most[n].empty() || region_points(per[n]) > region_points(most[n]))) most[n] = per[n];
 }
 
+// Whether every block of `shape` over the root needs regions of the same extents of each node: every
+// read of the root and of the nodes inside its kernel moves with its reader (FuncEdge::
+// moves_with_consumer), and every read of one producer follows the same root dims among those the
+// blocks move along (a union of reads that move differently, c(r, y) and c(x, r), spans more rows
+// the farther the block is from row 0).
+inline bool blocks_alike(const FuncGraph &g, int root, const std::vector<bool> &inside,
+                         const std::vector<int64_t> &shape) {
+    // For each node reached, the root dim each of its dims follows as the blocks move (-1: none).
+    std::vector<std::vector<int>> follow(g.nodes.size());
+    std::vector<bool> reached(g.nodes.size(), false);
+    const size_t rank = g.nodes[size_t(root)].dims.size();
+    for (size_t d = 0; d < rank; d++)
+        follow[size_t(root)].push_back(d < shape.size() && shape[d] != kWhole ? int(d) : -1);
+    reached[size_t(root)] = true;
+    for (int n = root; n >= 0; n--) {  // producers come before their consumers
+        if (!reached[size_t(n)] || (n != root && (size_t(n) >= inside.size() || !inside[size_t(n)]))) continue;
+        for (int ei : g.nodes[size_t(n)].in_edges) {
+            const FuncEdge &e = g.edges[size_t(ei)];
+            if (!e.moves_with_consumer) return false;
+            for (auto &site : e.site_vars) {
+                std::vector<int> f;
+                for (int v : site)
+                    f.push_back(v < 0 || size_t(v) >= follow[size_t(n)].size() ? -1 : follow[size_t(n)][size_t(v)]);
+                if (!reached[size_t(e.producer)]) {
+                    follow[size_t(e.producer)] = f;
+                    reached[size_t(e.producer)] = true;
+                } else if (follow[size_t(e.producer)] != f) {
+                    return false;
+                }
+            }
+        }
+    }
+    return true;
+}
+
 // What each node needs per block of `shape` over root region `r`, the most any block needs: the
 // first, middle and last block along every dim are asked, and each node keeps its largest answer.
 // (Halide sizes a per-block allocation by the largest block: a read of channel c and c - C/2,
-// clamped at 0, needs one channel in the first block and C/2 + 1 in the middle one.)
+// clamped at 0, needs one channel in the first block and C/2 + 1 in the middle one.) Where every
+// block needs the same extents (blocks_alike: reads at the readers' vars plus constant offsets, a
+// chain of stencils), the first block alone.
 inline std::vector<Region> largest_per_block(const FuncGraph &g, int root, const Region &r,
                                              const std::vector<int64_t> &shape, const std::vector<bool> &inside) {
     std::vector<Region> most;
-    for (int at = 0; at < 3; at++) {
+    const int positions = blocks_alike(g, root, inside, shape) ? 1 : 3;
+    for (int at = 0; at < positions; at++) {
         Region b = r;
         for (size_t d = 0; d < b.size() && d < shape.size(); d++) {
             if (shape[d] == kWhole) continue;

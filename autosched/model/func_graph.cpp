@@ -233,7 +233,7 @@ std::vector<StageExprs> stages_of(const Function &f, const std::vector<Function>
         if (update)
             for (auto &a : d.args()) s.exprs.push_back(a);
         s.rvars = d.schedule().rvars();
-        if (has_predicate(d)) s.exprs.push_back(d.predicate());
+        if (has_predicate(d)) s.exprs.push_back(d.predicate()), s.predicated = true;
         if (!inlined.empty())
             for (auto &e : s.exprs) e = inline_all(e, inlined);
         for (auto &a : f.args()) s.pure.push_back(a);
@@ -416,9 +416,14 @@ size_t FuncGraph::RegionKeyHash::operator()(const std::vector<int64_t> &k) const
 
 const std::vector<FuncGraph::ProducerRegion> &FuncGraph::producer_regions(int c, const Region &region) const {
     region_queries_++;
-    std::vector<int64_t> key{c};
+    // (The key built in a buffer kept between calls: most queries are answered from memory, and a
+    // key of its own each time was an allocation per query.)
+    std::vector<int64_t> &key = region_key_;
+    key.clear();
+    key.push_back(c);
     for (auto &r : region) key.push_back(r.min), key.push_back(r.max);
     if (auto it = producer_regions_.find(key); it != producer_regions_.end()) return it->second;
+    std::vector<int64_t> stored = key;  // (what follows may ask other regions, reusing the buffer)
     // Bounded memory: a 2,000-Func chain's search asks about 400,000 distinct regions. (No caller
     // holds an answer across calls, so dropping them all is safe.)
     if (producer_regions_.size() >= kMaxRememberedRegions) producer_regions_.clear();
@@ -466,7 +471,7 @@ const std::vector<FuncGraph::ProducerRegion> &FuncGraph::producer_regions(int c,
             }
         }
     }
-    return producer_regions_.emplace(std::move(key), std::move(found)).first->second;
+    return producer_regions_.emplace(std::move(stored), std::move(found)).first->second;
 }
 
 std::vector<Region> FuncGraph::regions_for(int root, const Region &root_region, const std::vector<bool> &inside) const {
@@ -527,6 +532,36 @@ Access classify(const CallSite &s, const StageExprs &st, int producer_dims) {
 }
 
 int rank_of(Access a) { return int(a); }
+
+// Whether the index `a` moves with the stage's pure vars without changing the extents it spans:
+// one pure var plus terms of RVars, parameters and constants, or such terms alone
+// (FuncEdge::moves_with_consumer). `var`: that pure var's position in the stage's (-1: none).
+bool moves_with_vars(const Expr &a, const StageExprs &st, int *var) {
+    std::vector<std::string> pure_used;
+    *var = -1;
+    for (size_t i = 0; i < st.pure.size(); i++)
+        if (expr_uses_var(a, st.pure[i])) pure_used.push_back(st.pure[i]), *var = int(i);
+    if (pure_used.size() > 1) return false;
+    const Expr rest = pure_used.empty() ? a : simplify(a - Variable::make(a.type(), pure_used[0]));
+    struct Fixed : IRGraphVisitor {  // only RVars, parameters and constants left
+        const StageExprs *st = nullptr;
+        bool fixed = true;
+        using IRGraphVisitor::visit;
+        void visit(const Variable *v) override {
+            fixed = fixed && (v->reduction_domain.defined() || v->param.defined() ||
+                              std::any_of(st->rvars.begin(), st->rvars.end(),
+                                          [&](const ReductionVariable &r) { return r.var == v->name; }));
+        }
+        void visit(const Load *) override { fixed = false; }
+        void visit(const Call *c) override {
+            fixed = fixed && c->call_type != Call::Halide && c->call_type != Call::Image;
+            IRGraphVisitor::visit(c);
+        }
+    } f;
+    f.st = &st;
+    rest.accept(&f);
+    return f.fixed;
+}
 
 }  // namespace
 
@@ -915,7 +950,8 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
         std::map<int, Access> acc;
         std::map<int, std::string> detail;
         std::map<int, std::set<std::string>> sites;
-        std::set<int> scattered, uneven;
+        std::set<int> scattered, uneven, unmoved;
+        std::map<int, std::set<std::vector<int>>> site_vars;
         for (auto &st : stages_of(g.nodes[c].function)) {
             CallCollector cc(g.nodes[c].dims.empty() ? std::string() : g.nodes[c].dims[0]);
             for (auto &e : st.exprs) e.accept(&cc);
@@ -927,6 +963,15 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
                 sites[p].insert(args);
                 if (s.scattered) scattered.insert(p);
                 if (s.uneven) uneven.insert(p);
+                bool moves = !s.nested_load && !st.predicated;
+                std::vector<int> follows;
+                for (auto &a : s.args) {
+                    int v = -1;
+                    moves = moves && moves_with_vars(a, st, &v);
+                    follows.push_back(v);
+                }
+                if (!moves) unmoved.insert(p);
+                site_vars[p].insert(follows);
                 Access a = classify(s, st, int(g.nodes[p].dims.size()));
                 if (!acc.count(p) || rank_of(a) > rank_of(acc[p])) {
                     acc[p] = a;
@@ -950,6 +995,8 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
             e.sites = int(sites[p].size());
             e.scattered = scattered.count(p) > 0;
             e.uneven = uneven.count(p) > 0;
+            e.moves_with_consumer = unmoved.count(p) == 0;
+            if (e.moves_with_consumer) e.site_vars.assign(site_vars[p].begin(), site_vars[p].end());
             g.nodes[p].out_edges.push_back(int(g.edges.size()));
             g.nodes[c].in_edges.push_back(int(g.edges.size()));
             g.edges.push_back(e);

@@ -151,6 +151,13 @@ struct FuncEdge {
     // reader needs varies from tile to tile. (An integer division by a run-time value, bilateral
     // grid's x / s, is not counted: staged, its grid ran faster on the H100, 407 against 458 us.)
     bool uneven = false;
+    // Every index of every read is one of the consumer's pure vars plus terms of RVars, parameters
+    // and constants (or such terms alone), no load among them and no RDom predicate in the stage:
+    // moved with the consumer's region, each read's region keeps its extents. `site_vars`: for each
+    // distinct read, the consumer dim each producer dim follows (-1: none). Reads that follow the
+    // consumer alike keep their union's extents too (blocks_alike, block_regions.h).
+    bool moves_with_consumer = false;
+    std::vector<std::vector<int>> site_vars;
 
     // A read at several points per point through a resampling (FuncGraph::read_through_resampling).
     bool resamples() const { return access == Access::Remap && sites > 1; }
@@ -165,6 +172,7 @@ struct StageExprs {
     std::vector<std::string> pure;    // the stage's pure vars
     std::vector<Halide::Internal::ReductionVariable> rvars;
     bool update = false;
+    bool predicated = false;  // its RDom has a predicate (RDom::where)
 };
 
 class FuncGraph {
@@ -267,7 +275,8 @@ private:
         size_t operator()(const std::vector<int64_t> &k) const;
     };
     mutable std::unordered_map<std::vector<int64_t>, std::vector<ProducerRegion>, RegionKeyHash> producer_regions_;
-    static constexpr size_t kMaxRememberedRegions = 1 << 19;
+    static constexpr size_t kMaxRememberedRegions = 1 << 21;
+    mutable std::vector<int64_t> region_key_;  // producer_regions' lookup key
     mutable int64_t region_queries_ = 0;
 };
 
