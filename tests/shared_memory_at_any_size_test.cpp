@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "autosched/model/block_regions.h"
 #include "tests/support/lowered_launches.h"
 #include "tests/support/user_pipeline.h"
 
@@ -149,6 +150,53 @@ TEST(SharedMemoryAtAnySize, AScanOverADeclaredRangeOfStepsIsSizedAtItsMax) {
         const int run = most > 0 && most <= 2000 ? most : 4096;
         EXPECT_EQ(launches_at({out}, {same_extents(in.name(), out.name(), {1024, 256})}, {{"steps", Expr(run)}}), "")
             << plan;
+    }
+}
+
+}  // namespace shared_at_any_size
+
+namespace shared_at_any_size {
+
+// Which block shapes need the same regions at every block (blocks_alike), so that the shared-memory
+// check asks the first block only: a chain of stencils at the readers' vars plus constants does; a
+// product of a clamped image's first rows and columns (c(r, y) * c(x, r): the union of both reads
+// spans rows 0 to y, more the farther the block is from row 0) does not, and its largest block
+// needs more than its first; nor does a read through a clamp.
+TEST(SharedMemoryAtAnySize, OnlyBlocksWhoseReadsMoveAlikeAreAskedOnce) {
+    using namespace solder::autosched;
+    ImageParam in(Float(32), 2, "alike_in");
+    Var x("x"), y("y");
+    RDom r(0, 8, "alike_r");
+    Func s1("alike_s1"), s2("alike_s2"), prod("alike_prod"), clamped("alike_clamped");
+    s1(x, y) = in(x, y) + in(x + 1, y);
+    s2(x, y) = s1(x, y - 1) * s1(x, y + 1);
+    Func c = BoundaryConditions::repeat_edge(in);
+    prod(x, y) = sum(c(r, y) * c(x, r));
+    clamped(x, y) = in(x, clamp(y - 64, 0, 255)) + in(x, y);
+    for (Func *f : {&s2, &prod, &clamped}) f->set_estimates({{0, 256}, {0, 256}});
+    in.set_estimates({{0, 256}, {0, 256}});
+    for (Func *f : {&s2, &prod, &clamped}) {
+        SCOPED_TRACE(f->name());
+        const FuncGraph g = FuncGraph::build({*f});
+        int root = -1;
+        for (size_t n = 0; n < g.nodes.size(); n++)
+            if (g.nodes[n].name == f->name()) root = int(n);
+        ASSERT_GE(root, 0);
+        // The root's kernel with every Func before it inlined into it (a row of the root per block).
+        std::vector<bool> inside(g.nodes.size(), false);
+        for (size_t n = 0; n < g.nodes.size(); n++) inside[n] = int(n) != root && !g.nodes[n].is_input;
+        const std::vector<int64_t> shape = owning_innermost(2, 1);
+        const bool alike = blocks_alike(g, root, inside, shape);
+        EXPECT_EQ(alike, f == &s2);
+        const auto first = g.regions_for(root, block_region(g.nodes[size_t(root)].region, 1), inside);
+        const auto largest = largest_per_block(g, root, g.nodes[size_t(root)].region, shape, inside);
+        int64_t first_points = 0, largest_points = 0;
+        for (size_t n = 0; n < g.nodes.size(); n++)
+            first_points += region_points(first[n]), largest_points += region_points(largest[n]);
+        if (f == &s2)
+            EXPECT_EQ(largest_points, first_points);
+        else
+            EXPECT_GT(largest_points, first_points);
     }
 }
 
