@@ -52,7 +52,7 @@ inline bool blocks_alike(const FuncGraph &g, int root, const std::vector<bool> &
         if (!reached[size_t(n)] || (n != root && (size_t(n) >= inside.size() || !inside[size_t(n)]))) continue;
         for (int ei : g.nodes[size_t(n)].in_edges) {
             const FuncEdge &e = g.edges[size_t(ei)];
-            if (!e.moves_with_consumer) return false;
+            if (!e.moves_with_consumer()) return false;
             for (auto &site : e.site_vars) {
                 std::vector<int> f;
                 for (int v : site)

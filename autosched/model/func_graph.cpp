@@ -995,8 +995,7 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
             e.sites = int(sites[p].size());
             e.scattered = scattered.count(p) > 0;
             e.uneven = uneven.count(p) > 0;
-            e.moves_with_consumer = unmoved.count(p) == 0;
-            if (e.moves_with_consumer) e.site_vars.assign(site_vars[p].begin(), site_vars[p].end());
+            if (!unmoved.count(p)) e.site_vars.assign(site_vars[p].begin(), site_vars[p].end());
             g.nodes[p].out_edges.push_back(int(g.edges.size()));
             g.nodes[c].in_edges.push_back(int(g.edges.size()));
             g.edges.push_back(e);

@@ -151,13 +151,13 @@ struct FuncEdge {
     // reader needs varies from tile to tile. (An integer division by a run-time value, bilateral
     // grid's x / s, is not counted: staged, its grid ran faster on the H100, 407 against 458 us.)
     bool uneven = false;
-    // Every index of every read is one of the consumer's pure vars plus terms of RVars, parameters
-    // and constants (or such terms alone), no load among them and no RDom predicate in the stage:
-    // moved with the consumer's region, each read's region keeps its extents. `site_vars`: for each
-    // distinct read, the consumer dim each producer dim follows (-1: none). Reads that follow the
-    // consumer alike keep their union's extents too (blocks_alike, block_regions.h).
-    bool moves_with_consumer = false;
+    // Where every index of every read is one of the consumer's pure vars plus terms of RVars,
+    // parameters and constants (or such terms alone), no load among them and no RDom predicate in
+    // the stage (moved with the consumer's region, each read's region keeps its extents): for each
+    // distinct read, the consumer dim each producer dim follows (-1: none). Empty otherwise. Reads
+    // that follow the consumer alike keep their union's extents too (blocks_alike, block_regions.h).
     std::vector<std::vector<int>> site_vars;
+    bool moves_with_consumer() const { return !site_vars.empty(); }
 
     // A read at several points per point through a resampling (FuncGraph::read_through_resampling).
     bool resamples() const { return access == Access::Remap && sites > 1; }

@@ -141,7 +141,7 @@ struct TotalReductionParams {
     int64_t slice_rows = 1, slices = 1;
     // The RVar cut into slices (innermost first): the outermost, or an inner one with more steps
     // where the outermost has too few (a volume's 16 planes), the RVars outside it walked in each
-    // slice. (The lane-results layout cuts the outermost.)
+    // slice; its name where it is not the outermost (for the plan's text).
     int sliced_rvar = 0;
     std::string sliced_rvar_name;
     BlockReductionParams slice;

@@ -214,8 +214,6 @@ public:
         best.members = c.members;
         const auto whole = g.regions_for(root, O.region, inside);
         const int levels = reduction_levels(g, inside, c.members);
-        const bool has_reductions =
-            std::any_of(c.members.begin(), c.members.end(), [&](int m) { return g.nodes[size_t(m)].is_reduction(); });
         bool found = false;
         for (int k = 1; k <= rank; k++) {
             // A block owning every dim only for 1-D roots that are small (the template has no loop to
@@ -230,21 +228,17 @@ public:
             auto per_block = g.regions_for(root, blk, inside);
             // Shared memory: the most any block needs (its first block may need less), at the most
             // any parameter's declared max takes it to.
-            // (What a block keeps on chip is its per-block reductions: a kernel with none keeps
-            // nothing, and its blocks' largest regions are not asked.)
             const auto shape = owning_innermost(O.dims.size(), k);
-            const auto largest =
-                has_reductions ? largest_per_block(g, root, O.region, shape, inside) : std::vector<Region>{};
-            const auto at_most =
-                has_reductions ? largest_per_block_at_most(g, root, shape, inside, largest) : std::vector<Region>{};
+            const auto largest = largest_per_block(g, root, O.region, shape, inside);
+            const auto at_most = largest_per_block_at_most(g, root, shape, inside, largest);
             std::vector<std::pair<int, int64_t>> on_chip;
             for (int m : c.members)
                 if (g.nodes[m].is_reduction())
                     on_chip.emplace_back(m, region_points(at_most[m]) * g.nodes[m].elem_bytes);
             const int64_t shared = total_naming_offender(on_chip, c.opt.device.shared_memory_bytes, kc);
             kc.ok = shared <= c.opt.device.shared_memory_bytes;
-            if (kc.ok && has_reductions && !c.g.fixed_sizes()) grows_with_rows(c, blk, per_block, kc);
-            if (kc.ok && has_reductions && c.opt.gpu && !c.g.fixed_sizes()) grows_with_sizes(c, k, largest, kc);
+            if (kc.ok && !c.g.fixed_sizes()) grows_with_rows(c, blk, per_block, kc);
+            if (kc.ok && c.opt.gpu && !c.g.fixed_sizes()) grows_with_sizes(c, k, largest, kc);
             if (!kc.ok) {
                 // Keep the offender of the smallest block shape, costed all the same: scoring a
                 // schedule Solder would not build still needs its bytes.

@@ -34,10 +34,6 @@ bool lane_results(const FuncNode &O) {
     return !r.walks_rvar && r.along_results;
 }
 
-// The lane-results layout at the estimates: lanes of the innermost RVar per result (a block of
-// about kLaneResultThreads, at least a warp of lanes), and the slices of the outermost RVar (of the
-// lanes' walk, for a 1-D RDom): one block per slice for every result, as many as fill the device,
-// each of at least kMinSlicePoints points per result.
 // The RVar of a walk over RVars of extents `e` (innermost first, several) cut into `want` slices:
 // the outermost, unless it has fewer steps than that (a volume's 16 planes, an RGB image's 3
 // channels, a batch of 2); then the outermost RVar inside it with that many steps, or, where none
@@ -52,10 +48,19 @@ int cut_rvar(const std::vector<int64_t> &e, int64_t want) {
     return most;
 }
 
-struct LaneLayout {
-    int lanes = 32;
+// A reduction's slices at the estimates: the RVar cut (innermost first; cut_rvar), its steps per
+// slice, and the slices.
+struct SliceLayout {
+    int cut = 0;
     int64_t slice_rows = 1, slices = 1;
-    int cut = 0;  // the RVar cut into slices (innermost first; for a 1-D RDom, the lanes' walk of it)
+};
+
+// The lane-results layout at the estimates: lanes of the innermost RVar per result (a block of
+// about kLaneResultThreads, at least a warp of lanes), and the slices of the cut RVar (of the
+// lanes' walk, for a 1-D RDom): one block per slice for every result, as many as fill the device,
+// each of at least kMinSlicePoints points per result.
+struct LaneLayout : SliceLayout {
+    int lanes = 32;
 };
 LaneLayout lane_layout(const FuncNode &O, const DeviceProfile &d) {
     LaneLayout l;
@@ -72,26 +77,29 @@ LaneLayout lane_layout(const FuncNode &O, const DeviceProfile &d) {
     return l;
 }
 
-// Slices per result that fill the device with blocks (results x slices), each of at least
-// kMinSlicePoints points, at the estimates.
-int64_t slices_wanted(const FuncNode &O, const DeviceProfile &d) {
-    const int64_t total = std::max<int64_t>(1, O.reduction_points);
+// The other layout's slices at the estimates: as many per result as fill the device with blocks
+// (results x slices), each of at least kMinSlicePoints points.
+SliceLayout slice_layout(const FuncNode &O, const DeviceProfile &d) {
+    const std::vector<int64_t> &e = O.rvar_extents[0];
     const int64_t full = int64_t(d.sms) * d.blocks_per_sm_to_fill;
     const int64_t per_result = std::max<int64_t>(1, full / std::max<int64_t>(1, O.points()));
-    return std::clamp<int64_t>(total / kMinSlicePoints, 1, per_result);
+    const int64_t want = std::clamp<int64_t>(std::max<int64_t>(1, O.reduction_points) / kMinSlicePoints, 1, per_result);
+    SliceLayout l;
+    l.cut = e.size() == 1 ? 0 : cut_rvar(e, want);
+    const int64_t steps = std::max<int64_t>(1, e[size_t(l.cut)]);
+    const int64_t slices = std::min(want, steps);
+    l.slice_rows = (steps + slices - 1) / slices;
+    l.slices = (e[size_t(l.cut)] + l.slice_rows - 1) / l.slice_rows;
+    return l;
 }
 
-// The RVar cut into slices (innermost first; cut_rvar).
-int sliced_rvar(const FuncNode &O, const DeviceProfile &d) {
-    const std::vector<int64_t> &e = O.rvar_extents[0];
-    return e.size() == 1 ? 0 : cut_rvar(e, slices_wanted(O, d));
-}
-
-// Steps of the cut RVar per slice at the estimates.
-int64_t slice_rows_for(const FuncNode &O, const DeviceProfile &d) {
-    const int64_t steps = std::max<int64_t>(1, O.rvar_extents[0][size_t(sliced_rvar(O, d))]);
-    const int64_t slices = std::min(slices_wanted(O, d), steps);
-    return (steps + slices - 1) / slices;
+// `l` into the template's parameters, with the cut RVar's name where it is not the outermost.
+void set_slices(TotalReductionParams &p, const FuncNode &O, const SliceLayout &l) {
+    p.sliced_rvar = l.cut;
+    p.slice_rows = l.slice_rows;
+    p.slices = l.slices;
+    if (l.cut + 1 < int(O.rvar_extents[0].size()))
+        p.sliced_rvar_name = O.function.update(0).schedule().rvars()[size_t(l.cut)].var;
 }
 
 // A reduction to one result or few (an image's sum, a loss, per-channel means), each over many
@@ -128,7 +136,7 @@ public:
         // (A scalar parameter can leave no slice at run time: at_least_one_slice bounds the
         // partials over it, where the schedule's source can write it.)
         const auto rvars = def.schedule().rvars();
-        const size_t cut = size_t(lane_results(O) ? lane_layout(O, d).cut : sliced_rvar(O, d));
+        const size_t cut = size_t(lane_results(O) ? lane_layout(O, d).cut : slice_layout(O, d).cut);
         if (!slice_count_writable(rvars[cut].extent))
             return "the extent of its RVar " + rvars[cut].var +
                    ", cut into slices, reads a scalar parameter in a form the schedule's source cannot write";
@@ -145,9 +153,8 @@ public:
             kc.extra_launches = 1 + O.is_output;  // the partials' copy (and an output's pure stage)
             return kc;
         }
-        const int64_t rows = slice_rows_for(O, c.opt.device);
-        const int64_t steps = O.rvar_extents[0][size_t(sliced_rvar(O, c.opt.device))];
-        KernelChoice kc = c.whole_root_choice(TemplateKind::TotalReduction, O.points() * ((steps + rows - 1) / rows));
+        KernelChoice kc =
+            c.whole_root_choice(TemplateKind::TotalReduction, O.points() * slice_layout(O, c.opt.device).slices);
         kc.extra_launches = 1 + O.is_output;  // the slices' partials, an output's pure stage (launch_shapes)
         return kc;
     }
@@ -161,19 +168,11 @@ public:
             p.lane_results = true;
             p.lanes = l.lanes;
             p.threads = int(std::min<int64_t>(1024, ((O.points() * p.lanes + 31) / 32) * 32));
-            p.slice_rows = l.slice_rows;
-            p.slices = l.slices;
-            p.sliced_rvar = l.cut;
-            if (l.cut + 1 < int(O.rvar_extents[0].size()))
-                p.sliced_rvar_name = O.function.update(0).schedule().rvars()[size_t(l.cut)].var;
+            set_slices(p, O, l);
             k.params = p;
             return;
         }
-        p.sliced_rvar = sliced_rvar(O, c.opt.device);
-        if (p.sliced_rvar + 1 < int(O.rvar_extents[0].size()))
-            p.sliced_rvar_name = O.function.update(0).schedule().rvars()[size_t(p.sliced_rvar)].var;
-        p.slice_rows = slice_rows_for(O, c.opt.device);
-        p.slices = (O.rvar_extents[0][size_t(p.sliced_rvar)] + p.slice_rows - 1) / p.slice_rows;
+        set_slices(p, O, slice_layout(O, c.opt.device));
         // Each slice as the block reduction template reduces one result.
         std::vector<int64_t> e = O.rvar_extents[0];
         e[size_t(p.sliced_rvar)] = p.slice_rows;
