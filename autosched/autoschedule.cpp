@@ -1,10 +1,12 @@
 #include "autosched/autoschedule.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 
 #include "autosched/apply_plan.h"
+#include "autosched/author_schedule.h"
 #include "autosched/bf16_on_gpu.h"
 #include "autosched/model/func_graph.h"
 #include "autosched/model/generic_reason.h"
@@ -150,6 +152,12 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
     // (Whatever the caller set, no atomics the target cannot have.)
     PlannerOptions for_target = opt;
     limit_to_target(for_target, target);
+    // Directives written before auto-scheduling: cleared, each compute_root() kept as a root.
+    const std::vector<AuthorSchedule> authored = clear_author_schedules(outputs);
+    for (auto &s : authored)
+        if (s.computed_at_root) for_target.author_roots.insert(s.func);
+    if (!authored.empty() && !quiet_requested())
+        std::fprintf(stderr, "%s\n", author_schedule_warning(authored).c_str());
     // (First, so that the plan prices the operations that will run.)
     const std::vector<std::string> bf16 = emulate_bf16_for_gpu(outputs, target);
     auto plan = [&]() {
@@ -184,6 +192,7 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
         hosted = kernels_on_host(a.plan, outputs, target);
         a.plan.explanations.push_back({"pipeline", "", kHostedWithoutSideOutputsReason});
     }
+    for (auto &s : authored) a.plan.explanations.push_back({s.func, "", author_schedule_reason(s)});
     for (auto &f : bf16) a.plan.explanations.push_back({f, "", kBf16EmulatedReason});
     for (auto &b : unaligned_narrow_buffers(outputs, target))
         a.plan.explanations.push_back({b, "", kUnalignedNarrowReason});

@@ -41,6 +41,8 @@ std::vector<bool> forced_roots(const FuncGraph &g, const PlannerOptions &opt, st
             root[i] = true, why[int(i)] = "it has specializations (Func::specialize), so Halide cannot inline it";
         if (opt.keep_unfused.count(n.name) || opt.keep_unfused.count(name_as_written(n.name)))
             root[i] = true, why[int(i)] = "kept out of fusion by the keep_unfused option";
+        if (opt.author_roots.count(n.name))
+            root[i] = true, why[int(i)] = "its author computed it at root (compute_root() before auto-scheduling)";
         for (int e : n.out_edges)
             if (g.edges[e].access == Access::DataDependent)
                 root[i] = true,

@@ -12,11 +12,16 @@
 
 namespace solder {
 
+// SOLDER_QUIET=1: no notices or warnings on stderr.
+inline bool quiet_requested() {
+    const char *q = std::getenv("SOLDER_QUIET");
+    return q && std::string(q) == "1";
+}
+
 class SlowStepNotice {
 public:
     explicit SlowStepNotice(std::string what, double after_s = 2.0) : what_(std::move(what)) {
-        const char *q = std::getenv("SOLDER_QUIET");
-        if (q && std::string(q) == "1") return;
+        if (quiet_requested()) return;
         start_ = std::chrono::steady_clock::now();
         watcher_ = std::thread([this, after_s] {
             std::unique_lock<std::mutex> l(mu_);

@@ -79,6 +79,9 @@ struct PlannerOptions {
     // atomics; off, a block per cell adds its RDom's points atomically (schedules/generic).
     bool cell_threads = true;
     std::set<std::string> keep_unfused;  // Funcs always materialized (a debugging knob)
+    // Funcs their author computed at root before auto-scheduling (autosched/author_schedule.h):
+    // stored like keep_unfused's, with their own reason. Not a knob: autoschedule() fills it.
+    std::set<std::string> author_roots;
     DeviceProfile device;
 };
 
