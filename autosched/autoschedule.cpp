@@ -7,6 +7,7 @@
 
 #include "autosched/apply_plan.h"
 #include "autosched/author_schedule.h"
+#include "autosched/hoisted_requirements.h"
 #include "autosched/bf16_on_gpu.h"
 #include "autosched/model/func_graph.h"
 #include "autosched/model/generic_reason.h"
@@ -145,7 +146,7 @@ Plan plan_generic_pipeline(const std::vector<Func> &outputs, const std::string &
 }
 
 Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &target, const PlannerOptions &opt,
-                           const std::string &app) {
+                           const std::string &app, Pipeline *checks) {
     Autoscheduled a;
     SlowStepNotice notice("planning " + std::to_string(pipeline_functions(outputs).size()) + " Funcs" +
                           (app.empty() ? std::string() : " of " + app));
@@ -158,6 +159,12 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
         if (s.computed_at_root) for_target.author_roots.insert(s.func);
     if (!authored.empty() && !quiet_requested())
         std::fprintf(stderr, "%s\n", author_schedule_warning(authored).c_str());
+    std::set<std::string> hoisted;
+    if (checks && target.has_gpu_feature()) {
+        const std::vector<Requirement> moved = hoist_requirements(outputs);
+        add_requirements(*checks, moved);
+        for (auto &r : moved) hoisted.insert(r.func);
+    }
     // (First, so that the plan prices the operations that will run.)
     const std::vector<std::string> bf16 = emulate_bf16_for_gpu(outputs, target);
     auto plan = [&]() {
@@ -193,6 +200,7 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
         a.plan.explanations.push_back({"pipeline", "", kHostedWithoutSideOutputsReason});
     }
     for (auto &s : authored) a.plan.explanations.push_back({s.func, "", author_schedule_reason(s)});
+    for (auto &f : hoisted) a.plan.explanations.push_back({f, "", hoisted_requirement_reason()});
     for (auto &f : bf16) a.plan.explanations.push_back({f, "", kBf16EmulatedReason});
     for (auto &b : unaligned_narrow_buffers(outputs, target))
         a.plan.explanations.push_back({b, "", kUnalignedNarrowReason});

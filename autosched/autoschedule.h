@@ -19,8 +19,12 @@ struct Autoscheduled {
     std::string source;  // the C++ schedule (schedules/writer/schedule_writer.h)
 };
 
+// `checks`, where given (the plugin passes the Pipeline it schedules), takes the require()s that
+// name only parameters and sizes on a GPU target: they move out of their Funcs into its
+// requirements, checked once per call, so those Funcs' kernels run on the device
+// (autosched/hoisted_requirements.h). Without it they stay, and their kernels run on the host.
 Autoscheduled autoschedule(const std::vector<Halide::Func> &outputs, const Halide::Target &target,
-                           const PlannerOptions &opt, const std::string &app);
+                           const PlannerOptions &opt, const std::string &app, Halide::Pipeline *checks = nullptr);
 
 // The plan that gives every non-inlined Func the generic template: outputs, Funcs with updates,
 // extern stages and their inputs, and Funcs read at other points than their consumer's own (a

@@ -32,7 +32,10 @@ void solder_autoschedule(const Halide::Pipeline &p, const Halide::Target &target
     PlannerOptions opt = options.planner;
     solder::autosched::plan_for_target(opt, target);
     std::vector<Halide::Func> outputs = p.outputs();
-    Autoscheduled a = autoschedule(outputs, target, opt, "pipeline");
+    // (A copy of the handle: the requirements Solder moves out of kernels reach the Pipeline the
+    // caller compiles.)
+    Halide::Pipeline checked = p;
+    Autoscheduled a = autoschedule(outputs, target, opt, "pipeline", &checked);
     results->target = target;
     results->autoscheduler_params = params;
     // The C++ schedule, preceded by the plan it realizes as comments.

@@ -98,7 +98,8 @@ void expect_ci_seeds_reach_everything(const std::string &target) {
                    "predicated_histograms",
                    "region_updates",
                    "rdom_recurrences",
-                   "parameter_rows_mean"})
+                   "parameter_rows_mean",
+                   "author_schedule"})
         EXPECT_TRUE(kinds.count(k)) << "no CI seed has a '" << k << "' stage";
     EXPECT_TRUE(kinds.count("scan_x") || kinds.count("scan_y"));
     // On a GPU, some CI seed's row means are written by their reader's row kernel (a side output).

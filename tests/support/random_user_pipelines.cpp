@@ -594,11 +594,41 @@ std::string cuda_launches_at_sizes(UserPipeline &cuda, uint64_t seed) {
     return "";
 }
 
+// Directives an author may have written before auto-scheduling, on a quarter of the seeds, drawn
+// from a stream of their own (the pipeline stays the seed's): a Func computed at root or at the
+// first output's outermost row, a split or a parallel loop. Solder clears them and keeps each
+// compute_root() (autosched/author_schedule.h); the reference is scheduled as before.
+void schedule_as_an_author(uint64_t seed, UserPipeline &p) {
+    std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ull + 17);
+    if (rng() % 4 != 0) return;
+    p.kinds.push_back("author_schedule");
+    Var xo("xo"), xi("xi");
+    const Func first = p.outputs[0];
+    for (const Internal::Function &fn : pipeline_functions(p.outputs)) {
+        if (fn.args().empty()) continue;  // (a 0-d Func: nothing to split, no row to be computed at)
+        Func f(fn);
+        const bool output =
+            std::any_of(p.outputs.begin(), p.outputs.end(), [&](const Func &o) { return o.name() == fn.name(); });
+        switch (rng() % 6) {
+        case 0:
+            if (!output) f.compute_root();
+            break;
+        case 1:
+            if (!output && !first.function().args().empty()) f.compute_at(first, Var(first.function().args().back()));
+            break;
+        case 2: f.split(Var(fn.args()[0]), xo, xi, 8); break;
+        case 3: f.parallel(Var(fn.args().back())); break;
+        default: break;
+        }
+    }
+}
+
 }  // namespace
 
 std::string plan_random_user_pipeline(uint64_t seed, const std::string &target, std::vector<std::string> *kinds) {
     UserPipeline p;
     build(seed, p);
+    schedule_as_an_author(seed, p);
     if (kinds) *kinds = p.kinds;
     return schedule_with_solder(p.outputs, target);
 }
@@ -612,6 +642,7 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
         UserPipeline ours, ref;
         std::string failure = failure_of([&] {
             build(seed, ours);
+            schedule_as_an_author(seed, ours);
             build(seed, ref);
             res.kinds.insert(res.kinds.end(), ours.kinds.begin(), ours.kinds.end());
             plan = schedule_with_solder(ours.outputs, target);
@@ -629,6 +660,7 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
                 if (target == "opencl") {
                     UserPipeline cuda;
                     build(seed, cuda);
+                    schedule_as_an_author(seed, cuda);
                     res.cell_scatter_plans +=
                         schedule_with_solder(cuda.outputs, "cuda")
                             .find("a block per point of the pure vars its scatter writes") != std::string::npos;
@@ -641,6 +673,7 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
             if (target == "opencl") {
                 UserPipeline cuda;
                 build(seed, cuda);
+                schedule_as_an_author(seed, cuda);
                 const std::string cuda_plan = schedule_with_solder(cuda.outputs, "cuda");
                 res.cell_scatter_plans +=
                     cuda_plan.find("a block per point of the pure vars its scatter writes") != std::string::npos;
