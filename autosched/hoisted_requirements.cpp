@@ -61,12 +61,27 @@ public:
         return e;
     }
 
+    // (A require() inside a select's branch checks only the points that take that branch: it stays.)
+    Expr visit(const Select *op) override {
+        Expr cond = mutate(op->condition);
+        branches_++;
+        Expr t = mutate(op->true_value), f = mutate(op->false_value);
+        branches_--;
+        return Select::make(cond, t, f);
+    }
+
     Expr visit(const Call *c) override {
+        if (c->is_intrinsic(Call::if_then_else)) {
+            branches_++;
+            Expr e = IRMutator::visit(c);
+            branches_--;
+            return e;
+        }
         // Halide's require(condition, value, args...) is the intrinsic over likely(condition), the
         // value and halide_error_requirement_failed(the condition as text, the message), inside lets
         // that name the condition and the value.
         const Call *error = c->is_intrinsic(Call::require) && c->args.size() == 3 ? c->args[2].as<Call>() : nullptr;
-        if (!error || error->name != "halide_error_requirement_failed" || error->args.size() != 2)
+        if (!error || error->name != "halide_error_requirement_failed" || error->args.size() != 2 || branches_ > 0)
             return IRMutator::visit(c);
         Expr condition = resolved(c->args[0]);
         if (const Call *l = condition.as<Call>(); l && l->is_intrinsic(Call::likely)) condition = l->args[0];
@@ -80,6 +95,7 @@ public:
 
 private:
     std::vector<std::pair<std::string, Expr>> lets_;  // the lets around the current node, outermost first
+    int branches_ = 0;                                // selects and if_then_elses the node is a branch of
 
     Expr resolved(Expr e) const {
         for (auto it = lets_.rbegin(); it != lets_.rend(); ++it) e = substitute(it->first, it->second, e);

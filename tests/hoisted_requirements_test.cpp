@@ -22,8 +22,10 @@ struct Checked {
     Checked() {
         mid(x, y) = require(in.dim(0).extent() > 2, in(x, y) + 1.f, "too narrow:", in.dim(0).extent());
         out(x, y) = require(gain > 0.f, mid(x, y) * gain, "gain must be positive, not", gain);
-        // (A check of each point's value: stays where it is.)
-        clean(x, y) = require(in(x, y) >= 0.f, sqrt(in(x, y)), "negative input");
+        // (A check of each point's value, and one whose message names the point: both stay where
+        // they are.)
+        clean(x, y) = require(in(x, y) >= 0.f, sqrt(in(x, y)), "negative input") +
+                      require(gain > -100.f, 0.f, "gain out of range at", x, y);
         in.set_estimates({{0, 1024}, {0, 1024}});
         out.set_estimates({{0, 1024}, {0, 1024}});
         clean.set_estimates({{0, 1024}, {0, 1024}});
@@ -56,12 +58,12 @@ TEST(HoistedRequirements, ChecksOfParametersMoveToThePipelineAndItsKernelsToTheD
                                                       solder::make_target("cuda")));
             continue;
         }
-        p.compile_jit(solder::make_target(target));
+        ASSERT_EQ(failure_of([&] { p.compile_jit(solder::make_target(target)); }), "");
         Buffer<float> img = random_buffer<float>({67, 9}, 5, 0, 1);
         c.in.set(img);
         c.gain.set(1.5f);
-        Realization r = p.realize({67, 9}, solder::make_target(target));
-        Buffer<float> o = r[0], s = r[1];
+        Buffer<float> o(67, 9), s(67, 9);
+        ASSERT_EQ(failure_of([&] { p.realize({o, s}, solder::make_target(target)); }), "");
         o.copy_to_host();
         s.copy_to_host();
         for (int yy = 0; yy < 9; yy++)
