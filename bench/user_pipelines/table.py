@@ -40,7 +40,7 @@ def main():
         r = rows[name]
         cells = []
         for s in schedulers:
-            text, us = r.get(s, ("no library", None))
+            text, us = r.get(s, ("-", None))
             cells.append(text)
             total += s in r
             matched += us is not None
