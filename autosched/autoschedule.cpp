@@ -7,8 +7,8 @@
 
 #include "autosched/apply_plan.h"
 #include "autosched/author_schedule.h"
-#include "autosched/hoisted_requirements.h"
 #include "autosched/bf16_on_gpu.h"
+#include "autosched/hoisted_requirements.h"
 #include "autosched/model/func_graph.h"
 #include "autosched/model/generic_reason.h"
 #include "core/progress.h"
@@ -108,7 +108,8 @@ const char *const kHostedApartReason =
 
 }  // namespace
 
-Plan plan_generic_pipeline(const std::vector<Func> &outputs, const std::string &why, const std::string &app) {
+Plan plan_generic_pipeline(const std::vector<Func> &outputs, const std::string &why, const std::string &app,
+                           const std::set<std::string> &author_roots) {
     std::vector<Function> outs;
     for (auto &o : outputs) outs.push_back(o.function());
     auto env = build_environment(outs);
@@ -126,8 +127,9 @@ Plan plan_generic_pipeline(const std::vector<Func> &outputs, const std::string &
         if (is_input_wrapper(f)) continue;
         FuncPlan fp;
         fp.func = name;
-        const bool root = out_names.count(name) || f.has_extern_definition() || !f.updates().empty() ||
-                          reads.by_extern.count(name) || (reads.elsewhere.count(name) && !reads_only_inputs(f));
+        const bool root = out_names.count(name) || author_roots.count(name) || f.has_extern_definition() ||
+                          !f.updates().empty() || reads.by_extern.count(name) ||
+                          (reads.elsewhere.count(name) && !reads_only_inputs(f));
         fp.placement = root ? Placement::Root : Placement::Inline;
         plan.funcs.push_back(fp);
         if (!root) continue;
@@ -173,7 +175,7 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
         } catch (const EstimateError &) {
             throw;
         } catch (const AnalysisError &e) {
-            a.plan = plan_generic_pipeline(outputs, e.what(), app);
+            a.plan = plan_generic_pipeline(outputs, e.what(), app, for_target.author_roots);
         }
     };
     plan();

@@ -5,6 +5,7 @@
 // saying why. Missing or non-positive estimates stay errors (EstimateError) that name the Func or
 // parameter and the dimension.
 #pragma once
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,8 +29,9 @@ Autoscheduled autoschedule(const std::vector<Halide::Func> &outputs, const Halid
 
 // The plan that gives every non-inlined Func the generic template: outputs, Funcs with updates,
 // extern stages and their inputs, and Funcs read at other points than their consumer's own (a
-// stencil, a resampling, a lookup) are roots; the rest are inlined. `why` says why the fused
-// planner was not used.
-Plan plan_generic_pipeline(const std::vector<Halide::Func> &outputs, const std::string &why, const std::string &app);
+// stencil, a resampling, a lookup) are roots, and so are `author_roots` (Funcs their author
+// computed at root); the rest are inlined. `why` says why the fused planner was not used.
+Plan plan_generic_pipeline(const std::vector<Halide::Func> &outputs, const std::string &why, const std::string &app,
+                           const std::set<std::string> &author_roots = {});
 
 }  // namespace solder::autosched
