@@ -5,18 +5,19 @@
 #include <map>
 #include <set>
 
+#include "autosched/model/pipeline_funcs.h"
+
 namespace solder::autosched {
 using namespace Halide;
 using namespace Halide::Internal;
 
 namespace {
 
-// A locked copy of a LoopLevel (schedules hold theirs unlocked until lowering, and an unlocked one
-// refuses queries), or false where it cannot be locked (a LoopLevel declared but never set).
-bool locked_copy(const LoopLevel &level, LoopLevel &copy) {
+// A locked copy of a LoopLevel (locked_copy), or false where it cannot be locked (a LoopLevel
+// declared but never set).
+bool locked(const LoopLevel &level, LoopLevel &copy) {
     try {
-        copy.set(level);
-        copy.lock();
+        copy = locked_copy(level);
         return copy.defined();
     } catch (const Halide::Error &) {
         return false;
@@ -26,7 +27,7 @@ bool locked_copy(const LoopLevel &level, LoopLevel &copy) {
 // A LoopLevel as the author would have written it, or "" where it is the default (inlined).
 std::string level_text(const LoopLevel &level, const char *what) {
     LoopLevel copy;
-    if (!locked_copy(level, copy)) return std::string(what) + "(a LoopLevel not yet set)";
+    if (!locked(level, copy)) return std::string(what) + "(a LoopLevel not yet set)";
     if (copy.is_inlined()) return "";
     if (copy.is_root()) return std::string(what) + "_root()";
     return std::string(what) + "_at(" + copy.func() + ", " + copy.var().name() + ")";
@@ -34,7 +35,19 @@ std::string level_text(const LoopLevel &level, const char *what) {
 
 bool same_level(const LoopLevel &a, const LoopLevel &b) {
     LoopLevel x, y;
-    return locked_copy(a, x) && locked_copy(b, y) && x == y;
+    return locked(a, x) && locked(b, y) && x == y;
+}
+
+bool at_root(const LoopLevel &level) {
+    LoopLevel copy;
+    return locked(level, copy) && copy.is_root();
+}
+
+// "a, b, c"
+std::string listed(const std::vector<std::string> &items) {
+    std::string list;
+    for (auto &i : items) list += (list.empty() ? "" : ", ") + i;
+    return list;
 }
 
 const char *for_type_directive(ForType t) {
@@ -153,7 +166,7 @@ AuthorSchedule clear_function(Function f) {
     FuncSchedule &fs = f.schedule();
     const std::string compute = level_text(fs.compute_level(), "compute");
     if (!compute.empty()) a.directives.push_back(compute);
-    a.computed_at_root = compute == "compute_root()";
+    a.computed_at_root = at_root(fs.compute_level());
     const std::string store = level_text(fs.store_level(), "store");
     if (!store.empty() && !same_level(fs.store_level(), fs.compute_level())) a.directives.push_back(store);
     const std::string hoist = level_text(fs.hoist_storage_level(), "hoist_storage");
@@ -211,9 +224,7 @@ std::vector<AuthorSchedule> clear_author_schedules(const std::vector<Func> &outp
 }
 
 std::string author_schedule_reason(const AuthorSchedule &a) {
-    std::string list;
-    for (auto &d : a.directives) list += (list.empty() ? "" : ", ") + d;
-    return "scheduled before auto-scheduling (" + list + "): " +
+    return "scheduled before auto-scheduling (" + listed(a.directives) + "): " +
            (a.computed_at_root ? "kept stored as compute_root() asks, the rest replaced by the plan"
                                : "replaced by the plan");
 }
@@ -226,9 +237,7 @@ std::string author_schedule_warning(const std::vector<AuthorSchedule> &cleared) 
             funcs += ", and " + std::to_string(cleared.size() - 8) + " more";
             break;
         }
-        std::string list;
-        for (auto &d : a.directives) list += (list.empty() ? "" : ", ") + d;
-        funcs += (funcs.empty() ? "" : "; ") + std::string("'") + a.func + "' (" + list + ")";
+        funcs += (funcs.empty() ? "" : "; ") + std::string("'") + a.func + "' (" + listed(a.directives) + ")";
     }
     const bool kept = std::any_of(cleared.begin(), cleared.end(), [](auto &a) { return a.computed_at_root; });
     return "Solder: " + std::to_string(cleared.size()) + (cleared.size() == 1 ? " Func was" : " Funcs were") +

@@ -34,11 +34,7 @@ struct Checked {
 };
 
 std::string plan_for(Checked &c, const std::string &target, Pipeline *p) {
-    solder::autosched::PlannerOptions opt;
-    const Target t = solder::make_target(target);
-    solder::autosched::plan_for_target(opt, t);
-    auto a = solder::autosched::autoschedule({c.out, c.clean}, t, opt, "test", p);
-    return a.plan.to_text() + a.source;
+    return schedule_with_solder({c.out, c.clean}, solder::make_target(target), {}, p);
 }
 
 TEST(HoistedRequirements, ChecksOfParametersMoveToThePipelineAndItsKernelsToTheDevice) {

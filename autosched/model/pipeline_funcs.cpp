@@ -159,15 +159,15 @@ std::vector<VarOrRVar> stage_pure_vars(const Function &f, int stage) {
     return vars;
 }
 
-namespace {
-// Schedules hold LoopLevels that stay unlocked until lowering and refuse queries until then; query a
-// locked copy so the schedule itself is left as it is.
-LoopLevel locked_compute_level(const Function &f) {
+LoopLevel locked_copy(const LoopLevel &level) {
     LoopLevel copy;
-    copy.set(f.schedule().compute_level());
+    copy.set(level);
     copy.lock();
     return copy;
 }
+
+namespace {
+LoopLevel locked_compute_level(const Function &f) { return locked_copy(f.schedule().compute_level()); }
 }  // namespace
 
 bool is_computed_at_root(const Function &f) { return locked_compute_level(f).is_root(); }

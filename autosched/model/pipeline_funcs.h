@@ -48,6 +48,10 @@ std::map<std::string, Halide::Parameter> pipeline_input_buffers(const std::vecto
 std::vector<Halide::Var> pure_vars(const Halide::Func &f);
 // Pure Vars of a stage: the pure definition's args, or the update's LHS args that are plain Vars.
 std::vector<Halide::VarOrRVar> stage_pure_vars(const Halide::Internal::Function &f, int stage);
+// A locked copy of a LoopLevel, the schedule's own left as it is: schedules hold their LoopLevels
+// unlocked until lowering, and an unlocked one refuses queries. (Halide throws where the LoopLevel
+// was never set.)
+Halide::LoopLevel locked_copy(const Halide::LoopLevel &level);
 // Funcs computed at root (outputs included) after scheduling: each is one loop nest on the host,
 // and at least one kernel on a GPU target.
 bool is_computed_at_root(const Halide::Internal::Function &f);

@@ -24,12 +24,13 @@ namespace solder::testing {
 inline std::vector<std::string> user_targets() { return {"host", "opencl"}; }
 
 // Schedules `outputs` with Solder for `target` ("host", "opencl", "cuda"), as the plugin does
-// with its default parameters. Returns the plan's text and the schedule's source, for failure messages.
+// with its default parameters (given `checks`, the Pipeline to compile, as the plugin is given
+// one: autoschedule's). Returns the plan's text and the schedule's source, for failure messages.
 inline std::string schedule_with_solder(const std::vector<Halide::Func> &outputs, const Halide::Target &t,
-                                        autosched::PlannerOptions opt = {}) {
+                                        autosched::PlannerOptions opt = {}, Halide::Pipeline *checks = nullptr) {
     autosched::plan_for_target(opt, t);
     opt.device.shared_memory_optin_bytes = 0;  // as the plugin: Halide's runtime does not opt in
-    auto a = autosched::autoschedule(outputs, t, opt, "test");
+    auto a = autosched::autoschedule(outputs, t, opt, "test", checks);
     return a.plan.to_text() + a.source;
 }
 inline std::string schedule_with_solder(const std::vector<Halide::Func> &outputs, const std::string &target,
