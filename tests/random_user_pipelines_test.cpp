@@ -149,9 +149,11 @@ TEST(RandomUserPipelines, CiSeedsReachEveryStageKindAndPlanShape) {
 // contracted where the plan inlines what the reference stores) and 0.75 - 2 ulps in the reference,
 // and its cell and Tuple histograms bin that value apart (bins of a quarter). Both schedules are
 // correct: the run at that size is made again with another input, which matches outright.
+// Seed 92191's row scatter bins a stage whose values fall within ulps of 11/16 at some point
+// under its first two inputs (a different point each time); the third matches outright.
 TEST(RandomUserPipelines, AValueWithinUlpsOfABinEdgeIsRunAgainWithAnotherInput) {
-    RandomUserResult r = run_random_user_pipelines({91801}, "host");
+    RandomUserResult r = run_random_user_pipelines({91801, 92191}, "host");
     for (auto &m : r.messages) ADD_FAILURE() << m;
     EXPECT_TRUE(r.failed_seeds.empty());
-    EXPECT_EQ(r.step_reruns, 1);
+    EXPECT_EQ(r.step_reruns, 2);
 }

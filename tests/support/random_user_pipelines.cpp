@@ -711,12 +711,17 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
                 const uint32_t input_seed = uint32_t(seed * 7 + uint64_t(w));
                 mismatch = compare(input_seed);
                 // A value of a stepped stage within a few ulps of a step may land on either side
-                // under two correct schedules: such a size is run again with another input, which
-                // must then match outright (a wrong schedule fails there too).
-                if (!mismatch.empty() && !ref.stepped.empty() && near_a_step(ref, host, w, h)) {
-                    const std::string again = compare(input_seed ^ 0x9e3779b9u);
-                    mismatch =
-                        again.empty() ? "" : mismatch + "; with another input (the first was near a step): " + again;
+                // under two correct schedules: such a size is run again with other inputs, until one
+                // matches outright or one whose values are all clear of the steps differs (a wrong
+                // schedule fails there). Some stages' values cluster near one step whatever the
+                // input (seed 92191's sit near 11/16 at one point or another): up to three others.
+                for (uint32_t k = 1; k <= 3 && !mismatch.empty() && !ref.stepped.empty() &&
+                                     near_a_step(ref, host, w, h);
+                     k++) {
+                    const std::string again = compare(input_seed ^ (0x9e3779b9u * k));
+                    mismatch = again.empty() ? ""
+                                             : mismatch + "; with input " + std::to_string(k + 1) +
+                                                   " (the one before was near a step): " + again;
                     res.step_reruns += again.empty();
                 }
                 if (!mismatch.empty()) return;
