@@ -9,6 +9,7 @@
 #include "autosched/author_schedule.h"
 #include "autosched/bf16_on_gpu.h"
 #include "autosched/hoisted_requirements.h"
+#include "autosched/ordered_folds.h"
 #include "autosched/model/func_graph.h"
 #include "autosched/model/generic_reason.h"
 #include "core/progress.h"
@@ -169,6 +170,8 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
     }
     // (First, so that the plan prices the operations that will run.)
     const std::vector<std::string> bf16 = emulate_bf16_for_gpu(outputs, target);
+    // Arg-max and arg-min folds Halide cannot split: cut into chunks folded in parallel.
+    const std::vector<OrderedFold> folds = cut_ordered_folds(outputs);
     auto plan = [&]() {
         try {
             a.plan = plan_pipeline(FuncGraph::build(outputs), for_target, app);
@@ -204,6 +207,7 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
     for (auto &s : authored) a.plan.explanations.push_back({s.func, "", author_schedule_reason(s)});
     for (auto &f : hoisted) a.plan.explanations.push_back({f, "", hoisted_requirement_reason()});
     for (auto &f : bf16) a.plan.explanations.push_back({f, "", kBf16EmulatedReason});
+    for (auto &f : folds) a.plan.explanations.push_back({f.func, "", ordered_fold_reason(f)});
     for (auto &b : unaligned_narrow_buffers(outputs, target))
         a.plan.explanations.push_back({b, "", kUnalignedNarrowReason});
     for (auto &[k, why] : hosted) a.plan.explanations.push_back({k, "", why});

@@ -232,6 +232,9 @@ public:
     // How many times a region a node reads of its producers was asked for, answered from memory or
     // not: a measure of the planner's work that does not depend on the machine (autosched/search.cpp).
     int64_t region_queries() const { return region_queries_; }
+    // `e` with every input's and output's size and every scalar parameter at its estimate,
+    // simplified (a constant where nothing else varies).
+    Halide::Expr at_estimates(const Halide::Expr &e) const;
     std::string describe() const;
 
 private:
@@ -246,7 +249,6 @@ private:
     // Estimates by the name of the variable that stands for them: "in.min.0", "in.extent.1"
     // (inputs' and outputs' buffers), "patch_size" (scalar parameters).
     std::map<std::string, Halide::Expr> estimates_;
-    Halide::Expr at_estimates(const Halide::Expr &e) const;
     // Each RVar's range, at the estimates, into `scope` (for bounds inference over a stage).
     void push_rvars_at_estimates(const std::vector<Halide::Internal::ReductionVariable> &rvars,
                                  Halide::Internal::Scope<Halide::Internal::Interval> &scope) const;

@@ -715,9 +715,8 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
                 // matches outright or one whose values are all clear of the steps differs (a wrong
                 // schedule fails there). Some stages' values cluster near one step whatever the
                 // input (seed 92191's sit near 11/16 at one point or another): up to three others.
-                for (uint32_t k = 1; k <= 3 && !mismatch.empty() && !ref.stepped.empty() &&
-                                     near_a_step(ref, host, w, h);
-                     k++) {
+                for (uint32_t k = 1;
+                     k <= 3 && !mismatch.empty() && !ref.stepped.empty() && near_a_step(ref, host, w, h); k++) {
                     const std::string again = compare(input_seed ^ (0x9e3779b9u * k));
                     mismatch = again.empty() ? ""
                                              : mismatch + "; with input " + std::to_string(k + 1) +
