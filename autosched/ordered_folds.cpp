@@ -18,6 +18,9 @@ namespace {
 constexpr int64_t kChunkPoints = 256, kLaterChunkPoints = 32;
 constexpr int64_t kLeastCutPoints = 1024, kLeastLaterCutPoints = 64;
 constexpr int kMostCuts = 5;
+// Folds with this many results or more are left as they are: one thread per result already fills
+// the GPU (132 SMs x 2048 threads is 270336; half of that and more is enough).
+constexpr int64_t kManyResults = 65536;
 
 // Whether `e` calls the Func named `f`.
 bool calls(const Expr &e, const std::string &f) {
@@ -206,6 +209,8 @@ std::vector<OrderedFold> cut_ordered_folds(const std::vector<Func> &outputs) {
     }
     std::vector<OrderedFold> cut;
     for (Fold &fold : folds) {
+        const int n = g->find(fold.f.name());
+        if (n < 0 || g->nodes[size_t(n)].points() >= kManyResults) continue;
         OrderedFold done;
         done.func = fold.f.name();
         for (int level = 0; level < kMostCuts; level++) {

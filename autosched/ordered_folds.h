@@ -14,7 +14,8 @@
 // result is the one the serial fold gives, ties and NaNs included. Where the chunks are still
 // many, the combining fold is cut again, into chunks of about 32 (at most five cuts).
 //
-// Taken: a Func with one update, over an RDom without a predicate whose extents at the estimates
+// Taken: a Func of fewer than 65536 results at the estimates (more fill the GPU a thread each)
+// with one update, over an RDom without a predicate whose extents at the estimates
 // are constants, that writes its pure vars in order, and each of whose values (two or more) is a
 // select on one strict comparison (>, <) of a value against the Func's own element at the same
 // point, keeping that element otherwise; the new value of that element is the compared value, and
