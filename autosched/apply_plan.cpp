@@ -252,6 +252,21 @@ std::string apply_plan(const Plan &plan, const std::vector<Func> &outputs, const
             kernel_template(k.kind()).apply(ctx(k), k);
     }
     w.set_grid_map(GridMap::Three);
+    // On the host, no loop partitioning in a kernel that computes Funcs inside its root: Halide 21
+    // partitions the root's x loop where an inlined boundary condition leaves its steady state, and
+    // in one such prologue it simplified mirror_image's column x + 1 to column 0 (a window read
+    // through mirror_image at (x - 1, y), (x, y) and (x + 1, y - 1): wrong at x = 0 on every row
+    // but the first and last few; random user seeds 92651 and 92749). GPU kernels' thread loops are
+    // not partitioned.
+    for (auto &k : plan.kernels) {
+        if ((is_gpu_target(target) && !hosted.count(k.name)) || k.funcs.size() < 2) continue;
+        std::vector<std::string> roots{k.root};
+        roots.insert(roots.end(), k.with.begin(), k.with.end());
+        for (auto &r : roots) {
+            Func f = c.get(r);
+            for (int u = -1; u < int(f.function().updates().size()); u++) w.never_partition_all({f, u});
+        }
+    }
     w.finish();
     return w.source("Solder plan" + (plan.app.empty() ? std::string() : " for " + plan.app) + ": " +
                     std::to_string(plan.kernels.size()) + (plan.kernels.size() == 1 ? " kernel, " : " kernels, ") +

@@ -145,6 +145,16 @@ TEST(RandomUserPipelines, CiSeedsReachEveryStageKindAndPlanShape) {
     expect_ci_seeds_reach_everything("opencl");
 }
 
+// Seeds 92651 and 92749 read a stage through mirror_image at (x - 1, y), (x, y) and (x + 1, y - 1)
+// inside a window minimum inlined into its host kernel: with Halide 21 partitioning the kernel's x
+// loop, column 0 read column 0 for column 1 on every row but a few (autosched/apply_plan.cpp: host
+// kernels that compute Funcs inside their root are not partitioned).
+TEST(RandomUserPipelines, HostKernelsComputingFuncsInsideTheirRootAreNotLoopPartitioned) {
+    RandomUserResult r = run_random_user_pipelines({92651, 92749}, "host");
+    for (auto &m : r.messages) ADD_FAILURE() << m;
+    EXPECT_TRUE(r.failed_seeds.empty());
+}
+
 // Seed 91801's scan rounds one value to 0.75 + 4 ulps under Solder's plan (a multiply-add
 // contracted where the plan inlines what the reference stores) and 0.75 - 2 ulps in the reference,
 // and its cell and Tuple histograms bin that value apart (bins of a quarter). Both schedules are
