@@ -99,6 +99,7 @@ void expect_ci_seeds_reach_everything(const std::string &target) {
                    "region_updates",
                    "rdom_recurrences",
                    "parameter_rows_mean",
+                   "image_argmax",
                    "author_schedule"})
         EXPECT_TRUE(kinds.count(k)) << "no CI seed has a '" << k << "' stage";
     EXPECT_TRUE(kinds.count("scan_x") || kinds.count("scan_y"));

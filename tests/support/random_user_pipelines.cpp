@@ -502,6 +502,23 @@ void build(uint64_t seed, UserPipeline &p) {
         out(x, y) = src(x, y) - mean() * 0.5f;
         p.outputs.push_back(out);
     }
+    // The point of a stage's largest (or smallest) value over the whole image, its values cut into
+    // steps of a sixteenth (ties everywhere: the first point in Halide's order must win), added to
+    // the stage (drawn last as the above): Halide's inline argmax/argmin over an RDom of both dims,
+    // a fold Halide cannot prove associative, which Solder cuts into chunks folded in order
+    // (autosched/ordered_folds.h).
+    if (pick(3) == 0) {
+        p.kinds.push_back("image_argmax");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        RDom ri(0, W, 0, H, "rim");
+        Expr level = cast<int>(src(ri.x, ri.y) * 16.0f);
+        Func at("image_extreme"), out("image_argmax");
+        at() = pick(2) == 0 ? argmax(ri, level) : argmin(ri, level);
+        p.stepped.push_back({src, 16.0f});
+        out(x, y) = src(x, y) + cast<float>(at()[0] + 3 * at()[1]) * (0.5f / cast<float>(W + 3 * H)) +
+                    0.01f * cast<float>(at()[2]);
+        p.outputs.push_back(out);
+    }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
     p.gain.set_estimate(1.0f);
     p.taps.set_estimate(3);
