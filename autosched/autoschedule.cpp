@@ -208,6 +208,7 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
     for (auto &f : hoisted) a.plan.explanations.push_back({f, "", hoisted_requirement_reason()});
     for (auto &f : bf16) a.plan.explanations.push_back({f, "", kBf16EmulatedReason});
     for (auto &f : folds) a.plan.explanations.push_back({f.func, "", ordered_fold_reason(f)});
+    drop_provable_form_hints(a.plan, folds);
     for (auto &b : unaligned_narrow_buffers(outputs, target))
         a.plan.explanations.push_back({b, "", kUnalignedNarrowReason});
     for (auto &[k, why] : hosted) a.plan.explanations.push_back({k, "", why});

@@ -1,8 +1,10 @@
 #include "autosched/ordered_folds.h"
 
 #include <optional>
+#include <set>
 
 #include "autosched/model/func_graph.h"
+#include "autosched/model/generic_reason.h"
 #include "autosched/model/pipeline_funcs.h"
 
 namespace solder::autosched {
@@ -241,6 +243,20 @@ std::string ordered_fold_reason(const OrderedFold &f) {
            "chunks of about " +
            std::to_string(f.chunk_points) + " in their order, each chunk folded in parallel (" + names +
            "), then the chunks folded in order, so the first point of the extreme still wins";
+}
+
+void drop_provable_form_hints(Plan &plan, const std::vector<OrderedFold> &folds) {
+    std::set<std::string> cut;
+    for (auto &f : folds) {
+        cut.insert(f.func);
+        cut.insert(f.chunks.begin(), f.chunks.end());
+    }
+    const std::string hint = kProvableArgMaxHint;
+    for (auto &e : plan.explanations) {
+        if (!cut.count(e.producer) && !cut.count(e.consumer)) continue;
+        for (size_t at = e.reason.find(hint); at != std::string::npos; at = e.reason.find(hint, at))
+            e.reason.erase(at, hint.size());
+    }
 }
 
 }  // namespace solder::autosched

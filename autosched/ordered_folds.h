@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "Halide.h"
+#include "autosched/model/plan.h"
 
 namespace solder::autosched {
 
@@ -41,5 +42,9 @@ std::vector<OrderedFold> cut_ordered_folds(const std::vector<Halide::Func> &outp
 
 // The plan's note for a Func whose fold was cut.
 std::string ordered_fold_reason(const OrderedFold &f);
+
+// Removes, from the plan's reasons about the cut folds and their chunk Funcs, the hint that names
+// the arg-max form Halide's prover knows (generic_reason): those folds already run in parallel.
+void drop_provable_form_hints(Plan &plan, const std::vector<OrderedFold> &folds);
 
 }  // namespace solder::autosched

@@ -8,6 +8,11 @@
 #include "autosched/model/pipeline_funcs.h"
 
 namespace solder::autosched {
+
+const char *const kProvableArgMaxHint =
+    "; Halide proves an arg-max written with the value first and the old point kept unless the new one wins, "
+    "which can then be split: f() = Tuple(max(f()[0], v), select(f()[0] > v, f()[1], r.x), select(f()[0] > v, "
+    "f()[2], r.y)) (arg-min: min and <; ties take the later point)";
 using namespace Halide;
 using namespace Halide::Internal;
 
@@ -89,10 +94,7 @@ std::string update_reason(const Function &f, const Definition &u, bool with_pred
         // (Halide's inline argmax is such a select on every value, the first point winning ties:
         // the form below is one its prover knows; over 4096 x 2160 the cost model then estimates
         // 22 us in parallel against 6.2 ms in one thread.)
-        if (arg_reduction(u))
-            why += "; Halide proves an arg-max written with the value first and the old point kept unless "
-                   "the new one wins, which can then be split: f() = Tuple(max(f()[0], v), select(f()[0] > v, "
-                   "f()[1], r.x), select(f()[0] > v, f()[2], r.y)) (arg-min: min and <; ties take the later point)";
+        if (arg_reduction(u)) why += kProvableArgMaxHint;
         return why;
     }
     return "";

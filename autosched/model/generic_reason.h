@@ -15,6 +15,9 @@ namespace solder::autosched {
 // the same at every point (pipeline_funcs.h: uniform_predicate, a disk of a Param radius); its
 // bounds may be known only at run time: every split of such a pipeline guards its tail.
 std::string generic_reason(const Halide::Internal::Function &f);
+// The clause generic_reason adds for an arg-reduction as Halide's inline argmax writes it: the form
+// Halide's prover knows (the plan drops it where Solder cut the fold: autosched/ordered_folds.h).
+extern const char *const kProvableArgMaxHint;
 
 // Whether `f`'s first update is a reduction of the fused templates' shape (generic_reason would
 // be empty with it alone) and every later one rewrites each point in place from that point, with
