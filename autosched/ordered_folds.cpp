@@ -24,22 +24,6 @@ constexpr int kMostCuts = 5;
 // the GPU (132 SMs x 2048 threads is 270336; half of that and more is enough).
 constexpr int64_t kManyResults = 65536;
 
-// Whether `e` calls the Func named `f`.
-bool calls(const Expr &e, const std::string &f) {
-    struct Finder : IRVisitor {
-        const std::string *name = nullptr;
-        bool found = false;
-        using IRVisitor::visit;
-        void visit(const Call *op) override {
-            found = found || op->name == *name;
-            IRVisitor::visit(op);
-        }
-    } v;
-    v.name = &f;
-    e.accept(&v);
-    return v.found;
-}
-
 // `e` is the Func's own element `index` at its pure vars: f(x, y)[index].
 bool own_element(const Expr &e, const Function &f, int index) {
     const auto *c = e.as<Call>();
@@ -69,11 +53,7 @@ std::optional<Fold> as_fold(const Function &f) {
     if (u.values().size() < 2 || !u.specializations().empty() || !f.definition().specializations().empty())
         return std::nullopt;
     if (u.predicate().defined() && !is_const_one(u.predicate())) return std::nullopt;
-    if (u.schedule().rvars().empty() || u.args().size() != f.args().size()) return std::nullopt;
-    for (size_t d = 0; d < u.args().size(); d++) {
-        const auto *v = u.args()[d].as<Variable>();
-        if (!v || v->name != f.args()[d]) return std::nullopt;
-    }
+    if (u.schedule().rvars().empty() || !writes_pure_vars_in_order(f, u)) return std::nullopt;
     Fold fold;
     fold.f = f;
     fold.rvars = u.schedule().rvars();
@@ -81,7 +61,8 @@ std::optional<Fold> as_fold(const Function &f) {
     for (size_t i = 0; i < u.values().size(); i++) {
         const Expr v = substitute_in_all_lets(u.values()[i]);
         const auto *sel = v.as<Select>();
-        if (!sel || !own_element(sel->false_value, f, int(i)) || calls(sel->true_value, f.name())) return std::nullopt;
+        if (!sel || !own_element(sel->false_value, f, int(i)) || calls_func(sel->true_value, f.name()))
+            return std::nullopt;
         if (cond.defined() && !equal(cond, sel->condition)) return std::nullopt;
         cond = sel->condition;
         fold.news.push_back(sel->true_value);
@@ -97,9 +78,9 @@ std::optional<Fold> as_fold(const Function &f) {
         return std::nullopt;
     }
     for (int i = 0; i < int(fold.news.size()) && fold.value_index < 0; i++) {
-        if (own_element(b, f, i) && equal(a, fold.news[size_t(i)]) && !calls(a, f.name())) {
+        if (own_element(b, f, i) && equal(a, fold.news[size_t(i)]) && !calls_func(a, f.name())) {
             fold.value_index = i, fold.greater = gt;  // e > own, or e < own
-        } else if (own_element(a, f, i) && equal(b, fold.news[size_t(i)]) && !calls(b, f.name())) {
+        } else if (own_element(a, f, i) && equal(b, fold.news[size_t(i)]) && !calls_func(b, f.name())) {
             fold.value_index = i, fold.greater = !gt;  // own < e, or own > e
         }
     }
@@ -173,19 +154,13 @@ std::string cut_once(const Fold &fold, const Cut &cut) {
     over.emplace_back(0, (R[d].extent + int(cut.factor) - 1) / int(cut.factor));
     for (size_t k = d + 1; k < n; k++) over.emplace_back(R[k].min, R[k].extent);
     RDom rc(over, unique_name(f.name() + "_over_chunks"));
-    std::vector<Expr> read;
-    for (auto &v : pure) read.push_back(v);
+    const std::vector<Expr> here(pure.begin(), pure.end());
+    std::vector<Expr> read(here);
     for (int k = 0; k < rc.dimensions(); k++) read.push_back(rc[k]);
-    const std::vector<Expr> ownf = [&] {
-        std::vector<Expr> e;
-        std::vector<Expr> args(pure.begin(), pure.end());
-        for (int i = 0; i < int(f.outputs()); i++) e.push_back(Call::make(f, args, i));
-        return e;
-    }();
     const FuncRef chunk = chunks(read);
-    const Expr takes = better(fold, chunk[fold.value_index], ownf[size_t(fold.value_index)]);
+    const Expr takes = better(fold, chunk[fold.value_index], Call::make(f, here, fold.value_index));
     std::vector<Expr> combined;
-    for (int i = 0; i < int(fold.news.size()); i++) combined.push_back(select(takes, chunk[i], ownf[size_t(i)]));
+    for (int i = 0; i < int(fold.news.size()); i++) combined.push_back(select(takes, chunk[i], Call::make(f, here, i)));
     // (Built on a Func of the same pure vars, then moved into the Func: the definition, its RDom
     // and its loops' names as Halide makes them for an update.)
     Func holder(unique_name(f.name() + "_fold"));

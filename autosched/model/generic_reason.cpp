@@ -77,11 +77,8 @@ std::string reason(const Function &f, bool with_predicate) {
 
 // The reason for a Func whose one update is `u`.
 std::string update_reason(const Function &f, const Definition &u, bool with_predicate) {
-    const auto &pure = f.args();
     const auto &args = u.args();
-    bool in_order = args.size() == pure.size();
-    for (size_t d = 0; in_order && d < args.size(); d++) in_order = pure_in_place(f, u, d);
-    if (!in_order)
+    if (!writes_pure_vars_in_order(f, u))
         return "its update writes " + call_text(f.name(), args) +
                ", not its pure vars in order: a scan or a scatter (data-dependent or shifted stores)";
     if (with_predicate && varying_predicate(u))
@@ -198,8 +195,6 @@ bool independent_elements(const Function &f, const Definition &d) {
     return true;
 }
 
-bool calls_func(const Expr &e, const std::string &name);
-
 // Update `u` of `f` has an RDom, and an operator Halide proves associative and commutative (for a
 // Tuple, each element's, the elements independent): its RDom's points may run in any order, all
 // at once. A predicate only on a scatter (a histogram of the pixels above a threshold), and one
@@ -241,22 +236,6 @@ bool chunked_scatter(const Function &f, int u) {
 }
 
 namespace {
-
-// Whether `e` calls Func `name`.
-bool calls_func(const Expr &e, const std::string &name) {
-    struct Finder : IRVisitor {
-        std::string name;
-        bool found = false;
-        using IRVisitor::visit;
-        void visit(const Call *c) override {
-            found = found || (c->call_type == Call::Halide && c->name == name);
-            IRVisitor::visit(c);
-        }
-    } finder;
-    finder.name = name;
-    e.accept(&finder);
-    return finder.found;
-}
 
 // The terms of `e` added or subtracted at its top, each with its sign (`a + b - c`: a +1, b +1,
 // c -1).

@@ -316,6 +316,30 @@ bool uses_rvar(const Expr &e) {
     return rv.found;
 }
 
+bool calls_func(const Expr &e, const std::string &name) {
+    struct Finder : Internal::IRVisitor {
+        std::string name;
+        bool found = false;
+        using Internal::IRVisitor::visit;
+        void visit(const Internal::Call *c) override {
+            found = found || (c->call_type == Internal::Call::Halide && c->name == name);
+            Internal::IRVisitor::visit(c);
+        }
+    } finder;
+    finder.name = name;
+    e.accept(&finder);
+    return finder.found;
+}
+
+bool writes_pure_vars_in_order(const Internal::Function &f, const Internal::Definition &u) {
+    if (u.args().size() != f.args().size()) return false;
+    for (size_t d = 0; d < u.args().size(); d++) {
+        const auto *v = u.args()[d].as<Internal::Variable>();
+        if (!v || v->name != f.args()[d]) return false;
+    }
+    return true;
+}
+
 bool reads_memory(const Expr &e) {
     struct Finder : Internal::IRVisitor {
         bool found = false;

@@ -81,6 +81,10 @@ bool reads_at_clamped_index(const Halide::Internal::Function &f, const std::stri
 bool has_value_of_type(const Halide::Internal::Function &f, const std::function<bool(const Halide::Type &)> &pred);
 // Whether `e` names an RVar (a reduction domain's variable).
 bool uses_rvar(const Halide::Expr &e);
+// Whether `e` calls the Func named `name`.
+bool calls_func(const Halide::Expr &e, const std::string &name);
+// Whether definition `u` of `f` writes its pure vars in order, each as it is (`f(x, y) = ...`).
+bool writes_pure_vars_in_order(const Halide::Internal::Function &f, const Halide::Internal::Definition &u);
 // Whether `e` itself loads: a call to a Func or an image, or a Load. The lets it names are not
 // followed (a value loaded into a let and used by name does not count).
 bool reads_memory(const Halide::Expr &e);
