@@ -25,10 +25,14 @@ namespace {
 // stage in Halide's environment, called by none, and lowering failed an internal assertion
 // (schedules/row/shared_reductions.cpp); and seed 201, two float16 lookup tables launched together
 // (horizontal fusion) on OpenCL without cl_half, where their kernel had to run on the host and
-// could not: PoCL refused it (autosched/apply_plan.h: launches_needing_host).
+// could not: PoCL refused it (autosched/apply_plan.h: launches_needing_host); and seeds 835 and
+// 846, a row mean computed per block of a row kernel that reads it through a 2 x 2 resampling (two
+// or three rows a block) or a mirrored stencil (one): planned for CUDA, Halide bounded the
+// threads over its rows by the whole image's, 1536 a block at 2048 x 1536
+// (schedules/writer/block_reduce.cpp: block_level_threads).
 std::vector<uint64_t> typed_seeds() {
     const char *e = std::getenv("SOLDER_TYPED_SEEDS");
-    if (e == nullptr) return {5, 6, 18, 28, 36, 41, 94, 201};
+    if (e == nullptr) return {5, 6, 18, 28, 36, 41, 94, 201, 835, 846};
     std::vector<uint64_t> s;
     for (int i = 1; i <= std::atoi(e); i++) s.push_back(uint64_t(i));
     return s;

@@ -186,7 +186,7 @@ void schedule_warp_row_kernel(ScheduleWriter &w, Func root, const RowShape &shap
     const bool mixed = mixed_element_sizes(at_block);
     for (size_t i = 0; i < at_block.size(); i++)
         block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, 1, 32 * shape.warps, "", "",
-                    root, at, target, mixed, shape.warps, vector);
+                    root, at, target, mixed, shape.warps, vector, 0, side.empty() && shared.empty());
     schedule_side_outputs(w, root, side, shared, 1, at);
 }
 
@@ -251,10 +251,11 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, co
         for (auto &s : staged) stage_in_block(w, s, root, at, mixed, tx_extent, rows);
         std::vector<LaneSplit> splits;
         for (size_t i = 0; i < at_block.size(); i++)
-            splits.push_back(
-                block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, rows, tx_extent,
-                            rows > 1 && i < at_block_row_dims.size() ? at_block_row_dims[i] : "",
-                            i < at_block_thread_dims.size() ? at_block_thread_dims[i] : "", root, at, target, mixed));
+            splits.push_back(block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, rows,
+                                         tx_extent,
+                                         rows > 1 && i < at_block_row_dims.size() ? at_block_row_dims[i] : "",
+                                         i < at_block_thread_dims.size() ? at_block_thread_dims[i] : "", root, at,
+                                         target, mixed, 0, 1, 0, side.empty() && shared.empty()));
         fuse_lane_splits(w, splits);
         schedule_side_outputs(w, root, side, shared, rows, at);
     } else {

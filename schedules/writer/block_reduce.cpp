@@ -35,6 +35,12 @@ void pad_block_allocation(ScheduleWriter &w, Func f, bool mixed) {
     if (f.dimensions() > 0 && smallest < 8) w.align_storage(f, Var(f.function().args()[0]), 8 / smallest);
 }
 
+int64_t block_level_threads(int64_t points, int max_lanes) {
+    int64_t few = 1;
+    while (few < points && few < kMaxBlockThreads) few *= 2;
+    return max_lanes > 0 ? std::min<int64_t>(few, max_lanes) : few;
+}
+
 // A block-level reduction with at most this many results is split across the block's threads.
 constexpr int64_t kMaxPointsToSplit = 8;
 
@@ -75,7 +81,7 @@ void lanes_innermost(ScheduleWriter &w, Func partial, const Var &lane) {
 // warp shuffles instead (warp_shuffle_reduction), `vector` neighbours per access.
 LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int max_lanes, const std::string &row_dim,
                       const std::string &thread_dim, Func root, const Var &at, const Target &t, bool mixed, int warps,
-                      int vector, int exact_lanes) {
+                      int vector, int exact_lanes, bool thread_one_in_a_loop) {
     LaneSplit split;
     w.compute_at(f, root, at);
     if (!is_gpu_target(t)) return split;
@@ -90,6 +96,16 @@ LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int m
     // innermost dim in strips as wide as the root's threads along a row, each thread looping over
     // the strips. Threaded whole, the block would be as wide as the row, which the device refuses.
     const bool strips = points > kMaxBlockThreads && max_lanes > 0;
+    // The threaded dim split by a constant (the points per block, or 1), that many threads, and a
+    // loop around them for whatever is left. Threaded whole, the block is as wide as the dim's largest
+    // extent over every block, which Halide bounds by interval arithmetic over the block index: where
+    // the rows a block needs are a union of clamped windows (a row mean read by a stencil along y, or
+    // through a 2 x 2 resampling), that came to the whole image's rows, 1536 threads a block at
+    // 2048 x 1536, though each block needs one to three.
+    // Not for one point in a kernel that writes side outputs: there Halide sized the Func's shared
+    // memory for fewer rows than the loop over its (guarded, unioned) rows wrote, and the final sum
+    // overwrote the partials it was adding (an RMS 16 times too large on OpenCL).
+    const int64_t few = block_level_threads(points, max_lanes);
     // The pure var the block's threads cover: `thread_dim` where the planner named one, else the
     // first.
     auto threaded = [&](const std::vector<VarOrRVar> &pure) {
@@ -106,8 +122,12 @@ LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int m
             Var so(f.name() + "_strip"), si(f.name() + "_strip_t");
             w.split(st, threaded(pure), so, si, max_lanes, TailStrategy::GuardWithIf);
             w.gpu_threads(st, si);
-        } else {
+        } else if (few == 1 && !thread_one_in_a_loop) {
             w.gpu_threads(st, threaded(pure));
+        } else {
+            Var so(f.name() + "_few"), t(f.name() + "_few_t");
+            w.split(st, threaded(pure), so, t, int(few), TailStrategy::GuardWithIf);
+            w.gpu_threads(st, t);
         }
     };
     auto lane_threads = [&](const StageRef &st, const Var &lane) {
