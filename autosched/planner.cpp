@@ -183,6 +183,7 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
                 for (size_t d = 1; d < per_block.size() && d < n.dims.size(); d++)
                     if (per_block[d].extent() > per_block[widest].extent()) widest = d;
                 if (widest > 0) fp.thread_dim = n.dims[widest];
+                if (!per_block.empty()) fp.thread_extent = per_block[widest].extent();
             }
             if (at_block) fp.anchor = g.nodes[anchor].name;
         }

@@ -112,6 +112,7 @@ ApplyContext::AtBlock ApplyContext::at_block(const KernelPlan &k) const {
             a.points.push_back(p->block_points);
             a.row_dims.push_back(p->row_dim);
             a.thread_dims.push_back(p->thread_dim);
+            a.thread_extents.push_back(p->thread_extent);
         }
     }
     return a;

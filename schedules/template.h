@@ -79,6 +79,7 @@ struct ApplyContext {
         std::vector<int64_t> points;
         std::vector<std::string> row_dims;
         std::vector<std::string> thread_dims;  // FuncPlan::thread_dim
+        std::vector<int64_t> thread_extents;   // FuncPlan::thread_extent
     };
     AtBlock at_block(const KernelPlan &k) const;
 };

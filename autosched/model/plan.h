@@ -36,6 +36,8 @@ struct FuncPlan {
     // first (an inline reduction's vars follow the order its expression names them): that var,
     // which the block's threads cover. Empty: its first.
     std::string thread_dim;
+    // Its extent along that var in one block (0: not a row kernel's): the block's threads over it.
+    int64_t thread_extent = 0;
 };
 
 // A pipeline output that a row or pointwise kernel writes beside its root (`KernelPlan::side`,

@@ -344,8 +344,8 @@ public:
         const auto at = c.at_block(k);
         std::vector<Halide::Func> side, shared;
         for (auto &so : k.side) (so.shared ? shared : side).push_back(c.get(so.func));
-        schedule_row_kernel(c.w, c.get(k.root), shape, at.funcs, at.points, at.row_dims, at.thread_dims, staged,
-                            c.target, side, shared);
+        schedule_row_kernel(c.w, c.get(k.root), shape, at.funcs, at.points, at.row_dims, at.thread_dims,
+                            at.thread_extents, staged, c.target, side, shared);
     }
 
     std::vector<LaunchShape> launch_shapes(const ShapeContext &c, const KernelPlan &k) const override {

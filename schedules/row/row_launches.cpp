@@ -86,7 +86,7 @@ LaunchShape row_launch_shape(const ShapeContext &c, const KernelPlan &k) {
             x = rows;
         else if (!M.dims.empty() && !r.empty())  // in strips of the row's threads past a block's most
             x = fp->block_points > kMaxBlockThreads ? std::min(r[0].extent(), tx)
-                : fp->block_points > 1              ? block_level_threads(fp->block_points, int(tx))
+                : fp->thread_extent > 0             ? fp->thread_extent
                                                     : r[0].extent();
         s.threads[0] = std::max(s.threads[0], x);
         s.shared_bytes += lane_partial_bytes(M, fp->block_points, r, rows, tx, mixed);

@@ -153,12 +153,22 @@ void schedule_side_outputs(ScheduleWriter &w, Func root, const std::vector<Func>
 
 }  // namespace
 
+// The constant thread count block_level gives the i-th Func computed per block (its extent per
+// block along its threaded var), or 0 (threaded whole): for one point in a kernel that writes side
+// outputs or shared reductions (block_reduce.cpp says why).
+static int64_t constant_threads(const std::vector<int64_t> &extents, size_t i, const std::vector<Func> &side,
+                                const std::vector<Func> &shared) {
+    const int64_t e = i < extents.size() ? extents[i] : 0;
+    return e <= 1 && (!side.empty() || !shared.empty()) ? 0 : e;
+}
+
 // The row template on CUDA with warps (RowShape::warps): one block per row of the root, its threads
 // `warps` (thread y) x 32 lanes (thread x), each lane walking the row in steps of the block's
 // width, `vector_width` neighbours per access, unrolled so the loads of a step are in flight
 // together. The Funcs computed per block reduce with warp shuffles.
 void schedule_warp_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, const std::vector<Func> &at_block,
-                              const std::vector<int64_t> &at_block_points, const Target &target,
+                              const std::vector<int64_t> &at_block_points,
+                              const std::vector<int64_t> &at_block_thread_extents, const Target &target,
                               const std::vector<Func> &side, const std::vector<Func> &shared) {
     std::vector<Var> v = pure_vars(root);
     const std::string tag = root.name();
@@ -186,13 +196,15 @@ void schedule_warp_row_kernel(ScheduleWriter &w, Func root, const RowShape &shap
     const bool mixed = mixed_element_sizes(at_block);
     for (size_t i = 0; i < at_block.size(); i++)
         block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, 1, 32 * shape.warps, "", "",
-                    root, at, target, mixed, shape.warps, vector, 0, side.empty() && shared.empty());
+                    root, at, target, mixed, shape.warps, vector, 0,
+                    constant_threads(at_block_thread_extents, i, side, shared));
     schedule_side_outputs(w, root, side, shared, 1, at);
 }
 
 void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, const std::vector<Func> &at_block,
                          const std::vector<int64_t> &at_block_points, const std::vector<std::string> &at_block_row_dims,
-                         const std::vector<std::string> &at_block_thread_dims, const std::vector<StagedRow> &staged,
+                         const std::vector<std::string> &at_block_thread_dims,
+                         const std::vector<int64_t> &at_block_thread_extents, const std::vector<StagedRow> &staged,
                          const Target &target, const std::vector<Func> &side, const std::vector<Func> &shared) {
     if ((!side.empty() || !shared.empty()) &&
         (!is_gpu_target(target) || int(pure_vars(root).size()) <= shape.inner_dims))
@@ -206,7 +218,8 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, co
     const int inner_dims = std::max(1, std::min(shape.inner_dims, rank));
     const int vector_width = shape.vector_width;
     if (shape.warps > 0 && target.has_feature(Target::CUDA) && rank > inner_dims) {
-        schedule_warp_row_kernel(w, root, shape, at_block, at_block_points, target, side, shared);
+        schedule_warp_row_kernel(w, root, shape, at_block, at_block_points, at_block_thread_extents, target, side,
+                                 shared);
     } else if (is_gpu_target(target)) {
         // `rows` rows per block: 256 / rows threads along each (thread x), the rows as thread y.
         const int rows = rank > inner_dims ? std::max(1, shape.rows_per_block) : 1;
@@ -251,11 +264,11 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, co
         for (auto &s : staged) stage_in_block(w, s, root, at, mixed, tx_extent, rows);
         std::vector<LaneSplit> splits;
         for (size_t i = 0; i < at_block.size(); i++)
-            splits.push_back(block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, rows,
-                                         tx_extent,
-                                         rows > 1 && i < at_block_row_dims.size() ? at_block_row_dims[i] : "",
-                                         i < at_block_thread_dims.size() ? at_block_thread_dims[i] : "", root, at,
-                                         target, mixed, 0, 1, 0, side.empty() && shared.empty()));
+            splits.push_back(
+                block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, rows, tx_extent,
+                            rows > 1 && i < at_block_row_dims.size() ? at_block_row_dims[i] : "",
+                            i < at_block_thread_dims.size() ? at_block_thread_dims[i] : "", root, at, target, mixed, 0,
+                            1, 0, constant_threads(at_block_thread_extents, i, side, shared)));
         fuse_lane_splits(w, splits);
         schedule_side_outputs(w, root, side, shared, rows, at);
     } else {

@@ -44,7 +44,7 @@ struct RowShape {
 // `at_block_row_dims`: with several rows per block, each at_block Func's pure var that follows the
 // root's rows (the planner finds it by bounds; names need not match the root's), empty if none.
 // `at_block_thread_dims`: each one's pure var its threads cover (FuncPlan::thread_dim), empty for
-// its first.
+// its first; `at_block_thread_extents`: its extent per block along that var (FuncPlan::thread_extent).
 // `side`: outputs over the root's block dims (KernelPlan::side, GPU only) that its blocks write too,
 // fused with the root at the block loop (compute_with), from the Funcs the block computes.
 // `shared`: reductions among `at_block` that other kernels read too, written likewise for them once
@@ -52,7 +52,8 @@ struct RowShape {
 void schedule_row_kernel(ScheduleWriter &w, Halide::Func root, const RowShape &shape,
                          const std::vector<Halide::Func> &at_block, const std::vector<int64_t> &at_block_points,
                          const std::vector<std::string> &at_block_row_dims,
-                         const std::vector<std::string> &at_block_thread_dims, const std::vector<StagedRow> &staged,
+                         const std::vector<std::string> &at_block_thread_dims,
+                         const std::vector<int64_t> &at_block_thread_extents, const std::vector<StagedRow> &staged,
                          const Halide::Target &target, const std::vector<Halide::Func> &side = {},
                          const std::vector<Halide::Func> &shared = {});
 

@@ -35,12 +35,6 @@ void pad_block_allocation(ScheduleWriter &w, Func f, bool mixed) {
     if (f.dimensions() > 0 && smallest < 8) w.align_storage(f, Var(f.function().args()[0]), 8 / smallest);
 }
 
-int64_t block_level_threads(int64_t points, int max_lanes) {
-    int64_t few = 1;
-    while (few < points && few < kMaxBlockThreads) few *= 2;
-    return max_lanes > 0 ? std::min<int64_t>(few, max_lanes) : few;
-}
-
 // A block-level reduction with at most this many results is split across the block's threads.
 constexpr int64_t kMaxPointsToSplit = 8;
 
@@ -81,7 +75,7 @@ void lanes_innermost(ScheduleWriter &w, Func partial, const Var &lane) {
 // warp shuffles instead (warp_shuffle_reduction), `vector` neighbours per access.
 LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int max_lanes, const std::string &row_dim,
                       const std::string &thread_dim, Func root, const Var &at, const Target &t, bool mixed, int warps,
-                      int vector, int exact_lanes, bool thread_one_in_a_loop) {
+                      int vector, int exact_lanes, int64_t thread_extent) {
     LaneSplit split;
     w.compute_at(f, root, at);
     if (!is_gpu_target(t)) return split;
@@ -96,16 +90,19 @@ LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int m
     // innermost dim in strips as wide as the root's threads along a row, each thread looping over
     // the strips. Threaded whole, the block would be as wide as the row, which the device refuses.
     const bool strips = points > kMaxBlockThreads && max_lanes > 0;
-    // The threaded dim split by a constant (the points per block, or 1), that many threads, and a
-    // loop around them for whatever is left. Threaded whole, the block is as wide as the dim's largest
-    // extent over every block, which Halide bounds by interval arithmetic over the block index: where
-    // the rows a block needs are a union of clamped windows (a row mean read by a stencil along y, or
-    // through a 2 x 2 resampling), that came to the whole image's rows, 1536 threads a block at
-    // 2048 x 1536, though each block needs one to three.
-    // Not for one point in a kernel that writes side outputs: there Halide sized the Func's shared
-    // memory for fewer rows than the loop over its (guarded, unioned) rows wrote, and the final sum
-    // overwrote the partials it was adding (an RMS 16 times too large on OpenCL).
-    const int64_t few = block_level_threads(points, max_lanes);
+    // With `thread_extent`: the threaded dim split by it (the Func's extent per block at the
+    // estimates), that many threads, and a loop around them for whatever is left. Threaded whole,
+    // the block is as wide as the dim's largest extent over every block, which Halide bounds by
+    // interval arithmetic over the block index: where the rows a block needs are a union of clamped
+    // windows (a row mean read by a stencil along y, or through a 2 x 2 resampling), that came to
+    // the whole image's rows, 1536 threads a block at 2048 x 1536, though each block needs one to
+    // three. Only for a Func of one pure dim: with two (a group normalization's sums over groups
+    // and samples, puzzler's slices), the split made Halide read the input past its channels
+    // (group_norm on OpenCL); and the row template passes none for one point in a kernel that
+    // writes side outputs, where the split made Halide size the Func's shared memory for fewer rows
+    // than the loop over its guarded, unioned rows wrote, and the final sum overwrote the partials
+    // it was adding (an RMS 16 times too large on OpenCL).
+    const int64_t few = std::min<int64_t>(thread_extent, kMaxBlockThreads);
     // The pure var the block's threads cover: `thread_dim` where the planner named one, else the
     // first.
     auto threaded = [&](const std::vector<VarOrRVar> &pure) {
@@ -122,7 +119,7 @@ LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int m
             Var so(f.name() + "_strip"), si(f.name() + "_strip_t");
             w.split(st, threaded(pure), so, si, max_lanes, TailStrategy::GuardWithIf);
             w.gpu_threads(st, si);
-        } else if (few == 1 && !thread_one_in_a_loop) {
+        } else if (few <= 0 || pure.size() > 1) {
             w.gpu_threads(st, threaded(pure));
         } else {
             Var so(f.name() + "_few"), t(f.name() + "_few_t");

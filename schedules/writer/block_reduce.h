@@ -33,17 +33,13 @@ struct LaneSplit {
     int lanes = 0;
 };
 
-// The threads block_level gives a Func with `points` per block (at most kMaxBlockThreads) along
-// its threaded dim: the power of two at or above them, at most `max_lanes` where that is set.
-int64_t block_level_threads(int64_t points, int max_lanes);
-
 // Computes `f` per block of `root` at `at`, and on a GPU splits its reduction across the block's
-// lanes (block_reduce.cpp says how). `thread_one_in_a_loop`: a Func of one point per block too gets
-// a constant thread count (off in kernels that write side outputs, see block_reduce.cpp).
+// lanes (block_reduce.cpp says how). `thread_extent` > 0: the Func's extent per block along the dim
+// its threads cover, which then get that constant count (see block_reduce.cpp); 0: threaded whole.
 LaneSplit block_level(ScheduleWriter &w, Halide::Func f, int64_t points, int rows, int max_lanes,
                       const std::string &row_dim, const std::string &thread_dim, Halide::Func root,
                       const Halide::Var &at, const Halide::Target &t, bool mixed, int warps = 0, int vector = 1,
-                      int exact_lanes = 0, bool thread_one_in_a_loop = true);
+                      int exact_lanes = 0, int64_t thread_extent = 0);
 // Independent lane-split reductions of one shape in one loop nest (compute_with).
 void fuse_lane_splits(ScheduleWriter &w, const std::vector<LaneSplit> &splits);
 
