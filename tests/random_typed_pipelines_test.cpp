@@ -29,7 +29,7 @@ namespace {
 // 846, a row mean computed per block of a row kernel that reads it through a 2 x 2 resampling (two
 // or three rows a block) or a mirrored stencil (one): planned for CUDA, Halide bounded the
 // threads over its rows by the whole image's, 1536 a block at 2048 x 1536
-// (schedules/writer/block_reduce.cpp: block_level_threads).
+// (schedules/writer/block_reduce.cpp: block_level's thread_extent).
 std::vector<uint64_t> typed_seeds() {
     const char *e = std::getenv("SOLDER_TYPED_SEEDS");
     if (e == nullptr) return {5, 6, 18, 28, 36, 41, 94, 201, 835, 846};

@@ -151,16 +151,16 @@ void schedule_side_outputs(ScheduleWriter &w, Func root, const std::vector<Func>
     }
 }
 
-}  // namespace
-
 // The constant thread count block_level gives the i-th Func computed per block (its extent per
 // block along its threaded var), or 0 (threaded whole): for one point in a kernel that writes side
 // outputs or shared reductions (block_reduce.cpp says why).
-static int64_t constant_threads(const std::vector<int64_t> &extents, size_t i, const std::vector<Func> &side,
-                                const std::vector<Func> &shared) {
+int64_t constant_threads(const std::vector<int64_t> &extents, size_t i, const std::vector<Func> &side,
+                         const std::vector<Func> &shared) {
     const int64_t e = i < extents.size() ? extents[i] : 0;
     return e <= 1 && (!side.empty() || !shared.empty()) ? 0 : e;
 }
+
+}  // namespace
 
 // The row template on CUDA with warps (RowShape::warps): one block per row of the root, its threads
 // `warps` (thread y) x 32 lanes (thread x), each lane walking the row in steps of the block's

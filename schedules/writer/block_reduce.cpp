@@ -102,7 +102,7 @@ LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int m
     // writes side outputs, where the split made Halide size the Func's shared memory for fewer rows
     // than the loop over its guarded, unioned rows wrote, and the final sum overwrote the partials
     // it was adding (an RMS 16 times too large on OpenCL).
-    const int64_t few = std::min<int64_t>(thread_extent, kMaxBlockThreads);
+    const int64_t threads = std::min<int64_t>(thread_extent, kMaxBlockThreads);
     // The pure var the block's threads cover: `thread_dim` where the planner named one, else the
     // first.
     auto threaded = [&](const std::vector<VarOrRVar> &pure) {
@@ -119,11 +119,11 @@ LaneSplit block_level(ScheduleWriter &w, Func f, int64_t points, int rows, int m
             Var so(f.name() + "_strip"), si(f.name() + "_strip_t");
             w.split(st, threaded(pure), so, si, max_lanes, TailStrategy::GuardWithIf);
             w.gpu_threads(st, si);
-        } else if (few <= 0 || pure.size() > 1) {
+        } else if (threads <= 0 || pure.size() > 1) {
             w.gpu_threads(st, threaded(pure));
         } else {
             Var so(f.name() + "_few"), t(f.name() + "_few_t");
-            w.split(st, threaded(pure), so, t, int(few), TailStrategy::GuardWithIf);
+            w.split(st, threaded(pure), so, t, int(threads), TailStrategy::GuardWithIf);
             w.gpu_threads(st, t);
         }
     };
