@@ -32,7 +32,29 @@ std::string shared_reduction_why_not(const FuncGraph &g, const std::map<int, Ker
         return "its dims are not the rows of " + H.name + "'s row kernel";
     // A block computes it where the block's Funcs need it: written by the block, that must be the
     // block's own rows, no more.
-    return needed_beyond_own_rows(g, host, kc, s);
+    if (std::string why = needed_beyond_own_rows(g, host, kc, s); !why.empty()) return why;
+    return read_through_moving_indices(g, host, kc, s);
+}
+
+std::string read_through_moving_indices(const FuncGraph &g, int host, const KernelChoice &kc, int s) {
+    const std::set<int> inside(kc.members.begin(), kc.members.end());
+    std::set<int> seen;
+    std::function<std::string(int)> walk = [&](int c) -> std::string {
+        if (!seen.insert(c).second) return "";
+        for (int e : g.nodes[size_t(c)].in_edges) {
+            const FuncEdge &E = g.edges[size_t(e)];
+            if (E.producer != s && !inside.count(E.producer)) continue;
+            if (!E.moves_with_consumer())
+                return g.nodes[size_t(c)].name + " reads " + g.nodes[size_t(E.producer)].name + " at " +
+                       access_name(E.access) +
+                       " indices that do not move with its own (a clamp, a mirror, a lookup): " +
+                       "Halide would bound the rows a block computes of it over every row, a thread each";
+            if (E.producer != s)
+                if (std::string why = walk(E.producer); !why.empty()) return why;
+        }
+        return "";
+    };
+    return walk(host);
 }
 
 }  // namespace autosched

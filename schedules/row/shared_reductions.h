@@ -34,6 +34,14 @@ bool shares_reductions(const PlannerOptions &opt);
 // which the other kernels may read beyond). Empty if so, else why not.
 std::string shared_reduction_why_not(const FuncGraph &g, const std::map<int, KernelChoice> &choice, int host, int s);
 
+// Whether `host`'s kernel `kc` reads reduction `s` only through reads whose indices move with their
+// reader's (its vars plus constants: pointwise, broadcast or stencil reads), along every path of
+// the kernel's Funcs from `host` to `s`. Through a clamp or a mirror of the rows (a boundary
+// condition), Halide bounds the rows of `s` a block computes over every row it might map to, and
+// threads them: a launch of as many threads as the image has rows, which the row template's
+// constant thread count cannot bound for a reduction it shares. Empty if so, else why not.
+std::string read_through_moving_indices(const FuncGraph &g, int host, const KernelChoice &kc, int s);
+
 }  // namespace autosched
 
 // After every kernel is scheduled (ScheduleWriter::after_all): `shared`, computed per block of
