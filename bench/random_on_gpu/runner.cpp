@@ -85,7 +85,7 @@ int main(int argc, char **argv) {
                 const std::string name = md->arguments[i].name;
                 out_names.push_back(name.substr(0, name.find('$')));
             }
-        for (auto [w, h] : std::vector<std::pair<int, int>>{{256, 192}, {37, 29}, {1000, 700}, {1, 1}}) {
+        for (auto [w, h] : std::vector<std::pair<int, int>>{{256, 192}, {37, 29}, {1000, 700}, {1, 1}, {2048, 1536}}) {
             Buffer in(image_type, {w, h}), rgb(image_type, {w, h, 3});
             fill(in, uint32_t(lib.seed * 7 + uint64_t(w)));
             fill(rgb, uint32_t(lib.seed * 11 + uint64_t(h)));
