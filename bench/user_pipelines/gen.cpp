@@ -131,6 +131,7 @@ int main(int argc, char **argv) {
     user_pipelines::add_pipelines_ac(pipelines);
     user_pipelines::add_pipelines_ad(pipelines);
     user_pipelines::add_pipelines_ae(pipelines);
+    user_pipelines::add_pipelines_af(pipelines);
     for (auto &[name, make] : pipelines) {
         if (!only.empty() && only != name) continue;
         const std::string fn = name + "_" + env_or("SOLDER_TAG", which);

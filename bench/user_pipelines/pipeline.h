@@ -1,5 +1,5 @@
 // The user-pipeline bench's pipelines: each a function returning its outputs and arguments,
-// listed by name in a registry per file (pipelines_a.cpp ... pipelines_z.cpp, pipelines_aa.cpp ... pipelines_ae.cpp); gen.cpp schedules and
+// listed by name in a registry per file (pipelines_a.cpp ... pipelines_z.cpp, pipelines_aa.cpp ... pipelines_af.cpp); gen.cpp schedules and
 // compiles them.
 #pragma once
 #include <functional>
@@ -50,5 +50,6 @@ void add_pipelines_ab(Registry &r);
 void add_pipelines_ac(Registry &r);
 void add_pipelines_ad(Registry &r);
 void add_pipelines_ae(Registry &r);
+void add_pipelines_af(Registry &r);
 
 }  // namespace user_pipelines
