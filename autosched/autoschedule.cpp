@@ -10,6 +10,7 @@
 #include "autosched/bf16_on_gpu.h"
 #include "autosched/hoisted_requirements.h"
 #include "autosched/ordered_folds.h"
+#include "autosched/scatter_folds.h"
 #include "autosched/model/func_graph.h"
 #include "autosched/model/generic_reason.h"
 #include "core/progress.h"
@@ -172,6 +173,9 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
     const std::vector<std::string> bf16 = emulate_bf16_for_gpu(outputs, target);
     // Arg-max and arg-min folds Halide cannot split: cut into chunks folded in parallel.
     const std::vector<OrderedFold> folds = cut_ordered_folds(outputs);
+    // Keep-the-better scatters (a depth buffer's nearest point): two atomic passes on a GPU.
+    const std::vector<ScatterFold> scatters =
+        target.has_gpu_feature() ? rewrite_scatter_folds(outputs) : std::vector<ScatterFold>{};
     auto plan = [&]() {
         try {
             a.plan = plan_pipeline(FuncGraph::build(outputs), for_target, app);
@@ -209,6 +213,7 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
     for (auto &f : bf16) a.plan.explanations.push_back({f, "", kBf16EmulatedReason});
     for (auto &f : folds) a.plan.explanations.push_back({f.func, "", ordered_fold_reason(f)});
     drop_provable_form_hints(a.plan, folds);
+    for (auto &f : scatters) a.plan.explanations.push_back({f.func, "", scatter_fold_reason(f)});
     for (auto &b : unaligned_narrow_buffers(outputs, target))
         a.plan.explanations.push_back({b, "", kUnalignedNarrowReason});
     for (auto &[k, why] : hosted) a.plan.explanations.push_back({k, "", why});

@@ -126,7 +126,8 @@ P motion_blur() {
     Expr ix = cast<int>(floor(sx)), iy = cast<int>(floor(sy));
     Expr fx = sx - ix, fy = sy - iy;
     acc(x, y, c) = 0.0f;
-    acc(x, y, c) += lerp(lerp(cl(ix, iy, c), cl(ix + 1, iy, c), fx), lerp(cl(ix, iy + 1, c), cl(ix + 1, iy + 1, c), fx), fy);
+    acc(x, y, c) +=
+        lerp(lerp(cl(ix, iy, c), cl(ix + 1, iy, c), fx), lerp(cl(ix, iy + 1, c), cl(ix + 1, iy + 1, c), fx), fy);
     out(x, y, c) = acc(x, y, c) / cast<float>(max(taps, 1));
     in.set_estimates({{0, 3840}, {0, 2160}, {0, 3}});
     out.set_estimates({{0, 3840}, {0, 2160}, {0, 3}});
