@@ -3,6 +3,7 @@
 #include <optional>
 #include <set>
 
+#include "autosched/keep_better.h"
 #include "autosched/model/func_graph.h"
 #include "autosched/model/generic_reason.h"
 #include "autosched/model/pipeline_funcs.h"
@@ -23,17 +24,6 @@ constexpr int kMostCuts = 5;
 // Folds with this many results or more are left as they are: one thread per result already fills
 // the GPU (132 SMs x 2048 threads is 270336; half of that and more is enough).
 constexpr int64_t kManyResults = 65536;
-
-// `e` is the Func's own element `index` at its pure vars: f(x, y)[index].
-bool own_element(const Expr &e, const Function &f, int index) {
-    const auto *c = e.as<Call>();
-    if (!c || c->name != f.name() || c->value_index != index || c->args.size() != f.args().size()) return false;
-    for (size_t d = 0; d < c->args.size(); d++) {
-        const auto *v = c->args[d].as<Variable>();
-        if (!v || v->name != f.args()[d]) return false;
-    }
-    return true;
-}
 
 // A fold in the form the header gives: keep(i) = select(cond, news[i], f(..)[i]).
 struct Fold {
@@ -57,34 +47,11 @@ std::optional<Fold> as_fold(const Function &f) {
     Fold fold;
     fold.f = f;
     fold.rvars = u.schedule().rvars();
-    Expr cond;
-    for (size_t i = 0; i < u.values().size(); i++) {
-        const Expr v = substitute_in_all_lets(u.values()[i]);
-        const auto *sel = v.as<Select>();
-        if (!sel || !own_element(sel->false_value, f, int(i)) || calls_func(sel->true_value, f.name()))
-            return std::nullopt;
-        if (cond.defined() && !equal(cond, sel->condition)) return std::nullopt;
-        cond = sel->condition;
-        fold.news.push_back(sel->true_value);
-    }
-    // The condition: the new value strictly beyond the Func's own element of it.
-    Expr a, b;
-    bool gt = false;
-    if (const auto *op = cond.as<GT>()) {
-        a = op->a, b = op->b, gt = true;
-    } else if (const auto *op = cond.as<LT>()) {
-        a = op->a, b = op->b;
-    } else {
-        return std::nullopt;
-    }
-    for (int i = 0; i < int(fold.news.size()) && fold.value_index < 0; i++) {
-        if (own_element(b, f, i) && equal(a, fold.news[size_t(i)]) && !calls_func(a, f.name())) {
-            fold.value_index = i, fold.greater = gt;  // e > own, or e < own
-        } else if (own_element(a, f, i) && equal(b, fold.news[size_t(i)]) && !calls_func(b, f.name())) {
-            fold.value_index = i, fold.greater = !gt;  // own < e, or own > e
-        }
-    }
-    if (fold.value_index < 0) return std::nullopt;
+    std::vector<Expr> here;
+    for (auto &a : f.args()) here.push_back(Variable::make(Int(32), a));
+    auto k = keep_better_update(f, u, here);
+    if (!k) return std::nullopt;
+    fold.news = k->news, fold.value_index = k->value_index, fold.greater = k->greater;
     return fold;
 }
 

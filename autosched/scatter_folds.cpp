@@ -3,6 +3,7 @@
 #include <map>
 #include <optional>
 
+#include "autosched/keep_better.h"
 #include "autosched/model/pipeline_funcs.h"
 
 namespace solder::autosched {
@@ -11,15 +12,6 @@ using namespace Halide;
 using namespace Halide::Internal;
 
 namespace {
-
-// `e` is the Func's own element `index` at the update's point `at`: f(px, py)[index].
-bool own_element_at(const Expr &e, const Function &f, int index, const std::vector<Expr> &at) {
-    const auto *c = e.as<Call>();
-    if (!c || c->name != f.name() || c->value_index != index || c->args.size() != at.size()) return false;
-    for (size_t d = 0; d < at.size(); d++)
-        if (!equal(c->args[d], at[d])) return false;
-    return true;
-}
 
 // A keep-the-better scatter in the header's form: value i = select(cond, news[i], f(at)[i]).
 struct Scatter {
@@ -48,33 +40,10 @@ std::optional<Scatter> as_scatter(const Function &f) {
         s.at.push_back(substitute_in_all_lets(a));
         if (calls_func(s.at.back(), f.name())) return std::nullopt;
     }
-    Expr cond;
-    for (size_t i = 0; i < u.values().size(); i++) {
-        const Expr v = substitute_in_all_lets(u.values()[i]);
-        const auto *sel = v.as<Select>();
-        if (!sel || !own_element_at(sel->false_value, f, int(i), s.at) || calls_func(sel->true_value, f.name()))
-            return std::nullopt;
-        if (cond.defined() && !equal(cond, sel->condition)) return std::nullopt;
-        cond = sel->condition;
-        s.news.push_back(sel->true_value);
-    }
-    Expr a, b;
-    bool gt = false;
-    if (const auto *op = cond.as<GT>()) {
-        a = op->a, b = op->b, gt = true;
-    } else if (const auto *op = cond.as<LT>()) {
-        a = op->a, b = op->b;
-    } else {
-        return std::nullopt;
-    }
-    for (int i = 0; i < int(s.news.size()) && s.value_index < 0; i++) {
-        if (own_element_at(b, f, i, s.at) && equal(a, s.news[size_t(i)])) {
-            s.value_index = i, s.greater = gt;  // e > own, or e < own
-        } else if (own_element_at(a, f, i, s.at) && equal(b, s.news[size_t(i)])) {
-            s.value_index = i, s.greater = !gt;  // own < e, or own > e
-        }
-    }
-    if (s.value_index < 0 || !keyed_type(s.news[size_t(s.value_index)].type())) return std::nullopt;
+    auto k = keep_better_update(f, u, s.at);
+    if (!k) return std::nullopt;
+    s.news = k->news, s.value_index = k->value_index, s.greater = k->greater;
+    if (!keyed_type(s.news[size_t(s.value_index)].type())) return std::nullopt;
     return s;
 }
 

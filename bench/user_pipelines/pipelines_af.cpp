@@ -5,6 +5,8 @@
 // table, then sharpened; Sauvola's adaptive threshold over a Param radius; a motion blur along a
 // Param direction with a Param count of bilinear taps; and a channels-last feature map sampled at a
 // grid of coordinates (grid_sample with zero padding).
+#include <functional>
+
 #include "bench/user_pipelines/pipeline.h"
 
 using namespace Halide;
@@ -13,6 +15,13 @@ namespace user_pipelines {
 namespace {
 
 Var x("x"), y("y"), c("c"), i("i");
+
+// The bilinear mix at (sx, sy) of the four pixels `at` gives around it.
+Expr bilinear(const std::function<Expr(Expr, Expr)> &at, Expr sx, Expr sy) {
+    Expr ix = cast<int>(floor(sx)), iy = cast<int>(floor(sy));
+    Expr fx = sx - ix, fy = sy - iy;
+    return lerp(lerp(at(ix, iy), at(ix + 1, iy), fx), lerp(at(ix, iy + 1), at(ix + 1, iy + 1), fx), fy);
+}
 
 // 1M points (x, y, depth in [-1, 1]) splatted into a size x size depth buffer: each pixel keeps the
 // nearest point's depth and, on ties, the first such point's index (-1 where none lands).
@@ -49,11 +58,7 @@ P rotate_rgba() {
     Expr cx = cast<float>(in.dim(1).extent()) / 2, cy = cast<float>(in.dim(2).extent()) / 2;
     Expr ca = cos(angle), sa = sin(angle);
     Expr sx = ca * (x - cx) + sa * (y - cy) + cx, sy = -sa * (x - cx) + ca * (y - cy) + cy;
-    Expr ix = cast<int>(floor(sx)), iy = cast<int>(floor(sy));
-    Expr fx = sx - ix, fy = sy - iy;
-    auto at = [&](Expr u, Expr v) { return cast<float>(cl(c, u, v)); };
-    Expr v = lerp(lerp(at(ix, iy), at(ix + 1, iy), fx), lerp(at(ix, iy + 1), at(ix + 1, iy + 1), fx), fy);
-    out(c, x, y) = v / 255.0f;
+    out(c, x, y) = bilinear([&](Expr u, Expr v) { return cast<float>(cl(c, u, v)); }, sx, sy) / 255.0f;
     in.dim(0).set_bounds(0, 4);
     in.dim(1).set_stride(4);
     out.output_buffer().dim(0).set_bounds(0, 4);
@@ -123,11 +128,8 @@ P motion_blur() {
     RDom r(0, taps, "r");
     Func acc("acc"), out("out");
     Expr sx = x + r * dx, sy = y + r * dy;
-    Expr ix = cast<int>(floor(sx)), iy = cast<int>(floor(sy));
-    Expr fx = sx - ix, fy = sy - iy;
     acc(x, y, c) = 0.0f;
-    acc(x, y, c) +=
-        lerp(lerp(cl(ix, iy, c), cl(ix + 1, iy, c), fx), lerp(cl(ix, iy + 1, c), cl(ix + 1, iy + 1, c), fx), fy);
+    acc(x, y, c) += bilinear([&](Expr u, Expr v) { return cl(u, v, c); }, sx, sy);
     out(x, y, c) = acc(x, y, c) / cast<float>(max(taps, 1));
     in.set_estimates({{0, 3840}, {0, 2160}, {0, 3}});
     out.set_estimates({{0, 3840}, {0, 2160}, {0, 3}});
@@ -144,10 +146,7 @@ P grid_sample() {
     Func out("out");
     Expr sx = (grid(0, x, y, n) + 1.0f) * 0.5f * cast<float>(in.dim(1).extent() - 1);
     Expr sy = (grid(1, x, y, n) + 1.0f) * 0.5f * cast<float>(in.dim(2).extent() - 1);
-    Expr ix = cast<int>(floor(sx)), iy = cast<int>(floor(sy));
-    Expr fx = sx - ix, fy = sy - iy;
-    out(c, x, y, n) = lerp(lerp(cl(c, ix, iy, n), cl(c, ix + 1, iy, n), fx),
-                           lerp(cl(c, ix, iy + 1, n), cl(c, ix + 1, iy + 1, n), fx), fy);
+    out(c, x, y, n) = bilinear([&](Expr u, Expr v) { return cl(c, u, v, n); }, sx, sy);
     in.set_estimates({{0, 64}, {0, 256}, {0, 256}, {0, 8}});
     grid.set_estimates({{0, 2}, {0, 256}, {0, 256}, {0, 8}});
     out.set_estimates({{0, 64}, {0, 256}, {0, 256}, {0, 8}});
