@@ -519,6 +519,30 @@ void build(uint64_t seed, UserPipeline &p) {
                     0.01f * cast<float>(at()[2]);
         p.outputs.push_back(out);
     }
+    // Each point of a stage splatted to a point its value picks (up to 2 columns and rows on), each
+    // destination keeping the strictly smallest (or largest) value, in steps of a sixteenth (ties
+    // everywhere: the first point in the RDom's order must win), with that point's coordinates,
+    // another stage's values the initial ones; added to the stage (drawn last as the above): a
+    // keep-the-better scatter, which Solder runs as two atomic passes on a GPU
+    // (autosched/scatter_folds.h).
+    if (pick(3) == 0) {
+        p.kinds.push_back("nearest_splats");
+        Func src = fs[size_t(pick(int(fs.size())))], init = fs[size_t(pick(int(fs.size())))];
+        RDom rs(0, W, 0, H, "rns");
+        Expr level = cast<int>(src(rs.x, rs.y) * 16.0f);
+        Expr tx = clamp(rs.x + level % 3, 0, W - 1), ty = clamp(rs.y + (level / 3) % 3, 0, H - 1);
+        Func sp("splat"), out("nearest_splats");
+        sp(x, y) = Tuple(cast<int>(init(x, y) * 16.0f), -1, -1);
+        // (The smaller value wins with the new value on the left, the larger with the Func's own.)
+        Expr better = pick(2) == 0 ? level < sp(tx, ty)[0] : sp(tx, ty)[0] < level;
+        sp(tx, ty) = Tuple(select(better, level, sp(tx, ty)[0]), select(better, rs.x, sp(tx, ty)[1]),
+                           select(better, rs.y, sp(tx, ty)[2]));
+        p.stepped.push_back({src, 16.0f});
+        p.stepped.push_back({init, 16.0f});
+        out(x, y) = src(x, y) + 0.01f * cast<float>(sp(x, y)[0]) +
+                    cast<float>(sp(x, y)[1] + 3 * sp(x, y)[2]) * (0.5f / cast<float>(W + 3 * H));
+        p.outputs.push_back(out);
+    }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
     p.gain.set_estimate(1.0f);
     p.taps.set_estimate(3);
@@ -672,6 +696,7 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
             res.step_block_plans += plan.find("a barrier between steps") != std::string::npos;
             res.rdom_walk_plans +=
                 plan.find("a walk of its outer RVars per point of its innermost") != std::string::npos;
+            res.scatter_fold_plans += plan.find("two atomic min passes") != std::string::npos;
             schedule_every_func_at_root(ref.outputs);
             if (plan_only) {
                 if (target == "opencl") {

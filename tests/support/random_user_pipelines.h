@@ -29,6 +29,7 @@ struct RandomUserResult {
     int distinct_store_plans = 0;       // plans with stores whose RDom's points all run at once, no atomics
     int step_block_plans = 0;           // plans with a recurrence's rows in one block, a barrier between
     int rdom_walk_plans = 0;            // plans with a recurrence walked per point of its innermost RVar
+    int scatter_fold_plans = 0;         // plans with a keep-the-better scatter run as two atomic passes
     int step_reruns = 0;  // sizes run again with another input: a value of the first fell within ulps of a bin's edge
 };
 
