@@ -151,6 +151,24 @@ void write_shared_reductions(ScheduleWriter &w, Func root, const std::vector<Fun
     // Halide's environment, called by no one, and lowering failed an internal assertion on the
     // Funcs it called: a random 16-bit pipeline's row argmax, read only by another kernel, of a
     // stage that read the shared row means.)
+    // The callers with the copies of them made before for other kernels' Funcs (Func::clone_in: a
+    // side output's definition, copied for the kernel it is written beside). Halide swaps a copy
+    // in for its reader only when lowering, so the environment above shows the reader calling the
+    // original; the copy calls what the original calls, and must read the copies made here too (a
+    // random pipeline's side output, copied for its kernel's root, read the shared row means through
+    // the original stage, outside the host's block loop, which Halide refused).
+    auto with_copies = [&](std::vector<Func> callers) {
+        const size_t n = callers.size();
+        for (size_t i = 0; i < n; i++)
+            for (auto &[reader, copy] : callers[i].function().schedule().wrappers()) {
+                const Internal::Function f(copy);
+                // (Not a wrapper made by Func::in: that calls the original itself.)
+                if (!reader.empty() && where_of(reader) == Where::Elsewhere &&
+                    !direct_callees(f).count(callers[i].name()))
+                    callers.push_back(Func(f));
+            }
+        return callers;
+    };
     std::set<std::string> as_they_are;
     for (auto &name : order) {
         auto it = copy_for.find(name);
@@ -163,13 +181,13 @@ void write_shared_reductions(ScheduleWriter &w, Func root, const std::vector<Fun
             as_they_are.insert(name);
             note_calls(name, Func(env.at(name)));
         } else {
-            note_calls(name, w.clone_in(Func(env.at(name)), it->second));
+            note_calls(name, w.clone_in(Func(env.at(name)), with_copies(it->second)));
         }
     }
     for (const Func &s : shared) {
         auto it = wrap_for.find(s.name());
         if (it == wrap_for.end()) continue;
-        schedule_side_output(w, root, w.in(s, it->second), 1, at);
+        schedule_side_output(w, root, w.in(s, with_copies(it->second)), 1, at);
     }
 }
 
