@@ -26,11 +26,8 @@ constexpr int kMostCuts = 5;
 constexpr int64_t kManyResults = 65536;
 
 // A fold in the form the header gives: keep(i) = select(cond, news[i], f(..)[i]).
-struct Fold {
+struct Fold : KeepBetter {
     Function f;
-    int value_index = -1;
-    bool greater = false;    // the compared value wins when larger (GT(e, own) or LT(own, e))
-    std::vector<Expr> news;  // each element's new value (news[value_index]: the compared value)
     std::vector<ReductionVariable> rvars;
 };
 
@@ -44,14 +41,14 @@ std::optional<Fold> as_fold(const Function &f) {
         return std::nullopt;
     if (u.predicate().defined() && !is_const_one(u.predicate())) return std::nullopt;
     if (u.schedule().rvars().empty() || !writes_pure_vars_in_order(f, u)) return std::nullopt;
-    Fold fold;
-    fold.f = f;
-    fold.rvars = u.schedule().rvars();
     std::vector<Expr> here;
     for (auto &a : f.args()) here.push_back(Variable::make(Int(32), a));
     auto k = keep_better_update(f, u, here);
     if (!k) return std::nullopt;
-    fold.news = k->news, fold.value_index = k->value_index, fold.greater = k->greater;
+    Fold fold;
+    static_cast<KeepBetter &>(fold) = *k;
+    fold.f = f;
+    fold.rvars = u.schedule().rvars();
     return fold;
 }
 

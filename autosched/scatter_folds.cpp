@@ -14,12 +14,9 @@ using namespace Halide::Internal;
 namespace {
 
 // A keep-the-better scatter in the header's form: value i = select(cond, news[i], f(at)[i]).
-struct Scatter {
+struct Scatter : KeepBetter {
     Function f;
-    int value_index = -1;
-    bool greater = false;    // the compared value wins when larger
-    std::vector<Expr> news;  // each element's new value (news[value_index]: the compared value)
-    std::vector<Expr> at;    // the update's point
+    std::vector<Expr> at;  // the update's point
     std::vector<ReductionVariable> rvars;
 };
 
@@ -33,36 +30,39 @@ std::optional<Scatter> as_scatter(const Function &f) {
     if (!u.specializations().empty() || !f.definition().specializations().empty()) return std::nullopt;
     if (u.predicate().defined() && !is_const_one(u.predicate())) return std::nullopt;
     if (u.schedule().rvars().empty() || writes_pure_vars_in_order(f, u)) return std::nullopt;
-    Scatter s;
-    s.f = f;
-    s.rvars = u.schedule().rvars();
+    std::vector<Expr> at;
     for (const Expr &a : u.args()) {
-        s.at.push_back(substitute_in_all_lets(a));
-        if (calls_func(s.at.back(), f.name())) return std::nullopt;
+        at.push_back(substitute_in_all_lets(a));
+        if (calls_func(at.back(), f.name())) return std::nullopt;
     }
-    auto k = keep_better_update(f, u, s.at);
-    if (!k) return std::nullopt;
-    s.news = k->news, s.value_index = k->value_index, s.greater = k->greater;
-    if (!keyed_type(s.news[size_t(s.value_index)].type())) return std::nullopt;
+    auto k = keep_better_update(f, u, at);
+    if (!k || !keyed_type(k->news[size_t(k->value_index)].type())) return std::nullopt;
+    Scatter s;
+    static_cast<KeepBetter &>(s) = *k;
+    s.f = f;
+    s.at = at;
+    s.rvars = u.schedule().rvars();
     return s;
 }
 
-// A 32-bit key of `v` that orders as the fold prefers: the less key, the better value. Floats: the
-// IEEE bits made monotonic (negatives inverted, positives with the sign bit set), -0 taken as +0
-// (the comparison calls them equal: a later -0 must not beat an earlier +0).
+// A signed 32-bit key of `v` that orders as the fold prefers: the less key, the better value.
+// Floats: the IEEE bits as an int, the magnitude bits of negatives flipped so that they order as
+// the values do, -0 taken as +0 (the comparison calls them equal: a later -0 must not beat an
+// earlier +0). Unsigned 32-bit integers: the sign bit flipped. A larger value wins through ~key,
+// which reverses the order.
 Expr order_key(const Expr &v, bool greater) {
-    const Expr sign = make_const(UInt(32), 0x80000000u);
+    const Expr magnitude = make_const(Int(32), 0x7fffffff);
     Expr k;
     if (v.type().is_float()) {
         // (On the bits: Halide compiles floats without signed zeros, and a select of +0 for a zero
         // may be folded away.)
-        const Expr raw = reinterpret(UInt(32), v);
-        const Expr bits = select((raw & ~sign) == make_zero(UInt(32)), make_zero(UInt(32)), raw);
-        k = select((bits & sign) != make_zero(UInt(32)), ~bits, bits | sign);
-    } else if (v.type().is_int()) {
-        k = reinterpret(UInt(32), cast(Int(32), v)) ^ sign;
+        const Expr raw = reinterpret(Int(32), v);
+        const Expr bits = select((raw & magnitude) == make_zero(Int(32)), make_zero(Int(32)), raw);
+        k = select(bits < make_zero(Int(32)), bits ^ magnitude, bits);
+    } else if (v.type().is_uint() && v.type().bits() == 32) {
+        k = reinterpret(Int(32), v ^ make_const(UInt(32), 0x80000000u));
     } else {
-        k = cast(UInt(32), v);
+        k = cast(Int(32), v);
     }
     return greater ? ~k : k;
 }
@@ -88,8 +88,7 @@ ScatterFold rewrite(const Scatter &s) {
     const Expr value = substitute(to, s.news[size_t(s.value_index)]);
     const Expr initial = substitute(landing, substitute_in_all_lets(f.values()[size_t(s.value_index)]));
     const Expr wins = s.greater ? value > initial : value < initial;
-    // (Signed, its least value the best: the sign bit flipped.)
-    const Expr key = reinterpret(Int(32), order_key(value, s.greater) ^ make_const(UInt(32), 0x80000000u));
+    const Expr key = order_key(value, s.greater);
     const Expr no_key = Int(32).max(), no_index = UInt(64).max();
 
     Func keys(unique_name(f.name() + "_keys"));

@@ -11,12 +11,12 @@
 // there is strictly better than the initial value; then the best such value's first point in the
 // RDom's order (innermost RVar fastest) with its payload. Both are minima, which any order of the
 // points gives: the first pass takes, at each pixel, the least order key of the points that beat
-// its initial value (a 32-bit key ordered as the values are, -0 and +0 one key, NaNs never
+// its initial value (a signed 32-bit key ordered as the values are, -0 and +0 one key, NaNs never
 // winning as they never win the comparison); the second, the least index in the RDom's order of
 // the points whose key is the pixel's least (64 bits: no count of points overflows it). Each is a
-// min update Halide proves associative: atomic on the GPU. The Func itself becomes pure: the
-// initial Tuple where no point won, else each element's new value at the winning point, its RVars
-// decoded from the index.
+// min update Halide proves associative: atomic on the GPU. The Func keeps its initial definition,
+// and its update becomes one at its own points, with no RDom: its initial Tuple where no point won,
+// else each element's new value at the winning point, its RVars decoded from the index.
 //
 // Taken for GPU targets: a Func with one update over an RDom without a predicate, writing some
 // point other than its pure vars in order (a scatter), no specializations, each of whose values is
