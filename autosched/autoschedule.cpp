@@ -8,6 +8,7 @@
 #include "autosched/apply_plan.h"
 #include "autosched/author_schedule.h"
 #include "autosched/bf16_on_gpu.h"
+#include "autosched/deviation_sums.h"
 #include "autosched/hoisted_requirements.h"
 #include "autosched/ordered_folds.h"
 #include "autosched/scatter_folds.h"
@@ -149,6 +150,23 @@ Plan plan_generic_pipeline(const std::vector<Func> &outputs, const std::string &
     return plan;
 }
 
+namespace {
+
+// An expression's value at the pipeline's estimates (its graph built on the first call), or -1
+// where it is not a constant there or the graph cannot be built.
+std::function<int64_t(const Expr &)> extent_at_estimates(const std::vector<Func> &outputs) {
+    auto graph = std::make_shared<std::optional<FuncGraph>>();
+    return [outputs, graph](const Expr &e) -> int64_t {
+        try {
+            if (!*graph) graph->emplace(FuncGraph::build(outputs));
+            if (auto v = Internal::as_const_int((*graph)->at_estimates(e))) return *v;
+        } catch (const std::exception &) {}
+        return -1;
+    };
+}
+
+}  // namespace
+
 Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &target, const PlannerOptions &opt,
                            const std::string &app, Pipeline *checks) {
     Autoscheduled a;
@@ -176,6 +194,10 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
     // Keep-the-better scatters (a depth buffer's nearest point): two atomic passes on a GPU.
     const std::vector<ScatterFold> scatters =
         target.has_gpu_feature() ? rewrite_scatter_folds(outputs) : std::vector<ScatterFold>{};
+    // Variances written as two sums (the mean's, then the squared deviations from it): one pass.
+    const std::vector<DeviationSum> deviations = target.has_gpu_feature() && opt.one_pass_deviations
+                                                     ? rewrite_deviation_sums(outputs, extent_at_estimates(outputs))
+                                                     : std::vector<DeviationSum>{};
     auto plan = [&]() {
         try {
             a.plan = plan_pipeline(FuncGraph::build(outputs), for_target, app);
@@ -214,6 +236,7 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
     for (auto &f : folds) a.plan.explanations.push_back({f.func, "", ordered_fold_reason(f)});
     drop_provable_form_hints(a.plan, folds);
     for (auto &f : scatters) a.plan.explanations.push_back({f.func, "", scatter_fold_reason(f)});
+    for (auto &d : deviations) a.plan.explanations.push_back({d.deviations, "", deviation_sum_reason(d)});
     for (auto &b : unaligned_narrow_buffers(outputs, target))
         a.plan.explanations.push_back({b, "", kUnalignedNarrowReason});
     for (auto &[k, why] : hosted) a.plan.explanations.push_back({k, "", why});

@@ -1,0 +1,211 @@
+#include "autosched/deviation_sums.h"
+
+#include <map>
+#include <optional>
+#include <set>
+
+#include "autosched/model/pipeline_funcs.h"
+
+namespace solder::autosched {
+
+using namespace Halide;
+using namespace Halide::Internal;
+
+namespace {
+
+// A Func of the header's form, zero at first and summing `added` at its pure vars over `rvars`.
+struct Summing {
+    Function f;
+    Expr added;
+    std::vector<ReductionVariable> rvars;
+};
+
+std::optional<Summing> as_summing(const Function &f) {
+    if (f.has_extern_definition() || f.updates().size() != 1 || f.outputs() != 1) return std::nullopt;
+    if (!f.output_types()[0].is_float()) return std::nullopt;
+    const Definition &u = f.updates()[0];
+    if (!u.specializations().empty() || !f.definition().specializations().empty()) return std::nullopt;
+    if (u.predicate().defined() && !is_const_one(u.predicate())) return std::nullopt;
+    if (!is_const_zero(substitute_in_all_lets(f.values()[0]))) return std::nullopt;
+    if (u.schedule().rvars().size() < 2 || !writes_pure_vars_in_order(f, u)) return std::nullopt;
+    const Expr v = substitute_in_all_lets(u.values()[0]);
+    const Add *add = v.as<Add>();
+    if (!add) return std::nullopt;
+    auto own = [&](const Expr &e) {
+        const Call *c = e.as<Call>();
+        if (!c || c->name != f.name() || c->value_index != 0 || c->args.size() != f.args().size()) return false;
+        for (size_t d = 0; d < c->args.size(); d++) {
+            const Variable *var = c->args[d].as<Variable>();
+            if (!var || var->name != f.args()[d]) return false;
+        }
+        return true;
+    };
+    Expr added;
+    if (own(add->a))
+        added = add->b;
+    else if (own(add->b))
+        added = add->a;
+    else
+        return std::nullopt;
+    if (calls_func(added, f.name()) || !uses_rvar(added)) return std::nullopt;
+    return Summing{f, added, u.schedule().rvars()};
+}
+
+// `d * d` with d = e - m or m - e, e naming RVars and m none.
+struct Squared {
+    Expr e, m;
+};
+
+std::optional<Squared> as_squared_deviation(const Expr &added) {
+    const Mul *mul = added.as<Mul>();
+    if (!mul || !equal(mul->a, mul->b)) return std::nullopt;
+    const Sub *d = mul->a.as<Sub>();
+    if (!d) return std::nullopt;
+    if (uses_rvar(d->a) && !uses_rvar(d->b)) return Squared{d->a, d->b};
+    if (uses_rvar(d->b) && !uses_rvar(d->a)) return Squared{d->b, d->a};
+    return std::nullopt;
+}
+
+bool same_domain(const Summing &a, const Summing &b) {
+    if (a.f.args() != b.f.args() || a.rvars.size() != b.rvars.size()) return false;
+    for (size_t k = 0; k < a.rvars.size(); k++)
+        if (a.rvars[k].var != b.rvars[k].var || !equal(a.rvars[k].min, b.rvars[k].min) ||
+            !equal(a.rvars[k].extent, b.rvars[k].extent))
+            return false;
+    return true;
+}
+
+// The Funcs `e` reads, directly or through others.
+std::set<std::string> funcs_read(const Expr &e) {
+    struct Calls : IRVisitor {
+        std::map<std::string, Function> found;
+        using IRVisitor::visit;
+        void visit(const Call *c) override {
+            IRVisitor::visit(c);
+            if (c->call_type == Call::Halide && c->func.defined()) found.emplace(c->name, Function(c->func));
+        }
+    } calls;
+    e.accept(&calls);
+    std::set<std::string> names;
+    for (auto &[name, f] : calls.found) {
+        names.insert(name);
+        for (auto &[n, g] : find_transitive_calls(f)) names.insert(n);
+    }
+    return names;
+}
+
+// Gives `target` the update `target(pure) = target(pure) + added`. (Built on a Func of the same
+// pure vars, its reads of itself then made the target's, as Halide names the loops.)
+void replace_update(Function target, const Expr &added) {
+    std::vector<Var> pure;
+    for (auto &a : target.args()) pure.emplace_back(a);
+    Func holder(unique_name(target.name() + "_chunked"));
+    holder(pure) = Tuple(target.values());
+    holder(pure) = holder(pure) + added;
+    Definition d = holder.function().update(0).get_copy();
+    struct ReadsOfFunc : IRMutator {
+        std::string from;
+        Function to;
+        using IRMutator::visit;
+        Expr visit(const Call *c) override {
+            if (c->name != from) return IRMutator::visit(c);
+            std::vector<Expr> args;
+            for (auto &a : c->args) args.push_back(mutate(a));
+            return Call::make(to, args, c->value_index);
+        }
+    } reads;
+    reads.from = holder.name();
+    reads.to = target;
+    for (Expr &v : d.values()) v = reads.mutate(v);
+    target.update(0) = d;
+}
+
+// A name without Halide's '$' (an RVar's "r$x").
+std::string plain(std::string s) {
+    for (char &c : s)
+        if (c == '$') c = '_';
+    return s;
+}
+
+DeviationSum rewrite(const Summing &dev, const Squared &sq, const Summing &sum, size_t c) {
+    const auto &R = dev.rvars;
+    const Type t = dev.f.output_types()[0];
+    // The chunk Func's dims: every RVar but the chunk's, then the pure vars.
+    std::vector<Var> args;
+    std::map<std::string, Expr> to_chunk;
+    RDom in_chunk(R[c].min, R[c].extent, unique_name(dev.f.name() + "_in_chunk"));
+    for (size_t k = 0; k < R.size(); k++) {
+        if (k == c) {
+            to_chunk[R[k].var] = in_chunk.x;
+        } else {
+            args.emplace_back(unique_name(dev.f.name() + "_" + plain(R[k].var) + "_at"));
+            to_chunk[R[k].var] = args.back();
+        }
+    }
+    for (auto &a : dev.f.args()) args.emplace_back(a);
+    const Expr e = substitute(to_chunk, sq.e);
+    const Expr points = cast(t, max(R[c].extent, 1));
+
+    // Each chunk's sum, then its squared deviations from its own mean: two walks over its points in
+    // one Func, so in one kernel.
+    Func chunks(unique_name(dev.f.name() + "_chunks"));
+    chunks(args) = Tuple(make_zero(t), make_zero(t));
+    chunks(args) = Tuple(chunks(args)[0] + e, chunks(args)[1]);
+    const Expr own = e - chunks(args)[0] / points;
+    chunks(args) = Tuple(chunks(args)[0], chunks(args)[1] + own * own);
+
+    // Both sums over the chunks.
+    std::vector<Range> outer;
+    for (size_t k = 0; k < R.size(); k++)
+        if (k != c) outer.emplace_back(R[k].min, R[k].extent);
+    RDom over(outer, unique_name(dev.f.name() + "_over_chunks"));
+    std::vector<Expr> at;
+    for (size_t k = 0; k + 1 < R.size(); k++) at.push_back(over[int(k)]);
+    for (auto &a : dev.f.args()) at.push_back(Var(a));
+    const FuncRef chunk = chunks(at);
+    const Expr apart = chunk[0] / points - sq.m;
+    replace_update(sum.f, chunk[0]);
+    replace_update(dev.f, chunk[1] + points * apart * apart);
+    return {dev.f.name(), sum.f.name(), chunks.name()};
+}
+
+}  // namespace
+
+std::vector<DeviationSum> rewrite_deviation_sums(const std::vector<Func> &outputs,
+                                                 const std::function<int64_t(const Expr &)> &extent_at_estimates) {
+    std::vector<Summing> summing;
+    for (const Function &f : pipeline_functions(outputs))
+        if (auto s = as_summing(f)) summing.push_back(*s);
+    std::vector<DeviationSum> done;
+    std::set<std::string> taken;
+    for (const Summing &dev : summing) {
+        const auto sq = as_squared_deviation(dev.added);
+        if (!sq || taken.count(dev.f.name())) continue;
+        const std::set<std::string> read = funcs_read(sq->m);
+        for (const Summing &sum : summing) {
+            if (sum.f.same_as(dev.f) || taken.count(sum.f.name()) || !read.count(sum.f.name())) continue;
+            if (!same_domain(dev, sum) || !equal(sum.added, sq->e)) continue;
+            // Chunks along the second RVar: the chunk Func's threads then run along the first,
+            // reading neighbours.
+            const size_t c = 1;
+            if (extent_at_estimates(dev.rvars[c].extent) < kMinChunkPoints) continue;
+            done.push_back(rewrite(dev, *sq, sum, c));
+            taken.insert(dev.f.name());
+            taken.insert(sum.f.name());
+            break;
+        }
+    }
+    return done;
+}
+
+std::string deviation_sum_reason(const DeviationSum &d) {
+    return "a sum of squared deviations from a mean of the same points (" + d.sum +
+           "), which reads the points again after the mean: both are summed in chunks along one RVar, each "
+           "chunk's sum (" +
+           d.chunks +
+           ") and its own squared deviations in one kernel, then merged (the deviations plus each chunk's points times "
+           "its mean's squared distance "
+           "from the mean)";
+}
+
+}  // namespace solder::autosched
