@@ -103,20 +103,7 @@ void replace_update(Function target, const Expr &added) {
     holder(pure) = Tuple(target.values());
     holder(pure) = holder(pure) + added;
     Definition d = holder.function().update(0).get_copy();
-    struct ReadsOfFunc : IRMutator {
-        std::string from;
-        Function to;
-        using IRMutator::visit;
-        Expr visit(const Call *c) override {
-            if (c->name != from) return IRMutator::visit(c);
-            std::vector<Expr> args;
-            for (auto &a : c->args) args.push_back(mutate(a));
-            return Call::make(to, args, c->value_index);
-        }
-    } reads;
-    reads.from = holder.name();
-    reads.to = target;
-    for (Expr &v : d.values()) v = reads.mutate(v);
+    for (Expr &v : d.values()) v = calls_retargeted(v, holder.name(), target);
     target.update(0) = d;
 }
 

@@ -125,20 +125,7 @@ ScatterFold rewrite(const Scatter &s) {
         values.push_back(select(first == no_index, holder(here)[int(i)], substitute(back, s.news[i])));
     holder(pure) = Tuple(values);
     Definition won = holder.function().update(0).get_copy();
-    struct ReadsOfFunc : IRMutator {
-        std::string from;
-        Function to;
-        using IRMutator::visit;
-        Expr visit(const Call *c) override {
-            if (c->name != from) return IRMutator::visit(c);
-            std::vector<Expr> args;
-            for (auto &a : c->args) args.push_back(mutate(a));
-            return Call::make(to, args, c->value_index);
-        }
-    } reads;
-    reads.from = holder.name();
-    reads.to = f;
-    for (Expr &v : won.values()) v = reads.mutate(v);
+    for (Expr &v : won.values()) v = calls_retargeted(v, holder.name(), f);
     Function target = f;
     target.update(0) = won;
     return {f.name(), keys.name(), indices.name()};

@@ -331,6 +331,23 @@ bool calls_func(const Expr &e, const std::string &name) {
     return finder.found;
 }
 
+Expr calls_retargeted(const Expr &e, const std::string &from, const Internal::Function &to) {
+    struct Retarget : Internal::IRMutator {
+        std::string from;
+        Internal::Function to;
+        using Internal::IRMutator::visit;
+        Expr visit(const Internal::Call *c) override {
+            if (c->call_type != Internal::Call::Halide || c->name != from) return Internal::IRMutator::visit(c);
+            std::vector<Expr> args;
+            for (auto &a : c->args) args.push_back(mutate(a));
+            return Internal::Call::make(to, args, c->value_index);
+        }
+    } retarget;
+    retarget.from = from;
+    retarget.to = to;
+    return retarget.mutate(e);
+}
+
 bool writes_pure_vars_in_order(const Internal::Function &f, const Internal::Definition &u) {
     if (u.args().size() != f.args().size()) return false;
     for (size_t d = 0; d < u.args().size(); d++) {

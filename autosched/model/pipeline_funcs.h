@@ -83,6 +83,8 @@ bool has_value_of_type(const Halide::Internal::Function &f, const std::function<
 bool uses_rvar(const Halide::Expr &e);
 // Whether `e` calls the Func named `name`.
 bool calls_func(const Halide::Expr &e, const std::string &name);
+// `e` with its calls to the Func named `from` made calls to `to`, at the same args and value index.
+Halide::Expr calls_retargeted(const Halide::Expr &e, const std::string &from, const Halide::Internal::Function &to);
 // Whether definition `u` of `f` writes its pure vars in order, each as it is (`f(x, y) = ...`).
 bool writes_pure_vars_in_order(const Halide::Internal::Function &f, const Halide::Internal::Definition &u);
 // Whether `e` itself loads: a call to a Func or an image, or a Load. The lets it names are not
