@@ -152,17 +152,31 @@ Plan plan_generic_pipeline(const std::vector<Func> &outputs, const std::string &
 
 namespace {
 
-// An expression's value at the pipeline's estimates (its graph built on the first call), or -1
-// where it is not a constant there or the graph cannot be built.
-std::function<int64_t(const Expr &)> extent_at_estimates(const std::vector<Func> &outputs) {
+// Values at the pipeline's estimates (its graph built on the first question), or -1 where one is
+// not a constant there or the graph cannot be built.
+AtEstimates values_at_estimates(const std::vector<Func> &outputs) {
     auto graph = std::make_shared<std::optional<FuncGraph>>();
-    return [outputs, graph](const Expr &e) -> int64_t {
+    auto built = [outputs, graph]() -> const FuncGraph * {
         try {
             if (!*graph) graph->emplace(FuncGraph::build(outputs));
-            if (auto v = Internal::as_const_int((*graph)->at_estimates(e))) return *v;
-        } catch (const std::exception &) {}
-        return -1;
+            return &**graph;
+        } catch (const std::exception &) {
+            return nullptr;
+        }
     };
+    AtEstimates a;
+    a.extent = [built](const Expr &e) -> int64_t {
+        const FuncGraph *g = built();
+        if (!g) return -1;
+        const auto v = Internal::as_const_int(g->at_estimates(e));
+        return v ? *v : -1;
+    };
+    a.points = [built](const std::string &func) -> int64_t {
+        const FuncGraph *g = built();
+        const int n = g ? g->find(func) : -1;
+        return n < 0 ? -1 : g->nodes[size_t(n)].points();
+    };
+    return a;
 }
 
 }  // namespace
@@ -196,7 +210,7 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
         target.has_gpu_feature() ? rewrite_scatter_folds(outputs) : std::vector<ScatterFold>{};
     // Variances written as two sums (the mean's, then the squared deviations from it): one pass.
     const std::vector<DeviationSum> deviations = target.has_gpu_feature() && opt.one_pass_deviations
-                                                     ? rewrite_deviation_sums(outputs, extent_at_estimates(outputs))
+                                                     ? rewrite_deviation_sums(outputs, values_at_estimates(outputs))
                                                      : std::vector<DeviationSum>{};
     auto plan = [&]() {
         try {

@@ -5,29 +5,29 @@
 // reads the points twice (a group normalization's 128 KB groups: once for each sum, from DRAM).
 //
 // Both sums are rewritten in chunks along the RDom's second RVar (so that the chunks' threads run
-// along the first, reading neighbours): one Tuple Func takes each chunk's sum `s` and then its own
-// squared deviations `q = sum((e - s / k)^2)`, k points, two walks in one kernel, the second finding
-// the chunk on chip; then
-//   mean's sum = sum over chunks of s,
-//   the deviations' sum = sum over chunks of q + k (s / k - m)^2,
-// where m is whatever the deviations were taken from. The second line is an identity for any m
-// (a chunk's deviations from its own mean sum to zero), so the result is the pipeline's sum up to
-// rounding; taken from the chunk's mean, each chunk's squares stay as well conditioned as the
-// two-pass form's (Chan, Golub and LeVeque's pairwise update).
+// along the first, reading neighbours). One Tuple Func walks each chunk once: with d each point's
+// difference from the chunk's first point f (k points), it sums d and d^2. Then
+//   mean's sum = sum over chunks of (sum(d) + k f),
+//   the deviations' sum = sum over chunks of (sum(d^2) - sum(d)^2 / k) + k (chunk mean - m)^2,
+// where m is whatever the deviations were taken from. The first term is the chunk's squared
+// deviations from its own mean (the shifted-data form), the second Chan, Golub and LeVeque's merge,
+// an identity for any m: the result is the pipeline's sum up to rounding. The shift is one of the
+// chunk's own points, so the cancellation in the first term costs at most about k + 1 units of
+// rounding relative to the chunk's deviations (at most kMaxChunkPoints at the estimates).
 //
-// Off by default (PlannerOptions::one_pass_deviations): on the H100 the chunk kernel, a thread per
-// chunk under the generic template, ran at 42% of the bandwidth ceiling, and the planner computed
-// the merge per block of the consumer's kernel; group_norm and image_stats were slower than with
-// their two passes (bench/RESULTS.md). A template for the chunk Func (a block per run of chunks,
-// both walks coalesced) is what it waits for.
+// Measured on the H100 (bench/RESULTS.md): group_norm 206.4 -> 178.3 us, a user's batch norm
+// 167.3 -> 137.7 us, the statistics read once instead of twice. The same sums walked twice per
+// chunk from the chunk's own mean (no shift) ran the chunk kernel at 42% of the bandwidth ceiling
+// under the generic template, slower than the two passes.
 //
-// Taken for a Func F of one float value, zero at first, with one update at its pure vars in order,
-// no predicate, no specializations, over an RDom of at least two RVars whose second one has at
-// least kMinChunkPoints points at the estimates: F(P) += d * d with d = e - m (or m - e), e naming
-// RVars and m none. Another Func S over the same RVars and pure vars, zero at first, must sum e
-// itself (S(P) += e), and m must read S (directly or through other Funcs): then both change in
-// place (the callers' Funcs share their definitions), and the chunk Func joins the pipeline, over
-// the other RVars and F's pure vars.
+// Taken for GPU targets (PlannerOptions::one_pass_deviations), for a Func F of one float value,
+// zero at first, with one update at its pure vars in order, no predicate, no specializations, over
+// an RDom of at least two RVars whose second one has kMinChunkPoints to kMaxChunkPoints points at
+// the estimates, kMinPointsPerResult points in all, and kMinChunks chunks over F's points:
+// F(P) += d * d with d = e - m (or m - e), e naming RVars and m none. Another Func S over the same
+// RVars and pure vars, zero at first, must sum e itself (S(P) += e), and m must read S (directly or
+// through other Funcs): then both change in place (the callers' Funcs share their definitions), and
+// the chunk Func joins the pipeline, over the other RVars and F's pure vars.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -43,15 +43,27 @@ struct DeviationSum {
     std::string chunks;           // each chunk's sum and squared deviations (a Tuple)
 };
 
-// Points per chunk below which the rewrite is not taken (the chunk Func would store about as many
-// values as the points it sums).
-constexpr int64_t kMinChunkPoints = 16;
+// Points per chunk (at the estimates) the rewrite takes: below, the chunk Func would store about as
+// many values as the points it sums; above, the shift's rounding bound grows.
+constexpr int64_t kMinChunkPoints = 16, kMaxChunkPoints = 256;
+// Chunks over all of F's points (at the estimates) below which it is not taken: a thread each
+// would leave the GPU idle.
+constexpr int64_t kMinChunks = 131072;
+// Points each result sums (at the estimates) below which it is not taken: a block holds them on
+// chip, and a plan that computes both sums in their reader's blocks reads them from DRAM once
+// already (a user's 16 x 16 tile statistics: 83.4 us so, 174.9 us rewritten, on the H100).
+constexpr int64_t kMinPointsPerResult = 16384;
 
-// Rewrites every such pair among the Funcs `outputs` need. `extent_at_estimates` gives an RVar
-// extent's value at the estimates, or a negative number where it is not known.
-std::vector<DeviationSum>
-rewrite_deviation_sums(const std::vector<Halide::Func> &outputs,
-                       const std::function<int64_t(const Halide::Expr &)> &extent_at_estimates);
+// Values at the pipeline's estimates, or a negative number where one is not known: an
+// expression's (an RVar's extent), and the number of points of a Func's region.
+struct AtEstimates {
+    std::function<int64_t(const Halide::Expr &)> extent;
+    std::function<int64_t(const std::string &)> points;
+};
+
+// Rewrites every such pair among the Funcs `outputs` need.
+std::vector<DeviationSum> rewrite_deviation_sums(const std::vector<Halide::Func> &outputs,
+                                                 const AtEstimates &estimates);
 
 // The plan's note for a rewritten pair.
 std::string deviation_sum_reason(const DeviationSum &d);

@@ -1,9 +1,11 @@
-// One-pass deviations (autosched/deviation_sums.h, `--enable one_pass_deviations`): a variance
+// One-pass deviations (autosched/deviation_sums.h, the one_pass_deviations knob): a variance
 // written as users write it, the mean's sum and then the squared deviations from the mean, summed
-// in chunks and merged. The results must be the two-pass sums' up to rounding, at the estimates
-// and at other sizes (chunks of one point, one chunk), on OpenCL where the rewrite is taken,
-// against plain C++ in double precision; and the rewrite must not be taken where the deviations
-// are not from a mean of the same points.
+// in chunks and merged. Planned at a network's sizes, run at small ones: the results must be the
+// two-pass sums' up to rounding at any size (chunks of one point, one chunk, odd extents), on
+// OpenCL where the rewrite is taken, against plain C++ in double precision, with values far from
+// zero so that the shift matters; and the rewrite must not be taken where the deviations are not
+// from a mean of the same points, where each result sums few points (a block holds them), where
+// the chunks would be too few to fill a GPU, on the host, or with the knob off.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,9 +18,9 @@ using namespace solder::testing;
 
 namespace deviation_sums {
 
-solder::autosched::PlannerOptions one_pass() {
+solder::autosched::PlannerOptions one_pass(bool on = true) {
     solder::autosched::PlannerOptions o;
-    o.one_pass_deviations = true;
+    o.one_pass_deviations = on;
     return o;
 }
 
@@ -39,9 +41,9 @@ struct GroupStats {
         Expr d = v - (from_mean ? Expr(mean(g, n)) : Expr(1.5f));
         var(g, n) = sum(d * d) / count;
         stats(g, n) = Tuple(mean(g, n), var(g, n));
-        x.set_estimates({{0, 64}, {0, 48}, {0, 8}, {0, 3}});
+        x.set_estimates({{0, 256}, {0, 64}, {0, 64}, {0, 16}});
         groups.set_estimate(2);
-        stats.set_estimates({{0, 2}, {0, 3}});
+        stats.set_estimates({{0, 2}, {0, 16}});
     }
 };
 
@@ -82,52 +84,85 @@ TEST(DeviationSums, AGroupsVarianceMatchesTwoPassesAtAnySize) {
     }
 }
 
-// An image's mean and variance (0-d outputs), with the image's own statistics normalizing it.
-TEST(DeviationSums, AnImagesVarianceMatchesTwoPassesAtAnySize) {
-    ImageParam in(Float(32), 2, "in");
-    Var x("x"), y("y");
-    RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
-    Expr count = cast<float>(in.dim(0).extent() * in.dim(1).extent());
+// A batch normalization's per-channel statistics over (x, y, sample), the deviations written
+// mean first (m - e), and the activations normalized by them.
+TEST(DeviationSums, ABatchNormMatchesTwoPassesAtAnySize) {
+    ImageParam in(Float(32), 4, "in");
+    Var x("x"), y("y"), c("c"), n("n");
+    RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), 0, in.dim(3).extent(), "r");
+    Expr count = cast<float>(in.dim(0).extent() * in.dim(1).extent() * in.dim(3).extent());
     Func mean("mean"), var("var"), out("out");
-    mean() = sum(in(r.x, r.y)) / count;
-    var() = sum((mean() - in(r.x, r.y)) * (mean() - in(r.x, r.y))) / count;
-    out(x, y) = (in(x, y) - mean()) / sqrt(var() + 1e-5f);
-    in.set_estimates({{0, 512}, {0, 384}});
-    out.set_estimates({{0, 512}, {0, 384}});
+    mean(c) = sum(in(r.x, r.y, c, r.z)) / count;
+    var(c) = sum((mean(c) - in(r.x, r.y, c, r.z)) * (mean(c) - in(r.x, r.y, c, r.z))) / count;
+    out(x, y, c, n) = (in(x, y, c, n) - mean(c)) / sqrt(var(c) + 1e-5f);
+    in.set_estimates({{0, 256}, {0, 128}, {0, 64}, {0, 16}});
+    out.set_estimates({{0, 256}, {0, 128}, {0, 64}, {0, 16}});
     const std::string plan = schedule_with_solder({out}, "opencl", one_pass());
     ASSERT_TRUE(rewritten(plan)) << plan;
     Pipeline pipe = compiled({out}, "opencl");
-    for (auto [w, h] : std::vector<std::pair<int, int>>{{512, 384}, {37, 29}, {517, 1}, {1, 1}}) {
-        SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
-        Buffer<float> b(w, h);
-        std::mt19937 rng(uint32_t(w + 7 * h));
+    for (auto [w, h, ch, s] : std::vector<std::array<int, 4>>{{40, 24, 3, 2}, {17, 1, 2, 3}, {1, 1, 1, 1}}) {
+        SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(ch) + "x" + std::to_string(s));
+        Buffer<float> b(w, h, ch, s);
+        std::mt19937 rng(uint32_t(w + 7 * h + 31 * s));
         std::uniform_real_distribution<float> u(90.0f, 110.0f);
         b.for_each_value([&](float &v) { v = u(rng); });
         b.set_host_dirty();
         in.set(b);
-        Buffer<float> o = realize_on<float>(pipe, {w, h}, "opencl");
-        double mu = 0, m2 = 0;
-        b.for_each_value([&](float v) { mu += v; });
-        mu /= double(w) * h;
-        b.for_each_value([&](float v) { m2 += (v - mu) * (v - mu); });
-        const double sd = std::sqrt(m2 / (double(w) * h) + 1e-5);
-        for (int j = 0; j < h; j++)
-            for (int i = 0; i < w; i++) ASSERT_NEAR(o(i, j), (b(i, j) - mu) / sd, 2e-3) << i << ", " << j;
+        Buffer<float> o = pipe.realize({w, h, ch, s}, make_target("opencl"));
+        o.copy_to_host();
+        for (int k = 0; k < ch; k++) {
+            double mu = 0, m2 = 0, points = double(w) * h * s;
+            for (int m = 0; m < s; m++)
+                for (int j = 0; j < h; j++)
+                    for (int i = 0; i < w; i++) mu += b(i, j, k, m);
+            mu /= points;
+            for (int m = 0; m < s; m++)
+                for (int j = 0; j < h; j++)
+                    for (int i = 0; i < w; i++) m2 += (b(i, j, k, m) - mu) * (b(i, j, k, m) - mu);
+            const double sd = std::sqrt(m2 / points + 1e-5);
+            for (int m = 0; m < s; m++)
+                for (int j = 0; j < h; j++)
+                    for (int i = 0; i < w; i++)
+                        ASSERT_NEAR(o(i, j, k, m), (b(i, j, k, m) - mu) / sd, 2e-3) << i << ", " << j << ", " << k;
+        }
     }
 }
 
-TEST(DeviationSums, NotTakenForDeviationsFromAnotherValueOrWhenOff) {
+TEST(DeviationSums, NotTakenForOtherDeviationsFewPointsFewChunksOnTheHostOrOff) {
     {
         GroupStats p(/*from_mean=*/false);
         EXPECT_FALSE(rewritten(schedule_with_solder({p.stats}, "opencl", one_pass())));
     }
     {
         GroupStats p;
-        EXPECT_FALSE(rewritten(schedule_with_solder({p.stats}, "opencl")));
+        EXPECT_FALSE(rewritten(schedule_with_solder({p.stats}, "opencl", one_pass(false))));
+    }
+    {
+        // 16 x 16 tiles' statistics: 256 points a result.
+        ImageParam in(Float(32), 2, "in");
+        Var tx("tx"), ty("ty");
+        RDom t(0, 16, 0, 16, "t");
+        Func mean("mean"), var("var");
+        Expr v = in(tx * 16 + t.x, ty * 16 + t.y);
+        mean(tx, ty) = sum(v) / 256.0f;
+        var(tx, ty) = sum((v - mean(tx, ty)) * (v - mean(tx, ty)));
+        var.set_estimates({{0, 1024}, {0, 1024}});
+        in.set_estimates({{0, 16384}, {0, 16384}});
+        EXPECT_FALSE(rewritten(schedule_with_solder({var}, "opencl", one_pass())));
     }
     {
         GroupStats p;
         EXPECT_FALSE(rewritten(schedule_with_solder({p.stats}, "host", one_pass())));
+    }
+    {
+        // An image's one mean and variance: a chunk per column, 512 in all.
+        ImageParam in(Float(32), 2, "in");
+        RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
+        Func mean("mean"), var("var");
+        mean() = sum(in(r.x, r.y)) / 1000.0f;
+        var() = sum((in(r.x, r.y) - mean()) * (in(r.x, r.y) - mean()));
+        in.set_estimates({{0, 512}, {0, 128}});
+        EXPECT_FALSE(rewritten(schedule_with_solder({var}, "opencl", one_pass())));
     }
 }
 

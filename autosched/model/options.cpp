@@ -96,7 +96,7 @@ const std::vector<KnobEntry> &knob_table() {
                 "a row kernel computes a reduction other kernels read too and writes it beside its root"),
             flag(
                 "one_pass_deviations", [](auto &o) -> auto & { return o.planner.one_pass_deviations; },
-                "a mean's sum and the squared deviations from it are summed in chunks, read in one pass"),
+                "a mean's sum and the squared deviations from it over many points are summed in chunks, read once"),
             flag(
                 "transposed_tiles", [](auto &o) -> auto & { return o.planner.transposed_tiles; },
                 "a kernel that reads a producer transposed takes square tiles, the producer's tile in shared memory"),

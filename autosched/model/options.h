@@ -64,11 +64,10 @@ struct PlannerOptions {
     // whose rows it lies at and written there beside its root for the others, instead of by a kernel
     // of its own that reads the rows once more (schedules/row/shared_reductions.h).
     bool shared_reductions = true;
-    // A variance written as two sums over the same points (the mean's, then the squared deviations
-    // from it) is summed in chunks, each chunk's sum and deviations in one kernel, then merged, so
-    // the points are read once (autosched/deviation_sums.h). GPU targets. Off: measured slower on
-    // the H100 with the chunk kernel the templates give it (bench/RESULTS.md).
-    bool one_pass_deviations = false;
+    // A variance written as two sums over the same many points (the mean's, then the squared
+    // deviations from it) is summed in chunks, each chunk's two sums in one walk, then merged, so
+    // the points are read once (autosched/deviation_sums.h). GPU targets.
+    bool one_pass_deviations = true;
     // A pure kernel root that reads a producer transposed (`out(x, y) = in(y, x)`, NCHW -> NHWC)
     // is laid out in square tiles with the producer's tile in shared memory, instead of vectors
     // whose lanes each load from another row (schedules/pointwise/transposed_tile.h).
