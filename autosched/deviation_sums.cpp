@@ -22,7 +22,7 @@ struct Summing {
 
 std::optional<Summing> as_summing(const Function &f) {
     if (f.has_extern_definition() || f.updates().size() != 1 || f.outputs() != 1) return std::nullopt;
-    if (!f.output_types()[0].is_float()) return std::nullopt;
+    if (!f.output_types()[0].is_float() || f.output_types()[0].bits() < 32) return std::nullopt;
     const Definition &u = f.updates()[0];
     if (!u.specializations().empty() || !f.definition().specializations().empty()) return std::nullopt;
     if (u.predicate().defined() && !is_const_one(u.predicate())) return std::nullopt;

@@ -20,14 +20,15 @@
 // chunk from the chunk's own mean (no shift) ran the chunk kernel at 42% of the bandwidth ceiling
 // under the generic template, slower than the two passes.
 //
-// Taken for GPU targets (PlannerOptions::one_pass_deviations), for a Func F of one float value,
-// zero at first, with one update at its pure vars in order, no predicate, no specializations, over
-// an RDom of at least two RVars whose second one has kMinChunkPoints to kMaxChunkPoints points at
-// the estimates, kMinPointsPerResult points in all, and kMinChunks chunks over F's points:
-// F(P) += d * d with d = e - m (or m - e), e naming RVars and m none. Another Func S over the same
-// RVars and pure vars, zero at first, must sum e itself (S(P) += e), and m must read S (directly or
-// through other Funcs): then both change in place (the callers' Funcs share their definitions), and
-// the chunk Func joins the pipeline, over the other RVars and F's pure vars.
+// Taken for GPU targets (PlannerOptions::one_pass_deviations), for a Func F of one 32- or 64-bit
+// float value (in float16 the shift's rounding bound is too loose), zero at first, with one update
+// at its pure vars in order, no predicate, no specializations, over an RDom of at least two RVars
+// whose second one has kMinChunkPoints to kMaxChunkPoints points at the estimates,
+// kMinPointsPerResult points in all, and kMinChunks chunks over F's points: F(P) += d * d with
+// d = e - m (or m - e), e naming RVars and m none. Another Func S over the same RVars and pure vars,
+// zero at first, must sum e itself (S(P) += e), and m must read S (directly or through other
+// Funcs): then both change in place (the callers' Funcs share their definitions), and the chunk
+// Func joins the pipeline, over the other RVars and F's pure vars.
 #pragma once
 #include <cstdint>
 #include <functional>
