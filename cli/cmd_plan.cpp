@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "apps/app_pipeline.h"
-#include "autosched/apply_plan.h"
+#include "autosched/autoschedule.h"
 #include "autosched/planner.h"
 #include "runtime/schedule_comparison.h"
 #include "cli/args.h"
@@ -30,16 +30,17 @@ int cmd_plan(int argc, char **argv) {
         return 0;
     }
     BuiltPipeline p = with_halide_errors(app->name, [&] { return build_app_pipeline(*app, size); });
-    auto g = with_halide_errors(app->name, [&] { return autosched::FuncGraph::build(p.outputs); });
     autosched::PlannerOptions opt = options.planner;
     autosched::plan_for_target(opt, t);
-    auto plan = autosched::plan_pipeline(g, opt, app->name);
-    if (a.has("graph")) std::fputs(g.describe().c_str(), stdout);
-    std::fputs(a.has("json") ? plan.to_json().c_str() : plan.to_text().c_str(), stdout);
-    if (a.has("source")) {
-        std::string src = with_halide_errors(app->name, [&] { return autosched::apply_plan(plan, p.outputs, t); });
-        std::fputs(("\n" + src).c_str(), stdout);
+    // The plan a build takes: after the rewrites made before planning (cut folds, scatters, one-pass
+    // deviations), whose Funcs the graph then shows too.
+    auto planned = with_halide_errors(app->name, [&] { return autosched::autoschedule(p.outputs, t, opt, app->name); });
+    if (a.has("graph")) {
+        auto g = with_halide_errors(app->name, [&] { return autosched::FuncGraph::build(p.outputs); });
+        std::fputs(g.describe().c_str(), stdout);
     }
+    std::fputs(a.has("json") ? planned.plan.to_json().c_str() : planned.plan.to_text().c_str(), stdout);
+    if (a.has("source")) std::fputs(("\n" + planned.source).c_str(), stdout);
     return 0;
 }
 
