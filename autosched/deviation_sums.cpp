@@ -31,19 +31,12 @@ std::optional<Summing> as_summing(const Function &f) {
     const Expr v = substitute_in_all_lets(u.values()[0]);
     const Add *add = v.as<Add>();
     if (!add) return std::nullopt;
-    auto own = [&](const Expr &e) {
-        const Call *c = e.as<Call>();
-        if (!c || c->name != f.name() || c->value_index != 0 || c->args.size() != f.args().size()) return false;
-        for (size_t d = 0; d < c->args.size(); d++) {
-            const Variable *var = c->args[d].as<Variable>();
-            if (!var || var->name != f.args()[d]) return false;
-        }
-        return true;
-    };
+    std::vector<Expr> here;
+    for (auto &arg : f.args()) here.push_back(Variable::make(Int(32), arg));
     Expr added;
-    if (own(add->a))
+    if (own_element_at(add->a, f, 0, here))
         added = add->b;
-    else if (own(add->b))
+    else if (own_element_at(add->b, f, 0, here))
         added = add->a;
     else
         return std::nullopt;
@@ -107,13 +100,6 @@ void replace_update(Function target, const Expr &added) {
     target.update(0) = d;
 }
 
-// A name without Halide's '$' (an RVar's "r$x").
-std::string plain(std::string s) {
-    for (char &c : s)
-        if (c == '$') c = '_';
-    return s;
-}
-
 DeviationSum rewrite(const Summing &dev, const Squared &sq, const Summing &sum, size_t c) {
     const auto &R = dev.rvars;
     const Type t = dev.f.output_types()[0];
@@ -125,7 +111,7 @@ DeviationSum rewrite(const Summing &dev, const Squared &sq, const Summing &sum, 
         if (k == c) {
             to_chunk[R[k].var] = in_chunk.x;
         } else {
-            args.emplace_back(unique_name(dev.f.name() + "_" + plain(R[k].var) + "_at"));
+            args.emplace_back(unique_name(dev.f.name() + "_" + without_dollars(R[k].var) + "_at"));
             to_chunk[R[k].var] = args.back();
         }
     }
@@ -167,6 +153,19 @@ DeviationSum rewrite(const Summing &dev, const Squared &sq, const Summing &sum, 
     return {dev.f.name(), sum.f.name(), chunks.name()};
 }
 
+// The product of the RVars' extents at the estimates, RVar `skip`'s left out; -1 where one is not
+// known.
+int64_t product_at_estimates(const std::vector<ReductionVariable> &rvars, const AtEstimates &estimates, size_t skip) {
+    int64_t product = 1;
+    for (size_t k = 0; k < rvars.size(); k++) {
+        if (k == skip) continue;
+        const int64_t e = estimates.extent(rvars[k].extent);
+        if (e < 0) return -1;
+        product *= e;
+    }
+    return product;
+}
+
 }  // namespace
 
 std::vector<DeviationSum> rewrite_deviation_sums(const std::vector<Func> &outputs, const AtEstimates &estimates) {
@@ -187,12 +186,11 @@ std::vector<DeviationSum> rewrite_deviation_sums(const std::vector<Func> &output
             const size_t c = 1;
             const int64_t points = estimates.extent(dev.rvars[c].extent);
             if (points < kMinChunkPoints || points > kMaxChunkPoints) continue;
-            int64_t per_result = 1;
-            for (auto &rv : dev.rvars) per_result = std::max<int64_t>(estimates.extent(rv.extent), -1) * per_result;
+            const int64_t per_result = product_at_estimates(dev.rvars, estimates, dev.rvars.size());
             if (per_result < kMinPointsPerResult) continue;
-            int64_t chunks = estimates.points(dev.f.name());
-            for (size_t k = 0; k < dev.rvars.size() && chunks > 0; k++)
-                if (k != c) chunks = std::max<int64_t>(estimates.extent(dev.rvars[k].extent), -1) * chunks;
+            const int64_t outer = product_at_estimates(dev.rvars, estimates, c);
+            const int64_t results = estimates.points(dev.f.name());
+            const int64_t chunks = outer < 0 || results < 0 ? -1 : outer * results;
             if (chunks < kMinChunks) continue;
             done.push_back(rewrite(dev, *sq, sum, c));
             taken.insert(dev.f.name());
@@ -206,11 +204,10 @@ std::vector<DeviationSum> rewrite_deviation_sums(const std::vector<Func> &output
 std::string deviation_sum_reason(const DeviationSum &d) {
     return "a sum of squared deviations from a mean of the same points (" + d.sum +
            "), which reads the points again after the mean: both are summed in chunks along one RVar, each "
-           "chunk's sum (" +
+           "chunk's sums of its points' differences from its first point and of their squares in one walk (" +
            d.chunks +
-           ") and its own squared deviations in one kernel, then merged (the deviations plus each chunk's points times "
-           "its mean's squared distance "
-           "from the mean)";
+           "), then merged (each chunk's own deviations plus its points times its mean's squared distance from the "
+           "mean)";
 }
 
 }  // namespace solder::autosched

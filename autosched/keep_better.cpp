@@ -7,19 +7,6 @@ namespace solder::autosched {
 using namespace Halide;
 using namespace Halide::Internal;
 
-namespace {
-
-// `e` is the Func's own element `index` at `at`: f(at)[index].
-bool own_element_at(const Expr &e, const Function &f, int index, const std::vector<Expr> &at) {
-    const auto *c = e.as<Call>();
-    if (!c || c->name != f.name() || c->value_index != index || c->args.size() != at.size()) return false;
-    for (size_t d = 0; d < at.size(); d++)
-        if (!equal(c->args[d], at[d])) return false;
-    return true;
-}
-
-}  // namespace
-
 std::optional<KeepBetter> keep_better_update(const Function &f, const Definition &u, const std::vector<Expr> &at) {
     KeepBetter k;
     Expr cond;

@@ -331,6 +331,20 @@ bool calls_func(const Expr &e, const std::string &name) {
     return finder.found;
 }
 
+bool own_element_at(const Expr &e, const Internal::Function &f, int index, const std::vector<Expr> &at) {
+    const auto *c = e.as<Internal::Call>();
+    if (!c || c->name != f.name() || c->value_index != index || c->args.size() != at.size()) return false;
+    for (size_t d = 0; d < at.size(); d++)
+        if (!Internal::equal(c->args[d], at[d])) return false;
+    return true;
+}
+
+std::string without_dollars(std::string name) {
+    for (char &c : name)
+        if (c == '$') c = '_';
+    return name;
+}
+
 Expr calls_retargeted(const Expr &e, const std::string &from, const Internal::Function &to) {
     struct Retarget : Internal::IRMutator {
         std::string from;

@@ -83,6 +83,11 @@ bool has_value_of_type(const Halide::Internal::Function &f, const std::function<
 bool uses_rvar(const Halide::Expr &e);
 // Whether `e` calls the Func named `name`.
 bool calls_func(const Halide::Expr &e, const std::string &name);
+// Whether `e` is `f`'s own element `index` at `at`: f(at)[index], each arg equal to at's.
+bool own_element_at(const Halide::Expr &e, const Halide::Internal::Function &f, int index,
+                    const std::vector<Halide::Expr> &at);
+// `name` with every '$' (Halide's RVar "r$x", a uniquified "sum$1") made '_'.
+std::string without_dollars(std::string name);
 // `e` with its calls to the Func named `from` made calls to `to`, at the same args and value index.
 Halide::Expr calls_retargeted(const Halide::Expr &e, const std::string &from, const Halide::Internal::Function &to);
 // Whether definition `u` of `f` writes its pure vars in order, each as it is (`f(x, y) = ...`).

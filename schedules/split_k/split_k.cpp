@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "autosched/model/pipeline_funcs.h"
 #include "schedules/shared_split_k/shared_split_k_apply.h"
 #include "schedules/split_k/split_k_schedule.h"
 
@@ -9,9 +10,7 @@ namespace solder::autosched {
 
 void check_partials_name(const Halide::Func &partials, const std::string &func, const std::string &expected) {
     const std::string &n = partials.name();
-    std::string base = expected;
-    for (char &ch : base)
-        if (ch == '$') ch = '_';
+    const std::string base = without_dollars(expected);
     const bool uniquified = n.size() > base.size() + 1 && n.compare(0, base.size(), base) == 0 &&
                             n[base.size()] == '$' &&
                             n.find_first_not_of("0123456789", base.size() + 1) == std::string::npos;
