@@ -127,9 +127,10 @@ std::vector<std::pair<std::string, std::string>> hosted_kernels(const Plan &plan
 
 const char *const kNoF16VectorsReason =
     "converts to float16, which Halide 21's CUDA backend gets wrong in vectors: not vectorized";
-const char *const kNo8BitShuffleVectorsReason =
-    "loads 8-bit values at shuffled points (x / k, x % k, a reversal), which Halide 21's CUDA backend fails an "
-    "LLVM assertion on in vectors: not vectorized";
+const char *const kNoNarrowShuffleVectorsReason =
+    "loads 8- or 16-bit values at shuffled points (x / k, x % k, a reversal), on which in vectors LLVM's code "
+    "generator for Halide 21's CUDA backend fails an assertion (8-bit) or runs for many minutes (16-bit): not "
+    "vectorized";
 // (The writer checks the values a root computes and stores; this, what it and the Funcs inlined into
 // it load.)
 const char *const kNo64BitGuardedVectorsReason =
@@ -170,8 +171,8 @@ funcs_without_vectors(const Plan &plan, const std::vector<Func> &outputs, const 
         if (p.placement == Placement::Inline) continue;
         if (any_inlined_closure({p.func}, plan, get, converts_to_f16))
             out.push_back({p.func, kNoF16VectorsReason});
-        else if (any_inlined_closure({p.func}, plan, get, loads_8_bit_shuffled))
-            out.push_back({p.func, kNo8BitShuffleVectorsReason});
+        else if (any_inlined_closure({p.func}, plan, get, loads_narrow_shuffled))
+            out.push_back({p.func, kNoNarrowShuffleVectorsReason});
         else if (!plan.fixed_sizes && any_inlined_closure({p.func}, plan, get, loads_64_bit_vectors))
             out.push_back({p.func, kNo64BitGuardedVectorsReason});
     }

@@ -30,12 +30,12 @@ extern const char *const kOnHostRequireReason;
 
 // The plan's Funcs that apply_plan leaves unvectorized, each with why. On CUDA: those converting
 // to float16 or inlining a Func that does (kNoF16VectorsReason: Halide 21's PTX backend drops the
-// conversion of a vector to f16 and stores the halves of the f32 bits), and those loading 8-bit
-// values at shuffled points or inlining a Func that does (kNo8BitShuffleVectorsReason:
-// loads_8_bit_shuffled, an LLVM assertion).
+// conversion of a vector to f16 and stores the halves of the f32 bits), and those loading 8- or
+// 16-bit values at shuffled points or inlining a Func that does (kNoNarrowShuffleVectorsReason:
+// loads_narrow_shuffled, an LLVM assertion or a code generator that does not finish).
 std::vector<std::pair<std::string, std::string>>
 funcs_without_vectors(const Plan &plan, const std::vector<Halide::Func> &outputs, const Halide::Target &target);
 extern const char *const kNoF16VectorsReason;
-extern const char *const kNo8BitShuffleVectorsReason;
+extern const char *const kNoNarrowShuffleVectorsReason;
 
 }  // namespace solder::autosched

@@ -17,7 +17,7 @@ namespace {
 
 // CI's seeds: four of the first sixty that between them reach every kind of stage and every
 // image type; seed 6, an 8-bit pyramid level read back at x / 2, which aborted LLVM's NVPTX code
-// generator when vectorized for CUDA (autosched/model/pipeline_funcs.h: loads_8_bit_shuffled); and
+// generator when vectorized for CUDA (autosched/model/pipeline_funcs.h: loads_narrow_shuffled); and
 // seed 36, two outputs written beside an 8-bit preview's kernel, one reading the other, which
 // Halide refused (the preview read the first through the second's copy: clone_for_readers, in
 // schedules/writer/schedule_writer.h); and seed 94, whose row kernel shares its row means with a
@@ -31,10 +31,13 @@ namespace {
 // threads over its rows by the whole image's, 1536 a block at 2048 x 1536
 // (schedules/writer/block_reduce.cpp: block_level's thread_extent); and seed 1079, the same bound
 // where the row kernel reading the mean through a mirror shared it with other kernels
-// (schedules/row/shared_reductions.h: read_through_moving_indices).
+// (schedules/row/shared_reductions.h: read_through_moving_indices); and seed 1629, a 12-bit image's
+// planar channels upsampled at 2 * (x / 2) in kernels whose 8-lane 16-bit vectors LLVM's NVPTX
+// code generator had not finished compiling after 20 minutes (pipeline_funcs.h:
+// loads_narrow_shuffled: such Funcs are now scalar on CUDA).
 std::vector<uint64_t> typed_seeds() {
     const char *e = std::getenv("SOLDER_TYPED_SEEDS");
-    if (e == nullptr) return {5, 6, 18, 28, 36, 41, 94, 201, 835, 846, 1079};
+    if (e == nullptr) return {5, 6, 18, 28, 36, 41, 94, 201, 835, 846, 1079, 1629};
     std::vector<uint64_t> s;
     for (int i = 1; i <= std::atoi(e); i++) s.push_back(uint64_t(i));
     return s;

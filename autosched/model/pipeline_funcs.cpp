@@ -403,7 +403,7 @@ bool names_pure_var(const Expr &e) {
 
 }  // namespace
 
-bool loads_8_bit_shuffled(const Function &f) {
+bool loads_narrow_shuffled(const Function &f) {
     // (Indices whose lanes along a pure var are not an ascending ramp: a division, a remainder or
     // a shift of it, or it subtracted from what names no pure var or scaled by a negative constant.
     // An index under a select, a mirrored boundary's, or one that loads, a lookup's, is gathered
@@ -440,7 +440,7 @@ bool loads_8_bit_shuffled(const Function &f) {
         }
     };
     return any_call(f, [](const Internal::Call *c) {
-        if ((c->call_type != Internal::Call::Halide && c->call_type != Internal::Call::Image) || c->type.bits() != 8)
+        if ((c->call_type != Internal::Call::Halide && c->call_type != Internal::Call::Image) || c->type.bits() > 16)
             return false;
         for (const Expr &a : c->args) {
             Shuffled s;

@@ -98,15 +98,16 @@ bool reads_memory(const Halide::Expr &e);
 // Whether any definition of `f` converts a value of another type to float16 (a Cast to f16 from
 // f32, f64 or an integer).
 bool converts_to_f16(const Halide::Internal::Function &f);
-// Whether any definition of `f` loads 8-bit values (a Func's or an input's) at an index whose
+// Whether any definition of `f` loads 8- or 16-bit values (a Func's or an input's) at an index whose
 // lanes along a pure var would not be an ascending ramp: a division, a remainder or a shift of the
 // var (an upsampling's `in(x / 2)`), or the var subtracted from what names no pure var (a
 // reversal's `in(w - 1 - x)`, not a shift's `in(x - d)`) or scaled by a negative constant; not an
 // index under a select (a mirrored boundary's) or one that loads (a lookup's, reads_memory), which
 // are gathered lane by lane. Halide 21's CUDA backend loads such vectors densely and shuffles
-// them, and LLVM's NVPTX code generator then fails an assertion (x / 2 from 8 lanes, a reversal
-// from 4).
-bool loads_8_bit_shuffled(const Halide::Internal::Function &f);
+// them, and LLVM's NVPTX code generator then fails an assertion on 8-bit lanes (x / 2 from 8 lanes,
+// a reversal from 4), and ran for over 20 minutes on one random pipeline's 16-bit lanes (a 12-bit
+// image's planar channels upsampled at 2 * (x / 2), 8 lanes each).
+bool loads_narrow_shuffled(const Halide::Internal::Function &f);
 // Whether any definition of `f` loads 64-bit values along its innermost pure var (a call of a Func
 // or an input of such a type, indexed by that var: a dense vector load once vectorized). A guarded
 // vector load of them fails an LLVM assertion in Halide 21's CUDA backend. (A scalar read at every
