@@ -12,6 +12,7 @@
 #include "autosched/hoisted_requirements.h"
 #include "autosched/ordered_folds.h"
 #include "autosched/scatter_folds.h"
+#include "autosched/sibling_sums.h"
 #include "autosched/model/func_graph.h"
 #include "autosched/model/generic_reason.h"
 #include "core/progress.h"
@@ -212,6 +213,10 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
     const std::vector<DeviationSum> deviations = target.has_gpu_feature() && opt.one_pass_deviations
                                                      ? rewrite_deviation_sums(outputs, values_at_estimates(outputs))
                                                      : std::vector<DeviationSum>{};
+    // Reductions over the same points that share a load: one walk.
+    const std::vector<SiblingGroup> siblings = target.has_gpu_feature() && opt.sibling_reductions
+                                                   ? rewrite_sibling_reductions(outputs)
+                                                   : std::vector<SiblingGroup>{};
     auto plan = [&]() {
         try {
             a.plan = plan_pipeline(FuncGraph::build(outputs), for_target, app);
@@ -251,6 +256,7 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
     drop_provable_form_hints(a.plan, folds);
     for (auto &f : scatters) a.plan.explanations.push_back({f.func, "", scatter_fold_reason(f)});
     for (auto &d : deviations) a.plan.explanations.push_back({d.deviations, "", deviation_sum_reason(d)});
+    for (auto &g : siblings) a.plan.explanations.push_back({g.walked, "", sibling_group_reason(g)});
     for (auto &b : unaligned_narrow_buffers(outputs, target))
         a.plan.explanations.push_back({b, "", kUnalignedNarrowReason});
     for (auto &[k, why] : hosted) a.plan.explanations.push_back({k, "", why});

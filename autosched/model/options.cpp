@@ -98,6 +98,9 @@ const std::vector<KnobEntry> &knob_table() {
                 "one_pass_deviations", [](auto &o) -> auto & { return o.planner.one_pass_deviations; },
                 "a mean's sum and the squared deviations from it over many points are summed in chunks, read once"),
             flag(
+                "sibling_reductions", [](auto &o) -> auto & { return o.planner.sibling_reductions; },
+                "reductions over the same points that read a common input are walked together as one Tuple Func"),
+            flag(
                 "transposed_tiles", [](auto &o) -> auto & { return o.planner.transposed_tiles; },
                 "a kernel that reads a producer transposed takes square tiles, the producer's tile in shared memory"),
             flag(

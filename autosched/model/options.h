@@ -68,6 +68,10 @@ struct PlannerOptions {
     // deviations from it) is summed in chunks, each chunk's two sums in one walk, then merged, so
     // the points are read once (autosched/deviation_sums.h). GPU targets.
     bool one_pass_deviations = true;
+    // Reductions over the same RDom and pure vars that read a common input (a layer norm's weight and
+    // bias gradients) are walked together as one Tuple Func, so what they share is read once
+    // (autosched/sibling_sums.h). GPU targets.
+    bool sibling_reductions = true;
     // A pure kernel root that reads a producer transposed (`out(x, y) = in(y, x)`, NCHW -> NHWC)
     // is laid out in square tiles with the producer's tile in shared memory, instead of vectors
     // whose lanes each load from another row (schedules/pointwise/transposed_tile.h).

@@ -162,7 +162,9 @@ int main(int argc, char **argv) {
                     fputs(r.schedule_source.c_str(), f);
                     fclose(f);
                 }
-                pipeline.compile_to_static_library(dir + "/" + fn, p.args, fn, target);
+                // SOLDER_SCHEDULE_ONLY: the schedule's source only (comparing plans), no library.
+                if (!std::getenv("SOLDER_SCHEDULE_ONLY"))
+                    pipeline.compile_to_static_library(dir + "/" + fn, p.args, fn, target);
                 if (std::getenv("SOLDER_STMT"))
                     pipeline.compile_to_lowered_stmt(dir + "/" + fn + ".stmt", p.args, Text, target);
             }

@@ -1,0 +1,222 @@
+#include "autosched/sibling_sums.h"
+
+#include <map>
+#include <optional>
+#include <set>
+
+#include "autosched/model/pipeline_funcs.h"
+
+namespace solder::autosched {
+
+using namespace Halide;
+using namespace Halide::Internal;
+
+namespace {
+
+enum class Op { Add, Max, Min };
+
+// A Func of the header's form: `f(pure) = init; f(pure) = op(f(pure), added)` over `rvars`.
+struct Member {
+    Function f;
+    Op op;
+    Expr added;
+    std::vector<ReductionVariable> rvars;
+};
+
+std::optional<Member> as_member(const Function &f) {
+    if (f.has_extern_definition() || f.outputs() != 1 || f.updates().size() != 1) return std::nullopt;
+    if (has_specializations(f) || !f.wrappers().empty()) return std::nullopt;
+    if (!is_const(substitute_in_all_lets(f.values()[0]))) return std::nullopt;
+    const Definition &u = f.updates()[0];
+    if (has_predicate(u) || u.schedule().rvars().empty() || !writes_pure_vars_in_order(f, u)) return std::nullopt;
+    const Expr v = substitute_in_all_lets(u.values()[0]);
+    Expr a, b;
+    Op op;
+    if (const Add *x = v.as<Add>()) {
+        a = x->a, b = x->b, op = Op::Add;
+    } else if (const Max *x = v.as<Max>()) {
+        a = x->a, b = x->b, op = Op::Max;
+    } else if (const Min *x = v.as<Min>()) {
+        a = x->a, b = x->b, op = Op::Min;
+    } else {
+        return std::nullopt;
+    }
+    std::vector<Expr> here;
+    for (auto &arg : f.args()) here.push_back(Variable::make(Int(32), arg));
+    Expr added;
+    if (own_element_at(a, f, 0, here))
+        added = b;
+    else if (own_element_at(b, f, 0, here))
+        added = a;
+    else
+        return std::nullopt;
+    if (calls_func(added, f.name()) || !uses_rvar(added)) return std::nullopt;
+    return Member{f, op, added, u.schedule().rvars()};
+}
+
+bool same_domain(const Member &a, const Member &b) {
+    if (a.f.args() != b.f.args() || a.rvars.size() != b.rvars.size()) return false;
+    for (size_t k = 0; k < a.rvars.size(); k++)
+        if (a.rvars[k].var != b.rvars[k].var || !equal(a.rvars[k].min, b.rvars[k].min) ||
+            !equal(a.rvars[k].extent, b.rvars[k].extent))
+            return false;
+    return true;
+}
+
+// The loads `e` makes: its calls to Funcs and inputs.
+std::vector<Expr> loads_of(const Expr &e) {
+    struct Loads : IRVisitor {
+        std::vector<Expr> found;
+        using IRVisitor::visit;
+        void visit(const Call *c) override {
+            IRVisitor::visit(c);
+            if (c->call_type == Call::Halide || c->call_type == Call::Image) found.push_back(c);
+        }
+    } loads;
+    e.accept(&loads);
+    return loads.found;
+}
+
+bool share_a_load(const Member &a, const Member &b) {
+    const std::vector<Expr> la = loads_of(a.added), lb = loads_of(b.added);
+    for (auto &x : la)
+        for (auto &y : lb)
+            if (equal(x, y)) return true;
+    return false;
+}
+
+// The Funcs a definition reads where a call cannot be retargeted: RDom bounds and predicates (the
+// RDom's own copies of them are not the definition's), specializations' conditions.
+std::set<std::string> funcs_read_in_bounds(const Function &g) {
+    std::set<std::string> names;
+    struct Calls : IRVisitor {
+        std::set<std::string> *names;
+        using IRVisitor::visit;
+        void visit(const Call *c) override {
+            IRVisitor::visit(c);
+            if (c->call_type == Call::Halide) names->insert(c->name);
+        }
+    } calls;
+    calls.names = &names;
+    const auto visit_definition = [&](const Definition &d) {
+        if (d.predicate().defined()) d.predicate().accept(&calls);
+        for (auto &rv : d.schedule().rvars()) {
+            rv.min.accept(&calls);
+            rv.extent.accept(&calls);
+        }
+        for (auto &s : d.specializations())
+            if (s.condition.defined()) s.condition.accept(&calls);
+    };
+    if (g.has_pure_definition()) visit_definition(g.definition());
+    for (auto &u : g.updates()) visit_definition(u);
+    return names;
+}
+
+// Every call to a member, made a call to its value of the Tuple Func.
+struct ToWalked : IRMutator {
+    std::map<std::string, int> index;
+    Function walked;
+    using IRMutator::visit;
+    Expr visit(const Call *c) override {
+        auto it = c->call_type == Call::Halide ? index.find(c->name) : index.end();
+        if (it == index.end()) return IRMutator::visit(c);
+        std::vector<Expr> args;
+        for (auto &a : c->args) args.push_back(mutate(a));
+        return Call::make(walked, args, it->second);
+    }
+};
+
+Expr combined(Op op, const Expr &acc, const Expr &added) {
+    switch (op) {
+    case Op::Add: return acc + added;
+    case Op::Max: return max(acc, added);
+    case Op::Min: return min(acc, added);
+    }
+    return acc;
+}
+
+SiblingGroup rewrite(const std::vector<Member> &group, const std::vector<Function> &pipeline) {
+    const Member &first = group[0];
+    std::vector<Var> pure;
+    for (auto &a : first.f.args()) pure.emplace_back(a);
+    std::string name = without_dollars(first.f.name());
+    for (size_t i = 1; i < group.size(); i++) name += "_" + without_dollars(group[i].f.name());
+    Func walked(unique_name(name + "_walked"));
+    std::vector<Expr> init, updated;
+    for (auto &m : group) init.push_back(m.f.values()[0]);
+    walked(pure) = Tuple(init);
+    for (size_t i = 0; i < group.size(); i++)
+        updated.push_back(combined(group[i].op, walked(pure)[int(i)], group[i].added));
+    walked(pure) = Tuple(updated);
+
+    ToWalked to;
+    to.walked = walked.function();
+    SiblingGroup out;
+    out.walked = walked.name();
+    for (size_t i = 0; i < group.size(); i++) {
+        to.index[group[i].f.name()] = int(i);
+        out.members.push_back(group[i].f.name());
+    }
+    for (Function g : pipeline)
+        if (!to.index.count(g.name())) g.mutate(&to);
+    return out;
+}
+
+}  // namespace
+
+std::vector<SiblingGroup> rewrite_sibling_reductions(const std::vector<Func> &outputs) {
+    const std::vector<Function> pipeline = pipeline_functions(outputs);
+    std::set<std::string> excluded;
+    for (auto &o : outputs) excluded.insert(o.name());
+    for (const Function &g : pipeline) {
+        if (g.has_extern_definition())
+            for (auto &n : direct_callees(g)) excluded.insert(n);
+        for (auto &n : funcs_read_in_bounds(g)) excluded.insert(n);
+    }
+    std::vector<Member> members;
+    for (const Function &f : pipeline)
+        if (!excluded.count(f.name()))
+            if (auto m = as_member(f)) members.push_back(*m);
+
+    // What each member reads, directly or through other Funcs.
+    std::map<std::string, std::set<std::string>> reads;
+    for (auto &m : members) {
+        std::set<std::string> &r = reads[m.f.name()];
+        for (auto &[n, g] : find_transitive_calls(m.f)) r.insert(n);
+    }
+    const auto apart = [&](const Member &a, const Member &b) {
+        return !reads[a.f.name()].count(b.f.name()) && !reads[b.f.name()].count(a.f.name());
+    };
+
+    std::vector<std::vector<Member>> groups;
+    for (auto &m : members) {
+        bool placed = false;
+        for (auto &grp : groups) {
+            bool fits = same_domain(grp[0], m), shares = false;
+            for (auto &other : grp) {
+                fits = fits && apart(other, m);
+                shares = shares || share_a_load(other, m);
+            }
+            if (fits && shares) {
+                grp.push_back(m);
+                placed = true;
+                break;
+            }
+        }
+        if (!placed) groups.push_back({m});
+    }
+    std::vector<SiblingGroup> done;
+    for (auto &grp : groups)
+        if (grp.size() >= 2) done.push_back(rewrite(grp, pipeline_functions(outputs)));
+    return done;
+}
+
+std::string sibling_group_reason(const SiblingGroup &g) {
+    std::string names;
+    for (size_t i = 0; i < g.members.size(); i++)
+        names += (i == 0 ? "" : i + 1 == g.members.size() ? " and " : ", ") + g.members[i];
+    return "reductions over the same points that read a common input (" + names + ") are walked together as " +
+           g.walked + ", a Tuple of their values, so what they share is read once";
+}
+
+}  // namespace solder::autosched
