@@ -215,7 +215,7 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
                                                      : std::vector<DeviationSum>{};
     // Reductions over the same points that share a load: one walk.
     const std::vector<SiblingGroup> siblings = target.has_gpu_feature() && opt.sibling_reductions
-                                                   ? rewrite_sibling_reductions(outputs)
+                                                   ? rewrite_sibling_reductions(outputs, for_target.author_roots)
                                                    : std::vector<SiblingGroup>{};
     auto plan = [&]() {
         try {

@@ -25,7 +25,7 @@ struct Member {
 
 std::optional<Member> as_member(const Function &f) {
     if (f.has_extern_definition() || f.outputs() != 1 || f.updates().size() != 1) return std::nullopt;
-    if (has_specializations(f) || !f.wrappers().empty()) return std::nullopt;
+    if (has_specializations(f) || !f.wrappers().empty() || !f.schedule().bounds().empty()) return std::nullopt;
     if (!is_const(substitute_in_all_lets(f.values()[0]))) return std::nullopt;
     const Definition &u = f.updates()[0];
     if (has_predicate(u) || u.schedule().rvars().empty() || !writes_pure_vars_in_order(f, u)) return std::nullopt;
@@ -164,9 +164,10 @@ SiblingGroup rewrite(const std::vector<Member> &group, const std::vector<Functio
 
 }  // namespace
 
-std::vector<SiblingGroup> rewrite_sibling_reductions(const std::vector<Func> &outputs) {
+std::vector<SiblingGroup> rewrite_sibling_reductions(const std::vector<Func> &outputs,
+                                                     const std::set<std::string> &kept) {
     const std::vector<Function> pipeline = pipeline_functions(outputs);
-    std::set<std::string> excluded;
+    std::set<std::string> excluded = kept;
     for (auto &o : outputs) excluded.insert(o.name());
     for (const Function &g : pipeline) {
         if (g.has_extern_definition())

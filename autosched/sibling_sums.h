@@ -14,13 +14,15 @@
 // and the members leave the pipeline. Halide sees one reduction, whose walk is guarded (or
 // partitioned) once for all of its values.
 //
-// Members: Funcs of one value, not outputs, with no wrappers, no specializations and no predicate;
+// Members: Funcs of one value, not outputs, not stored by their author (`kept`: compute_root()
+// written before auto-scheduling), with no bounds, wrappers, specializations or predicate;
 // a pure definition that calls nothing; one update at its pure vars in order whose value is
 // `op(f(pure), e)`, e naming RVars and not f. Members share their pure vars and RVars (the same
 // names, mins and extents: one RDom), none reads another (directly or through other Funcs), no
 // extern stage reads one, and each shares a load with another member (a call to the same Func or
 // input at the same args): without one there is nothing to read once.
 #pragma once
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,7 +36,8 @@ struct SiblingGroup {
 };
 
 // Rewrites every such group among the Funcs `outputs` need; a group has two members or more.
-std::vector<SiblingGroup> rewrite_sibling_reductions(const std::vector<Halide::Func> &outputs);
+std::vector<SiblingGroup> rewrite_sibling_reductions(const std::vector<Halide::Func> &outputs,
+                                                     const std::set<std::string> &kept = {});
 
 // The plan's note for a rewritten group.
 std::string sibling_group_reason(const SiblingGroup &g);

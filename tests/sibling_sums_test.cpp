@@ -4,7 +4,7 @@
 // weight and bias gradients down a run-time number of rows against plain C++ in double precision,
 // and a window's maximum and minimum over a parameter's extent in uint8, exactly; and the rewrite
 // must not be taken where the sums share no load, where one reads the other, where a sum is an
-// output, where their results lie over other pure vars, on the host, or with the knob off.
+// output or stored by its author, where their results lie over other pure vars, on the host, or with the knob off.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -162,6 +162,18 @@ TEST(SiblingSums, NotTakenWithoutACommonLoadForAReaderAnOutputOtherPointsOnTheHo
     {
         Gradients p;
         EXPECT_FALSE(rewritten(schedule_with_solder({p.dgamma, p.dbeta}, "host", siblings())));
+    }
+    {
+        // A sum its author stored (compute_root() before auto-scheduling): kept as written.
+        Func sa("sa"), sb("sb"), out("out");
+        sa(c) = 0.f;
+        sa(c) += a(c, rows);
+        sb(c) = sum(a(c, rows) * b(c, rows));
+        out(c) = sa(c) + sb(c);
+        sa.compute_root();
+        out.set_estimates({{0, 4096}});
+        const std::string plan = schedule_with_solder({out}, "opencl", siblings());
+        EXPECT_FALSE(rewritten(plan)) << plan;
     }
     {
         Gradients p;
