@@ -59,15 +59,6 @@ std::optional<Squared> as_squared_deviation(const Expr &added) {
     return std::nullopt;
 }
 
-bool same_domain(const Summing &a, const Summing &b) {
-    if (a.f.args() != b.f.args() || a.rvars.size() != b.rvars.size()) return false;
-    for (size_t k = 0; k < a.rvars.size(); k++)
-        if (a.rvars[k].var != b.rvars[k].var || !equal(a.rvars[k].min, b.rvars[k].min) ||
-            !equal(a.rvars[k].extent, b.rvars[k].extent))
-            return false;
-    return true;
-}
-
 // The Funcs `e` reads, directly or through others.
 std::set<std::string> funcs_read(const Expr &e) {
     struct Calls : IRVisitor {
@@ -180,7 +171,7 @@ std::vector<DeviationSum> rewrite_deviation_sums(const std::vector<Func> &output
         const std::set<std::string> read = funcs_read(sq->m);
         for (const Summing &sum : summing) {
             if (sum.f.same_as(dev.f) || taken.count(sum.f.name()) || !read.count(sum.f.name())) continue;
-            if (!same_domain(dev, sum) || !equal(sum.added, sq->e)) continue;
+            if (!same_first_update_domain(dev.f, sum.f) || !equal(sum.added, sq->e)) continue;
             // Chunks along the second RVar: the chunk Func's threads then run along the first,
             // reading neighbours.
             const size_t c = 1;

@@ -15,12 +15,11 @@ namespace {
 
 enum class Op { Add, Max, Min };
 
-// A Func of the header's form: `f(pure) = init; f(pure) = op(f(pure), added)` over `rvars`.
+// A Func of the header's form: `f(pure) = init; f(pure) = op(f(pure), added)` over its RDom.
 struct Member {
     Function f;
     Op op;
     Expr added;
-    std::vector<ReductionVariable> rvars;
 };
 
 std::optional<Member> as_member(const Function &f) {
@@ -51,16 +50,7 @@ std::optional<Member> as_member(const Function &f) {
     else
         return std::nullopt;
     if (calls_func(added, f.name()) || !uses_rvar(added)) return std::nullopt;
-    return Member{f, op, added, u.schedule().rvars()};
-}
-
-bool same_domain(const Member &a, const Member &b) {
-    if (a.f.args() != b.f.args() || a.rvars.size() != b.rvars.size()) return false;
-    for (size_t k = 0; k < a.rvars.size(); k++)
-        if (a.rvars[k].var != b.rvars[k].var || !equal(a.rvars[k].min, b.rvars[k].min) ||
-            !equal(a.rvars[k].extent, b.rvars[k].extent))
-            return false;
-    return true;
+    return Member{f, op, added};
 }
 
 // The loads `e` makes: its calls to Funcs and inputs.
@@ -193,7 +183,7 @@ std::vector<SiblingGroup> rewrite_sibling_reductions(const std::vector<Func> &ou
     for (auto &m : members) {
         bool placed = false;
         for (auto &grp : groups) {
-            bool fits = same_domain(grp[0], m), shares = false;
+            bool fits = same_first_update_domain(grp[0].f, m.f), shares = false;
             for (auto &other : grp) {
                 fits = fits && apart(other, m);
                 shares = shares || share_a_load(other, m);

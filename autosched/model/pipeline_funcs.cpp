@@ -362,6 +362,17 @@ Expr calls_retargeted(const Expr &e, const std::string &from, const Internal::Fu
     return retarget.mutate(e);
 }
 
+bool same_first_update_domain(const Internal::Function &a, const Internal::Function &b) {
+    if (a.args() != b.args() || a.updates().empty() || b.updates().empty()) return false;
+    const auto &ra = a.update(0).schedule().rvars(), &rb = b.update(0).schedule().rvars();
+    if (ra.size() != rb.size()) return false;
+    for (size_t k = 0; k < ra.size(); k++)
+        if (ra[k].var != rb[k].var || !Internal::equal(ra[k].min, rb[k].min) ||
+            !Internal::equal(ra[k].extent, rb[k].extent))
+            return false;
+    return true;
+}
+
 bool writes_pure_vars_in_order(const Internal::Function &f, const Internal::Definition &u) {
     if (u.args().size() != f.args().size()) return false;
     for (size_t d = 0; d < u.args().size(); d++) {

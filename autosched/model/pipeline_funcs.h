@@ -90,6 +90,9 @@ bool own_element_at(const Halide::Expr &e, const Halide::Internal::Function &f, 
 std::string without_dollars(std::string name);
 // `e` with its calls to the Func named `from` made calls to `to`, at the same args and value index.
 Halide::Expr calls_retargeted(const Halide::Expr &e, const std::string &from, const Halide::Internal::Function &to);
+// Whether `a` and `b` have the same pure vars and their first updates the same RVars (names, mins
+// and extents, in order): one RDom over the same points.
+bool same_first_update_domain(const Halide::Internal::Function &a, const Halide::Internal::Function &b);
 // Whether definition `u` of `f` writes its pure vars in order, each as it is (`f(x, y) = ...`).
 bool writes_pure_vars_in_order(const Halide::Internal::Function &f, const Halide::Internal::Definition &u);
 // Whether `e` itself loads: a call to a Func or an image, or a Load. The lets it names are not
