@@ -1,10 +1,11 @@
-// `solder-soak N [--start S] [--target host|opencl] [--batch B] [--family graphs|user|typed|tensor] [--unfused]
+// `solder-soak N [--start S] [--target host|opencl] [--batch B] [--family graphs|user|typed|tensor|siblings] [--unfused]
 // [--timeout SECONDS]`: runs N random planner tests with a progress line, and prints the seeds that
 // failed. Families: the tensor layer's random graphs (tests/support/random_graphs.h; --unfused also
 // compares each batch with the unfused schedule, use small batches: it compiles slowly), or Halide
 // pipelines written as users write them (tests/support/random_user_pipelines.h), or such pipelines
 // over 8- and 16-bit images (tests/support/random_typed_pipelines.h), or 4-D tensor pipelines as
-// network layers are written (tests/support/random_tensor_pipelines.h). With --timeout each batch
+// network layers are written (tests/support/random_tensor_pipelines.h), or groups of reductions
+// over the same points sharing a load (tests/support/random_sibling_reductions.h). With --timeout each batch
 // runs in a child process: a seed that hangs a compiler or crashes the process is reported as failed
 // and the soak goes on.
 #include <poll.h>
@@ -26,6 +27,7 @@
 #include "runtime/app_build.h"
 #include "tests/support/random_graphs.h"
 #include "tests/support/random_tensor_pipelines.h"
+#include "tests/support/random_sibling_reductions.h"
 #include "tests/support/random_typed_pipelines.h"
 #include "tests/support/random_user_pipelines.h"
 
@@ -50,6 +52,9 @@ BatchResult run_batch(const std::string &family, const std::vector<uint64_t> &se
         b.failed = r.failed_seeds, b.messages = r.messages;
     } else if (family == "tensor") {
         auto r = testing::run_random_tensor_pipelines(seeds, target);
+        b.failed = r.failed_seeds, b.messages = r.messages;
+    } else if (family == "siblings") {
+        auto r = testing::run_random_sibling_reductions(seeds, target);
         b.failed = r.failed_seeds, b.messages = r.messages;
     } else {
         auto r = testing::run_random_batch(seeds, target, default_out_dir(), unfused);
@@ -246,7 +251,8 @@ int main(int argc, char **argv) {
         const char *usage =
             "usage: solder-soak N [--start S (default 1)] [--target host|opencl (default host)] [--batch B (default "
             "50)]\n"
-            "                   [--family graphs|user|typed|tensor (default graphs)] [--unfused] [--timeout SECONDS]\n"
+            "                   [--family graphs|user|typed|tensor|siblings (default graphs)] [--unfused] [--timeout "
+            "SECONDS]\n"
             "                   [--jobs J (default 1)]\n"
             "plans, compiles and runs N random pipelines against their reference; prints the seeds that failed.\n"
             "  graphs: tensor-layer graphs against an eager reference (--unfused also compares the unfused schedule)\n"
@@ -256,6 +262,7 @@ int main(int argc, char **argv) {
             "          IIR scans in the narrow type, wrapping arithmetic), integer ones matched exactly\n"
             "  tensor: 4-D layers over float32, float64 and bfloat16 tensors, channels first or last (channel\n"
             "          mixing, softmax, normalizations, pooling, gathers, an extern stage, scalar outputs)\n"
+            "  siblings: sums, maxima and minima over the same row, column or parameter window sharing a load\n"
             "--timeout: each batch runs in a child process, stopped after SECONDS per seed in it; a seed that\n"
             "  hangs or crashes the process fails (with --batch 1, that seed alone) and the soak goes on\n"
             "--jobs: that many batches' child processes at once (without --timeout: no time limit)\n";
@@ -274,8 +281,9 @@ int main(int argc, char **argv) {
         const int jobs = int(a.integer("jobs", 1, 1, 256));
         const std::string target = a.get("target", "host");
         const std::string family = a.get("family", "graphs");
-        if (family != "graphs" && family != "user" && family != "typed" && family != "tensor")
-            throw std::invalid_argument("--family must be graphs, user, typed or tensor, got '" + family + "'");
+        if (family != "graphs" && family != "user" && family != "typed" && family != "tensor" && family != "siblings")
+            throw std::invalid_argument("--family must be graphs, user, typed, tensor or siblings, got '" + family +
+                                        "'");
         const char *what = family == "graphs" ? "graphs" : "pipelines";
         std::vector<uint64_t> failed;
         double max_ms = 0;
