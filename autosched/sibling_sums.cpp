@@ -53,6 +53,36 @@ std::optional<Member> as_member(const Function &f) {
     return Member{f, op, added};
 }
 
+// The RDom `e`'s RVars belong to (undefined where it names none).
+ReductionDomain rdom_of(const Expr &e) {
+    struct Find : IRVisitor {
+        ReductionDomain found;
+        using IRVisitor::visit;
+        void visit(const Variable *v) override {
+            if (v->reduction_domain.defined()) found = v->reduction_domain;
+        }
+    } find;
+    e.accept(&find);
+    return find.found;
+}
+
+// What `m` adds, over the RDom of `to` instead of its own: where both Funcs have the same pure vars
+// and their RDoms the same bounds in order (two RDoms a user wrote alike, `RDom r1(0, w), r2(0, w)`),
+// its RVars renamed as the other's; nothing where they differ.
+std::optional<Expr> added_in_rdom_of(const Member &m, const Member &to) {
+    if (m.f.args() != to.f.args()) return std::nullopt;
+    const auto &rm = m.f.update(0).schedule().rvars(), &rt = to.f.update(0).schedule().rvars();
+    if (rm.size() != rt.size()) return std::nullopt;
+    const ReductionDomain dom = rdom_of(to.added);
+    if (!dom.defined()) return std::nullopt;
+    std::map<std::string, Expr> renamed;
+    for (size_t k = 0; k < rm.size(); k++) {
+        if (!equal(rm[k].min, rt[k].min) || !equal(rm[k].extent, rt[k].extent)) return std::nullopt;
+        if (rm[k].var != rt[k].var) renamed[rm[k].var] = Variable::make(Int(32), rt[k].var, dom);
+    }
+    return renamed.empty() ? m.added : substitute(renamed, m.added);
+}
+
 // The loads `e` makes: its calls to Funcs and inputs.
 std::vector<Expr> loads_of(const Expr &e) {
     struct Loads : IRVisitor {
@@ -183,13 +213,17 @@ std::vector<SiblingGroup> rewrite_sibling_reductions(const std::vector<Func> &ou
     for (auto &m : members) {
         bool placed = false;
         for (auto &grp : groups) {
-            bool fits = same_first_update_domain(grp[0].f, m.f), shares = false;
+            const std::optional<Expr> added = added_in_rdom_of(m, grp[0]);
+            if (!added) continue;
+            Member joining = m;
+            joining.added = *added;
+            bool fits = true, shares = false;
             for (auto &other : grp) {
                 fits = fits && apart(other, m);
-                shares = shares || share_a_load(other, m);
+                shares = shares || share_a_load(other, joining);
             }
             if (fits && shares) {
-                grp.push_back(m);
+                grp.push_back(joining);
                 placed = true;
                 break;
             }

@@ -17,8 +17,8 @@
 // Members: Funcs of one value, not outputs, not stored by their author (`kept`: compute_root()
 // written before auto-scheduling), with no bounds, wrappers, specializations or predicate;
 // a pure definition that calls nothing; one update at its pure vars in order whose value is
-// `op(f(pure), e)`, e naming RVars and not f. Members share their pure vars and RVars (the same
-// names, mins and extents: one RDom), none reads another (directly or through other Funcs), no
+// `op(f(pure), e)`, e naming RVars and not f. Members share their pure vars and their RDoms' bounds
+// (one RDom, or RDoms written alike: the others' RVars are renamed as the first's), none reads another (directly or through other Funcs), no
 // extern stage reads one, and each shares a load with another member (a call to the same Func or
 // input at the same args): without one there is nothing to read once.
 #pragma once

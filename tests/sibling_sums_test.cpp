@@ -2,9 +2,11 @@
 // same RDom and pure vars that read a common input, walked together as one Tuple Func. Planned at
 // a network's sizes, run at small ones on OpenCL, where the rewrite is taken: a layer norm's
 // weight and bias gradients down a run-time number of rows against plain C++ in double precision,
-// and a window's maximum and minimum over a parameter's extent in uint8, exactly; and the rewrite
+// a window's maximum and minimum over a parameter's extent in uint8, exactly, and a row's mean and
+// maximum over two RDoms written alike; and the rewrite
 // must not be taken where the sums share no load, where one reads the other, where a sum is an
-// output or stored by its author, where their results lie over other pure vars, on the host, or with the knob off.
+// output or stored by its author, where their results lie over other pure vars or
+// their RDoms over other extents, on the host, or with the knob off.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -113,6 +115,43 @@ TEST(SiblingSums, AWindowsMaximumAndMinimumMatchExactly) {
     }
 }
 
+// A row's mean and its maximum, each over an RDom of its own written alike: walked together over
+// the first's, the second's RVar renamed.
+TEST(SiblingSums, RDomsWrittenAlikeAreWalkedAsOne) {
+    ImageParam in(Float(32), 2, "in");
+    Var x("x"), y("y");
+    RDom r1(0, in.dim(0).extent(), "r1"), r2(0, in.dim(0).extent(), "r2");
+    Func mean("mean"), top("top"), out("out");
+    mean(y) = sum(in(r1, y)) / cast<float>(in.dim(0).extent());
+    top(y) = maximum(in(r2, y));
+    out(x, y) = (in(x, y) - mean(y)) / (top(y) - mean(y) + 1.f);
+    in.set_estimates({{0, 4096}, {0, 4096}});
+    out.set_estimates({{0, 4096}, {0, 4096}});
+    const std::string plan = schedule_with_solder({out}, "opencl", siblings());
+    ASSERT_TRUE(rewritten(plan)) << plan;
+    Pipeline pipe = compiled({out}, "opencl");
+    for (auto [w, h] : std::vector<std::array<int, 2>>{{64, 48}, {37, 5}, {1, 1}}) {
+        SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+        Buffer<float> b(w, h);
+        std::mt19937 rng(uint32_t(w * 7 + h));
+        std::uniform_real_distribution<float> u(0.0f, 2.0f);
+        b.for_each_value([&](float &v) { v = u(rng); });
+        b.set_host_dirty();
+        in.set(b);
+        Buffer<float> o = pipe.realize({w, h}, make_target("opencl"));
+        o.copy_to_host();
+        for (int j = 0; j < h; j++) {
+            double m = 0, t = b(0, j);
+            for (int i = 0; i < w; i++) {
+                m += b(i, j);
+                t = std::max(t, double(b(i, j)));
+            }
+            m /= w;
+            for (int i = 0; i < w; i++) ASSERT_NEAR(o(i, j), (b(i, j) - m) / (t - m + 1), 1e-4) << i << ", " << j;
+        }
+    }
+}
+
 TEST(SiblingSums, NotTakenWithoutACommonLoadForAReaderAnOutputOtherPointsOnTheHostOrOff) {
     ImageParam a(Float(32), 2, "a"), b(Float(32), 2, "b");
     a.set_estimates({{0, 4096}, {0, 16384}});
@@ -156,6 +195,16 @@ TEST(SiblingSums, NotTakenWithoutACommonLoadForAReaderAnOutputOtherPointsOnTheHo
         sa(c) = sum(a(c, rows));
         sb(c, k) = sum(a(c, rows) * cast<float>(k + 1));
         out(c) = sa(c) - sb(c, 0) + sb(c, 3);
+        out.set_estimates({{0, 4096}});
+        EXPECT_FALSE(rewritten(schedule_with_solder({out}, "opencl", siblings())));
+    }
+    {
+        // The same input over RDoms of other extents (half the rows).
+        RDom half(0, a.dim(1).extent() / 2, "half");
+        Func sa("sa"), sb("sb"), out("out");
+        sa(c) = sum(a(c, rows));
+        sb(c) = sum(a(c, half));
+        out(c) = sa(c) - sb(c);
         out.set_estimates({{0, 4096}});
         EXPECT_FALSE(rewritten(schedule_with_solder({out}, "opencl", siblings())));
     }

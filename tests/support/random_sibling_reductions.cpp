@@ -28,7 +28,12 @@ void build(uint64_t seed, Built &p) {
     Func second("second");
     second(x, y) = 0.5f * c(x, y) + 0.25f * c(x + 1, y);
     const int kind = pick(3);
-    RDom r = kind == 0 ? RDom(0, W, "row") : kind == 1 ? RDom(0, H, "col") : RDom(0, p.width, "win");
+    // The group's RDom; a member may take one of its own written alike (its RVars renamed when the
+    // group is walked together).
+    const auto rdom = [&](const std::string &n) {
+        return kind == 0 ? RDom(0, W, "row" + n) : kind == 1 ? RDom(0, H, "col" + n) : RDom(0, p.width, "win" + n);
+    };
+    RDom r = rdom("");
     p.shape = kind == 0 ? "row" : kind == 1 ? "column" : "window";
     // Each member's point and what the group reads at it: the shared load, and maybe another.
     const auto shared = [&]() -> Expr { return kind == 0 ? c(r, y) : kind == 1 ? c(x, r) : c(x + r, y); };
@@ -36,7 +41,9 @@ void build(uint64_t seed, Built &p) {
     std::vector<Func> members;
     const int n = 2 + pick(3);
     Expr combined = 0.f;
+    const RDom group = r;
     for (int i = 0; i < n; i++) {
+        r = pick(3) == 0 ? rdom("_" + std::to_string(i)) : group;
         Expr v;
         switch (pick(4)) {
         case 0: v = shared(); break;
