@@ -21,27 +21,11 @@ struct Summing {
 };
 
 std::optional<Summing> as_summing(const Function &f) {
-    if (f.has_extern_definition() || f.updates().size() != 1 || f.outputs() != 1) return std::nullopt;
+    const std::optional<FoldedUpdate> fold = folded_update(f);
+    if (!fold || fold->op != FoldedUpdate::Op::Add || !is_const_zero(fold->init)) return std::nullopt;
     if (!f.output_types()[0].is_float() || f.output_types()[0].bits() < 32) return std::nullopt;
-    const Definition &u = f.updates()[0];
-    if (!u.specializations().empty() || !f.definition().specializations().empty()) return std::nullopt;
-    if (u.predicate().defined() && !is_const_one(u.predicate())) return std::nullopt;
-    if (!is_const_zero(substitute_in_all_lets(f.values()[0]))) return std::nullopt;
-    if (u.schedule().rvars().size() < 2 || !writes_pure_vars_in_order(f, u)) return std::nullopt;
-    const Expr v = substitute_in_all_lets(u.values()[0]);
-    const Add *add = v.as<Add>();
-    if (!add) return std::nullopt;
-    std::vector<Expr> here;
-    for (auto &arg : f.args()) here.push_back(Variable::make(Int(32), arg));
-    Expr added;
-    if (own_element_at(add->a, f, 0, here))
-        added = add->b;
-    else if (own_element_at(add->b, f, 0, here))
-        added = add->a;
-    else
-        return std::nullopt;
-    if (calls_func(added, f.name()) || !uses_rvar(added)) return std::nullopt;
-    return Summing{f, added, u.schedule().rvars()};
+    if (f.updates()[0].schedule().rvars().size() < 2) return std::nullopt;
+    return Summing{f, fold->added, f.updates()[0].schedule().rvars()};
 }
 
 // `d * d` with d = e - m or m - e, e naming RVars and m none.

@@ -13,44 +13,19 @@ using namespace Halide::Internal;
 
 namespace {
 
-enum class Op { Add, Max, Min };
+using Op = FoldedUpdate::Op;
 
 // A Func of the header's form: `f(pure) = init; f(pure) = op(f(pure), added)` over its RDom.
 struct Member {
     Function f;
-    Op op;
-    Expr added;
+    FoldedUpdate fold;
 };
 
 std::optional<Member> as_member(const Function &f) {
-    if (f.has_extern_definition() || f.outputs() != 1 || f.updates().size() != 1) return std::nullopt;
-    if (has_specializations(f) || !f.wrappers().empty() || !f.schedule().bounds().empty()) return std::nullopt;
-    if (!is_const(substitute_in_all_lets(f.values()[0]))) return std::nullopt;
-    const Definition &u = f.updates()[0];
-    if (has_predicate(u) || u.schedule().rvars().empty() || !writes_pure_vars_in_order(f, u)) return std::nullopt;
-    const Expr v = substitute_in_all_lets(u.values()[0]);
-    Expr a, b;
-    Op op;
-    if (const Add *x = v.as<Add>()) {
-        a = x->a, b = x->b, op = Op::Add;
-    } else if (const Max *x = v.as<Max>()) {
-        a = x->a, b = x->b, op = Op::Max;
-    } else if (const Min *x = v.as<Min>()) {
-        a = x->a, b = x->b, op = Op::Min;
-    } else {
-        return std::nullopt;
-    }
-    std::vector<Expr> here;
-    for (auto &arg : f.args()) here.push_back(Variable::make(Int(32), arg));
-    Expr added;
-    if (own_element_at(a, f, 0, here))
-        added = b;
-    else if (own_element_at(b, f, 0, here))
-        added = a;
-    else
-        return std::nullopt;
-    if (calls_func(added, f.name()) || !uses_rvar(added)) return std::nullopt;
-    return Member{f, op, added};
+    if (!f.wrappers().empty() || !f.schedule().bounds().empty()) return std::nullopt;
+    const std::optional<FoldedUpdate> fold = folded_update(f);
+    if (!fold) return std::nullopt;
+    return Member{f, *fold};
 }
 
 // The RDom `e`'s RVars belong to (undefined where it names none).
@@ -73,14 +48,14 @@ std::optional<Expr> added_in_rdom_of(const Member &m, const Member &to) {
     if (m.f.args() != to.f.args()) return std::nullopt;
     const auto &rm = m.f.update(0).schedule().rvars(), &rt = to.f.update(0).schedule().rvars();
     if (rm.size() != rt.size()) return std::nullopt;
-    const ReductionDomain dom = rdom_of(to.added);
+    const ReductionDomain dom = rdom_of(to.fold.added);
     if (!dom.defined()) return std::nullopt;
     std::map<std::string, Expr> renamed;
     for (size_t k = 0; k < rm.size(); k++) {
         if (!equal(rm[k].min, rt[k].min) || !equal(rm[k].extent, rt[k].extent)) return std::nullopt;
         if (rm[k].var != rt[k].var) renamed[rm[k].var] = Variable::make(Int(32), rt[k].var, dom);
     }
-    return renamed.empty() ? m.added : substitute(renamed, m.added);
+    return renamed.empty() ? m.fold.added : substitute(renamed, m.fold.added);
 }
 
 // The loads `e` makes: its calls to Funcs and inputs.
@@ -98,7 +73,7 @@ std::vector<Expr> loads_of(const Expr &e) {
 }
 
 bool share_a_load(const Member &a, const Member &b) {
-    const std::vector<Expr> la = loads_of(a.added), lb = loads_of(b.added);
+    const std::vector<Expr> la = loads_of(a.fold.added), lb = loads_of(b.fold.added);
     for (auto &x : la)
         for (auto &y : lb)
             if (equal(x, y)) return true;
@@ -163,10 +138,10 @@ SiblingGroup rewrite(const std::vector<Member> &group, const std::vector<Functio
     for (size_t i = 1; i < group.size(); i++) name += "_" + without_dollars(group[i].f.name());
     Func walked(unique_name(name + "_walked"));
     std::vector<Expr> init, updated;
-    for (auto &m : group) init.push_back(m.f.values()[0]);
+    for (auto &m : group) init.push_back(m.fold.init);
     walked(pure) = Tuple(init);
     for (size_t i = 0; i < group.size(); i++)
-        updated.push_back(combined(group[i].op, walked(pure)[int(i)], group[i].added));
+        updated.push_back(combined(group[i].fold.op, walked(pure)[int(i)], group[i].fold.added));
     walked(pure) = Tuple(updated);
 
     ToWalked to;
@@ -216,7 +191,7 @@ std::vector<SiblingGroup> rewrite_sibling_reductions(const std::vector<Func> &ou
             const std::optional<Expr> added = added_in_rdom_of(m, grp[0]);
             if (!added) continue;
             Member joining = m;
-            joining.added = *added;
+            joining.fold.added = *added;
             bool fits = true, shares = false;
             for (auto &other : grp) {
                 fits = fits && apart(other, m);
@@ -230,6 +205,8 @@ std::vector<SiblingGroup> rewrite_sibling_reductions(const std::vector<Func> &ou
         }
         if (!placed) groups.push_back({m});
     }
+    // (The pipeline's Funcs listed again for each group: an earlier group's Tuple Func may call this
+    // group's members.)
     std::vector<SiblingGroup> done;
     for (auto &grp : groups)
         if (grp.size() >= 2) done.push_back(rewrite(grp, pipeline_functions(outputs)));

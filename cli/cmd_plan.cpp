@@ -33,7 +33,7 @@ int cmd_plan(int argc, char **argv) {
     autosched::PlannerOptions opt = options.planner;
     autosched::plan_for_target(opt, t);
     // The plan a build takes: after the rewrites made before planning (cut folds, scatters, one-pass
-    // deviations), whose Funcs the graph then shows too.
+    // deviations, sibling reductions), whose Funcs the graph then shows too.
     auto planned = with_halide_errors(app->name, [&] { return autosched::autoschedule(p.outputs, t, opt, app->name); });
     if (a.has("graph")) {
         auto g = with_halide_errors(app->name, [&] { return autosched::FuncGraph::build(p.outputs); });

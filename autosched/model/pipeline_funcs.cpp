@@ -362,6 +362,38 @@ Expr calls_retargeted(const Expr &e, const std::string &from, const Internal::Fu
     return retarget.mutate(e);
 }
 
+std::optional<FoldedUpdate> folded_update(const Internal::Function &f) {
+    if (f.has_extern_definition() || f.outputs() != 1 || f.updates().size() != 1 || has_specializations(f))
+        return std::nullopt;
+    const Expr init = Internal::substitute_in_all_lets(f.values()[0]);
+    if (!Internal::is_const(init)) return std::nullopt;
+    const Internal::Definition &u = f.updates()[0];
+    if (has_predicate(u) || u.schedule().rvars().empty() || !writes_pure_vars_in_order(f, u)) return std::nullopt;
+    const Expr v = Internal::substitute_in_all_lets(u.values()[0]);
+    Expr a, b;
+    FoldedUpdate::Op op;
+    if (const auto *x = v.as<Internal::Add>()) {
+        a = x->a, b = x->b, op = FoldedUpdate::Op::Add;
+    } else if (const auto *x = v.as<Internal::Max>()) {
+        a = x->a, b = x->b, op = FoldedUpdate::Op::Max;
+    } else if (const auto *x = v.as<Internal::Min>()) {
+        a = x->a, b = x->b, op = FoldedUpdate::Op::Min;
+    } else {
+        return std::nullopt;
+    }
+    std::vector<Expr> here;
+    for (auto &arg : f.args()) here.push_back(Internal::Variable::make(Int(32), arg));
+    Expr added;
+    if (own_element_at(a, f, 0, here))
+        added = b;
+    else if (own_element_at(b, f, 0, here))
+        added = a;
+    else
+        return std::nullopt;
+    if (calls_func(added, f.name()) || !uses_rvar(added)) return std::nullopt;
+    return FoldedUpdate{op, init, added};
+}
+
 bool same_first_update_domain(const Internal::Function &a, const Internal::Function &b) {
     if (a.args() != b.args() || a.updates().empty() || b.updates().empty()) return false;
     const auto &ra = a.update(0).schedule().rvars(), &rb = b.update(0).schedule().rvars();

@@ -3,6 +3,7 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -90,6 +91,15 @@ bool own_element_at(const Halide::Expr &e, const Halide::Internal::Function &f, 
 std::string without_dollars(std::string name);
 // `e` with its calls to the Func named `from` made calls to `to`, at the same args and value index.
 Halide::Expr calls_retargeted(const Halide::Expr &e, const std::string &from, const Halide::Internal::Function &to);
+// A Func of one value folding what it adds over an RDom, as the inline `sum`, `maximum` and
+// `minimum` write it: `f(pure) = init; f(pure) = op(f(pure), added)` (either side), init a constant,
+// op `+`, `max` or `min`, one update at its pure vars in order over an RDom without a predicate, no
+// specializations, not an extern stage, `added` naming RVars and not f; its lets substituted.
+struct FoldedUpdate {
+    enum class Op { Add, Max, Min } op;
+    Halide::Expr init, added;
+};
+std::optional<FoldedUpdate> folded_update(const Halide::Internal::Function &f);
 // Whether `a` and `b` have the same pure vars and their first updates the same RVars (names, mins
 // and extents, in order): one RDom over the same points.
 bool same_first_update_domain(const Halide::Internal::Function &a, const Halide::Internal::Function &b);
