@@ -75,57 +75,82 @@ void replace_update(Function target, const Expr &added) {
     target.update(0) = d;
 }
 
-DeviationSum rewrite(const Summing &dev, const Squared &sq, const Summing &sum, size_t c) {
+// Rewrites the pair in chunks along RVar `c`: the whole RVar a chunk where `split` is 0, else
+// chunks of `split` points (the last one partial where the RVar's extent is not a multiple).
+DeviationSum rewrite(const Summing &dev, const Squared &sq, const Summing &sum, size_t c, int64_t split) {
     const auto &R = dev.rvars;
     const Type t = dev.f.output_types()[0];
-    // The chunk Func's dims: every RVar but the chunk's, then the pure vars.
+    // The chunk Func's dims: every RVar but the chunk's, the chunk's index along it where it is
+    // split, then the pure vars.
     std::vector<Var> args;
-    std::map<std::string, Expr> to_chunk;
-    RDom in_chunk(R[c].min, R[c].extent, unique_name(dev.f.name() + "_in_chunk"));
+    std::map<std::string, Expr> to_chunk, to_first;
+    const Expr length = split > 0 ? Expr(int(split)) : R[c].extent;
+    RDom in_chunk(0, length, unique_name(dev.f.name() + "_in_chunk"));
+    Expr start = R[c].min, index;
     for (size_t k = 0; k < R.size(); k++) {
-        if (k == c) {
-            to_chunk[R[k].var] = in_chunk.x;
-        } else {
-            args.emplace_back(unique_name(dev.f.name() + "_" + without_dollars(R[k].var) + "_at"));
-            to_chunk[R[k].var] = args.back();
-        }
+        if (k == c) continue;
+        args.emplace_back(unique_name(dev.f.name() + "_" + without_dollars(R[k].var) + "_at"));
+        to_chunk[R[k].var] = args.back();
+    }
+    if (split > 0) {
+        args.emplace_back(unique_name(dev.f.name() + "_" + without_dollars(R[c].var) + "_chunk"));
+        index = args.back();
+        start = R[c].min + index * length;
     }
     for (auto &a : dev.f.args()) args.emplace_back(a);
-    const Expr e = substitute(to_chunk, sq.e);
-    const Expr points = cast(t, max(R[c].extent, 1));
+    to_first = to_chunk;
+    to_first[R[c].var] = start;
+    const Expr first = substitute(to_first, sq.e);
+    // A partial last chunk reads its last point again past the end, and adds nothing for it.
+    Expr e, inside = const_true();
+    if (split > 0) {
+        const Expr last = R[c].min + R[c].extent - 1;
+        to_chunk[R[c].var] = min(start + in_chunk.x, last);
+        inside = start + in_chunk.x <= last;
+    } else {
+        to_chunk[R[c].var] = R[c].min + in_chunk.x;
+    }
+    e = substitute(to_chunk, sq.e);
 
     // Each chunk's sums of its points' differences from its first point f and of their squares:
     // one walk, in a sum Halide can split.
-    std::map<std::string, Expr> to_first = to_chunk;
-    to_first[R[c].var] = R[c].min;
-    const Expr first = substitute(to_first, sq.e);
-    const Expr d = e - first;
+    const Expr d = split > 0 ? select(inside, e - first, make_zero(t)) : e - first;
     Func chunks(unique_name(dev.f.name() + "_chunks"));
-    chunks(args) = Tuple(make_zero(t), make_zero(t));
-    chunks(args) = Tuple(chunks(args)[0] + d, chunks(args)[1] + d * d);
+    if (split > 0) {
+        // Split chunks keep their first point: loaded again by the merge, it would be a load
+        // `split` points apart per chunk, whose footprint the planner prices as the whole input.
+        chunks(args) = Tuple(make_zero(t), make_zero(t), first);
+        chunks(args) = Tuple(chunks(args)[0] + d, chunks(args)[1] + d * d, chunks(args)[2]);
+    } else {
+        chunks(args) = Tuple(make_zero(t), make_zero(t));
+        chunks(args) = Tuple(chunks(args)[0] + d, chunks(args)[1] + d * d);
+    }
 
     // Both sums over the chunks: sum(e) = sum(d) + k f, and the chunk's own squared deviations
     // sum(d^2) - sum(d)^2 / k, plus k times its mean's squared distance from m. (f is loaded
     // again here: kept in the chunk Func as a third value, the planner computed the deviations'
     // sum per block of its reader's kernel, 142 against 88 us on the H100 for group_norm.)
     std::vector<Range> outer;
-    std::map<std::string, Expr> to_over;
     for (size_t k = 0; k < R.size(); k++)
         if (k != c) outer.emplace_back(R[k].min, R[k].extent);
+    if (split > 0) outer.emplace_back(0, (R[c].extent + length - 1) / length);
     RDom over(outer, unique_name(dev.f.name() + "_over_chunks"));
+    std::map<std::string, Expr> to_over;
     std::vector<Expr> at;
-    for (size_t k = 0; k + 1 < R.size(); k++) {
+    for (size_t k = 0; k + dev.f.args().size() < args.size(); k++) {
         at.push_back(over[int(k)]);
         to_over[args[k].name()] = over[int(k)];
     }
     for (auto &a : dev.f.args()) at.push_back(Var(a));
     const FuncRef chunk = chunks(at);
-    const Expr chunk_sum = chunk[0] + points * substitute(to_over, first);
+    const Expr k_points = split > 0 ? min(length, R[c].extent - substitute(to_over, index) * length) : length;
+    const Expr points = cast(t, max(k_points, 1));
+    const Expr chunk_sum = chunk[0] + points * (split > 0 ? chunk[2] : substitute(to_over, first));
     const Expr own = max(chunk[1] - chunk[0] * chunk[0] / points, make_zero(t));
     const Expr apart = chunk_sum / points - sq.m;
     replace_update(sum.f, chunk_sum);
     replace_update(dev.f, own + points * apart * apart);
-    return {dev.f.name(), sum.f.name(), chunks.name()};
+    return {dev.f.name(), sum.f.name(), chunks.name(), split};
 }
 
 // The product of the RVars' extents at the estimates, RVar `skip`'s left out; -1 where one is not
@@ -160,14 +185,23 @@ std::vector<DeviationSum> rewrite_deviation_sums(const std::vector<Func> &output
             // reading neighbours.
             const size_t c = 1;
             const int64_t points = estimates.extent(dev.rvars[c].extent);
-            if (points < kMinChunkPoints || points > kMaxChunkPoints) continue;
+            if (points < kMinChunkPoints) continue;
             const int64_t per_result = product_at_estimates(dev.rvars, estimates, dev.rvars.size());
             if (per_result < kMinPointsPerResult) continue;
             const int64_t outer = product_at_estimates(dev.rvars, estimates, c);
             const int64_t results = estimates.points(dev.f.name());
-            const int64_t chunks = outer < 0 || results < 0 ? -1 : outer * results;
+            if (outer < 0 || results < 0) continue;
+            // The RVar whole a chunk where it is short enough; else the longest chunks, halving
+            // from kMaxChunkPoints, that still make kMinChunks.
+            int64_t split = 0, chunks = outer * results;
+            if (points > kMaxChunkPoints) {
+                split = kMaxChunkPoints;
+                while (split / 2 >= kMinChunkPoints && outer * results * ((points + split - 1) / split) < kMinChunks)
+                    split /= 2;
+                chunks = outer * results * ((points + split - 1) / split);
+            }
             if (chunks < kMinChunks) continue;
-            done.push_back(rewrite(dev, *sq, sum, c));
+            done.push_back(rewrite(dev, *sq, sum, c, split));
             taken.insert(dev.f.name());
             taken.insert(sum.f.name());
             break;
@@ -178,8 +212,10 @@ std::vector<DeviationSum> rewrite_deviation_sums(const std::vector<Func> &output
 
 std::string deviation_sum_reason(const DeviationSum &d) {
     return "a sum of squared deviations from a mean of the same points (" + d.sum +
-           "), which reads the points again after the mean: both are summed in chunks along one RVar, each "
-           "chunk's sums of its points' differences from its first point and of their squares in one walk (" +
+           "), which reads the points again after the mean: both are summed in chunks along one RVar" +
+           (d.split > 0 ? " (of " + std::to_string(d.split) + " points, the last partial where they do not divide it)"
+                        : std::string()) +
+           ", each chunk's sums of its points' differences from its first point and of their squares in one walk (" +
            d.chunks +
            "), then merged (each chunk's own deviations plus its points times its mean's squared distance from the "
            "mean)";

@@ -5,7 +5,12 @@
 // reads the points twice (a group normalization's 128 KB groups: once for each sum, from DRAM).
 //
 // Both sums are rewritten in chunks along the RDom's second RVar (so that the chunks' threads run
-// along the first, reading neighbours). One Tuple Func walks each chunk once: with d each point's
+// along the first, reading neighbours): the RVar whole, or, where it has more than
+// kMaxChunkPoints points at the estimates (a whole image's variance), chunks of a power of two of
+// them, the longest that still make kMinChunks chunks, the last chunk partial where the extent is
+// no multiple (its points past the end add nothing). Such chunks also keep their first point as a
+// third value: loaded again by the merge, one point every chunk length, the planner would price
+// that load's footprint as the whole input. One Tuple Func walks each chunk once: with d each point's
 // difference from the chunk's first point f (k points), it sums d and d^2. Then
 //   mean's sum = sum over chunks of (sum(d) + k f),
 //   the deviations' sum = sum over chunks of (sum(d^2) - sum(d)^2 / k) + k (chunk mean - m)^2,
@@ -23,7 +28,7 @@
 // Taken for GPU targets (PlannerOptions::one_pass_deviations), for a Func F of one 32- or 64-bit
 // float value (in float16 the shift's rounding bound is too loose), zero at first, with one update
 // at its pure vars in order, no predicate, no specializations, over an RDom of at least two RVars
-// whose second one has kMinChunkPoints to kMaxChunkPoints points at the estimates,
+// whose second one has at least kMinChunkPoints points at the estimates,
 // kMinPointsPerResult points in all, and kMinChunks chunks over F's points: F(P) += d * d with
 // d = e - m (or m - e), e naming RVars and m none. Another Func S over the same RVars and pure vars,
 // zero at first, must sum e itself (S(P) += e), and m must read S (directly or through other
@@ -42,10 +47,12 @@ namespace solder::autosched {
 struct DeviationSum {
     std::string deviations, sum;  // F and S
     std::string chunks;           // each chunk's sum and squared deviations (a Tuple)
+    int64_t split = 0;            // points per chunk where the RVar is split; 0: the RVar whole
 };
 
 // Points per chunk (at the estimates) the rewrite takes: below, the chunk Func would store about as
-// many values as the points it sums; above, the shift's rounding bound grows.
+// many values as the points it sums; above, the shift's rounding bound grows (a longer RVar is
+// split into chunks of at most this many).
 constexpr int64_t kMinChunkPoints = 16, kMaxChunkPoints = 256;
 // Chunks over all of F's points (at the estimates) below which it is not taken: a thread each
 // would leave the GPU idle.

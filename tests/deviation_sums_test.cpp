@@ -128,6 +128,65 @@ TEST(DeviationSums, ABatchNormMatchesTwoPassesAtAnySize) {
     }
 }
 
+// A whole image's mean and variance (one result over 4096 x 4096 points at the estimates): its
+// second RVar is too long for one chunk, so it is split into chunks of 128 rows, and run at sizes
+// whose last chunk is partial, one row, a single chunk and one point. The values drift down the
+// columns, so that a shift from any point but the chunk's own would cancel badly.
+TEST(DeviationSums, AWholeImagesVarianceInPartialChunksMatchesAtAnySize) {
+    ImageParam in(Float(32), 2, "in");
+    Var x("x"), y("y");
+    RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
+    Expr n = cast<float>(in.dim(0).extent() * in.dim(1).extent());
+    Func mean("mean"), var("var"), stats("stats");
+    mean() = sum(in(r.x, r.y)) / n;
+    var() = sum((in(r.x, r.y) - mean()) * (in(r.x, r.y) - mean())) / n;
+    stats() = Tuple(mean(), var());
+    in.set_estimates({{0, 4096}, {0, 4096}});
+    const std::string plan = schedule_with_solder({stats}, "opencl", one_pass());
+    ASSERT_TRUE(rewritten(plan)) << plan;
+    ASSERT_NE(plan.find("of 128 points, the last partial"), std::string::npos) << plan;
+    Pipeline pipe = compiled({stats}, "opencl");
+    for (auto [w, h] : std::vector<std::array<int, 2>>{{300, 517}, {64, 128}, {33, 1}, {3, 129}, {1, 1}}) {
+        SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+        Buffer<float> b(w, h);
+        std::mt19937 rng(uint32_t(w * 17 + h));
+        std::uniform_real_distribution<float> u(-0.5f, 0.5f);
+        b.for_each_element([&](int i, int j) { b(i, j) = 50.0f + 0.25f * float(j) + u(rng); });
+        b.set_host_dirty();
+        in.set(b);
+        Realization out = pipe.realize(std::vector<int32_t>{}, make_target("opencl"));
+        Buffer<float> m = out[0], v = out[1];
+        m.copy_to_host();
+        v.copy_to_host();
+        double mu = 0, m2 = 0, points = double(w) * h;
+        b.for_each_value([&](float e) { mu += e; });
+        mu /= points;
+        b.for_each_value([&](float e) { m2 += (e - mu) * (e - mu); });
+        EXPECT_NEAR(m(), mu, 1e-4 * std::abs(mu));
+        EXPECT_NEAR(v(), m2 / points, 1e-3 * (m2 / points) + 1e-6);
+    }
+}
+
+// The image normalized by those statistics, planned for CUDA: the merges are total reductions of
+// 131072 chunks, 1.5 MB, which fit in L2. Computed per block of the output's kernel, every one of
+// its blocks would read them all again from L2 (the cost model's L2 term), so they are kernels of
+// their own.
+TEST(DeviationSums, MergesAreNotRecomputedInEveryBlockOfTheirReader) {
+    ImageParam in(Float(32), 2, "in");
+    Var x("x"), y("y");
+    RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
+    Expr n = cast<float>(in.dim(0).extent() * in.dim(1).extent());
+    Func mean("mean"), var("var"), out("out");
+    mean() = sum(in(r.x, r.y)) / n;
+    var() = sum((in(r.x, r.y) - mean()) * (in(r.x, r.y) - mean())) / n;
+    out(x, y) = (in(x, y) - mean()) / sqrt(var() + 1e-5f);
+    in.set_estimates({{0, 4096}, {0, 4096}});
+    out.set_estimates({{0, 4096}, {0, 4096}});
+    const std::string plan = schedule_with_solder({out}, "cuda", one_pass());
+    ASSERT_TRUE(rewritten(plan)) << plan;
+    EXPECT_EQ(plan.find("computed per block"), std::string::npos) << plan;
+}
+
 TEST(DeviationSums, NotTakenForOtherDeviationsFloat16FewPointsFewChunksOnTheHostOrOff) {
     {
         GroupStats p(/*from_mean=*/false);

@@ -22,9 +22,11 @@ double CostModel::stream_us(int64_t bytes, int launches) const {
 }
 
 double CostModel::choice_us(const KernelChoice &kc, int64_t root_bytes) const {
-    if (kc.split_func < 0)
-        return kernel_us(kc.bytes_read + kc.rewalk_bytes + root_bytes, kc.flops, kc.blocks) +
-               kc.extra_launches * d_.launch_us;
+    if (kc.split_func < 0) {
+        const int64_t dram = kc.bytes_read + kc.rewalk_bytes + root_bytes;
+        const auto l2 = int64_t(double(kc.l2_bytes) * d_.bandwidth_bytes_per_s / d_.l2_bandwidth_bytes_per_s);
+        return kernel_us(std::max(dram, l2), kc.flops, kc.blocks) + kc.extra_launches * d_.launch_us;
+    }
     // Zero the partials; sum the slices (all the reading and arithmetic); the root's blocks add them.
     return kernel_us(kc.split_bytes, 0, kc.split_blocks) +
            kernel_us(kc.bytes_read + kc.split_bytes, kc.flops, kc.split_blocks) +
@@ -54,12 +56,27 @@ int64_t gathered_points(const FuncGraph &g, int p, int root, const std::vector<b
     return points > 0 ? points : -1;
 }
 
+// Whether a reduction in the kernel (not its root) reads leaf `p` and is computed whole in each
+// block: a total reduction (or one whose points every block needs) recomputed per block of its
+// reader's kernel, whose every block then reads its inputs again, from L2 where they fit.
+bool read_whole_per_block(const FuncGraph &g, int p, int root, const std::vector<bool> &inside,
+                          const std::vector<Region> &whole, const std::vector<Region> &per_block) {
+    for (int e : g.nodes[size_t(p)].out_edges) {
+        const int c = g.edges[size_t(e)].consumer;
+        if (c == root || !inside[size_t(c)] || !g.nodes[size_t(c)].is_reduction()) continue;
+        if (!per_block[size_t(c)].empty() && region_points(per_block[size_t(c)]) == region_points(whole[size_t(c)]))
+            return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 void CostModel::kernel_reads(const FuncGraph &g, int root, const std::vector<bool> &inside,
                              const std::vector<Region> &whole, const std::vector<Region> &per_block, int64_t blocks,
                              KernelChoice &kc, bool inlined, bool every_call) const {
     kc.bytes_read = 0;
+    kc.l2_bytes = 0;
     kc.flops = 0;
     kc.recompute_offender = -1;
     kc.recompute_factor = 1;
@@ -149,10 +166,15 @@ void CostModel::kernel_reads(const FuncGraph &g, int root, const std::vector<boo
             const double calls = calls_of(int(p));
             if (calls >= 0 && double(region_points(per_block[p])) > kWidenedBox * calls)
                 again = std::min(again, int64_t(calls) * n.elem_bytes * blocks);
-            if (every_call && calls >= 0)
+            if (every_call && calls >= 0) {
                 kc.bytes_read += std::max(once, int64_t(calls) * n.elem_bytes);
-            else
-                kc.bytes_read += once <= d_.l2_bytes / 2 ? once : std::max(once, again);
+            } else if (once <= d_.l2_bytes / 2) {
+                kc.bytes_read += once;
+                if (read_whole_per_block(g, int(p), root, inside, whole, per_block))
+                    kc.l2_bytes += std::max(once, again);
+            } else {
+                kc.bytes_read += std::max(once, again);
+            }
         } else {
             // (FuncNode::rdom_runs_per_point: else its RDom runs once for the whole Func.)
             const double runs = double(region_points(per_block[p])) * double(blocks) /

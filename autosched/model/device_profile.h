@@ -25,6 +25,9 @@ struct DeviceProfile {
     int64_t shared_memory_per_sm = 228 * 1024;  // what the blocks resident on one SM share
     int64_t max_threads_per_sm = 2048;          // resident threads per SM (sm_80 and later)
     int64_t l2_bytes = 50 * 1024 * 1024;
+    // Reads L2 serves per second, where blocks read again what it holds (a leaf every block reads
+    // whole): about twice DRAM's on the H100.
+    double l2_bandwidth_bytes_per_s = 6.0e12;
     int64_t l1_bytes_per_sm = 256 * 1024;  // L1 and shared memory together, per SM
 
     // Launch limits: a launch beyond any of them fails (cuLaunchKernel's CUDA_ERROR_INVALID_VALUE).

@@ -52,6 +52,10 @@ struct KernelChoice {
     // per SM) cost as much as a kernel of its own reading them (54 us for its 134 MB input);
     // nvfuser_2146's rows (4 KB per block) walked four times took 115 us for 353 MB.
     int64_t rewalk_bytes = 0;
+    // The bytes its blocks read of leaves that fit in half of L2 (so counted once in bytes_read),
+    // each block its own box: L2 serves them, at its own rate (a total reduction computed again
+    // in every block of its reader's kernel reads its whole input from L2 per block).
+    int64_t l2_bytes = 0;
 
     // Launches the template makes beyond one per stage of the root (a total reduction's slices:
     // their partials' zeroing and sums), each costed as a launch.
