@@ -3,8 +3,8 @@
 // and on OpenCL, against a plain C++ reference: reductions over an input's extent or a scalar
 // parameter, scans, histograms, a cumulative table read at data-dependent points, Tuples and
 // several outputs of different shapes, a scalar output, an update Halide cannot prove
-// associative, boundary conditions and a lookup table, an 8-level pyramid, an extern stage; and
-// the modelled bytes of an embedding gather.
+// associative, boundary conditions and a lookup table, an 8-level pyramid, an extern stage,
+// fixed-point intrinsics and a 64-bit hash; and the modelled bytes of an embedding gather.
 #include <gtest/gtest.h>
 
 #include <tuple>
@@ -4141,4 +4141,81 @@ TEST(UserPipelines, AScalarWithSeveralUpdatesIsNoChunkedScatter) {
             }
         });
     }
+}
+
+// Fixed-point image code in the style of mobile camera pipelines, through Halide's intrinsics: a
+// 5 x 5 binomial blur of an 8-bit image built from widening adds and multiplies, rounded back by
+// rounding_shift_right and saturating_cast; the detail boosted in Q4 by a Param and added back with
+// saturation; the halving average of the image and its blur as a second output. And each row's
+// 64-bit FNV-1a hash (a fold Halide cannot prove associative) with its popcount. Against C++ at
+// every size, bit for bit.
+TEST(UserPipelines, FixedPointIntrinsicsAndA64BitRowHash) {
+    for_each_target([](const std::string &target) {
+        ImageParam in(UInt(8), 2, "in");
+        Param<uint8_t> amount("amount");
+        amount.set_estimate(24);
+        Var x("x"), y("y");
+        Func cl = BoundaryConditions::repeat_edge(in);
+        Func v("v"), blur("blur"), sharp("sharp"), soft("soft"), hash("hash"), ones("ones");
+        v(x, y) = widening_add(cl(x, y - 2), cl(x, y + 2)) + widening_add(cl(x, y - 1), cl(x, y + 1)) * 4 +
+                  widening_mul(cl(x, y), cast<uint8_t>(6));
+        Expr h = widening_add(v(x - 2, y), v(x + 2, y)) + widening_add(v(x - 1, y), v(x + 1, y)) * 4 +
+                 widening_mul(v(x, y), cast<uint16_t>(6));
+        blur(x, y) = saturating_cast<uint8_t>(rounding_shift_right(h, 8));
+        Expr detail = cast<int16_t>(in(x, y)) - cast<int16_t>(blur(x, y));
+        sharp(x, y) = saturating_cast<uint8_t>(cast<int32_t>(in(x, y)) +
+                                               rounding_shift_right(widening_mul(detail, cast<int16_t>(amount)), 4));
+        soft(x, y) = halving_add(in(x, y), blur(x, y));
+        RDom r(0, in.dim(0).extent(), "r");
+        hash(y) = Expr(uint64_t(14695981039346656037ull));
+        hash(y) = (hash(y) ^ cast<uint64_t>(in(r, y))) * Expr(uint64_t(1099511628211ull));
+        ones(y) = cast<int32_t>(popcount(hash(y)));
+        in.set_estimates({{0, 1920}, {0, 1080}});
+        sharp.set_estimates({{0, 1920}, {0, 1080}});
+        soft.set_estimates({{0, 1920}, {0, 1080}});
+        ones.set_estimates({{0, 1080}});
+        const std::string plan = schedule_with_solder({sharp, soft, ones}, target);
+        Pipeline p = compiled({sharp, soft, ones}, target);
+        for (int amt : {24, 200}) {
+            amount.set(uint8_t(amt));
+            for (auto [w, hgt] : sizes_with(1920, 1080)) {
+                SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(hgt) + " amount " + std::to_string(amt));
+                Buffer<uint8_t> a(w, hgt);
+                std::mt19937 rng(uint32_t(w * 7 + hgt + amt));
+                a.for_each_value([&](uint8_t &e) { e = uint8_t(rng() & 255); });
+                a.set_host_dirty();  // (for_each_value does not mark it)
+                in.set(a);
+                Buffer<uint8_t> got_sharp(w, hgt), got_soft(w, hgt);
+                Buffer<int32_t> got_ones(hgt);
+                p.realize(Realization({got_sharp, got_soft, got_ones}), jit_target(target));
+                got_sharp.copy_to_host(), got_soft.copy_to_host(), got_ones.copy_to_host();
+                auto px = [&](int i, int j) { return int(a(std::clamp(i, 0, w - 1), std::clamp(j, 0, hgt - 1))); };
+                auto vert = [&](int i, int j) {
+                    return px(i, j - 2) + px(i, j + 2) + 4 * (px(i, j - 1) + px(i, j + 1)) + 6 * px(i, j);
+                };
+                int bad = 0;
+                for (int j = 0; j < hgt && bad < 5; j++)
+                    for (int i = 0; i < w && bad < 5; i++) {
+                        const int hs =
+                            vert(i - 2, j) + vert(i + 2, j) + 4 * (vert(i - 1, j) + vert(i + 1, j)) + 6 * vert(i, j);
+                        const int b = std::min((hs + 128) >> 8, 255);
+                        const int boost = ((px(i, j) - b) * amt + 8) >> 4;  // rounds half up, as Halide
+                        const int want_sharp = std::clamp(px(i, j) + boost, 0, 255);
+                        const int want_soft = (px(i, j) + b) >> 1;
+                        if (got_sharp(i, j) != want_sharp || got_soft(i, j) != want_soft) {
+                            ADD_FAILURE()
+                                << "at " << i << ", " << j << ": sharp " << int(got_sharp(i, j)) << " vs " << want_sharp
+                                << ", soft " << int(got_soft(i, j)) << " vs " << want_soft << "\n"
+                                << plan;
+                            bad++;
+                        }
+                    }
+                for (int j = 0; j < hgt; j++) {
+                    uint64_t fnv = 14695981039346656037ull;
+                    for (int i = 0; i < w; i++) fnv = (fnv ^ a(i, j)) * 1099511628211ull;
+                    ASSERT_EQ(got_ones(j), __builtin_popcountll(fnv)) << "row " << j;
+                }
+            }
+        }
+    });
 }
