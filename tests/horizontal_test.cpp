@@ -76,3 +76,34 @@ TEST(Horizontal, OneDimensionalReductionsLaunchTogetherStageByStage) {
         }
     }
 }
+
+TEST(Horizontal, KernelsWalkingFusedReductionsLaunchAlone) {
+    // Kahan's compensated sum along each row (a Tuple fold Halide cannot prove associative, walked
+    // by each thread of its reader's kernel) and a plain 1-D output beside it: the walk keeps its
+    // own blocks and unrolled steps, so it is not launched with the other; nor does a later kernel
+    // join a group that launches alone (the other two 1-D outputs still launch together).
+    Halide::ImageParam in(Halide::Float(32), 2, "kk");
+    Halide::Var y("y");
+    Halide::RDom r(0, in.dim(0).extent(), "r");
+    Halide::Func acc("kk_acc"), mean("kk_mean"), twice("kk_twice"), thrice("kk_thrice");
+    acc(y) = Halide::Tuple(0.0f, 0.0f);
+    Halide::Expr next = in(r, y) - acc(y)[1];
+    Halide::Expr t = acc(y)[0] + next;
+    acc(y) = Halide::Tuple(t, (t - acc(y)[0]) - next);
+    mean(y) = acc(y)[0] / Halide::cast<float>(in.dim(0).extent());
+    twice(y) = in(0, y) * 2.0f;
+    thrice(y) = in(1, y) * 3.0f;
+    in.set_estimates({{0, 8192}, {0, 4096}});
+    for (auto *f : {&mean, &twice, &thrice}) f->set_estimate(y, 0, 4096);
+    std::vector<Halide::Func> outs{mean, twice, thrice};
+    autosched::Plan plan = solder::testing::plan_for(outs, {}, true);
+    int merged = 0;
+    for (auto &k : plan.kernels) {
+        if (k.root == "kk_mean") {
+            EXPECT_TRUE(k.with.empty()) << plan.to_text();
+        }
+        if (!k.with.empty()) merged++;
+    }
+    EXPECT_EQ(merged, 1) << plan.to_text();
+    EXPECT_EQ(plan.kernels.size(), 2u) << plan.to_text();
+}
