@@ -132,16 +132,24 @@ TEST(DeviationSums, ABatchNormMatchesTwoPassesAtAnySize) {
 // second RVar is too long for one chunk, so it is split into chunks of 128 rows, and run at sizes
 // whose last chunk is partial, one row, a single chunk and one point. The values drift down the
 // columns, so that a shift from any point but the chunk's own would cancel badly.
+// A whole image's mean and variance as 0-d Funcs, the input estimated at 4096 x 4096.
+struct ImageStats {
+    ImageParam in{Float(32), 2, "in"};
+    Func mean{"mean"}, var{"var"};
+    ImageStats() {
+        RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
+        Expr n = cast<float>(in.dim(0).extent() * in.dim(1).extent());
+        mean() = sum(in(r.x, r.y)) / n;
+        var() = sum((in(r.x, r.y) - mean()) * (in(r.x, r.y) - mean())) / n;
+        in.set_estimates({{0, 4096}, {0, 4096}});
+    }
+};
+
 TEST(DeviationSums, AWholeImagesVarianceInPartialChunksMatchesAtAnySize) {
-    ImageParam in(Float(32), 2, "in");
-    Var x("x"), y("y");
-    RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
-    Expr n = cast<float>(in.dim(0).extent() * in.dim(1).extent());
-    Func mean("mean"), var("var"), stats("stats");
-    mean() = sum(in(r.x, r.y)) / n;
-    var() = sum((in(r.x, r.y) - mean()) * (in(r.x, r.y) - mean())) / n;
-    stats() = Tuple(mean(), var());
-    in.set_estimates({{0, 4096}, {0, 4096}});
+    ImageStats p;
+    ImageParam &in = p.in;
+    Func stats("stats");
+    stats() = Tuple(p.mean(), p.var());
     const std::string plan = schedule_with_solder({stats}, "opencl", one_pass());
     ASSERT_TRUE(rewritten(plan)) << plan;
     ASSERT_NE(plan.find("of 128 points, the last partial"), std::string::npos) << plan;
@@ -172,15 +180,10 @@ TEST(DeviationSums, AWholeImagesVarianceInPartialChunksMatchesAtAnySize) {
 // its blocks would read them all again from L2 (the cost model's L2 term), so they are kernels of
 // their own.
 TEST(DeviationSums, MergesAreNotRecomputedInEveryBlockOfTheirReader) {
-    ImageParam in(Float(32), 2, "in");
+    ImageStats p;
     Var x("x"), y("y");
-    RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
-    Expr n = cast<float>(in.dim(0).extent() * in.dim(1).extent());
-    Func mean("mean"), var("var"), out("out");
-    mean() = sum(in(r.x, r.y)) / n;
-    var() = sum((in(r.x, r.y) - mean()) * (in(r.x, r.y) - mean())) / n;
-    out(x, y) = (in(x, y) - mean()) / sqrt(var() + 1e-5f);
-    in.set_estimates({{0, 4096}, {0, 4096}});
+    Func out("out");
+    out(x, y) = (p.in(x, y) - p.mean()) / sqrt(p.var() + 1e-5f);
     out.set_estimates({{0, 4096}, {0, 4096}});
     const std::string plan = schedule_with_solder({out}, "cuda", one_pass());
     ASSERT_TRUE(rewritten(plan)) << plan;
