@@ -26,7 +26,8 @@ struct DeviceProfile {
     int64_t max_threads_per_sm = 2048;          // resident threads per SM (sm_80 and later)
     int64_t l2_bytes = 50 * 1024 * 1024;
     // Reads L2 serves per second, where blocks read again what it holds (a leaf every block reads
-    // whole): about twice DRAM's on the H100.
+    // whole): taken as twice DRAM's, an assumption not measured here (it only has to make a
+    // reduction recomputed in each of thousands of blocks cost what it does: far more than once).
     double l2_bandwidth_bytes_per_s = 6.0e12;
     int64_t l1_bytes_per_sm = 256 * 1024;  // L1 and shared memory together, per SM
 
