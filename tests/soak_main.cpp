@@ -1,11 +1,13 @@
-// `solder-soak N [--start S] [--target host|opencl] [--batch B] [--family graphs|user|typed|tensor|siblings] [--unfused]
+// `solder-soak N [--start S] [--target host|opencl] [--batch B] [--family graphs|user|typed|tensor|siblings|fixed]
+// [--unfused]
 // [--timeout SECONDS]`: runs N random planner tests with a progress line, and prints the seeds that
 // failed. Families: the tensor layer's random graphs (tests/support/random_graphs.h; --unfused also
 // compares each batch with the unfused schedule, use small batches: it compiles slowly), or Halide
 // pipelines written as users write them (tests/support/random_user_pipelines.h), or such pipelines
 // over 8- and 16-bit images (tests/support/random_typed_pipelines.h), or 4-D tensor pipelines as
 // network layers are written (tests/support/random_tensor_pipelines.h), or groups of reductions
-// over the same points sharing a load (tests/support/random_sibling_reductions.h). With --timeout each batch
+// over the same points sharing a load (tests/support/random_sibling_reductions.h), or fixed-point
+// chains of Halide's integer intrinsics (tests/support/random_fixed_point.h). With --timeout each batch
 // runs in a child process: a seed that hangs a compiler or crashes the process is reported as failed
 // and the soak goes on.
 #include <poll.h>
@@ -27,6 +29,7 @@
 #include "runtime/app_build.h"
 #include "tests/support/random_graphs.h"
 #include "tests/support/random_tensor_pipelines.h"
+#include "tests/support/random_fixed_point.h"
 #include "tests/support/random_sibling_reductions.h"
 #include "tests/support/random_typed_pipelines.h"
 #include "tests/support/random_user_pipelines.h"
@@ -55,6 +58,9 @@ BatchResult run_batch(const std::string &family, const std::vector<uint64_t> &se
         b.failed = r.failed_seeds, b.messages = r.messages;
     } else if (family == "siblings") {
         auto r = testing::run_random_sibling_reductions(seeds, target);
+        b.failed = r.failed_seeds, b.messages = r.messages;
+    } else if (family == "fixed") {
+        auto r = testing::run_random_fixed_point(seeds, target);
         b.failed = r.failed_seeds, b.messages = r.messages;
     } else {
         auto r = testing::run_random_batch(seeds, target, default_out_dir(), unfused);
@@ -251,8 +257,8 @@ int main(int argc, char **argv) {
         const char *usage =
             "usage: solder-soak N [--start S (default 1)] [--target host|opencl (default host)] [--batch B (default "
             "50)]\n"
-            "                   [--family graphs|user|typed|tensor|siblings (default graphs)] [--unfused] [--timeout "
-            "SECONDS]\n"
+            "                   [--family graphs|user|typed|tensor|siblings|fixed (default graphs)] [--unfused]\n"
+            "                   [--timeout SECONDS]\n"
             "                   [--jobs J (default 1)]\n"
             "plans, compiles and runs N random pipelines against their reference; prints the seeds that failed.\n"
             "  graphs: tensor-layer graphs against an eager reference (--unfused also compares the unfused schedule)\n"
@@ -263,6 +269,8 @@ int main(int argc, char **argv) {
             "  tensor: 4-D layers over float32, float64 and bfloat16 tensors, channels first or last (channel\n"
             "          mixing, softmax, normalizations, pooling, gathers, an extern stage, scalar outputs)\n"
             "  siblings: sums, maxima and minima over the same row, column or parameter window sharing a load\n"
+            "  fixed:  8- and 16-bit chains of Halide's integer intrinsics (widening, rounding and saturating\n"
+            "          arithmetic, halving adds, absd, mul_shift_right, leading zeros), matched exactly\n"
             "--timeout: each batch runs in a child process, stopped after SECONDS per seed in it; a seed that\n"
             "  hangs or crashes the process fails (with --batch 1, that seed alone) and the soak goes on\n"
             "--jobs: that many batches' child processes at once (without --timeout: no time limit)\n";
@@ -281,9 +289,10 @@ int main(int argc, char **argv) {
         const int jobs = int(a.integer("jobs", 1, 1, 256));
         const std::string target = a.get("target", "host");
         const std::string family = a.get("family", "graphs");
-        if (family != "graphs" && family != "user" && family != "typed" && family != "tensor" && family != "siblings")
-            throw std::invalid_argument("--family must be graphs, user, typed, tensor or siblings, got '" + family +
-                                        "'");
+        if (family != "graphs" && family != "user" && family != "typed" && family != "tensor" && family != "siblings" &&
+            family != "fixed")
+            throw std::invalid_argument("--family must be graphs, user, typed, tensor, siblings or fixed, got '" +
+                                        family + "'");
         const char *what = family == "graphs" ? "graphs" : "pipelines";
         std::vector<uint64_t> failed;
         double max_ms = 0;
