@@ -83,7 +83,7 @@ DeviationSum rewrite(const Summing &dev, const Squared &sq, const Summing &sum, 
     // The chunk Func's dims: every RVar but the chunk's, the chunk's index along it where it is
     // split, then the pure vars.
     std::vector<Var> args;
-    std::map<std::string, Expr> to_chunk, to_first;
+    std::map<std::string, Expr> to_chunk;
     const Expr length = split > 0 ? Expr(int(split)) : R[c].extent;
     RDom in_chunk(0, length, unique_name(dev.f.name() + "_in_chunk"));
     Expr start = R[c].min, index;
@@ -98,11 +98,11 @@ DeviationSum rewrite(const Summing &dev, const Squared &sq, const Summing &sum, 
         start = R[c].min + index * length;
     }
     for (auto &a : dev.f.args()) args.emplace_back(a);
-    to_first = to_chunk;
+    std::map<std::string, Expr> to_first = to_chunk;
     to_first[R[c].var] = start;
     const Expr first = substitute(to_first, sq.e);
     // A partial last chunk reads its last point again past the end, and adds nothing for it.
-    Expr e, inside = const_true();
+    Expr inside = const_true();
     if (split > 0) {
         const Expr last = R[c].min + R[c].extent - 1;
         to_chunk[R[c].var] = min(start + in_chunk.x, last);
@@ -110,7 +110,7 @@ DeviationSum rewrite(const Summing &dev, const Squared &sq, const Summing &sum, 
     } else {
         to_chunk[R[c].var] = R[c].min + in_chunk.x;
     }
-    e = substitute(to_chunk, sq.e);
+    const Expr e = substitute(to_chunk, sq.e);
 
     // Each chunk's sums of its points' differences from its first point f and of their squares:
     // one walk, in a sum Halide can split.
@@ -127,9 +127,10 @@ DeviationSum rewrite(const Summing &dev, const Squared &sq, const Summing &sum, 
     }
 
     // Both sums over the chunks: sum(e) = sum(d) + k f, and the chunk's own squared deviations
-    // sum(d^2) - sum(d)^2 / k, plus k times its mean's squared distance from m. (f is loaded
-    // again here: kept in the chunk Func as a third value, the planner computed the deviations'
-    // sum per block of its reader's kernel, 142 against 88 us on the H100 for group_norm.)
+    // sum(d^2) - sum(d)^2 / k, plus k times its mean's squared distance from m. (Where the RVar
+    // is a chunk whole, f is loaded again here: kept in the chunk Func as a third value, the
+    // planner computed the deviations' sum per block of its reader's kernel, 142 against 88 us on
+    // the H100 for group_norm, before the cost model's L2 term.)
     std::vector<Range> outer;
     for (size_t k = 0; k < R.size(); k++)
         if (k != c) outer.emplace_back(R[k].min, R[k].extent);

@@ -4,7 +4,9 @@
 //     of fewer blocks than the device needs to fill it (DeviceProfile::blocks_per_sm_to_fill)
 //     leaves bandwidth unused, and its time grows by that ratio.
 //   - A kernel's bytes: each leaf it reads (input or another kernel's root) per block times blocks,
-//     unless the leaf's whole footprint fits in half of L2 (then it is read once).
+//     unless the leaf's whole footprint fits in half of L2 (then it is read once from DRAM; where a
+//     reduction computed whole in every block reads it, each block's reads are timed at L2's rate,
+//     and the kernel takes the longer of the two).
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -52,9 +52,9 @@ struct KernelChoice {
     // per SM) cost as much as a kernel of its own reading them (54 us for its 134 MB input);
     // nvfuser_2146's rows (4 KB per block) walked four times took 115 us for 353 MB.
     int64_t rewalk_bytes = 0;
-    // The bytes its blocks read of leaves that fit in half of L2 (so counted once in bytes_read),
-    // each block its own box: L2 serves them, at its own rate (a total reduction computed again
-    // in every block of its reader's kernel reads its whole input from L2 per block).
+    // The bytes its blocks read, each its own box, of leaves that fit in half of L2 (so counted
+    // once in bytes_read) and that a reduction computed whole in every block reads (a total
+    // reduction fused into its reader's kernel): L2 serves them, timed at its own rate.
     int64_t l2_bytes = 0;
 
     // Launches the template makes beyond one per stage of the root (a total reduction's slices:
