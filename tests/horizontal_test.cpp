@@ -106,4 +106,7 @@ TEST(Horizontal, KernelsWalkingFusedReductionsLaunchAlone) {
     }
     EXPECT_EQ(merged, 1) << plan.to_text();
     EXPECT_EQ(plan.kernels.size(), 2u) << plan.to_text();
+    EXPECT_NE(plan.to_text().find("launched alone, not with other 1-D kernels: its threads walk kk_acc's RDom"),
+              std::string::npos)
+        << plan.to_text();
 }

@@ -63,16 +63,16 @@ std::map<int, Region> kernel_leaves(const FuncGraph &g, int r, const KernelChoic
     return leaves;
 }
 
-// Whether kernel `k` computes, besides its root, a reduction that only the generic template could
-// take alone (FuncNode::generic: Halide cannot split it, a scan, ...): each of its threads then
-// walks that reduction's RDom serially.
-bool walks_fused_reductions(const FuncGraph &g, const KernelPlan &k) {
+// The first reduction kernel `k` computes besides its root that only the generic template could
+// take alone (FuncNode::generic: Halide cannot split it, a scan, ...), whose RDom each of its
+// threads then walks serially; empty where there is none.
+std::string walked_fused_reduction(const FuncGraph &g, const KernelPlan &k) {
     for (auto &name : k.funcs) {
         const int m = g.find(name);
         if (name != k.root && m >= 0 && g.nodes[size_t(m)].updates > 0 && !g.nodes[size_t(m)].generic.empty())
-            return true;
+            return name;
     }
-    return false;
+    return "";
 }
 
 }  // namespace
@@ -153,7 +153,12 @@ void merge_horizontal(const FuncGraph &g, const std::vector<bool> &root, const s
         // step at a time. Measured on the H100, a user's Kahan sums along each of 4096 rows of 8192
         // launched with its plain row sums took 1114.7 us. (Their groups stay closed; a split-K
         // kernel's group takes later kernels.)
-        const bool alone = !own.side.empty() || walks_fused_reductions(g, own);
+        const std::string walked = walked_fused_reduction(g, own);
+        const bool alone = !own.side.empty() || !walked.empty();
+        if (!walked.empty())
+            plan.explanations.push_back({n.name, "",
+                                         "launched alone, not with other 1-D kernels: its threads walk " + walked +
+                                             "'s RDom, in blocks sized for those walks and with their steps unrolled"});
         if ((own.split && own.split->launched_with.empty()) || alone) {
             hgroups.push_back({r});
             closed.push_back(alone);
