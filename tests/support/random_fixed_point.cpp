@@ -147,31 +147,24 @@ template<typename T> std::string compare(uint64_t seed, Built &p, Built &ref, Pi
 
 RandomFixedPointResult run_random_fixed_point(const std::vector<uint64_t> &seeds, const std::string &target) {
     RandomFixedPointResult result;
-    for (uint64_t seed : seeds) {
-        std::string plan, failure;
-        const std::string what = failure_of([&] {
-            Built p, ref;
-            build(seed, p);
-            build(seed, ref);
-            plan = schedule_with_solder(outputs(p), target);
-            Pipeline pipe = compiled(outputs(p), target);
-            schedule_every_func_at_root(outputs(ref));
-            Pipeline ref_pipe = compiled(outputs(ref), "host");
-            failure = p.wide ? compare<uint16_t>(seed, p, ref, pipe, ref_pipe, target)
-                             : compare<uint8_t>(seed, p, ref, pipe, ref_pipe, target);
-            if (target == "opencl") {
-                Built q;
-                build(seed, q);
-                schedule_with_solder(outputs(q), "cuda");
-                lower_for_cuda(outputs(q), "fixed_point_" + std::to_string(seed));
-            }
-        });
-        if (!what.empty()) failure = what;
-        if (!failure.empty()) {
-            result.failed_seeds.push_back(seed);
-            result.messages.push_back("seed " + std::to_string(seed) + ": " + failure + "\n" + plan);
+    check_seeds(seeds, result.failed_seeds, result.messages, [&](uint64_t seed, std::string &plan) {
+        Built p, ref;
+        build(seed, p);
+        build(seed, ref);
+        plan = schedule_with_solder(outputs(p), target);
+        Pipeline pipe = compiled(outputs(p), target);
+        schedule_every_func_at_root(outputs(ref));
+        Pipeline ref_pipe = compiled(outputs(ref), "host");
+        const std::string failure = p.wide ? compare<uint16_t>(seed, p, ref, pipe, ref_pipe, target)
+                                           : compare<uint8_t>(seed, p, ref, pipe, ref_pipe, target);
+        if (target == "opencl") {
+            Built q;
+            build(seed, q);
+            schedule_with_solder(outputs(q), "cuda");
+            lower_for_cuda(outputs(q), "fixed_point_" + std::to_string(seed));
         }
-    }
+        return failure;
+    });
     return result;
 }
 

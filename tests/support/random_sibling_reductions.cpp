@@ -90,54 +90,48 @@ void build(uint64_t seed, Built &p) {
 
 RandomSiblingResult run_random_sibling_reductions(const std::vector<uint64_t> &seeds, const std::string &target) {
     RandomSiblingResult result;
-    for (uint64_t seed : seeds) {
-        std::string plan, failure;
-        const std::string what = failure_of([&] {
-            Built p, ref;
-            build(seed, p);
-            build(seed, ref);
-            plan = schedule_with_solder({p.out}, target);
-            result.rewritten += plan.find("are walked together as") != std::string::npos;
-            Pipeline pipe = compiled({p.out}, target);
-            schedule_every_func_at_root({ref.out});
-            Pipeline ref_pipe = compiled({ref.out}, "host");
-            std::mt19937 rng{uint32_t(seed)};
-            for (auto [w, h, x0, y0] : random_family_sizes(1024, 512)) {
-                const int k = 1 + int(rng() % 12);
-                Buffer<float> in(w + 3, h + 2);
-                in.for_each_value([&](float &v) { v = float(rng() % 1000) / 500.0f; });
-                in.set_host_dirty();
-                p.in.set(in);
-                ref.in.set(in);
-                p.width.set(k);
-                ref.width.set(k);
-                Buffer<float> o(w, h), e(w, h);
-                o.set_min(std::vector<int>{x0, y0});
-                e.set_min(std::vector<int>{x0, y0});
-                pipe.realize(o, make_target(target));
-                o.copy_to_host();
-                ref_pipe.realize(e, make_target("host"));
-                double worst = 0;
-                e.for_each_element([&](int i, int j) {
-                    worst = std::max(worst, std::abs(double(o(i, j)) - e(i, j)) / (1.0 + std::abs(e(i, j))));
-                });
-                if (!(worst < 1e-4) && failure.empty())
-                    failure = p.shape + " at " + std::to_string(w) + "x" + std::to_string(h) + " width " +
-                              std::to_string(k) + ": relative difference " + std::to_string(worst);
-            }
-            if (target == "opencl") {
-                Built q;
-                build(seed, q);
-                schedule_with_solder({q.out}, "cuda");
-                lower_for_cuda({q.out}, "sibling_" + std::to_string(seed));
-            }
-        });
-        if (!what.empty()) failure = what;
-        if (!failure.empty()) {
-            result.failed_seeds.push_back(seed);
-            result.messages.push_back("seed " + std::to_string(seed) + ": " + failure + "\n" + plan);
+    check_seeds(seeds, result.failed_seeds, result.messages, [&](uint64_t seed, std::string &plan) {
+        std::string failure;
+        Built p, ref;
+        build(seed, p);
+        build(seed, ref);
+        plan = schedule_with_solder({p.out}, target);
+        result.rewritten += plan.find("are walked together as") != std::string::npos;
+        Pipeline pipe = compiled({p.out}, target);
+        schedule_every_func_at_root({ref.out});
+        Pipeline ref_pipe = compiled({ref.out}, "host");
+        std::mt19937 rng{uint32_t(seed)};
+        for (auto [w, h, x0, y0] : random_family_sizes(1024, 512)) {
+            const int k = 1 + int(rng() % 12);
+            Buffer<float> in(w + 3, h + 2);
+            in.for_each_value([&](float &v) { v = float(rng() % 1000) / 500.0f; });
+            in.set_host_dirty();
+            p.in.set(in);
+            ref.in.set(in);
+            p.width.set(k);
+            ref.width.set(k);
+            Buffer<float> o(w, h), e(w, h);
+            o.set_min(std::vector<int>{x0, y0});
+            e.set_min(std::vector<int>{x0, y0});
+            pipe.realize(o, make_target(target));
+            o.copy_to_host();
+            ref_pipe.realize(e, make_target("host"));
+            double worst = 0;
+            e.for_each_element([&](int i, int j) {
+                worst = std::max(worst, std::abs(double(o(i, j)) - e(i, j)) / (1.0 + std::abs(e(i, j))));
+            });
+            if (!(worst < 1e-4) && failure.empty())
+                failure = p.shape + " at " + std::to_string(w) + "x" + std::to_string(h) + " width " +
+                          std::to_string(k) + ": relative difference " + std::to_string(worst);
         }
-    }
+        if (target == "opencl") {
+            Built q;
+            build(seed, q);
+            schedule_with_solder({q.out}, "cuda");
+            lower_for_cuda({q.out}, "sibling_" + std::to_string(seed));
+        }
+        return failure;
+    });
     return result;
 }
 

@@ -115,6 +115,21 @@ template<typename F> std::string failure_of(F &&f) {
     return "";
 }
 
+// For each seed, `check(seed, plan)` (which sets the plan's text for messages and returns what
+// failed, or "", or throws): each failure recorded as the seed in `failed` and a message in
+// `messages` (the seed, what failed, the plan).
+template<typename Check> void check_seeds(const std::vector<uint64_t> &seeds, std::vector<uint64_t> &failed,
+                                          std::vector<std::string> &messages, Check &&check) {
+    for (uint64_t seed : seeds) {
+        std::string plan, failure;
+        const std::string what = failure_of([&] { failure = check(seed, plan); });
+        if (!what.empty()) failure = what;
+        if (failure.empty()) continue;
+        failed.push_back(seed);
+        messages.push_back("seed " + std::to_string(seed) + ": " + failure + "\n" + plan);
+    }
+}
+
 // One value of a buffer of any type the random families output, as a double.
 inline double value_as_double(const Halide::Buffer<> &b, const int *pos) {
     const Halide::Type t = b.type();
