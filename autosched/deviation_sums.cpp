@@ -194,14 +194,14 @@ std::vector<DeviationSum> rewrite_deviation_sums(const std::vector<Func> &output
             if (outer < 0 || results < 0) continue;
             // The RVar whole a chunk where it is short enough; else the longest chunks, halving
             // from kMaxChunkPoints, that still make kMinChunks.
-            int64_t split = 0, chunks = outer * results;
+            // (Chunks of `k` points each, 0: the RVar whole.)
+            const auto chunks = [&](int64_t k) { return outer * results * (k > 0 ? (points + k - 1) / k : 1); };
+            int64_t split = 0;
             if (points > kMaxChunkPoints) {
                 split = kMaxChunkPoints;
-                while (split / 2 >= kMinChunkPoints && outer * results * ((points + split - 1) / split) < kMinChunks)
-                    split /= 2;
-                chunks = outer * results * ((points + split - 1) / split);
+                while (split / 2 >= kMinChunkPoints && chunks(split) < kMinChunks) split /= 2;
             }
-            if (chunks < kMinChunks) continue;
+            if (chunks(split) < kMinChunks) continue;
             done.push_back(rewrite(dev, *sq, sum, c, split));
             taken.insert(dev.f.name());
             taken.insert(sum.f.name());
