@@ -7,20 +7,14 @@
 // the CI set.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-
 #include "tests/support/random_fixed_point.h"
+#include "tests/support/seeds.h"
 
 using namespace solder::testing;
 
 namespace random_fixed_point {
 
-std::vector<uint64_t> seeds() {
-    const char *e = std::getenv("SOLDER_FIXED_POINT_SEEDS");
-    std::vector<uint64_t> s;
-    for (int i = 1; i <= (e ? std::atoi(e) : 10); i++) s.push_back(uint64_t(i));
-    return s;
-}
+std::vector<uint64_t> seeds() { return seeds_from_env("SOLDER_FIXED_POINT_SEEDS", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}); }
 
 TEST(RandomFixedPoint, MatchEveryFuncAtRootOnOpenCL) {
     RandomFixedPointResult r = run_random_fixed_point(seeds(), "opencl");

@@ -6,19 +6,16 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <cstdlib>
 
 #include "tests/support/random_sibling_reductions.h"
+#include "tests/support/seeds.h"
 
 using namespace solder::testing;
 
 namespace random_siblings {
 
 std::vector<uint64_t> seeds() {
-    const char *e = std::getenv("SOLDER_SIBLING_SEEDS");
-    std::vector<uint64_t> s;
-    for (int i = 1; i <= (e ? std::atoi(e) : 12); i++) s.push_back(uint64_t(i));
-    return s;
+    return seeds_from_env("SOLDER_SIBLING_SEEDS", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
 }
 
 TEST(RandomSiblingReductions, MatchEveryFuncAtRootOnOpenCL) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tests/support/random_tensor_pipelines.h"
+#include "tests/support/seeds.h"
 
 using namespace solder::testing;
 
@@ -34,11 +35,7 @@ namespace {
 //   loosely, and the input was read at batch -4 on OpenCL (schedules/writer/schedule_writer.cpp:
 //   tile counts outermost in a fuse).
 std::vector<uint64_t> tensor_seeds() {
-    const char *e = std::getenv("SOLDER_TENSOR_SEEDS");
-    if (e == nullptr) return {2, 3, 5, 18, 39, 102, 109, 198, 255, 273};
-    std::vector<uint64_t> s;
-    for (int i = 1; i <= std::atoi(e); i++) s.push_back(uint64_t(i));
-    return s;
+    return seeds_from_env("SOLDER_TENSOR_SEEDS", {2, 3, 5, 18, 39, 102, 109, 198, 255, 273});
 }
 
 // Every seed (share -1), or every other from `share` (0 or 1: two tests ctest may run side by side).

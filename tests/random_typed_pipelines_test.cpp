@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tests/support/random_typed_pipelines.h"
+#include "tests/support/seeds.h"
 
 using namespace solder::testing;
 
@@ -36,11 +37,7 @@ namespace {
 // code generator had not finished compiling after 20 minutes (pipeline_funcs.h:
 // loads_narrow_shuffled: such Funcs are now scalar on CUDA).
 std::vector<uint64_t> typed_seeds() {
-    const char *e = std::getenv("SOLDER_TYPED_SEEDS");
-    if (e == nullptr) return {5, 6, 18, 28, 36, 41, 94, 201, 835, 846, 1079, 1629};
-    std::vector<uint64_t> s;
-    for (int i = 1; i <= std::atoi(e); i++) s.push_back(uint64_t(i));
-    return s;
+    return seeds_from_env("SOLDER_TYPED_SEEDS", {5, 6, 18, 28, 36, 41, 94, 201, 835, 846, 1079, 1629});
 }
 
 // Every seed (share -1), or every other from `share` (0 or 1: on OpenCL the set takes PoCL about

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "tests/support/random_user_pipelines.h"
+#include "tests/support/seeds.h"
 
 using namespace solder::testing;
 
@@ -36,11 +37,8 @@ namespace {
 // stage, outside that kernel's block loop, which Halide refused (schedules/row/shared_reductions.cpp:
 // the copies made before are redirected too). SOLDER_USER_SEEDS=N runs seeds 1 to N.
 std::vector<uint64_t> seeds() {
-    const char *e = std::getenv("SOLDER_USER_SEEDS");
-    if (e == nullptr) return {1, 3, 4, 5, 6, 7, 9, 11, 18, 26, 30, 60, 7112, 91021, 91181, 91245, 92374};
-    std::vector<uint64_t> s;
-    for (int i = 1; i <= std::atoi(e); i++) s.push_back(uint64_t(i));
-    return s;
+    return seeds_from_env("SOLDER_USER_SEEDS",
+                          {1, 3, 4, 5, 6, 7, 9, 11, 18, 26, 30, 60, 7112, 91021, 91181, 91245, 92374});
 }
 
 // The CI seeds (seeds()) in kOpenClShares shares, each a test of its own: on OpenCL the whole set
