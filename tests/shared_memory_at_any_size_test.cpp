@@ -201,3 +201,50 @@ TEST(SharedMemoryAtAnySize, OnlyBlocksWhoseReadsMoveAlikeAreAskedOnce) {
 }
 
 }  // namespace shared_at_any_size
+
+namespace shared_at_any_size {
+
+// A histogram's chunks keep their bins in shared memory where the bins fit when the pipeline runs,
+// and increment the Func's own bins elsewhere. The bins' count a parameter gives (`nbins`), or the
+// output's extent where the histogram is the output: the chunks run in a specialization on that
+// (autosched/model/run_time_region.h), taken at the estimates, and no launch asks for more than a
+// block may have at a count or an extent far beyond them.
+TEST(SharedMemoryAtAnySize, BinsWhoseCountIsGivenWhenThePipelineRunsAreInSharedMemoryWhereTheyFit) {
+    for (bool param_bins : {true, false}) {
+        SCOPED_TRACE(param_bins ? "bins a parameter's count" : "bins the output's extent");
+        ImageParam in(Float(32), 2, "in");
+        Param<int> nbins("nbins");
+        nbins.set_estimate(64);
+        Var i("i");
+        RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
+        const Expr count = param_bins ? Expr(nbins) : Expr(256);
+        Expr bin = clamp(cast<int>(in(r.x, r.y) * cast<float>(count)), 0, count - 1);
+        Func hist("hist"), out("out");
+        hist(i) = 0;
+        hist(bin) += 1;
+        out(i) = hist(i) * 2;
+        in.set_estimates({{0, 1024}, {0, 512}});
+        out.set_estimates({{0, param_bins ? 64 : 256}});
+        const std::string plan = schedule_with_solder({out}, "cuda");
+        EXPECT_NE(plan.find("their bins in shared memory where"), std::string::npos) << plan;
+        const Module m = cuda_module({out});
+        // The chunks' launch at the estimates: 64 or 256 bins of 4 bytes in shared memory.
+        auto most_shared = [&](int64_t bins, int64_t out_extent) {
+            std::map<std::string, int64_t> sizes;
+            add_buffer_sizes(sizes, in.name(), {1024, 512});
+            add_buffer_sizes(sizes, out.name(), {out_extent});
+            const auto launches = cuda_launches(m, sizes, {{"nbins", Expr(int32_t(bins))}});
+            EXPECT_EQ(launches_beyond_cuda(launches), "") << bins << " bins, output of " << out_extent;
+            int64_t most = 0;
+            for (const auto &l : launches) most = std::max(most, l.shape.shared_bytes);
+            return most;
+        };
+        const int64_t est = param_bins ? 64 : 256;
+        EXPECT_GE(most_shared(est, est), est * 4);
+        // Beyond 8192 bins (32 KB): each increment in global memory.
+        EXPECT_EQ(most_shared(param_bins ? 100000 : est, param_bins ? est : 100000), 0);
+        EXPECT_EQ(most_shared(param_bins ? 100000 : est, 100000), 0);
+    }
+}
+
+}  // namespace shared_at_any_size

@@ -1,5 +1,7 @@
 #include "autosched/model/func_graph.h"
 
+#include "autosched/model/run_time_region.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -277,6 +279,18 @@ const FuncEdge *FuncGraph::edge(int p, int c) const {
 }
 
 Expr FuncGraph::at_estimates(const Expr &e) const { return e.defined() ? simplify(substitute(estimates_, e)) : e; }
+
+Expr FuncGraph::fits_when_run(int n, int64_t bytes) const {
+    const auto key = std::make_pair(n, bytes);
+    if (auto it = fits_when_run_.find(key); it != fits_when_run_.end()) return it->second;
+    std::vector<Function> outs;
+    for (const FuncNode &o : nodes)
+        if (o.is_output && o.function.get_contents().defined()) outs.push_back(o.function);
+    const FuncNode &f = nodes[size_t(n)];
+    Expr fits =
+        f.is_input || !f.function.get_contents().defined() ? Expr() : region_fits(outs, f.name, f.elem_bytes, bytes);
+    return fits_when_run_.emplace(key, fits).first->second;
+}
 
 bool FuncGraph::fixed_sizes() const {
     for (auto &n : nodes)

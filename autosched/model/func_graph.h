@@ -235,6 +235,10 @@ public:
     // `e` with every input's and output's size and every scalar parameter at its estimate,
     // simplified (a constant where nothing else varies).
     Halide::Expr at_estimates(const Halide::Expr &e) const;
+    // The condition under which node `n` holds at most `bytes` bytes when the pipeline runs, over
+    // what the pipeline is given (autosched/model/run_time_region.h, region_fits): a constant where
+    // its region is one; undefined where that region cannot be told. Remembered per node and size.
+    Halide::Expr fits_when_run(int n, int64_t bytes) const;
     std::string describe() const;
 
 private:
@@ -245,7 +249,8 @@ private:
     std::shared_ptr<const FuncGraph> declared_max_;  // at_declared_max
     bool bounded_params_ = false;                    // an integer parameter declares a max above its estimate
     std::unordered_map<std::string, int> lookup_;    // call name -> node (input wrappers map to inputs)
-    std::vector<std::vector<StageExprs>> stages_;    // per node, its definitions (none for inputs)
+    mutable std::map<std::pair<int, int64_t>, Halide::Expr> fits_when_run_;
+    std::vector<std::vector<StageExprs>> stages_;  // per node, its definitions (none for inputs)
     // Estimates by the name of the variable that stands for them: "in.min.0", "in.extent.1"
     // (inputs' and outputs' buffers), "patch_size" (scalar parameters).
     std::map<std::string, Halide::Expr> estimates_;

@@ -248,6 +248,10 @@ struct GenericParams {
     // copy (one launch for the chunks, none to zero them). Larger bins take each increment
     // atomically in the Func's own bins.
     bool shared_bins = false;
+    // Where those bins fit only at some sizes (a parameter's count of bins, the output's extent):
+    // the condition, as printed, under which the chunks run (a specialization); elsewhere each
+    // increment is atomic in the Func's own bins. Empty: they fit at any size.
+    std::string shared_bins_when;
     // Per stage: an update that writes pure vars as they are beside a data-dependent one (a
     // histogram per channel, `hist(in(r.x, r.y, c), c) += 1`) that runs over its RDom's points
     // atomically (or in chunks of rows, `shared_bins`), its pure vars' few points a grid dim,

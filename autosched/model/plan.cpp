@@ -287,6 +287,8 @@ std::string Plan::to_text() const {
         if (const GenericParams *gp = k.get<GenericParams>()) {
             if (gp->shared_bins)
                 vec += ", a scatter in chunks (of rows, or of a 1-D RDom's points), their bins in shared memory";
+            if (gp->shared_bins && !gp->shared_bins_when.empty())
+                vec += " where " + gp->shared_bins_when + " (elsewhere each increment atomic in global memory)";
             if (gp->one_block) vec += ", every stage in one block's shared memory, written once through a copy";
             if (gp->cell_lanes > 0)
                 vec += ", a block per point of the pure vars its scatter writes as they are, their bins in shared "

@@ -2,9 +2,10 @@
 // (every Func at root) once, then each auto-scheduler's CUDA library in a child process of its own
 // (a library that aborts takes only its row), its outputs checked against the reference, its time
 // the median of 11 rounds of 5 calls with the inputs already on the device.
-//   runner [PIPELINE,PIPELINE...|all] [SCHEDULER,SCHEDULER...] [--check] [--scale N]
+//   runner [PIPELINE,PIPELINE...|all] [SCHEDULER,SCHEDULER...] [--check] [--scale N] [--set NAME=V]...
 // --check runs each library once and checks it, without timing it; --scale N divides every buffer
-// extent above 16 by N (scalars keep their estimates): check_opencl.sh's check on PoCL.
+// extent above 16 by N (scalars keep their estimates): check_opencl.sh's check on PoCL. --set gives
+// the scalar NAME the value V instead of its estimate (an integer, or a float for a float scalar).
 // Inputs are filled from the libraries' metadata at their estimates (mins and extents): floats (f32,
 // f16, f64) uniform in [-1, 1], booleans, 8- and 16-bit integers over their range, 32- and 64-bit
 // integers in [0, the last extent); scalars take their estimates.
@@ -99,6 +100,27 @@ void fill(Buffer<void> &b, const halide_type_t &t, int last_extent, uint32_t see
     b.set_host_dirty();
 }
 
+// Scalars given on the command line (--set NAME=VALUE), by name.
+std::map<std::string, double> g_set;
+
+void set_scalar(std::vector<uint8_t> &bytes, const halide_type_t &t, double v) {
+    auto put = [&](auto x) { memcpy(bytes.data(), &x, sizeof x); };
+    if (t.code == halide_type_float) {
+        if (t.bits == 64)
+            put(v);
+        else
+            put(float(v));
+    } else if (t.bits == 64) {
+        put(int64_t(v));
+    } else if (t.bits == 32) {
+        put(int32_t(v));
+    } else if (t.bits == 16) {
+        put(int16_t(v));
+    } else {
+        put(int8_t(v));
+    }
+}
+
 // The arguments of a library from its metadata. The buffers named in `interleaved` (three dims,
 // the last of at most 4 points: colour channels) are laid out with that dim innermost, as
 // pipelines that constrain their strides that way ask (`set_stride` on the buffers).
@@ -112,6 +134,8 @@ Arguments arguments(const halide_filter_metadata_t *md, const std::set<std::stri
             a.scalars[size_t(i)].assign(16, 0);
             const void *v = arg.scalar_estimate ? arg.scalar_estimate : arg.scalar_def;
             if (v) memcpy(a.scalars[size_t(i)].data(), v, (arg.type.bits + 7) / 8);
+            if (auto set = g_set.find(arg.name); set != g_set.end())
+                set_scalar(a.scalars[size_t(i)], arg.type, set->second);
             continue;
         }
         std::vector<int> extents, mins;
@@ -286,6 +310,9 @@ int main(int argc, char **argv) {
             g_check_only = true;
         } else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc) {
             g_scale = std::max(1, atoi(argv[++i]));
+        } else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc && strchr(argv[i + 1], '=')) {
+            const std::string kv = argv[++i];
+            g_set[kv.substr(0, kv.find('='))] = atof(kv.c_str() + kv.find('=') + 1);
         } else {
             positional.push_back(argv[i]);
         }

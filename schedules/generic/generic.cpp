@@ -1,6 +1,7 @@
 #include "schedules/generic/generic.h"
 
 #include <algorithm>
+#include <sstream>
 #include <cmath>
 #include <set>
 
@@ -182,13 +183,21 @@ int cell_scatter_threads(const FuncNode &O, const PlannerOptions &opt) {
     return threads * bins_bytes <= opt.device.shared_memory_bytes / 2 ? threads : 0;
 }
 
-// Whether update `u` of `O` is a scatter taken in chunks of rows (chunked_scatter) whose bins fit
-// in each chunk's shared memory at the estimates, and at any size: their count known when planned
-// (FuncNode::grows) (GenericParams::shared_bins); other scatters
-// increment the Func's own bins directly.
-bool scatters_in_shared_chunks(const FuncNode &O, int u, const PlannerOptions &opt) {
-    return chunked_scatter(O.function, u) && over_rdom(O, u, opt) &&
-           atomic_update(O.function, u, atomics_target(opt)) && O.bytes_at_most() <= kSharedBinsBytes && !O.any_grows();
+// Whether update `u` of node `n` is a scatter taken in chunks of rows (chunked_scatter) whose bins
+// fit in each chunk's shared memory at the estimates (GenericParams::shared_bins); other scatters
+// increment the Func's own bins directly. When the pipeline runs, the bins must fit too: where
+// their region is a constant, or a condition over what the pipeline is given (a Param bin count,
+// the output's extent: FuncGraph::fits_when_run) that holds at the estimates, the chunks run in
+// the branch where it holds (the schedule's specialization), the direct increments elsewhere.
+// Where that region cannot be told: bins whose count does not grow with the inputs and the
+// parameters (FuncNode::grows), at the estimates and at any declared max.
+bool scatters_in_shared_chunks(const FuncGraph &g, int n, int u, const PlannerOptions &opt) {
+    const FuncNode &O = g.nodes[size_t(n)];
+    if (!chunked_scatter(O.function, u) || !over_rdom(O, u, opt) || !atomic_update(O.function, u, atomics_target(opt)))
+        return false;
+    const Expr fits = g.fits_when_run(n, kSharedBinsBytes);
+    if (!fits.defined()) return O.bytes_at_most() <= kSharedBinsBytes && !O.any_grows();
+    return is_const_one(g.at_estimates(fits));
 }
 
 // Per stage, the outermost pure dims beyond the grid's three that each GPU thread loops over
@@ -382,7 +391,7 @@ public:
                 !all_points_at_once(O.function, u, atomics_target(c.opt)))
                 continue;
             const int64_t pure = points_of(stage_extents(O, u + 1));
-            blocks = std::max(blocks, c.opt.shared_atomics && scatters_in_shared_chunks(O, u, c.opt)
+            blocks = std::max(blocks, c.opt.shared_atomics && scatters_in_shared_chunks(c.g, c.root, u, c.opt)
                                           ? blocks_of(O.rvar_extents[size_t(u)].back(),
                                                       scatter_chunk(O.rvar_extents[size_t(u)].size()))
                                           : blocks_of(points_of(O.rvar_extents[size_t(u)]), 256) * pure);
@@ -470,16 +479,24 @@ public:
         // many bins seldom contend, and a 256 x 256 joint histogram's chunks would each zero, fill
         // and merge 256 KB of bins of their own (977 us on the H200, 70 MB for 17 MB of pixels).
         bool chunks = false;
-        for (int u = 0; u < O.updates; u++) chunks |= scatters_in_shared_chunks(O, u, c.opt);
+        for (int u = 0; u < O.updates; u++) chunks |= scatters_in_shared_chunks(c.g, c.root, u, c.opt);
         // (Not on OpenCL: PlannerOptions::shared_atomics.)
         p.shared_bins = c.opt.gpu && c.opt.shared_atomics && chunks;
+        if (p.shared_bins) {
+            const Expr fits = c.g.fits_when_run(c.root, kSharedBinsBytes);
+            if (fits.defined() && !is_const(fits)) {
+                std::ostringstream when;
+                when << fits;
+                p.shared_bins_when = when.str();
+            }
+        }
         // (A scatter in chunks, where the kernel takes them, adds into shared bins: not spread.)
         for (int u = 0; p.shared_bins && u < O.updates && size_t(u) + 1 < p.stage_spread_blocks.size(); u++)
             if (chunked_scatter(O.function, u)) p.stage_spread_blocks[size_t(u) + 1] = 0;
         k.params = p;
         // Scatters in chunks of rows take one launch more: the copy's.
         for (int u = 0; c.opt.gpu && u < O.updates; u++)
-            k.launches += scatters_in_shared_chunks(O, u, c.opt) && p.shared_bins ? 1 : 0;
+            k.launches += scatters_in_shared_chunks(c.g, c.root, u, c.opt) && p.shared_bins ? 1 : 0;
     }
 
     void apply(ApplyContext &c, const KernelPlan &k) const override {

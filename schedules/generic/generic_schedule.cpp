@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 
 #include "autosched/model/generic_reason.h"
 #include "autosched/model/pipeline_funcs.h"
+#include "autosched/model/run_time_region.h"
 #include "schedules/writer/reduction_walk.h"
 
 namespace solder {
@@ -206,6 +208,66 @@ void walks_over_threads(ScheduleWriter &w, const StageRef &s, const Internal::Fu
     w.unroll(s, RVar(rvars[1].var), kScanUnroll, TailStrategy::GuardWithIf);
 }
 
+// A scatter over rows (a histogram of an image) whose bins fit in shared memory
+// (GenericParams::shared_bins): each chunk of kScatterRowsPerChunk rows (kScatterPointsPerChunk
+// points of a 1-D RDom) accumulates into bins of its own (rfactor), one block per chunk, so its
+// atomics meet only that block's; then each bin adds up its chunks. All of 8M pixels' increments
+// on the same 256 bins took the H100 2.3 ms.
+void scatter_in_shared_chunks(ScheduleWriter &w, const StageRef &s, const Internal::Function &fn,
+                              const std::string &tag) {
+    const auto rvars = fn.update(s.update).schedule().rvars();
+    RVar rows(rvars.back().var), chunk(tag + "_chunk"), row(tag + "_row");
+    w.split(s, rows, chunk, row, scatter_chunk(rvars.size()), TailStrategy::GuardWithIf);
+    Var u(tag + "_u");
+    Func intm = w.rfactor(s, chunk, u);
+    at_least_one_slice(w, intm, u.name(), rvars.back().extent, scatter_chunk(rvars.size()));
+    const std::string itag = tag + "_part";
+    // The chunk's walk over its rows: 256 lanes, each point's increment atomic.
+    auto walk_chunk = [&](const StageRef &is, int lanes) {
+        w.atomic(is);
+        const VarOrRVar all = fuse_rvars(w, is, intm.function(), itag + "_r");
+        RVar walk(itag + "_walk"), lane(itag + "_lane");
+        w.split(is, all, walk, lane, lanes, TailStrategy::GuardWithIf);
+        w.reorder(is, {lane, walk, u});
+        return lane;
+    };
+    // Each chunk's bins in its block's shared memory (shared atomics), zeroed and filled
+    // there, then written out once by a copy that the Func's sum over chunks reads.
+    Func copy = w.in(intm, {Func(fn)});
+    w.compute_root(copy);
+    const VarOrRVar cu = bins_over_threads(w, {copy}, tag + "_copy");
+    w.gpu_blocks({copy}, cu);
+    w.compute_at(intm, copy, cu);
+    bins_over_threads(w, {intm}, itag + "_zero");
+    w.gpu_threads({intm, 0}, walk_chunk({intm, 0}, kSharedBinsLanes));
+    // The Func itself now adds its chunks' bins: a block per kMergeChunks chunks, a thread per
+    // bin, each adding its chunks' counts and then, atomically, the sum to the bin. (One block
+    // whose threads each walked all 270 chunks took hist_equalize's bins 20 us on the H100;
+    // that walk unrolled by 8, 47.9.)
+    // (Its merge writes each of the Func's pure vars as it is. In a specialization the Func's own
+    // update, which fn.update shows, is still the scatter: the merge replaced only the branch's.)
+    std::vector<VarOrRVar> bins = stage_pure_vars(fn, 0);
+    Var mb(tag + "_merge_bo"), mt(tag + "_merge_bt");
+    RVar mo(tag + "_merge_co"), mi(tag + "_merge_ci");
+    w.split(s, one_bin_dim(w, s, bins, tag + "_merge"), mb, mt, kThreads1D, TailStrategy::GuardWithIf);
+    w.split(s, chunk, mo, mi, kMergeChunks, TailStrategy::GuardWithIf);
+    w.reorder(s, {mi, mt, mb, mo});
+    w.atomic(s);
+    w.gpu_blocks(s, mo);
+    w.gpu_threads(s, mt);
+}
+
+// Where `fn`'s bins fit kSharedBinsBytes when the pipeline runs (autosched/model/run_time_region.h):
+// a constant where their region is one, a condition over what the pipeline is given, or undefined
+// where their region cannot be told (the planner then chunked them only where it cannot grow).
+Expr bins_fit(const ScheduleWriter &w, const Internal::Function &fn) {
+    std::vector<Internal::Function> outs;
+    for (const Func &o : w.outputs()) outs.push_back(o.function());
+    int64_t bytes = 0;
+    for (const Type &t : fn.output_types()) bytes += t.bytes();
+    return autosched::region_fits(outs, fn.name(), bytes, kSharedBinsBytes);
+}
+
 // An update that writes no pure var as it is: its RDom's points at once, atomically where legal, or
 // with no atomics where each point writes a point of its own (distinct_points_update); else
 // its walks as GenericParams::stage_walk_threads or stage_step_threads say, or one thread.
@@ -233,48 +295,20 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
     // unbounded, and none at run time is an allocation Halide's GPU runtimes refuse: those scatter
     // unchunked.)
     if (shared_bins && autosched::chunked_scatter(fn, s.update) && slice_count_writable(rvars.back().extent)) {
-        // A scatter over rows (a histogram of an image) whose bins fit in shared memory: each
-        // chunk of kScatterRowsPerChunk rows (kScatterPointsPerChunk points of a 1-D RDom) accumulates into bins of its own (rfactor), one block per
-        // chunk, so its atomics meet only that block's; then each bin adds up its chunks. All of
-        // 8M pixels' increments on the same 256 bins took the H100 2.3 ms.
-        RVar rows(rvars.back().var), chunk(tag + "_chunk"), row(tag + "_row");
-        w.split(s, rows, chunk, row, scatter_chunk(rvars.size()), TailStrategy::GuardWithIf);
-        Var u(tag + "_u");
-        Func intm = w.rfactor(s, chunk, u);
-        at_least_one_slice(w, intm, u.name(), rvars.back().extent, scatter_chunk(rvars.size()));
-        const std::string itag = tag + "_part";
-        // The chunk's walk over its rows: 256 lanes, each point's increment atomic.
-        auto walk_chunk = [&](const StageRef &is, int lanes) {
-            w.atomic(is);
-            const VarOrRVar all = fuse_rvars(w, is, intm.function(), itag + "_r");
-            RVar walk(itag + "_walk"), lane(itag + "_lane");
-            w.split(is, all, walk, lane, lanes, TailStrategy::GuardWithIf);
-            w.reorder(is, {lane, walk, u});
-            return lane;
-        };
-        // Each chunk's bins in its block's shared memory (shared atomics), zeroed and filled
-        // there, then written out once by a copy that the Func's sum over chunks reads.
-        Func copy = w.in(intm, {Func(fn)});
-        w.compute_root(copy);
-        const VarOrRVar cu = bins_over_threads(w, {copy}, tag + "_copy");
-        w.gpu_blocks({copy}, cu);
-        w.compute_at(intm, copy, cu);
-        bins_over_threads(w, {intm}, itag + "_zero");
-        w.gpu_threads({intm, 0}, walk_chunk({intm, 0}, kSharedBinsLanes));
-        // The Func itself now adds its chunks' bins: a block per kMergeChunks chunks, a thread per
-        // bin, each adding its chunks' counts and then, atomically, the sum to the bin. (One block
-        // whose threads each walked all 270 chunks took hist_equalize's bins 20 us on the H100;
-        // that walk unrolled by 8, 47.9.)
-        std::vector<VarOrRVar> bins = stage_pure_vars(fn, s.update + 1);
-        Var mb(tag + "_merge_bo"), mt(tag + "_merge_bt");
-        RVar mo(tag + "_merge_co"), mi(tag + "_merge_ci");
-        w.split(s, one_bin_dim(w, s, bins, tag + "_merge"), mb, mt, kThreads1D, TailStrategy::GuardWithIf);
-        w.split(s, chunk, mo, mi, kMergeChunks, TailStrategy::GuardWithIf);
-        w.reorder(s, {mi, mt, mb, mo});
-        w.atomic(s);
-        w.gpu_blocks(s, mo);
-        w.gpu_threads(s, mt);
-        return;
+        // Where the bins fit only at some sizes, the chunks in the branch where they do (its
+        // condition over what the pipeline is given), the direct increments below elsewhere.
+        const Expr fits = bins_fit(w, fn);
+        if (!fits.defined() || is_const_one(fits)) {
+            scatter_in_shared_chunks(w, s, fn, tag);
+            return;
+        }
+        if (!is_const_zero(fits)) {
+            try {
+                scatter_in_shared_chunks(w, w.branch(s, fits, "bins_fit"), fn, tag);
+            } catch (const std::invalid_argument &) {
+                // (A condition the schedule's source cannot write: the direct increments alone.)
+            }
+        }
     }
     // (Points that each write their own: no atomics, any order.)
     const bool atomic = autosched::atomic_update(fn, s.update, target);

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <vector>
 
 #include "schedules/writer/aligned_vectors.h"
@@ -46,21 +47,23 @@ bool buffer_field(const Variable *v, std::string &field, int &dim) {
     return true;
 }
 
-void print(const Expr &e, ExprSource &s, bool &ok);
+using OutputNamer = std::function<std::string(const std::string &)>;
 
-void binary(const Expr &a, const Expr &b, const char *op, ExprSource &s, bool &ok) {
+void print(const Expr &e, ExprSource &s, bool &ok, const OutputNamer &out);
+
+void binary(const Expr &a, const Expr &b, const char *op, ExprSource &s, bool &ok, const OutputNamer &out) {
     s.text += "(";
-    print(a, s, ok);
+    print(a, s, ok, out);
     s.text += std::string(" ") + op + " ";
-    print(b, s, ok);
+    print(b, s, ok, out);
     s.text += ")";
 }
 
-void call(const char *fn, const std::vector<Expr> &args, ExprSource &s, bool &ok) {
+void call(const char *fn, const std::vector<Expr> &args, ExprSource &s, bool &ok, const OutputNamer &out) {
     s.text += std::string(fn) + "(";
     for (size_t i = 0; i < args.size(); i++) {
         if (i) s.text += ", ";
-        print(args[i], s, ok);
+        print(args[i], s, ok, out);
     }
     s.text += ")";
 }
@@ -76,7 +79,7 @@ std::string type_source(const Type &t) {
     return "";
 }
 
-void print(const Expr &e, ExprSource &s, bool &ok) {
+void print(const Expr &e, ExprSource &s, bool &ok, const OutputNamer &out) {
     if (!ok) return;
     const std::string type = type_source(e.type());
     // (Constants: an int32 and a float32 as they are, wider or narrower ones made and cast.)
@@ -104,6 +107,9 @@ void print(const Expr &e, ExprSource &s, bool &ok) {
         } else if (!v->param.is_buffer() && v->name == v->param.name()) {
             s.text += std::string(kParamHelperName) + "(\"" + v->name + "\")";
             s.names_params = true;
+        } else if (v->param.is_buffer() && e.type() == Int(32) && buffer_field(v, field, dim) && out &&
+                   !out(v->param.name()).empty()) {
+            s.text += out(v->param.name()) + ".dim(" + std::to_string(dim) + ")." + field + "()";
         } else if (v->param.is_buffer() && e.type() == Int(32) && buffer_field(v, field, dim)) {
             s.text += std::string(kInputFieldHelperName) + "(\"" + v->param.name() + "\", \"" + field + "\", " +
                       std::to_string(dim) + ")";
@@ -113,43 +119,43 @@ void print(const Expr &e, ExprSource &s, bool &ok) {
         }
     } else if (const Cast *c = e.as<Cast>()) {
         s.text += "Halide::cast(" + type + ", ";
-        print(c->value, s, ok);
+        print(c->value, s, ok, out);
         s.text += ")";
     } else if (const Add *a = e.as<Add>()) {
-        binary(a->a, a->b, "+", s, ok);
+        binary(a->a, a->b, "+", s, ok, out);
     } else if (const Sub *b = e.as<Sub>()) {
-        binary(b->a, b->b, "-", s, ok);
+        binary(b->a, b->b, "-", s, ok, out);
     } else if (const Mul *m = e.as<Mul>()) {
-        binary(m->a, m->b, "*", s, ok);
+        binary(m->a, m->b, "*", s, ok, out);
     } else if (const Div *d = e.as<Div>()) {
-        binary(d->a, d->b, "/", s, ok);
+        binary(d->a, d->b, "/", s, ok, out);
     } else if (const Mod *m = e.as<Mod>()) {
-        binary(m->a, m->b, "%", s, ok);
+        binary(m->a, m->b, "%", s, ok, out);
     } else if (const Min *m = e.as<Min>()) {
-        call("Halide::min", {m->a, m->b}, s, ok);
+        call("Halide::min", {m->a, m->b}, s, ok, out);
     } else if (const Max *m = e.as<Max>()) {
-        call("Halide::max", {m->a, m->b}, s, ok);
+        call("Halide::max", {m->a, m->b}, s, ok, out);
     } else if (const EQ *q = e.as<EQ>()) {
-        binary(q->a, q->b, "==", s, ok);
+        binary(q->a, q->b, "==", s, ok, out);
     } else if (const NE *q = e.as<NE>()) {
-        binary(q->a, q->b, "!=", s, ok);
+        binary(q->a, q->b, "!=", s, ok, out);
     } else if (const LT *q = e.as<LT>()) {
-        binary(q->a, q->b, "<", s, ok);
+        binary(q->a, q->b, "<", s, ok, out);
     } else if (const LE *q = e.as<LE>()) {
-        binary(q->a, q->b, "<=", s, ok);
+        binary(q->a, q->b, "<=", s, ok, out);
     } else if (const GT *q = e.as<GT>()) {
-        binary(q->a, q->b, ">", s, ok);
+        binary(q->a, q->b, ">", s, ok, out);
     } else if (const GE *q = e.as<GE>()) {
-        binary(q->a, q->b, ">=", s, ok);
+        binary(q->a, q->b, ">=", s, ok, out);
     } else if (const And *q = e.as<And>()) {
-        binary(q->a, q->b, "&&", s, ok);
+        binary(q->a, q->b, "&&", s, ok, out);
     } else if (const Or *q = e.as<Or>()) {
-        binary(q->a, q->b, "||", s, ok);
+        binary(q->a, q->b, "||", s, ok, out);
     } else if (const Not *q = e.as<Not>()) {
         s.text += "!";
-        call("", {q->a}, s, ok);
+        call("", {q->a}, s, ok, out);
     } else if (const Select *q = e.as<Select>()) {
-        call("Halide::select", {q->condition, q->true_value, q->false_value}, s, ok);
+        call("Halide::select", {q->condition, q->true_value, q->false_value}, s, ok, out);
     } else {
         ok = false;
     }
@@ -157,10 +163,10 @@ void print(const Expr &e, ExprSource &s, bool &ok) {
 
 }  // namespace
 
-ExprSource expr_source(const Expr &e) {
+ExprSource expr_source(const Expr &e, const std::function<std::string(const std::string &)> &output_buffer) {
     ExprSource s;
     bool ok = e.defined();
-    if (ok) print(e, s, ok);
+    if (ok) print(e, s, ok, output_buffer);
     return ok ? s : ExprSource{};
 }
 

@@ -2,6 +2,7 @@
 // n a scalar parameter) name that size in the schedule's C++ source: the Expr written as C++ over
 // the pipeline's scalar parameters and its inputs' buffer fields, each found by name.
 #pragma once
+#include <functional>
 #include <string>
 
 #include "Halide.h"
@@ -21,6 +22,9 @@ extern const char *const kParamHelper;
 // `e` as C++ in a generator's schedule: constants (floats exactly, in hex), scalar parameters,
 // inputs' buffer fields (`in.extent.0`), casts, + - * / % min max, comparisons, && || ! and
 // select, over scalar types. Anything else (a Func or buffer read, a call, a Var): empty text.
-ExprSource expr_source(const Halide::Expr &e);
+// An output's buffer fields (`out.min.0`) where `output_buffer` names that buffer (C++ for its
+// OutputImageParam, by the buffer's name; empty: no output's).
+ExprSource expr_source(const Halide::Expr &e,
+                       const std::function<std::string(const std::string &)> &output_buffer = nullptr);
 
 }  // namespace solder

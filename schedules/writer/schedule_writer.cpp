@@ -126,7 +126,18 @@ void ScheduleWriter::declare_input_helper() {
 }
 
 std::string ScheduleWriter::expr_text(const Expr &e) {
-    const ExprSource s = expr_source(e);
+    // (An output's buffer: its Func's output_buffer(), or the Tuple element's of output_buffers().)
+    auto output_buffer = [&](const std::string &buffer) -> std::string {
+        for (const Func &o : outputs_) {
+            const auto &bufs = o.function().output_buffers();
+            for (size_t i = 0; i < bufs.size(); i++)
+                if (bufs[i].name() == buffer)
+                    return func_id(o) +
+                           (bufs.size() == 1 ? ".output_buffer()" : ".output_buffers()[" + std::to_string(i) + "]");
+        }
+        return "";
+    };
+    const ExprSource s = expr_source(e, output_buffer);
     if (s.text.empty()) {
         std::ostringstream o;
         o << e;
@@ -147,7 +158,7 @@ std::string ScheduleWriter::stage_expr(const StageRef &s) {
         auto it = branch_ids_.find(s.branch_source);
         if (it == branch_ids_.end()) {
             if (s.branch_source.find(kInputFieldHelperName) != std::string::npos) declare_input_helper();
-            const std::string id = identifier("aligned_" + s.func.name());
+            const std::string id = identifier(s.branch_name + "_" + s.func.name());
             func_decls_.push_back("Halide::Expr " + id + " = " + s.branch_source + ";");
             it = branch_ids_.emplace(s.branch_source, id).first;
         }
@@ -166,6 +177,14 @@ std::string ScheduleWriter::stage_expr(const StageRef &s) {
                f + ".output_buffer().dim(" + std::to_string(s.spans_dim_y) +
                ").extent() >= " + std::to_string(s.spans_y) + ")";
     return s.update < 0 ? f : f + ".update(" + std::to_string(s.update) + ")";
+}
+
+StageRef ScheduleWriter::branch(const StageRef &s, const Expr &condition, const std::string &name) {
+    StageRef b{s.func, s.update};
+    b.branch = condition;
+    b.branch_source = expr_text(condition);
+    b.branch_name = name;
+    return b;
 }
 
 void ScheduleWriter::guard_every_tail(const TailGuards &g) {

@@ -34,6 +34,7 @@ struct StageRef {
     // as C++ in `branch_source` (schedules/writer/aligned_vectors.h: inputs' rows at whole vectors).
     Halide::Expr branch;
     std::string branch_source;
+    std::string branch_name = "aligned";  // what the source calls the condition (`aligned_out`)
     Halide::Stage stage() const;
     bool specialized() const { return spans_x > 0 || whole_dim >= 0 || branch.defined(); }  // a branch Solder makes
     bool whole_tiles() const { return spans_x > 0; }
@@ -71,6 +72,12 @@ public:
     // Plan::grid_map).
     void set_grid_map(autosched::GridMap m) { grid_map_ = m; }
     autosched::GridMap grid_map() const { return grid_map_; }
+
+    // Stage `s`'s specialization on `condition` (Stage::specialize), written in the source over
+    // the pipeline's parameters and its inputs' and outputs' buffer fields as `<name>_<Func>`;
+    // std::invalid_argument where the condition cannot be written. Schedule the branch before the
+    // stage itself: Halide copies into a specialization the schedule made so far.
+    StageRef branch(const StageRef &s, const Halide::Expr &condition, const std::string &name);
 
     void compute_root(Halide::Func f);
     void compute_at(Halide::Func f, Halide::Func at, const Halide::VarOrRVar &v);

@@ -137,6 +137,14 @@ private:
         let(op);
     }
     void visit(const Halide::Internal::Let *op) override { let(op); }
+    // A branch whose condition the sizes decide (a specialization on a parameter, on an output's
+    // extent): only the side that runs launches.
+    void visit(const Halide::Internal::IfThenElse *op) override {
+        op->condition.accept(this);
+        const Halide::Expr c = value_of(op->condition);
+        if (!Halide::Internal::is_const_zero(c)) op->then_case.accept(this);
+        if (op->else_case.defined() && !Halide::Internal::is_const_one(c)) op->else_case.accept(this);
+    }
     void visit(const Halide::Internal::Call *op) override {
         IRVisitor::visit(op);
         if (op->name != "halide_cuda_run" || op->args.size() < 9) return;
