@@ -193,13 +193,13 @@ std::vector<DeviationSum> rewrite_deviation_sums(const std::vector<Func> &output
             const int64_t results = estimates.points(dev.f.name());
             if (outer < 0 || results < 0) continue;
             // The RVar whole a chunk where it is short enough; else the longest chunks, halving
-            // from kMaxChunkPoints, that still make kMinChunks.
+            // from kMaxChunkPoints, that still make kSplitChunks.
             // (Chunks of `k` points each, 0: the RVar whole.)
             const auto chunks = [&](int64_t k) { return outer * results * (k > 0 ? (points + k - 1) / k : 1); };
             int64_t split = 0;
             if (points > kMaxChunkPoints) {
                 split = kMaxChunkPoints;
-                while (split / 2 >= kMinChunkPoints && chunks(split) < kMinChunks) split /= 2;
+                while (split / 2 >= kMinChunkPoints && chunks(split) < kSplitChunks) split /= 2;
             }
             if (chunks(split) < kMinChunks) continue;
             done.push_back(rewrite(dev, *sq, sum, c, split));

@@ -7,7 +7,7 @@
 // Both sums are rewritten in chunks along the RDom's second RVar (so that the chunks' threads run
 // along the first, reading neighbours): the RVar whole, or, where it has more than
 // kMaxChunkPoints points at the estimates (a whole image's variance), chunks of a power of two of
-// them, the longest that still make kMinChunks chunks, the last chunk partial where the extent is
+// them, the longest that still make kSplitChunks chunks, the last chunk partial where the extent is
 // no multiple (its points past the end add nothing). Such chunks also keep their first point as a
 // third value: loaded again by the merge, one point every chunk length, the planner would price
 // that load's footprint as the whole input. One Tuple Func walks each chunk once: with d each point's
@@ -57,6 +57,10 @@ constexpr int64_t kMinChunkPoints = 16, kMaxChunkPoints = 256;
 // Chunks over all of F's points (at the estimates) below which it is not taken: a thread each
 // would leave the GPU idle.
 constexpr int64_t kMinChunks = 131072;
+// A RVar longer than kMaxChunkPoints is split into the longest chunks that still make this many:
+// image_stats' 4096 x 4096 variance in chunks of 64 rows (262144 chunks) took 99.2 us on the H100,
+// in chunks of 128 rows (131072, their sums split-K in 4 launches) 109.0.
+constexpr int64_t kSplitChunks = 262144;
 // Points each result sums (at the estimates) below which it is not taken: a block holds them on
 // chip, and a plan that computes both sums in their reader's blocks reads them from DRAM once
 // already (a user's 16 x 16 tile statistics: 83.4 us so, 174.9 us rewritten, on the H100).

@@ -129,7 +129,7 @@ TEST(DeviationSums, ABatchNormMatchesTwoPassesAtAnySize) {
 }
 
 // A whole image's mean and variance (one result over 4096 x 4096 points at the estimates): its
-// second RVar is too long for one chunk, so it is split into chunks of 128 rows, and run at sizes
+// second RVar is too long for one chunk, so it is split into chunks of 64 rows, and run at sizes
 // whose last chunk is partial, one row, a single chunk and one point. The values drift down the
 // columns, so that a shift from any point but the chunk's own would cancel badly.
 // A whole image's mean and variance as 0-d Funcs, the input estimated at 4096 x 4096.
@@ -152,7 +152,7 @@ TEST(DeviationSums, AWholeImagesVarianceInPartialChunksMatchesAtAnySize) {
     stats() = Tuple(p.mean(), p.var());
     const std::string plan = schedule_with_solder({stats}, "opencl", one_pass());
     ASSERT_TRUE(rewritten(plan)) << plan;
-    ASSERT_NE(plan.find("of 128 points, the last partial"), std::string::npos) << plan;
+    ASSERT_NE(plan.find("of 64 points, the last partial"), std::string::npos) << plan;
     Pipeline pipe = compiled({stats}, "opencl");
     for (auto [w, h] : std::vector<std::array<int, 2>>{{300, 517}, {64, 128}, {33, 1}, {3, 129}, {1, 1}}) {
         SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
@@ -176,7 +176,7 @@ TEST(DeviationSums, AWholeImagesVarianceInPartialChunksMatchesAtAnySize) {
 }
 
 // The image normalized by those statistics, planned for CUDA: the merges are total reductions of
-// 131072 chunks, 1.5 MB, which fit in L2. Computed per block of the output's kernel, every one of
+// 262144 chunks, 3 MB, which fit in L2. Computed per block of the output's kernel, every one of
 // its blocks would read them all again from L2 (the cost model's L2 term), so they are kernels of
 // their own.
 TEST(DeviationSums, MergesAreNotRecomputedInEveryBlockOfTheirReader) {
