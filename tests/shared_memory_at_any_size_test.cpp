@@ -233,7 +233,7 @@ TEST(SharedMemoryAtAnySize, BinsWhoseCountIsGivenWhenThePipelineRunsAreInSharedM
             std::map<std::string, int64_t> sizes;
             add_buffer_sizes(sizes, in.name(), {1024, 512});
             add_buffer_sizes(sizes, out.name(), {out_extent});
-            const auto launches = cuda_launches(m, sizes, {{"nbins", Expr(int32_t(bins))}});
+            const auto launches = cuda_launches(m, sizes, {{nbins.name(), Expr(int32_t(bins))}});
             EXPECT_EQ(launches_beyond_cuda(launches), "") << bins << " bins, output of " << out_extent;
             int64_t most = 0;
             for (const auto &l : launches) most = std::max(most, l.shape.shared_bytes);

@@ -31,7 +31,9 @@ namespace detail {
 // buffers' fields.
 class LaunchFinder : public Halide::Internal::IRVisitor {
 public:
-    LaunchFinder(const std::map<std::string, int64_t> &sizes, const std::map<std::string, Halide::Expr> &scalars) {
+    LaunchFinder(const std::map<std::string, int64_t> &sizes, const std::map<std::string, Halide::Expr> &scalars,
+                 bool taken_only)
+        : taken_only_(taken_only) {
         for (auto &[name, v] : sizes) known_[name] = Halide::Expr(int32_t(v));  // buffer fields are int32
         for (auto &[name, v] : scalars) known_[name] = v;
     }
@@ -39,6 +41,7 @@ public:
 
 private:
     using IRVisitor::visit;
+    const bool taken_only_;
     std::map<std::string, Halide::Expr> known_;
     std::map<std::string, int64_t> shared_sizes_;  // (below)
     std::map<std::string, std::string> unsized_;   // shared sizes not evaluated: what they read
@@ -138,12 +141,13 @@ private:
     }
     void visit(const Halide::Internal::Let *op) override { let(op); }
     // A branch whose condition the sizes decide (a specialization on a parameter, on an output's
-    // extent): only the side that runs launches.
+    // extent): with `taken_only`, only the side that runs launches.
     void visit(const Halide::Internal::IfThenElse *op) override {
         op->condition.accept(this);
-        const Halide::Expr c = value_of(op->condition);
-        if (!Halide::Internal::is_const_zero(c)) op->then_case.accept(this);
-        if (op->else_case.defined() && !Halide::Internal::is_const_one(c)) op->else_case.accept(this);
+        const Halide::Expr c = taken_only_ ? value_of(op->condition) : Halide::Expr();
+        if (!c.defined() || !Halide::Internal::is_const_zero(c)) op->then_case.accept(this);
+        if (op->else_case.defined() && (!c.defined() || !Halide::Internal::is_const_one(c)))
+            op->else_case.accept(this);
     }
     void visit(const Halide::Internal::Call *op) override {
         IRVisitor::visit(op);
@@ -179,19 +183,23 @@ inline Halide::Module cuda_module(const std::vector<Halide::Func> &outputs) {
 }
 
 // The launches of module `m` at `sizes`, and the scalar parameters at `scalars` (name -> value of
-// the Param's type) where launches depend on them.
+// the Param's type) where launches depend on them: those that run there (a branch whose condition
+// these decide, a specialization, launches only on the side taken), or, without `taken_only`, every
+// launch of every branch (what a plan lists: each of its branches).
 inline std::vector<LoweredLaunch> cuda_launches(const Halide::Module &m, const std::map<std::string, int64_t> &sizes,
-                                                const std::map<std::string, Halide::Expr> &scalars = {}) {
-    detail::LaunchFinder f(sizes, scalars);
+                                                const std::map<std::string, Halide::Expr> &scalars = {},
+                                                bool taken_only = true) {
+    detail::LaunchFinder f(sizes, scalars, taken_only);
     for (auto &fn : m.functions()) fn.body.accept(&f);
     return f.launches;
 }
 
-// Lowers `outputs` (scheduled already) for CUDA and lists its launches at `sizes` (cuda_launches).
+// Lowers `outputs` (scheduled already) for CUDA and lists its launches at `sizes`, every branch's
+// (cuda_launches without `taken_only`: the plan's list to compare with).
 inline std::vector<LoweredLaunch> lowered_cuda_launches(const std::vector<Halide::Func> &outputs,
                                                         const std::map<std::string, int64_t> &sizes,
                                                         const std::map<std::string, Halide::Expr> &scalars = {}) {
-    return cuda_launches(cuda_module(outputs), sizes, scalars);
+    return cuda_launches(cuda_module(outputs), sizes, scalars, /*taken_only=*/false);
 }
 
 // What among `launches` a CUDA device would refuse, "" when none: more than 1024 threads a block,
