@@ -146,8 +146,7 @@ private:
         op->condition.accept(this);
         const Halide::Expr c = taken_only_ ? value_of(op->condition) : Halide::Expr();
         if (!c.defined() || !Halide::Internal::is_const_zero(c)) op->then_case.accept(this);
-        if (op->else_case.defined() && (!c.defined() || !Halide::Internal::is_const_one(c)))
-            op->else_case.accept(this);
+        if (op->else_case.defined() && (!c.defined() || !Halide::Internal::is_const_one(c))) op->else_case.accept(this);
     }
     void visit(const Halide::Internal::Call *op) override {
         IRVisitor::visit(op);
