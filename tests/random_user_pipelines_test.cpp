@@ -103,6 +103,7 @@ void expect_ci_seeds_reach_everything(const std::string &target) {
                    "parameter_rows_mean",
                    "image_argmax",
                    "nearest_splats",
+                   "extent_histograms",
                    "author_schedule"})
         EXPECT_TRUE(kinds.count(k)) << "no CI seed has a '" << k << "' stage";
     EXPECT_TRUE(kinds.count("scan_x") || kinds.count("scan_y"));
@@ -119,7 +120,9 @@ void expect_ci_seeds_reach_everything(const std::string &target) {
     // row scatter a block per RDom point with its rows over the threads, and some CI seed's
     // distinct stores run all their points at once, and some CI seed's recurrence over both dims
     // runs each row's points at once in one block, and some other's walks each column in a thread,
-    // and some CI seed's nearest splats take the two atomic passes of a keep-the-better scatter.
+    // and some CI seed's nearest splats take the two atomic passes of a keep-the-better scatter,
+    // and some CI seed's histogram keeps its chunks' bins in shared memory in the branch where they
+    // fit (for CUDA: an extent histogram's, whose bins are counted when the pipeline runs).
     if (target != "host") {
         EXPECT_GT(r.distinct_store_plans, 0);
         EXPECT_GT(r.side_output_plans, 0);
@@ -127,6 +130,7 @@ void expect_ci_seeds_reach_everything(const std::string &target) {
         EXPECT_GT(r.register_tile_plans, 0);
         EXPECT_GT(r.lane_result_plans, 0);
         EXPECT_GT(r.cell_scatter_plans, 0);
+        EXPECT_GT(r.bins_branch_plans, 0);
         EXPECT_GT(r.row_scatter_plans, 0);
         EXPECT_GT(r.step_block_plans, 0);
         EXPECT_GT(r.rdom_walk_plans, 0);

@@ -543,6 +543,22 @@ void build(uint64_t seed, UserPipeline &p) {
                     cast<float>(sp(x, y)[1] + 3 * sp(x, y)[2]) * (0.5f / cast<float>(W + 3 * H));
         p.outputs.push_back(out);
     }
+    // A histogram of a stage into as many bins as the image's width and height together (a count
+    // known when the pipeline runs: its bins fit a block's shared memory at some sizes, not at
+    // others), each pixel then offset by its bin's count (drawn last as the above).
+    if (pick(3) == 0) {
+        p.kinds.push_back("extent_histograms");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        Var i("i");
+        RDom re(0, W, 0, H, "reh");
+        Func eh("extent_hist"), out("extent_histograms");
+        auto bin = [&](const Expr &v) { return clamp(cast<int>(v * 64.0f), 0, W + H - 1); };
+        eh(i) = 0;
+        eh(bin(src(re.x, re.y))) += 1;
+        p.stepped.push_back({src, 64.0f});
+        out(x, y) = src(x, y) + cast<float>(eh(bin(src(x, y)))) / cast<float>(W * H);
+        p.outputs.push_back(out);
+    }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
     p.gain.set_estimate(1.0f);
     p.taps.set_estimate(3);
@@ -703,9 +719,10 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
                     UserPipeline cuda;
                     build(seed, cuda);
                     schedule_as_an_author(seed, cuda);
+                    const std::string cuda_plan = schedule_with_solder(cuda.outputs, "cuda");
                     res.cell_scatter_plans +=
-                        schedule_with_solder(cuda.outputs, "cuda")
-                            .find("a block per point of the pure vars its scatter writes") != std::string::npos;
+                        cuda_plan.find("a block per point of the pure vars its scatter writes") != std::string::npos;
+                    res.bins_branch_plans += cuda_plan.find("their bins in shared memory where") != std::string::npos;
                 }
                 return;
             }
@@ -719,6 +736,7 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
                 const std::string cuda_plan = schedule_with_solder(cuda.outputs, "cuda");
                 res.cell_scatter_plans +=
                     cuda_plan.find("a block per point of the pure vars its scatter writes") != std::string::npos;
+                res.bins_branch_plans += cuda_plan.find("their bins in shared memory where") != std::string::npos;
                 plan += "\n(planned for CUDA and lowered)\n" + cuda_plan;
                 const std::string beyond = cuda_launches_at_sizes(cuda, seed);
                 if (!beyond.empty()) throw std::runtime_error(beyond);

@@ -25,6 +25,7 @@ struct RandomUserResult {
     int register_tile_plans = 0;        // plans with a kernel that reduces its rows' windows in registers
     int lane_result_plans = 0;          // plans with a total reduction whose threads lie along its results
     int cell_scatter_plans = 0;         // CUDA plans (OpenCL runs) with a scatter taken a block per cell
+    int bins_branch_plans = 0;          // CUDA plans (OpenCL runs) whose chunks' bins fit only in a branch
     int row_scatter_plans = 0;          // plans with a scatter taken a block per RDom point, rows over threads
     int distinct_store_plans = 0;       // plans with stores whose RDom's points all run at once, no atomics
     int step_block_plans = 0;           // plans with a recurrence's rows in one block, a barrier between
