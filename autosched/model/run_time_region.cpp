@@ -22,6 +22,27 @@ void each_definition(const Function &f, const std::function<void(const Definitio
     for (const auto &u : f.updates()) walk(u, true);
 }
 
+// The most IR nodes a region's bound may have. A Func read through a chain of stencils (each level
+// reading the one before at two offsets) has bounds that double in size at each level before they
+// simplify: 20 levels took 5 s to analyse, 40 more than a minute. Larger ones are not told (such a
+// chain is told up to about 10 levels).
+constexpr int kMaxBoundNodes = 1000;
+
+// Whether `e` has at most `most` nodes (counted as a tree, stopping past the limit).
+bool small_bound(const Expr &e, int most = kMaxBoundNodes) {
+    // (A mutator that changes nothing: its mutate sees every node of the tree, a shared one each
+    // time it is reached, as simplify would.)
+    struct Counter : IRMutator {
+        int nodes = 0;
+        using IRMutator::mutate;
+        int most = 0;
+        Expr mutate(const Expr &x) override { return ++nodes <= most ? IRMutator::mutate(x) : x; }
+    } c;
+    c.most = most;
+    c.mutate(e);
+    return c.nodes <= most;
+}
+
 void add_union(Intervals &into, size_t d, const Interval &i) {
     if (into.size() <= d) into.resize(d + 1, Interval::nothing());
     into[d] = Interval::make_union(into[d], i);
@@ -115,7 +136,10 @@ struct RunTimeRegions {
         }
         for (auto &i : r) {
             if (!i.is_bounded()) return std::nullopt;  // (no reader, no output: nothing needs it)
+            // (Unsimplified, a union of the readers' simplified bounds: a few times as large.)
+            if (!small_bound(i.min, 4 * kMaxBoundNodes) || !small_bound(i.max, 4 * kMaxBoundNodes)) return std::nullopt;
             i = Interval(simplify(i.min), simplify(i.max));
+            if (!small_bound(i.min) || !small_bound(i.max)) return std::nullopt;
         }
         return r;
     }
