@@ -83,7 +83,7 @@ TEST(RunTimeRegion, AParameterSizedHistogramSpansItsBinsAndWhatItsReaderAsks) {
                   g_realized[hist.name()]);
     }
     // At most 8192 bins of 4 bytes: a condition on the parameter and the output.
-    const Expr fits = solder::autosched::region_fits({out.function()}, hist.name(), 4, 32768);
+    const Expr fits = solder::autosched::region_fits({out.function()}, hist.name(), 32768);
     ASSERT_TRUE(fits.defined());
     auto fits_at = [&](int bins, int extent) {
         return is_const_one(simplify(substitute(
@@ -159,7 +159,7 @@ TEST(RunTimeRegion, AnUnboundedDataDependentReadHasNoRegion) {
     table(i) = i * 2;
     out(i) = table(idx(i));
     EXPECT_FALSE(solder::autosched::run_time_region({out.function()}, table.name()).has_value());
-    EXPECT_FALSE(solder::autosched::region_fits({out.function()}, table.name(), 4, 32768).defined());
+    EXPECT_FALSE(solder::autosched::region_fits({out.function()}, table.name(), 32768).defined());
 }
 
 // A histogram read through a chain of stencils, each level reading the one before at two offsets:

@@ -287,8 +287,7 @@ Expr FuncGraph::fits_when_run(int n, int64_t bytes) const {
     for (const FuncNode &o : nodes)
         if (o.is_output && o.function.get_contents().defined()) outs.push_back(o.function);
     const FuncNode &f = nodes[size_t(n)];
-    Expr fits =
-        f.is_input || !f.function.get_contents().defined() ? Expr() : region_fits(outs, f.name, f.elem_bytes, bytes);
+    Expr fits = f.is_input || !f.function.get_contents().defined() ? Expr() : region_fits(outs, f.name, bytes);
     return fits_when_run_.emplace(key, fits).first->second;
 }
 

@@ -10,6 +10,10 @@ namespace solder {
 using namespace Halide;
 using Halide::Internal::Function;
 
+Expr buffer_field(const Parameter &p, const std::string &field, int dim) {
+    return Internal::Variable::make(Int(32), p.name() + "." + field + "." + std::to_string(dim), p);
+}
+
 bool is_input_wrapper(const Function &f) {
     if (f.updates().size() || f.definition().values().size() != 1) return false;
     const auto *c = f.definition().values()[0].as<Internal::Call>();

@@ -13,6 +13,9 @@
 namespace solder {
 
 bool is_input_wrapper(const Halide::Internal::Function &f);
+// A field of a buffer parameter (an input's or an output's), `field` "min", "extent" or "stride"
+// of dim `dim`, as the Variable Halide names it (`in.extent.0`).
+Halide::Expr buffer_field(const Halide::Parameter &p, const std::string &field, int dim);
 // The specializations (Func::specialize) each stage of `f` has, the pure definition's first: all
 // zero where it has none.
 std::vector<size_t> specialization_counts(const Halide::Internal::Function &f);

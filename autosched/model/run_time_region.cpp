@@ -3,6 +3,8 @@
 #include <map>
 #include <set>
 
+#include "autosched/model/pipeline_funcs.h"
+
 namespace solder::autosched {
 using namespace Halide;
 using namespace Halide::Internal;
@@ -33,9 +35,8 @@ bool small_bound(const Expr &e, int most = kMaxBoundNodes) {
     // (A mutator that changes nothing: its mutate sees every node of the tree, a shared one each
     // time it is reached, as simplify would.)
     struct Counter : IRMutator {
-        int nodes = 0;
+        int nodes = 0, most = 0;
         using IRMutator::mutate;
-        int most = 0;
         Expr mutate(const Expr &x) override { return ++nodes <= most ? IRMutator::mutate(x) : x; }
     } c;
     c.most = most;
@@ -92,8 +93,7 @@ struct RunTimeRegions {
         if (outputs.count(name)) {
             const Parameter &b = f.output_buffers()[0];
             for (size_t d = 0; d < dims; d++) {
-                Expr min = Variable::make(Int(32), b.name() + ".min." + std::to_string(d), b);
-                Expr extent = Variable::make(Int(32), b.name() + ".extent." + std::to_string(d), b);
+                const Expr min = buffer_field(b, "min", int(d)), extent = buffer_field(b, "extent", int(d));
                 add_union(r, d, Interval(min, min + extent - 1));
             }
         }
@@ -152,9 +152,13 @@ std::optional<std::vector<Interval>> run_time_region(const std::vector<Function>
     return regions.region(name);
 }
 
-Expr region_fits(const std::vector<Function> &outputs, const std::string &name, int64_t elem_bytes, int64_t bytes) {
-    const auto region = run_time_region(outputs, name);
-    if (!region || elem_bytes <= 0) return Expr();
+Expr region_fits(const std::vector<Function> &outputs, const std::string &name, int64_t bytes) {
+    RunTimeRegions regions(outputs);
+    const auto region = regions.region(name);
+    if (!region) return Expr();
+    int64_t elem_bytes = 0;  // (a Tuple's values together)
+    for (const Type &t : regions.env.at(name).output_types()) elem_bytes += t.bytes();
+    if (elem_bytes <= 0) return Expr();
     const int64_t most = bytes / elem_bytes;
     if (region->size() == 1) {
         const Expr extent = simplify(region->front().max - region->front().min + 1);

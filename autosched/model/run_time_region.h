@@ -20,10 +20,11 @@ namespace solder::autosched {
 std::optional<std::vector<Halide::Internal::Interval>>
 run_time_region(const std::vector<Halide::Internal::Function> &outputs, const std::string &name);
 
-// Whether the region above holds at most `bytes` bytes of `elem_bytes`-byte points: a constant
-// true or false where the region's extents are constants, else the condition, over what the
-// pipeline is given, under which it does. Undefined where the region cannot be told.
+// Whether the region above holds at most `bytes` bytes of the Func's points (a Tuple's values
+// together): a constant true or false where the region's extents are constants, else the
+// condition, over what the pipeline is given, under which it does. Undefined where the region
+// cannot be told.
 Halide::Expr region_fits(const std::vector<Halide::Internal::Function> &outputs, const std::string &name,
-                         int64_t elem_bytes, int64_t bytes);
+                         int64_t bytes);
 
 }  // namespace solder::autosched

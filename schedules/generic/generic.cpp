@@ -1,9 +1,9 @@
 #include "schedules/generic/generic.h"
 
 #include <algorithm>
-#include <sstream>
 #include <cmath>
 #include <set>
+#include <sstream>
 
 #include "autosched/model/generic_reason.h"
 #include "autosched/model/pipeline_funcs.h"

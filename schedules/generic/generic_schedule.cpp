@@ -263,9 +263,7 @@ void scatter_in_shared_chunks(ScheduleWriter &w, const StageRef &s, const Intern
 Expr bins_fit(const ScheduleWriter &w, const Internal::Function &fn) {
     std::vector<Internal::Function> outs;
     for (const Func &o : w.outputs()) outs.push_back(o.function());
-    int64_t bytes = 0;
-    for (const Type &t : fn.output_types()) bytes += t.bytes();
-    return autosched::region_fits(outs, fn.name(), bytes, kSharedBinsBytes);
+    return autosched::region_fits(outs, fn.name(), kSharedBinsBytes);
 }
 
 // An update that writes no pure var as it is: its RDom's points at once, atomically where legal, or

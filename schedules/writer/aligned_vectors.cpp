@@ -10,10 +10,6 @@ using namespace Halide::Internal;
 
 namespace {
 
-Expr buffer_field(const Parameter &p, const char *field, int dim) {
-    return Variable::make(Int(32), p.name() + "." + field + "." + std::to_string(dim), p);
-}
-
 // A condition's terms, each `(e) % width == 0`, and the same as C++.
 struct Terms {
     int width;
@@ -27,8 +23,8 @@ struct Terms {
     // (A generator's schedule has the pipeline in scope, not its inputs: the source finds each input's
     // fields by name, through kInputFieldHelper.)
     void add_field(const Parameter &p, const std::string &field, int d) {
-        add(buffer_field(p, field.c_str(), d), std::string(kInputFieldHelperName) + "(\"" + p.name() + "\", \"" +
-                                                   field + "\", " + std::to_string(d) + ")");
+        add(buffer_field(p, field, d), std::string(kInputFieldHelperName) + "(\"" + p.name() + "\", \"" + field +
+                                           "\", " + std::to_string(d) + ")");
         names_inputs = true;
     }
     // The input's rows start at whole vectors.
