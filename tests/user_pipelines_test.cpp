@@ -2851,6 +2851,54 @@ TEST(UserPipelines, AnUnrolledChannelBranchReadsNoChannelBeyondTheInputs) {
     });
 }
 
+// Premultiplied RGBA layers composited bottom to top with "over", their count an input's extent:
+// the fold of each pixel's layers is computed in the output's threads, not stored, and on a GPU
+// each thread composes its pixel's 4 channels together (unrolled, in the branch where the output
+// has 4 from 0), so each layer's alpha, read by every channel's fold, is loaded once per thread.
+// Run with 1 to 3 layers, 4 channels and 3, and from channel 1.
+TEST(UserPipelines, LayersFoldedPerPixelComposeInOneKernelTheChannelsTogether) {
+    for_each_target([](const std::string &target) {
+        ImageParam layers(Float(32), 4, "lylayers");
+        Var x("x"), y("y"), c("c");
+        RDom l(0, layers.dim(3).extent(), "lyl");
+        Func acc("lyacc"), out("lyout");
+        acc(x, y, c) = 0.0f;
+        acc(x, y, c) = layers(x, y, c, l) + (1.0f - layers(x, y, 3, l)) * acc(x, y, c);
+        out(x, y, c) = clamp(acc(x, y, c), 0.0f, 1.0f);
+        layers.set_estimates({{0, 1920}, {0, 1080}, {0, 4}, {0, 6}});
+        out.set_estimates({{0, 1920}, {0, 1080}, {0, 4}});
+        const std::string plan = schedule_with_solder({out}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find(": 1 kernel,"), std::string::npos) << plan;
+            EXPECT_NE(plan.find("the 4 points of dim 2 unrolled in each thread where the output's dim 2 has 4 from 0"),
+                      std::string::npos)
+                << plan;
+        }
+        Pipeline p = compiled({out}, target);
+        for (auto [w, h, d, c0, n] : std::vector<std::array<int, 5>>{
+                 {64, 40, 4, 0, 3}, {37, 29, 4, 0, 1}, {37, 29, 3, 0, 2}, {9, 5, 3, 1, 2}, {1, 1, 4, 0, 3}}) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(d) + " from " +
+                         std::to_string(c0) + ", " + std::to_string(n) + " layers");
+            Buffer<float> a = random_buffer<float>({w, h, 4, n}, uint32_t(w + n), 0.0, 1.0);
+            layers.set(a);
+            Buffer<float> o(w, h, d);
+            o.set_min(0, 0, c0);
+            p.realize(o, jit_target(target));
+            o.copy_to_host();
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    double v = 0;
+                    for (int k = 0; k < n; k++)
+                        v = double(a(q[0], q[1], q[2], k)) + (1.0 - double(a(q[0], q[1], 3, k))) * v;
+                    return std::clamp(v, 0.0, 1.0);
+                },
+                1e-5))
+                << plan;
+        }
+    });
+}
+
 // Whole-image statistics (the mean of an image through a pointwise Func, the maximum of a uint8 one,
 // a sum over a run-time number of a vector's points, each a 0-d reduction) standardize the image.
 // On the GPU each reduction over an image is cut into slices of its outermost RVar, one block
