@@ -1,8 +1,8 @@
 // Thirty-sixth set: six pipelines as users write them, each leaning on something the sets before
 // used little: a distance transform in four scans (two of them reversed RDoms); erosion and
 // dilation by a structuring element that is an input, its extents and centre known only when the
-// pipeline runs; "over" compositing of a run-time count of layers, in order; each pixel's rank
-// among its 5 x 5 neighbours; an 8 x 8 block DCT with its cosine table a Func; and the median of
+// pipeline runs; a Gaussian blur whose weights are a Func of a Param sigma over a radius it sets;
+// each pixel's rank among its 5 x 5 neighbours; an 8 x 8 block DCT with its cosine table a Func; and the median of
 // five frames by a sorting network of mins and maxes.
 #include <cmath>
 #include <utility>
@@ -14,7 +14,7 @@ using namespace Halide;
 namespace user_pipelines {
 namespace {
 
-Var x("x"), y("y"), c("c"), u("u");
+Var x("x"), y("y"), u("u");
 
 // The city-block distance of each pixel of a 2K binary mask to its nearest set pixel: columns
 // scanned down then up, rows left then right, each scan a min against the neighbour already done.
@@ -56,18 +56,24 @@ P morph_mask() {
     return {{ero, grad}, {in, se}};
 }
 
-// Premultiplied RGBA layers (x, y, channel, layer; 6 layers of 1080p at the estimate) composited
-// bottom to top with "over": each layer's colour plus what lies below times one less its alpha.
-P layer_comp() {
-    ImageParam layers(Float(32), 4, "layers");
-    RDom l(0, layers.dim(3).extent(), "l");
-    Func acc("acc"), out("out");
-    acc(x, y, c) = 0.0f;
-    acc(x, y, c) = layers(x, y, c, l) + (1.0f - layers(x, y, 3, l)) * acc(x, y, c);
-    out(x, y, c) = clamp(acc(x, y, c), 0.0f, 1.0f);
-    layers.set_estimates({{0, 1920}, {0, 1080}, {0, 4}, {0, 6}});
-    out.set_estimates({{0, 1920}, {0, 1080}, {0, 4}});
-    return {{out}, {layers}};
+// A separable Gaussian blur of a 2K f32 image whose sigma is a Param (2 at the estimate): the
+// taps' weights a Func of sigma over a radius of 3 sigma, normalized by their sum (a scalar Func),
+// the edges repeated.
+P gauss_sigma() {
+    ImageParam in(Float(32), 2, "in");
+    Param<float> sigma("sigma");
+    sigma.set_estimate(2.0f);
+    Expr radius = cast<int>(ceil(3.0f * sigma));
+    Func cl = BoundaryConditions::repeat_edge(in);
+    Func w("w"), wsum("wsum"), bx("bx"), out("out");
+    w(x) = exp(-cast<float>(x * x) / (2.0f * sigma * sigma));
+    RDom k(-radius, 2 * radius + 1, "k");
+    wsum() = sum(w(k));
+    bx(x, y) = sum(cl(x + k, y) * w(k)) / wsum();
+    out(x, y) = sum(bx(x, y + k) * w(k)) / wsum();
+    in.set_estimates({{0, 2048}, {0, 2048}});
+    out.set_estimates({{0, 2048}, {0, 2048}});
+    return {{out}, {in, sigma}};
 }
 
 // Each pixel's rank among its 5 x 5 neighbours (how many are darker), as an 8-bit image: a local
@@ -125,7 +131,7 @@ P temporal_median() {
 void add_pipelines_aj(Registry &r) {
     r.emplace("chamfer", chamfer);
     r.emplace("morphmask", morph_mask);
-    r.emplace("layercomp", layer_comp);
+    r.emplace("gausssigma", gauss_sigma);
     r.emplace("localrank", local_rank);
     r.emplace("blockdct", block_dct);
     r.emplace("tmedian", temporal_median);

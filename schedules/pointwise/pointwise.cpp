@@ -362,15 +362,15 @@ public:
         // whole of a dim its threads walk).
         const int serial = c.opt.gpu ? shared_reduction_dim(c.g, c.root, c.members, c.inside) : -1;
         // A small dim whose points each thread computes together (fill's unroll_dim), with the
-        // whole of it: what its points read in common is read once (a layer's alpha, read by each
-        // channel's fold), where the row at its first point would span every point between the
-        // ones it reads (the channel and the alpha: all four).
-        // (Where fill may unroll it: a vector layout, f16 tiles or a Func folded per point, not
-        // the 2-D tiles of scattered gathers.)
+        // whole of it: what its points read in common is read once (a pixel's luminance, from its
+        // three channels, read by each output channel), where the row at its first point would
+        // span every point between the ones it reads. (Where fill may unroll it: a vector layout
+        // or f16 tiles, no Func folded per point in the threads, not the 2-D tiles of scattered
+        // gathers.)
         bool folds = false;
         for (int m : c.members) folds |= c.g.nodes[size_t(m)].is_reduction();
-        const bool may_unroll = c.opt.gpu && serial < 0 && !gathers_scattered(c.g, c.root, c.members) &&
-                                (folds || pointwise_vector_width(O) > 1 || f16_tiles(c.g, c.root, c.members));
+        const bool may_unroll = c.opt.gpu && serial < 0 && !folds && !gathers_scattered(c.g, c.root, c.members) &&
+                                (pointwise_vector_width(O) > 1 || f16_tiles(c.g, c.root, c.members));
         const int together = may_unroll ? unrolled_points_dim(c.g, c.root, c.members) : -1;
         Region blk = O.region;
         for (int d = 1; d < rank; d++)
@@ -524,11 +524,7 @@ public:
         // Or read across the channels: measured on the H100, an alpha blend of two 3840 x 2160 f16
         // RGB images took 97.0 us a channel per thread in 32 x 8 tiles, 73.9 so (Anderson2021:
         // 83.8); a per-pixel gain of an f32 RGB image 90.8 -> 83.7 in x4 vectors (Anderson2021 83.3).
-        // Or a Func folded per point in the threads reads across the channels (a layer's alpha in
-        // "over" compositing of a run-time count of layers): one point per thread, the channels
-        // of its pixel together, the alpha's loads shared.
-        if (c.opt.gpu && (p.vector_width > 1 || f16 || reduction_member) && p.unroll_rows == 1 && p.serial_dim < 0 &&
-            k.side.empty()) {
+        if (c.opt.gpu && (p.vector_width > 1 || f16) && p.unroll_rows == 1 && p.serial_dim < 0 && k.side.empty()) {
             p.unroll_dim = unrolled_points_dim(c.g, c.root, c.kc.members);
             if (p.unroll_dim >= 0) p.unroll_extent = int(O.region[size_t(p.unroll_dim)].extent());
         }

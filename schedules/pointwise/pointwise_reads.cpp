@@ -53,18 +53,15 @@ bool reads_constant_points(const Halide::Internal::Function &f) {
     return false;
 }
 
-// Whether `f` reads some Func or input at indices that do not vary along its var `v` but do along
-// another of its vars (an alpha matte or a gain read by each channel of an RGB output: `al(x, y)`
-// in `out(x, y, c)`; a layer's alpha `in(x, y, 3, l)` in the update folding the layers of
-// `acc(x, y, c)`): unrolled along `v`, those loads are shared. With `updates`, the update
-// definitions' values are read too (a Func folded per point in the root's threads), else the pure
-// definition's alone; a read at a constant point of the dim counts only there (the pure
-// definition's `in(x, y, 0)` is reads_constant_points' business, with two or more such points).
-bool reads_across(const Halide::Internal::Function &f, const std::string &v, bool updates) {
+// Whether `f`'s definition reads some Func or input at indices that do not vary along its var
+// `v` but do along another of its vars, none of them a constant (an alpha matte or a gain read by
+// each channel of an RGB output: `al(x, y)` in `out(x, y, c)`, not `in(x, y, 0)`): unrolled along
+// `v`, those loads are shared.
+bool reads_across(const Halide::Internal::Function &f, const std::string &v) {
     struct Reads : Halide::Internal::IRGraphVisitor {
         std::string v;
         std::vector<std::string> others;
-        bool found = false, constants = false;
+        bool found = false;
         using Halide::Internal::IRGraphVisitor::visit;
         void visit(const Halide::Internal::Call *op) override {
             Halide::Internal::IRGraphVisitor::visit(op);
@@ -76,18 +73,13 @@ bool reads_across(const Halide::Internal::Function &f, const std::string &v, boo
                 constant |= Halide::Internal::is_const(a);
                 for (auto &o : others) along_other |= Halide::Internal::expr_uses_var(a, o);
             }
-            found |= !along_v && along_other && (constants || !constant);
+            found |= !along_v && along_other && !constant;
         }
     } reads;
     reads.v = v;
     for (auto &a : f.args())
         if (a != v) reads.others.push_back(a);
     for (const Halide::Expr &e : f.definition().values()) Halide::Internal::substitute_in_all_lets(e).accept(&reads);
-    if (updates) {
-        reads.constants = true;
-        for (const auto &u : f.updates())
-            for (const Halide::Expr &e : u.values()) Halide::Internal::substitute_in_all_lets(e).accept(&reads);
-    }
     return reads.found;
 }
 
@@ -161,16 +153,9 @@ int unrolled_points_dim(const FuncGraph &g, int root, const std::vector<int> &me
     for (int d = int(O.region.size()) - 1; d >= 2 && dim < 0; d--)
         if (O.region[size_t(d)].extent() >= 2 && O.region[size_t(d)].extent() <= kMaxUnrolledPoints) dim = d;
     if (dim < 0) return -1;
-    bool reads = reads_constant_points(O.function) || reads_across(O.function, O.dims[size_t(dim)], false);
-    for (int m : members) {
-        const FuncNode &M = g.nodes[size_t(m)];
-        if (M.is_input) continue;
-        reads = reads || reads_constant_points(M.function);
-        // A Func folded per point in the root's threads (updates over an RDom), laid out as the
-        // root: its updates' reads across the dim are shared too.
-        if (M.updates > 0 && M.dims.size() == O.dims.size())
-            reads = reads || reads_across(M.function, M.dims[size_t(dim)], true);
-    }
+    bool reads = reads_constant_points(O.function) || reads_across(O.function, O.dims[size_t(dim)]);
+    for (int m : members)
+        reads = reads || (!g.nodes[size_t(m)].is_input && reads_constant_points(g.nodes[size_t(m)].function));
     return reads ? dim : -1;
 }
 

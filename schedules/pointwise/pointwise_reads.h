@@ -56,9 +56,7 @@ bool walks_own_rows(const FuncNode &M);
 // The dim of a pure vectorized root whose points each thread computes together, unrolled
 // (PointwiseParams::unroll_dim), -1 none: the outermost dim from 2 up with 2 to 4 points at the
 // estimates, where the root or a Func inlined into it reads some Func at several constant points
-// of a dim, or the root reads one across the dim (a gain `g(x, y)` read by every channel), or a
-// Func folded per point in its threads reads one across it in its updates (each layer's alpha in
-// "over" compositing: `in(x, y, 3, l)` in the fold of `acc(x, y, c)`). The
+// of a dim, or the root reads one across the dim (a gain `g(x, y)` read by every channel). The
 // values those reads feed, or load, are the same for each point of the dim (an HSV conversion of
 // the pixel, from which each output channel takes its part): unrolled, the compiler computes them
 // once. At sizes known only at run time the root must be a pipeline output, whose buffer's
