@@ -10,6 +10,7 @@
 #include "autosched/bf16_on_gpu.h"
 #include "autosched/deviation_sums.h"
 #include "autosched/hoisted_requirements.h"
+#include "autosched/clamped_predicates.h"
 #include "autosched/ordered_folds.h"
 #include "autosched/scatter_folds.h"
 #include "autosched/sibling_sums.h"
@@ -261,6 +262,8 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
         a.plan.explanations.push_back({b, "", kUnalignedNarrowReason});
     for (auto &[k, why] : hosted) a.plan.explanations.push_back({k, "", why});
     for (auto &[f, why] : funcs_without_vectors(a.plan, outputs, target)) a.plan.explanations.push_back({f, "", why});
+    // (After planning, which reads the predicates as written; before the plan's splits copy them.)
+    for (auto &f : clamp_predicate_loads(outputs)) a.plan.explanations.push_back({f, "", clamped_predicate_reason()});
     a.source = apply_plan(a.plan, outputs, target);
     return a;
 }

@@ -6,6 +6,9 @@
 // one size, run at others on the host and OpenCL against plain C++.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "tests/support/user_pipeline.h"
 
 using namespace Halide;
@@ -233,5 +236,64 @@ TEST(PredicatedReductions, ReductionsRefinedInPlaceAreBlockReductions) {
             }
     } catch (Halide::Error &e) {
         FAIL() << e.what() << last_plan;
+    }
+}
+
+// A histogram of the pixels above a threshold, `r.where(in(r.x, r.y) > t)`: the predicate loads
+// the input at the RVars, and Halide bounds those loads over every step of a guarded split's
+// rounded-up loop (a chunk of 8 rows, an unrolled walk), so a plan that splits the RVars read the
+// input past its end at sizes the split does not divide (an error at 37 x 19 on OpenCL, whose
+// plan unrolls the walk by 8). The predicate's loads are clamped to the RDom's bounds
+// (autosched/clamped_predicates.h). Planned at 2048 x 2048, run at sizes no split divides, a Tuple
+// of sums and counts as well.
+TEST(PredicatedReductions, AHistogramOfThePixelsAboveAThresholdRunsAtAnySize) {
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam in(Float(32), 2, "thin");
+        Param<float> t("tht");
+        t.set_estimate(0.25f);
+        Var i("i");
+        RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "thr");
+        r.where(in(r.x, r.y) > t);
+        Func hist("thhist"), stats("thstats");
+        Expr b = clamp(cast<int>(in(r.x, r.y) * 16.0f), 0, 15);
+        hist(i) = 0;
+        hist(b) += 1;
+        stats(i) = Tuple(0.0f, 0);
+        stats(b) = Tuple(stats(b)[0] + in(r.x, r.y), stats(b)[1] + 1);
+        in.set_estimates({{0, 2048}, {0, 2048}});
+        hist.set_estimates({{0, 16}});
+        stats.set_estimates({{0, 16}});
+        const std::string plan = schedule_with_solder({hist, stats}, target);
+        EXPECT_NE(plan.find("the loads of its RDom's predicate are clamped"), std::string::npos) << plan;
+        Pipeline p({hist, stats});
+        p.compile_jit(solder::make_target(target));
+        for (float th : {0.25f, -2.0f})
+            for (auto [w, h] : std::vector<std::pair<int, int>>{{37, 19}, {300, 7}, {1, 1}, {64, 64}}) {
+                SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " above " + std::to_string(th));
+                auto a = random_buffer<float>({w, h}, uint32_t(w * h), 0, 1);
+                in.set(a);
+                t.set(th);
+                Buffer<int> ho(16), co(16);
+                Buffer<float> so(16);
+                p.realize({ho, so, co}, solder::make_target(target));
+                ho.copy_to_host();
+                so.copy_to_host();
+                co.copy_to_host();
+                std::vector<int> want(16, 0);
+                std::vector<double> sums(16, 0);
+                for (int j = 0; j < h; j++)
+                    for (int k = 0; k < w; k++)
+                        if (a(k, j) > th) {
+                            const int bin = std::clamp(int(a(k, j) * 16.0f), 0, 15);
+                            want[size_t(bin)]++;
+                            sums[size_t(bin)] += a(k, j);
+                        }
+                for (int k = 0; k < 16; k++) {
+                    EXPECT_EQ(ho(k), want[size_t(k)]) << "bin " << k << "\n" << plan;
+                    EXPECT_EQ(co(k), want[size_t(k)]) << "bin " << k;
+                    EXPECT_NEAR(so(k), sums[size_t(k)], 1e-3 * (1 + sums[size_t(k)])) << "bin " << k;
+                }
+            }
     }
 }
