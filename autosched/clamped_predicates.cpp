@@ -18,28 +18,20 @@ private:
     const Scope<Interval> &rvars_;
     using IRMutator::visit;
 
-    bool uses_rvar(const Expr &e) const {
-        bool found = false;
-        for (auto it = rvars_.cbegin(); it != rvars_.cend() && !found; ++it) found = expr_uses_var(e, it.name());
-        return found;
-    }
-
     Expr visit(const Call *op) override {
         if (op->call_type != Call::Halide && op->call_type != Call::Image) return IRMutator::visit(op);
         std::vector<Expr> args;
         bool any = false;
         for (const Expr &a : op->args) {
             Expr m = mutate(a);
-            if (uses_rvar(m)) {
+            if (expr_uses_vars(m, rvars_)) {
                 const Interval b = bounds_of_expr_in_scope(m, rvars_);
-                if (b.has_lower_bound() && b.has_upper_bound()) {
-                    m = clamp(m, b.min, b.max);
-                    any = true;
-                }
+                if (b.has_lower_bound() && b.has_upper_bound()) m = clamp(m, b.min, b.max);
             }
+            any |= !m.same_as(a);
             args.push_back(m);
         }
-        if (!any) return IRMutator::visit(op);
+        if (!any) return op;
         changed = true;
         return Call::make(op->type, op->name, args, op->call_type, op->func, op->value_index, op->image, op->param);
     }

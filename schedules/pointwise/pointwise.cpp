@@ -367,9 +367,8 @@ public:
         // span every point between the ones it reads. (Where fill may unroll it: a vector layout
         // or f16 tiles, no Func folded per point in the threads, not the 2-D tiles of scattered
         // gathers.)
-        bool folds = false;
-        for (int m : c.members) folds |= c.g.nodes[size_t(m)].is_reduction();
-        const bool may_unroll = c.opt.gpu && serial < 0 && !folds && !gathers_scattered(c.g, c.root, c.members) &&
+        const bool may_unroll = c.opt.gpu && serial < 0 && !c.reduction_member &&
+                                !gathers_scattered(c.g, c.root, c.members) &&
                                 (pointwise_vector_width(O) > 1 || f16_tiles(c.g, c.root, c.members));
         const int together = may_unroll ? unrolled_points_dim(c.g, c.root, c.members) : -1;
         Region blk = O.region;

@@ -697,6 +697,17 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
     for (uint64_t seed : seeds) {
         std::string plan, mismatch;
         UserPipeline ours, ref;
+        // (On OpenCL, the same pipeline built again into `cuda` and planned for CUDA: its plan, the
+        // CUDA-only plan shapes counted.)
+        auto planned_for_cuda = [&](UserPipeline &cuda) {
+            build(seed, cuda);
+            schedule_as_an_author(seed, cuda);
+            const std::string cuda_plan = schedule_with_solder(cuda.outputs, "cuda");
+            res.cell_scatter_plans +=
+                cuda_plan.find("a block per point of the pure vars its scatter writes") != std::string::npos;
+            res.bins_branch_plans += cuda_plan.find("their bins in shared memory where") != std::string::npos;
+            return cuda_plan;
+        };
         std::string failure = failure_of([&] {
             build(seed, ours);
             schedule_as_an_author(seed, ours);
@@ -717,12 +728,7 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
             if (plan_only) {
                 if (target == "opencl") {
                     UserPipeline cuda;
-                    build(seed, cuda);
-                    schedule_as_an_author(seed, cuda);
-                    const std::string cuda_plan = schedule_with_solder(cuda.outputs, "cuda");
-                    res.cell_scatter_plans +=
-                        cuda_plan.find("a block per point of the pure vars its scatter writes") != std::string::npos;
-                    res.bins_branch_plans += cuda_plan.find("their bins in shared memory where") != std::string::npos;
+                    planned_for_cuda(cuda);
                 }
                 return;
             }
@@ -731,13 +737,7 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
             // CUDA schedule (its shared-memory atomics and float atomics are CUDA's only).
             if (target == "opencl") {
                 UserPipeline cuda;
-                build(seed, cuda);
-                schedule_as_an_author(seed, cuda);
-                const std::string cuda_plan = schedule_with_solder(cuda.outputs, "cuda");
-                res.cell_scatter_plans +=
-                    cuda_plan.find("a block per point of the pure vars its scatter writes") != std::string::npos;
-                res.bins_branch_plans += cuda_plan.find("their bins in shared memory where") != std::string::npos;
-                plan += "\n(planned for CUDA and lowered)\n" + cuda_plan;
+                plan += "\n(planned for CUDA and lowered)\n" + planned_for_cuda(cuda);
                 const std::string beyond = cuda_launches_at_sizes(cuda, seed);
                 if (!beyond.empty()) throw std::runtime_error(beyond);
             }
