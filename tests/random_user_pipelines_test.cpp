@@ -104,6 +104,7 @@ void expect_ci_seeds_reach_everything(const std::string &target) {
                    "image_argmax",
                    "nearest_splats",
                    "extent_histograms",
+                   "input_predicated_histograms",
                    "author_schedule"})
         EXPECT_TRUE(kinds.count(k)) << "no CI seed has a '" << k << "' stage";
     EXPECT_TRUE(kinds.count("scan_x") || kinds.count("scan_y"));

@@ -136,6 +136,7 @@ int main(int argc, char **argv) {
     user_pipelines::add_pipelines_ah(pipelines);
     user_pipelines::add_pipelines_ai(pipelines);
     user_pipelines::add_pipelines_aj(pipelines);
+    user_pipelines::add_pipelines_ak(pipelines);
     for (auto &[name, make] : pipelines) {
         if (!only.empty() && only != name) continue;
         const std::string fn = name + "_" + env_or("SOLDER_TAG", which);

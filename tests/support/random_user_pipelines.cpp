@@ -559,6 +559,26 @@ void build(uint64_t seed, UserPipeline &p) {
         out(x, y) = src(x, y) + cast<float>(eh(bin(src(x, y)))) / cast<float>(W * H);
         p.outputs.push_back(out);
     }
+    // A Tuple histogram (counts, and sums of sixteenths) of the input's points above half the gain
+    // parameter, its predicate and its bin loading the input itself, not a stage (drawn last as the
+    // above). Where a plan splits the RDom, Halide bounds those loads over the whole rounded-up loop
+    // and the plan clamps them (autosched/clamped_predicates.h); at the family's size the plans fuse
+    // the RDom and add to the bins atomically, and tests/predicated_reductions_test.cpp has the split.
+    // Each point then adds its own bin's mean to a stage.
+    if (pick(3) == 0) {
+        p.kinds.push_back("input_predicated_histograms");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        Var i("i");
+        RDom ri(0, W, 0, H, "rih");
+        ri.where(p.in(ri.x, ri.y) > p.gain * 0.5f);
+        Func ih("input_hist"), out("input_predicated_histograms");
+        Expr at = bin_of_8(p.in(ri.x, ri.y) * 2.0f);
+        ih(i) = Tuple(0, 0);
+        ih(at) = Tuple(ih(at)[0] + 1, ih(at)[1] + cast<int>(p.in(ri.x, ri.y) * 16.0f));
+        Expr own = bin_of_8(base(x, y) * 2.0f);
+        out(x, y) = src(x, y) + 0.0625f * cast<float>(ih(own)[1]) / cast<float>(max(ih(own)[0], 1));
+        p.outputs.push_back(out);
+    }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
     p.gain.set_estimate(1.0f);
     p.taps.set_estimate(3);
