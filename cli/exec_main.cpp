@@ -16,13 +16,15 @@
 int main(int argc, char **argv) {
     using namespace solder;
     try {
-        Args a =
-            Args::parse(argc, argv, 1, {"iters", "seed", "warmup", "device", "dump", "size"}, {"machine", "no-check"});
+        Args a = Args::parse(argc, argv, 1, {"iters", "seed", "warmup", "device", "dump", "size"},
+                             {"machine", "no-check", "reuse-allocations"});
         const char *usage =
             "usage: solder-exec LIB.so... [--iters N (default 20)] [--warmup N (default 3)] [--seed N (default 1)]\n"
             "                   [--device NAME (recorded in the report)] [--no-check] [--machine] [--dump "
             "launch,bandwidth]\n"
             "                   [--size small|full (run at that size, not the one the library was planned at)]\n"
+            "                   [--reuse-allocations (Halide's device allocation cache on: a call's intermediates\n"
+            "                   are kept for the next call, not allocated and freed each time)]\n"
             "runs pipeline libraries built by `solder build`, checks each against its app's reference, and times it\n";
         if (a.has("help")) {
             std::fputs(usage, stdout);
@@ -57,6 +59,8 @@ int main(int argc, char **argv) {
             // A library plans at its size's estimates and runs at any size its pipeline allows.
             const std::string size = run_size.empty() ? lib->info("size") : run_size;
             lib->allow_any_shape(size != lib->info("size"));
+            if (a.has("reuse-allocations") && !lib->reuse_device_allocations(true))
+                throw std::runtime_error(path + " does not export halide_reuse_device_allocations");
             RunOptions opt;
             opt.size = size == "small" ? AppSize::Small : AppSize::Full;
             opt.iters = int(a.integer("iters", 20, 1, 1000000));

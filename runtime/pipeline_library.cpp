@@ -37,6 +37,7 @@ std::unique_ptr<PipelineLibrary> PipelineLibrary::open(const std::string &path, 
     lib->failed_kernel_ = reinterpret_cast<const char *(*)()>(sym("solder_hooks_failed_kernel"));
     lib->set_timing_ = reinterpret_cast<void (*)(int)>(sym("solder_hooks_set_timing"));
     lib->times_ = reinterpret_cast<int (*)(const float **, int)>(sym("solder_hooks_times"));
+    lib->reuse_ = reinterpret_cast<int (*)(void *, bool)>(sym("halide_reuse_device_allocations"));
     if (!lib->argv_ || !lib->metadata_ || !lib->info_ || !lib->launches_ || !lib->records_ || !lib->reset_ ||
         !lib->last_error_) {
         *error = "'" + path + "' is not a Solder pipeline library (missing " + kPipelineEntry +
@@ -45,6 +46,8 @@ std::unique_ptr<PipelineLibrary> PipelineLibrary::open(const std::string &path, 
     }
     return lib;
 }
+
+bool PipelineLibrary::reuse_device_allocations(bool on) { return reuse_ && reuse_(nullptr, on) == 0; }
 
 PipelineLibrary::~PipelineLibrary() {
     if (handle_) dlclose(handle_);

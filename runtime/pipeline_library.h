@@ -45,6 +45,11 @@ public:
     // Device time (us) of each recorded launch since the last reset, -1 where it was not timed.
     std::vector<float> launch_times_us() const;
 
+    // Halide's device allocation cache (halide_reuse_device_allocations) in this library's runtime:
+    // on, the intermediates a call allocates on the device are kept for the next call instead of
+    // freed. False where the library does not export the switch.
+    bool reuse_device_allocations(bool on);
+
     // SOLDER_INJECT_FAULT=launch (runtime/fault_injection.h): every kernel launch of this library
     // fails with the driver's out-of-resources code. False if the library predates the switch.
     bool inject_launch_fault(bool on);
@@ -65,6 +70,7 @@ private:
     const char *(*failed_kernel_)() = nullptr;     // optional, likewise
     void (*set_timing_)(int) = nullptr;            // optional
     int (*times_)(const float **, int) = nullptr;  // optional
+    int (*reuse_)(void *, bool) = nullptr;         // optional: Halide's runtime, where exported
 };
 
 }  // namespace solder

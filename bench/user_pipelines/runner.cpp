@@ -3,9 +3,13 @@
 // (a library that aborts takes only its row), its outputs checked against the reference, its time
 // the median of 11 rounds of 5 calls with the inputs already on the device.
 //   runner [PIPELINE,PIPELINE...|all] [SCHEDULER,SCHEDULER...] [--check] [--scale N] [--set NAME=V]...
+//          [--reuse-allocations]
 // --check runs each library once and checks it, without timing it; --scale N divides every buffer
 // extent above 16 by N (scalars keep their estimates): check_opencl.sh's check on PoCL. --set gives
 // the scalar NAME the value V instead of its estimate (an integer, or a float for a float scalar).
+// --reuse-allocations turns on Halide's device allocation cache (halide_reuse_device_allocations)
+// before the libraries run: without it each call allocates its intermediates on the device and
+// frees them (cuMemAlloc, cuMemFree) when it returns.
 // Inputs are filled from the libraries' metadata at their estimates (mins and extents): floats (f32,
 // f16, f64) uniform in [-1, 1], booleans, 8- and 16-bit integers over their range, 32- and 64-bit
 // integers in [0, the last extent); scalars take their estimates.
@@ -43,6 +47,7 @@ namespace {
 int g_scale = 1;
 constexpr int kUnscaledExtent = 16;
 bool g_check_only = false;
+bool g_reuse_allocations = false;
 
 struct Arguments {
     std::vector<Buffer<void>> buffers;  // one per buffer argument (empty for scalars)
@@ -308,6 +313,8 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--check") == 0) {
             g_check_only = true;
+        } else if (strcmp(argv[i], "--reuse-allocations") == 0) {
+            g_reuse_allocations = true;
         } else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc) {
             g_scale = std::max(1, atoi(argv[++i]));
         } else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc && strchr(argv[i + 1], '=')) {
@@ -324,6 +331,7 @@ int main(int argc, char **argv) {
     auto scheduled = [&](const char *s) {
         return schedulers.empty() || std::find(schedulers.begin(), schedulers.end(), s) != schedulers.end();
     };
+    if (g_reuse_allocations) halide_reuse_device_allocations(nullptr, true);
     if (g_check_only) return check_all(wanted, scheduled);
     // The references first, on the host, before any process touches the GPU.
     std::map<std::string, Arguments> refs;
