@@ -47,7 +47,6 @@ namespace {
 int g_scale = 1;
 constexpr int kUnscaledExtent = 16;
 bool g_check_only = false;
-bool g_reuse_allocations = false;
 
 struct Arguments {
     std::vector<Buffer<void>> buffers;  // one per buffer argument (empty for scalars)
@@ -310,11 +309,12 @@ int main(int argc, char **argv) {
         return out;
     };
     std::vector<const char *> positional;
+    bool reuse_allocations = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--check") == 0) {
             g_check_only = true;
         } else if (strcmp(argv[i], "--reuse-allocations") == 0) {
-            g_reuse_allocations = true;
+            reuse_allocations = true;
         } else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc) {
             g_scale = std::max(1, atoi(argv[++i]));
         } else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc && strchr(argv[i + 1], '=')) {
@@ -331,7 +331,7 @@ int main(int argc, char **argv) {
     auto scheduled = [&](const char *s) {
         return schedulers.empty() || std::find(schedulers.begin(), schedulers.end(), s) != schedulers.end();
     };
-    if (g_reuse_allocations) halide_reuse_device_allocations(nullptr, true);
+    if (reuse_allocations) halide_reuse_device_allocations(nullptr, true);
     if (g_check_only) return check_all(wanted, scheduled);
     // The references first, on the host, before any process touches the GPU.
     std::map<std::string, Arguments> refs;

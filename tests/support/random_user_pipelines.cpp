@@ -48,6 +48,19 @@ constexpr int kEstimateW = 256, kEstimateH = 192;
 // The bin of 8 a value of about [0, 2] falls in: the histograms' (cell, Tuple, predicated).
 Expr bin_of_8(const Expr &v) { return clamp(cast<int>(v * 4.0f), 0, 7); }
 
+// `src` offset at each point by the mean of its own bin `own`, in sixteenths: the output `name`, of
+// a histogram `hist` whose bins hold a Tuple (each bin's count, and the sum of its values `v` in
+// sixteenths, updated element by element), binned at `at` over the RDom that `at` and `v` name.
+Func bin_means_added(const std::string &hist, const std::string &name, const Expr &at, const Expr &v, const Expr &own,
+                     const Func &src, const Var &x, const Var &y) {
+    Var i("i");
+    Func h(hist), out(name);
+    h(i) = Tuple(0, 0);
+    h(at) = Tuple(h(at)[0] + 1, h(at)[1] + cast<int>(v * 16.0f));
+    out(x, y) = src(x, y) + 0.0625f * cast<float>(h(own)[1]) / cast<float>(max(h(own)[0], 1));
+    return out;
+}
+
 bool over_columns(const UserPipeline &p, const Func &o) {
     return std::find(p.columns.begin(), p.columns.end(), o.name()) != p.columns.end();
 }
@@ -435,15 +448,10 @@ void build(uint64_t seed, UserPipeline &p) {
     if (pick(3) == 0) {
         p.kinds.push_back("tuple_histograms");
         Func src = fs[size_t(pick(int(fs.size())))];
-        Var i("i");
         RDom rt(0, W, 0, H, "rth");
-        Func th("tuple_hist"), out("tuple_histograms");
-        Expr at = bin_of_8(src(rt.x, rt.y));
-        th(i) = Tuple(0, 0);
-        th(at) = Tuple(th(at)[0] + 1, th(at)[1] + cast<int>(src(rt.x, rt.y) * 16.0f));
+        Func out = bin_means_added("tuple_hist", "tuple_histograms", bin_of_8(src(rt.x, rt.y)), src(rt.x, rt.y),
+                                   bin_of_8(src(x, y)), src, x, y);
         p.stepped.push_back({src, 16.0f});
-        Expr own = bin_of_8(src(x, y));
-        out(x, y) = src(x, y) + 0.0625f * cast<float>(th(own)[1]) / cast<float>(max(th(own)[0], 1));
         p.outputs.push_back(out);
     }
     // A histogram of the points of a stage above a threshold (an RDom predicate that does not read
@@ -568,15 +576,10 @@ void build(uint64_t seed, UserPipeline &p) {
     if (pick(3) == 0) {
         p.kinds.push_back("input_predicated_histograms");
         Func src = fs[size_t(pick(int(fs.size())))];
-        Var i("i");
         RDom ri(0, W, 0, H, "rih");
         ri.where(p.in(ri.x, ri.y) > p.gain * 0.5f);
-        Func ih("input_hist"), out("input_predicated_histograms");
-        Expr at = bin_of_8(p.in(ri.x, ri.y) * 2.0f);
-        ih(i) = Tuple(0, 0);
-        ih(at) = Tuple(ih(at)[0] + 1, ih(at)[1] + cast<int>(p.in(ri.x, ri.y) * 16.0f));
-        Expr own = bin_of_8(base(x, y) * 2.0f);
-        out(x, y) = src(x, y) + 0.0625f * cast<float>(ih(own)[1]) / cast<float>(max(ih(own)[0], 1));
+        Func out = bin_means_added("input_hist", "input_predicated_histograms", bin_of_8(p.in(ri.x, ri.y) * 2.0f),
+                                   p.in(ri.x, ri.y), bin_of_8(base(x, y) * 2.0f), src, x, y);
         p.outputs.push_back(out);
     }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
