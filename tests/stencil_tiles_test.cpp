@@ -342,3 +342,35 @@ TEST(StencilTiles, AGridOfFewCellsPerTileIsNotComputedPerTile) {
     autosched::Plan plan = solder::testing::plan_for({out}, {}, true);
     EXPECT_NE(placement(plan, "sg_by"), Placement::ComputeAtBlock) << plan.to_text();
 }
+
+// Four steps of Perona-Malik diffusion on a 4K image, each reading the step before through its
+// own edge clamp (`pm_e2` clamps the first step) at 5 taps, with 4 exps per point: a kernel
+// whose root is an intermediate, so its tiles are guarded. Staging an edge clamp per tile costs a
+// host-side region evaluation per launch, and a cheap clamp of a stored or input Func is inlined
+// instead; but inlining `pm_e2` inlines the first step too, recomputed with its own 5 taps and
+// exps at each of the second step's 5 taps (what the clamp alone costs is a few operations). The
+// clamp of a step stays computed per tile (or stored), never inlined (Anderson2021 stages the
+// first and third steps per block: 341.6 us against Solder's 372.1 with them inlined, H100).
+TEST(StencilTiles, AClampOfAStepThatReadsAStencilIsNotInlinedIntoGuardedTiles) {
+    Halide::ImageParam in{Halide::Float(32), 2, "pm_in"};
+    Halide::Var x("x"), y("y");
+    Halide::Expr w = in.dim(0).extent(), h = in.dim(1).extent();
+    Halide::Func cur("pm_u0");
+    cur(x, y) = in(x, y);
+    for (int step = 1; step <= 4; step++) {
+        Halide::Func e("pm_e" + std::to_string(step)), next("pm_u" + std::to_string(step));
+        e(x, y) = cur(Halide::clamp(x, 0, w - 1), Halide::clamp(y, 0, h - 1));
+        auto flux = [&](Halide::Expr d) { return Halide::exp(-(d * d) / 0.0625f) * d; };
+        Halide::Expr c = e(x, y);
+        next(x, y) = c + 0.2f * (flux(e(x, y - 1) - c) + flux(e(x, y + 1) - c) + flux(e(x - 1, y) - c) +
+                                 flux(e(x + 1, y) - c));
+        cur = next;
+    }
+    Halide::Func out("pm_out");
+    out(x, y) = cur(x, y);
+    solder::testing::estimate_image(in, out, 3840, 2160);
+    autosched::Plan plan = solder::testing::plan_for({out}, {}, true);
+    for (const char *clamp_of_a_step : {"pm_e2", "pm_e3", "pm_e4"})
+        EXPECT_NE(placement(plan, clamp_of_a_step), autosched::Placement::Inline) << clamp_of_a_step << "\n"
+                                                                                  << plan.to_text();
+}

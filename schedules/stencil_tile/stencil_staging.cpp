@@ -45,6 +45,26 @@ std::string recompute_second_level(const FuncGraph &g, int root, TileStaging &t,
            "taps the thread's rows share";
 }
 
+// Member `m` and the members it reads, directly or through others, that are neither staged nor
+// pipeline inputs: what computing `m` at a point computes (those are inlined into it).
+std::set<int> inlined_into(const FuncGraph &g, int m, const std::set<int> &staged, const std::vector<int> &members) {
+    std::set<int> out{m};
+    std::vector<int> todo{m};
+    while (!todo.empty()) {
+        const int n = todo.back();
+        todo.pop_back();
+        for (int e : g.nodes[size_t(n)].in_edges) {
+            const int p = g.edges[size_t(e)].producer;
+            if (g.nodes[size_t(p)].is_input || staged.count(p) || out.count(p) ||
+                std::find(members.begin(), members.end(), p) == members.end())
+                continue;
+            out.insert(p);
+            todo.push_back(p);
+        }
+    }
+    return out;
+}
+
 // A member some reader in the kernel reads at an uneven index (FuncEdge::uneven), cheap enough to
 // compute at each of its reads (ops_per_point x distinct reads, kMaxUnevenRecomputeOps).
 bool read_unevenly_and_cheap(const FuncGraph &g, int m) {
@@ -208,14 +228,19 @@ TileStaging stencil_tile_staging(const FuncGraph &g, int root, const std::vector
     }
     // Guarded tiles: every launch first sizes shared memory by evaluating each block's region on
     // the host. Staged Funcs that read no stencil themselves (inlined, they compound no taps) and
-    // cost few operations at all their taps are inlined instead.
+    // cost few operations at all their taps are inlined instead. What a staged Func computes at a
+    // tap includes the members it reads that are not staged (inlined into it): a boundary
+    // condition of a diffusion step inlines the step, whose exponentials and whose own stencil each
+    // tap would then recompute (four Perona-Malik steps: the second step with the first inlined at
+    // its 5 taps).
     if (!t.staged.empty() && stencil_tiles_guarded(g, root)) {
         int64_t ops = 0;
         bool first_level = true;
-        for (int m : t.staged) {
-            ops += g.nodes[size_t(m)].ops_per_point * tile_taps(g, m, root, 0) * tile_taps(g, m, root, 1);
-            first_level = first_level && reads_no_stencil(g, m);
-        }
+        for (int m : t.staged)
+            for (int k : inlined_into(g, m, t.staged, members)) {
+                ops += g.nodes[size_t(k)].ops_per_point * tile_taps(g, m, root, 0) * tile_taps(g, m, root, 1);
+                first_level = first_level && reads_no_stencil(g, k);
+            }
         if (first_level && ops <= kMaxRecomputeOpsPerOutput) {
             std::set<int> all = t.staged;
             all.insert(second.begin(), second.end());
