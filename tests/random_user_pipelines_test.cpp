@@ -178,3 +178,12 @@ TEST(RandomUserPipelines, AValueWithinUlpsOfABinEdgeIsRunAgainWithAnotherInput) 
     EXPECT_TRUE(r.failed_seeds.empty());
     EXPECT_EQ(r.step_reruns, 2);
 }
+
+// Seed 93580: a keep-the-better scatter (its update reads itself) read only by another kernel, and
+// through it the row means a row kernel shares. The shared reduction's readers read copies of the
+// Funcs they read it through; the scatter was copied for its one reader, the original left called
+// by no one, and Halide's lowering failed an internal assertion ("in the visitation order but not
+// the environment"). Lowered for CUDA, no runs (the soak runs it on OpenCL).
+TEST(UserFamilySeeds, AScatterThatReadsItselfIsNotCopiedForItsOnlyReader) {
+    EXPECT_EQ(solder::testing::lower_random_user_pipeline_for_cuda(93580), "");
+}

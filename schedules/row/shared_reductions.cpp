@@ -173,9 +173,13 @@ void write_shared_reductions(ScheduleWriter &w, Func root, const std::vector<Fun
     for (auto &name : order) {
         auto it = copy_for.find(name);
         if (it == copy_for.end()) continue;
+        // (Not the Func itself, whose updates may read it: a scatter keeping the better value at
+        // each point, read only by another kernel, was copied for that kernel and the original
+        // left called by no one; random user seed 93580.)
         bool only_others = true;
         for (auto &[caller, callees] : calls)
-            if (callees.count(name) && where_of(caller) != Where::Elsewhere && !as_they_are.count(caller))
+            if (caller != name && callees.count(name) && where_of(caller) != Where::Elsewhere &&
+                !as_they_are.count(caller))
                 only_others = false;
         if (only_others) {
             as_they_are.insert(name);

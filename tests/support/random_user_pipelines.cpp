@@ -713,6 +713,16 @@ std::string plan_random_user_pipeline(uint64_t seed, const std::string &target, 
     return schedule_with_solder(p.outputs, target);
 }
 
+std::string lower_random_user_pipeline_for_cuda(uint64_t seed) {
+    return failure_of([&] {
+        UserPipeline p;
+        build(seed, p);
+        schedule_as_an_author(seed, p);
+        schedule_with_solder(p.outputs, "cuda");
+        cuda_module(p.outputs);
+    });
+}
+
 RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, const std::string &target,
                                            bool plan_only) {
     RandomUserResult res;

@@ -38,6 +38,9 @@ struct RandomUserResult {
 // running it: the plan's text, and the kinds of its stages in `kinds`.
 std::string plan_random_user_pipeline(uint64_t seed, const std::string &target, std::vector<std::string> *kinds);
 
+// Seed `seed`'s pipeline planned with Solder for CUDA and lowered (no GPU needed): what failed, or "".
+std::string lower_random_user_pipeline_for_cuda(uint64_t seed);
+
 // Plans each seed's pipeline with Solder for `target` ("host", "opencl"), runs it at its estimate
 // and at smaller, odd and one-point sizes, and compares with the reference. With `plan_only`, the
 // plans alone (and, for OpenCL, the CUDA plan): the result's kinds and plan counts, no runs.
