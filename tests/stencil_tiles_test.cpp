@@ -362,8 +362,8 @@ TEST(StencilTiles, AClampOfAStepThatReadsAStencilIsNotInlinedIntoGuardedTiles) {
         e(x, y) = cur(Halide::clamp(x, 0, w - 1), Halide::clamp(y, 0, h - 1));
         auto flux = [&](Halide::Expr d) { return Halide::exp(-(d * d) / 0.0625f) * d; };
         Halide::Expr c = e(x, y);
-        next(x, y) = c + 0.2f * (flux(e(x, y - 1) - c) + flux(e(x, y + 1) - c) + flux(e(x - 1, y) - c) +
-                                 flux(e(x + 1, y) - c));
+        next(x, y) =
+            c + 0.2f * (flux(e(x, y - 1) - c) + flux(e(x, y + 1) - c) + flux(e(x - 1, y) - c) + flux(e(x + 1, y) - c));
         cur = next;
     }
     Halide::Func out("pm_out");

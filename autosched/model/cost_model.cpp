@@ -185,4 +185,23 @@ void CostModel::kernel_reads(const FuncGraph &g, int root, const std::vector<boo
     }
 }
 
+double CostModel::step_flops(const FuncGraph &g, const std::vector<bool> &inside, const std::vector<Region> &per_block,
+                             int64_t blocks, const std::set<int> &once) const {
+    double flops = 0;
+    for (size_t p = 0; p < g.nodes.size(); p++) {
+        const FuncNode &n = g.nodes[p];
+        if (!inside[p] || n.is_reduction() || n.math_calls == 0 || once.count(int(p))) continue;
+        for (int e : n.out_edges) {
+            const FuncEdge &E = g.edges[size_t(e)];
+            const FuncNode &C = g.nodes[size_t(E.consumer)];
+            if (!inside[size_t(E.consumer)] || !C.is_reduction() || !C.rdom_runs_per_point() ||
+                per_block[size_t(E.consumer)].empty())
+                continue;
+            flops += double(n.instrs_per_point) * double(region_points(per_block[size_t(E.consumer)])) *
+                     double(C.reduction_points) * double(E.sites) * double(blocks);
+        }
+    }
+    return flops;
+}
+
 }  // namespace solder::autosched

@@ -9,6 +9,7 @@
 //     and the kernel takes the longer of the two).
 #pragma once
 #include <cstdint>
+#include <set>
 #include <vector>
 
 #include "autosched/model/device_profile.h"
@@ -43,6 +44,14 @@ public:
     void kernel_reads(const FuncGraph &g, int root, const std::vector<bool> &inside, const std::vector<Region> &whole,
                       const std::vector<Region> &per_block, int64_t blocks, KernelChoice &kc, bool inlined = false,
                       bool every_call = false) const;
+
+    // Arithmetic kernel_reads does not count where the kernel computes its members once per block
+    // (inlined false): members with transcendental math (FuncNode::math_calls) inlined into the
+    // steps of a fused reduction that runs its RDom per point, evaluated at every step of every
+    // point of the reduction's box, unless `once` (computed per block, in shared memory). A
+    // Gaussian's weights, exp(-k^2 / 2 sigma^2) at each of 13 taps, in both passes of a blur.
+    double step_flops(const FuncGraph &g, const std::vector<bool> &inside, const std::vector<Region> &per_block,
+                      int64_t blocks, const std::set<int> &once) const;
 
 private:
     DeviceProfile d_;

@@ -315,6 +315,12 @@ bool FuncGraph::read_through_stencil(int n) const {
     return false;
 }
 
+bool FuncGraph::read_through_window(int n) const {
+    for (int e : nodes[size_t(n)].out_edges)
+        if (edges[size_t(e)].window) return true;
+    return false;
+}
+
 bool FuncGraph::read_through_resampling(int n) const {
     for (int e : nodes[size_t(n)].out_edges)
         if (edges[size_t(e)].resamples()) return true;
@@ -546,6 +552,17 @@ Access classify(const CallSite &s, const StageExprs &st, int producer_dims) {
 
 int rank_of(Access a) { return int(a); }
 
+// Whether every read's every index follows a pure var of the consumer, each read's vars distinct
+// (FuncEdge::site_vars): a window around the consumer's point, not a row of a contraction.
+bool follows_distinct_vars(const std::vector<std::vector<int>> &site_vars) {
+    for (auto &follows : site_vars) {
+        std::set<int> seen;
+        for (int v : follows)
+            if (v < 0 || !seen.insert(v).second) return false;
+    }
+    return !site_vars.empty();
+}
+
 // Whether the index `a` moves with the stage's pure vars without changing the extents it spans:
 // one pure var plus terms of RVars, parameters and constants, or such terms alone
 // (FuncEdge::moves_with_consumer). `var`: that pure var's position in the stage's (-1: none).
@@ -594,13 +611,14 @@ void collect_parameter_estimates(const std::map<std::string, Function> &env, con
     struct Finder : IRVisitor {
         std::map<std::string, Expr> *out;
         GraphSizes sizes = GraphSizes::Estimated;
-        bool bounded = false;  // some integer parameter's declared max lies above its estimate
+        bool bounded = false;  // some integer or float parameter's declared max lies above its estimate
         using IRVisitor::visit;
         void visit(const Variable *v) override {
             if (!v->param.defined() || v->param.is_buffer() || !v->param.estimate().defined()) return;
             Expr e = v->param.estimate();
             const Expr most = v->param.max_value();
-            if (e.type().is_int() && e.type().bits() >= 16 && is_const(e)) {
+            // (A float parameter may size a region too: a Gaussian's radius, ceil(3 sigma).)
+            if (((e.type().is_int() && e.type().bits() >= 16) || e.type().is_float()) && is_const(e)) {
                 const bool capped = most.defined() && is_const(most);
                 if (capped && can_prove(most > e)) bounded = true;
                 // Larger sizes (FuncGraph::at_larger_sizes): an unbounded parameter's estimate
@@ -1009,6 +1027,8 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
             e.scattered = scattered.count(p) > 0;
             e.uneven = uneven.count(p) > 0;
             if (!unmoved.count(p)) e.site_vars.assign(site_vars[p].begin(), site_vars[p].end());
+            e.window = a == Access::Reduction && e.moves_with_consumer() && reduces_per_point(g.nodes[c].function) &&
+                       follows_distinct_vars(e.site_vars);
             g.nodes[p].out_edges.push_back(int(g.edges.size()));
             g.nodes[c].in_edges.push_back(int(g.edges.size()));
             g.edges.push_back(e);

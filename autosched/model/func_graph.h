@@ -159,11 +159,18 @@ struct FuncEdge {
     std::vector<std::vector<int>> site_vars;
     bool moves_with_consumer() const { return !site_vars.empty(); }
 
+    // A reduction's read of a window around each of its points (FuncGraph::read_through_window):
+    // the consumer reduces per point (its updates write its pure vars in order: an inline `sum`),
+    // and each index of the producer is a distinct pure var of the consumer plus terms of RVars,
+    // parameters and constants (in(x + k, y), a blur's row pass written with `sum`): the taps of a
+    // stencil whose offsets an RDom walks.
+    bool window = false;
+
     // A read at several points per point through a resampling (FuncGraph::read_through_resampling).
     bool resamples() const { return access == Access::Remap && sites > 1; }
-    // A read at several points per point at fixed offsets or through a resampling: the consumer's
-    // taps of the producer.
-    bool taps() const { return access == Access::Stencil || resamples(); }
+    // A read at several points per point at fixed offsets, through a window or through a
+    // resampling: the consumer's taps of the producer.
+    bool taps() const { return access == Access::Stencil || window || resamples(); }
 };
 
 // One definition of a Func (its pure definition or an update): what it reads and over what.
@@ -191,7 +198,7 @@ public:
     // planned for. Otherwise a schedule must stay correct at any size (tails guarded).
     bool fixed_sizes() const;
     // The same pipeline at larger sizes: every input's extent known only when it runs and every
-    // integer scalar parameter's estimate with no declared max (Param::set_range) doubled, the
+    // integer or float scalar parameter's estimate with no declared max (Param::set_range) doubled, the
     // outputs' regions as estimated; node i here is node i there. Null where the sizes are fixed, or
     // the pipeline cannot be analysed at the larger sizes. What a block keeps on chip that is larger
     // there than here grows with what the pipeline computes over (an RDom over an input's extent, a
@@ -199,7 +206,7 @@ public:
     // outgrow the chip at another. (What grows with the outputs' own extents, a block that owns a
     // whole row, is the templates' to see: their blocks' extents are the outputs'.)
     const FuncGraph *at_larger_sizes() const;
-    // The same pipeline with every integer parameter that declares a max above its estimate at that
+    // The same pipeline with every integer or float parameter that declares a max above its estimate at that
     // max (the most it takes when the pipeline runs), the rest as estimated. Null where none does.
     // What a block keeps on chip must fit there too.
     const FuncGraph *at_declared_max() const;
@@ -213,6 +220,8 @@ public:
     const FuncEdge *edge(int producer, int consumer) const;
     // Whether some consumer reads node `n` through a stencil (at several points per point).
     bool read_through_stencil(int n) const;
+    // Whether some consumer reads `n` through a window (FuncEdge::window).
+    bool read_through_window(int n) const;
     // Whether some consumer reads node `n` at several points per point through a resampling (a
     // pyramid's decimation reads 2x - 1, 2x and 2x + 1 of the finer level, its upsampling two points
     // of the coarser one). Like a stencil's producer, such a Func inlined is recomputed at every tap,
@@ -247,7 +256,7 @@ private:
                                     const std::vector<Halide::Internal::Function> &inlined, GraphSizes sizes);
     std::shared_ptr<const FuncGraph> larger_;        // at_larger_sizes
     std::shared_ptr<const FuncGraph> declared_max_;  // at_declared_max
-    bool bounded_params_ = false;                    // an integer parameter declares a max above its estimate
+    bool bounded_params_ = false;                    // a parameter declares a max above its estimate
     std::unordered_map<std::string, int> lookup_;    // call name -> node (input wrappers map to inputs)
     mutable std::map<std::pair<int, int64_t>, Halide::Expr> fits_when_run_;
     std::vector<std::vector<StageExprs>> stages_;  // per node, its definitions (none for inputs)

@@ -107,6 +107,10 @@ const std::vector<KnobEntry> &knob_table() {
                 "register_tiles", [](auto &o) -> auto & { return o.planner.register_tiles; },
                 "a kernel reducing a small window at each point computes 4 rows per thread, in registers"),
             flag(
+                "window_tiles", [](auto &o) -> auto & { return o.planner.window_tiles; },
+                "window sums of a computed Func (a separable blur's passes) fused into stencil tiles, the Func per "
+                "tile"),
+            flag(
                 "contraction_tiles", [](auto &o) -> auto & { return o.planner.contraction_tiles; },
                 "a kernel computing a contraction (a matrix product) takes 4 x 4 points per thread, in registers"),
             flag(

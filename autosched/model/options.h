@@ -80,6 +80,11 @@ struct PlannerOptions {
     // at each point (a convolution) computes several rows per thread, the windows together in
     // registers with its constant steps unrolled (schedules/pointwise/register_tile.h).
     bool register_tiles = true;
+    // Reductions over windows of neighbouring points (an inline `sum` of a Func's taps: a separable
+    // blur's passes) fused into stencil tiles, a Func they read computed per tile
+    // (schedules/stencil_tile); off, such a kernel takes the pointwise or row template, or the
+    // windowed Func is stored.
+    bool window_tiles = true;
     // Contractions (a matrix product) in 4 x 4 points per thread (schedules/pointwise/register_tile.h).
     bool contraction_tiles = true;
     // A scatter over a small RDom at each of many cells (a bilateral grid's bins per 8 x 8 tile) is

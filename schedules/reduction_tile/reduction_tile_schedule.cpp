@@ -71,11 +71,11 @@ void schedule_reduction_tile_kernel(ScheduleWriter &w, Func root, Func reduction
     // first stage, where these are still live.
     for (Func f : per_tile) {
         w.compute_at(f, root, tile_loop);
-        deal_rows_and_columns_to_threads(w, f, false);
+        deal_rows_and_columns_to_threads(w, {f}, false);
     }
     if (!per_step) return;
     w.compute_at(*per_step, reduction, step);
-    deal_rows_and_columns_to_threads(w, *per_step, false);
+    deal_rows_and_columns_to_threads(w, {*per_step}, false);
 }
 
 }  // namespace solder

@@ -38,27 +38,35 @@ void keep_inside_tile(ScheduleWriter &w, const StageRef &root, const std::vector
 // 97 us; 32x16 tiles (3 turns) by 4, 35 / 91 / 93 us; 32x64 tiles by 8, 40 / 115 / 132 us.
 constexpr int kTileProducerUnroll = 16;
 
-void deal_producer_to_threads(ScheduleWriter &w, Func f) {
-    std::vector<Var> fv = pure_vars(f);
+void deal_producer_to_threads(ScheduleWriter &w, const StageRef &f) {
+    std::vector<Var> fv = pure_vars(f.func);
     if (fv.empty()) {
-        w.one_thread_of_block({f});
+        w.one_thread_of_block(f);
         return;
     }
-    const std::string tag = f.name();
+    const std::string tag = f.func.name();
     Var turn(tag + "_turn"), tx(tag + "_tx"), ty(tag + "_ty");
     if (fv.size() >= 2) {
         Var xo(tag + "_xo"), rows(tag + "_rows");
-        w.split({f}, fv[0], xo, tx, kStencilThreadsX, TailStrategy::GuardWithIf);
-        w.fuse({f}, xo, fv[1], rows);  // each 32-wide piece of each row, in turn
-        w.split({f}, rows, turn, ty, kStencilThreadsY, TailStrategy::GuardWithIf);
+        w.split(f, fv[0], xo, tx, kStencilThreadsX, TailStrategy::GuardWithIf);
+        w.fuse(f, xo, fv[1], rows);  // each 32-wide piece of each row, in turn
+        w.split(f, rows, turn, ty, kStencilThreadsY, TailStrategy::GuardWithIf);
     } else {
         Var lane(tag + "_lane");
-        w.split({f}, fv[0], turn, lane, kStencilThreadsX * kStencilThreadsY, TailStrategy::GuardWithIf);
-        w.split({f}, lane, ty, tx, kStencilThreadsX, TailStrategy::RoundUp);
+        w.split(f, fv[0], turn, lane, kStencilThreadsX * kStencilThreadsY, TailStrategy::GuardWithIf);
+        w.split(f, lane, ty, tx, kStencilThreadsX, TailStrategy::RoundUp);
     }
-    w.reorder({f}, {turn, tx, ty});
-    w.gpu_threads({f}, tx, ty);
-    w.unroll({f}, turn, kTileProducerUnroll, TailStrategy::GuardWithIf);
+    w.reorder(f, {turn, tx, ty});
+    w.gpu_threads(f, tx, ty);
+    w.unroll(f, turn, kTileProducerUnroll, TailStrategy::GuardWithIf);
+}
+
+// Each stage of `f`: a reduction computed per tile (one result per point, its updates writing its
+// pure vars in order) is dealt to the threads stage by stage, its RDom serial in each thread.
+std::vector<StageRef> stages_of(Func f) {
+    std::vector<StageRef> s;
+    for (int u = -1; u < int(f.function().updates().size()); u++) s.push_back({f, u});
+    return s;
 }
 
 }  // namespace
@@ -76,19 +84,19 @@ constexpr int kTileRowTurnUnroll = 8;
 // through a resampling, Halide's bounds of that quotient also span negative rows: a local
 // Laplacian read its input at row -1535 (Halide error -4 at 1536 x 2560). With `unroll_turns`,
 // each 32-wide piece's turns of 8 rows are unrolled kTileRowTurnUnroll at a time.
-void deal_rows_and_columns_to_threads(ScheduleWriter &w, Func f, bool unroll_turns) {
-    std::vector<Var> fv = pure_vars(f);
-    const std::string tag = f.name();
+void deal_rows_and_columns_to_threads(ScheduleWriter &w, const StageRef &f, bool unroll_turns) {
+    std::vector<Var> fv = pure_vars(f.func);
+    const std::string tag = f.func.name();
     Var xo(tag + "_xo"), yo(tag + "_yo"), tx(tag + "_tx"), ty(tag + "_ty");
-    w.split({f}, fv[0], xo, tx, kStencilThreadsX, TailStrategy::GuardWithIf);
-    w.split({f}, fv[1], yo, ty, kStencilThreadsY, TailStrategy::GuardWithIf);
+    w.split(f, fv[0], xo, tx, kStencilThreadsX, TailStrategy::GuardWithIf);
+    w.split(f, fv[1], yo, ty, kStencilThreadsY, TailStrategy::GuardWithIf);
     if (unroll_turns) {
-        w.reorder({f}, {tx, ty, yo, xo});
-        w.gpu_threads({f}, tx, ty);
-        w.unroll({f}, yo, kTileRowTurnUnroll, TailStrategy::GuardWithIf);
+        w.reorder(f, {tx, ty, yo, xo});
+        w.gpu_threads(f, tx, ty);
+        w.unroll(f, yo, kTileRowTurnUnroll, TailStrategy::GuardWithIf);
     } else {
-        w.reorder({f}, {tx, ty, xo, yo});
-        w.gpu_threads({f}, tx, ty);
+        w.reorder(f, {tx, ty, xo, yo});
+        w.gpu_threads(f, tx, ty);
     }
 }
 
@@ -157,12 +165,13 @@ void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, bool 
             w.compute_at(f, root, tile_loop);
             pad_block_allocation(w, f, mixed);
             const bool two_d = pure_vars(f).size() >= 2;
-            if (two_d && std::find(resampled.begin(), resampled.end(), f.name()) != resampled.end())
-                deal_rows_and_columns_to_threads(w, f, false);
-            else if (two_d && !constant_regions)
-                deal_rows_and_columns_to_threads(w, f, true);
-            else
-                deal_producer_to_threads(w, f);
+            for (const StageRef &s : stages_of(f))
+                if (two_d && std::find(resampled.begin(), resampled.end(), f.name()) != resampled.end())
+                    deal_rows_and_columns_to_threads(w, s, false);
+                else if (two_d && !constant_regions)
+                    deal_rows_and_columns_to_threads(w, s, true);
+                else
+                    deal_producer_to_threads(w, s);
         }
     } else {
         w.tile({root}, v[0], v[1], xo, yo, xi, yi, 64, 16, TailStrategy::GuardWithIf);

@@ -27,6 +27,6 @@ void schedule_stencil_kernel(ScheduleWriter &w, Halide::Func root, int inner_dim
 
 // A producer computed per tile whose region has run-time extents, dealt to the block's threads in
 // columns of kStencilThreadsX and rows of kStencilThreadsY, each guarded (stencil_schedule.cpp).
-void deal_rows_and_columns_to_threads(ScheduleWriter &w, Halide::Func f, bool unroll_turns);
+void deal_rows_and_columns_to_threads(ScheduleWriter &w, const StageRef &f, bool unroll_turns);
 
 }  // namespace solder

@@ -65,11 +65,21 @@ std::set<int> inlined_into(const FuncGraph &g, int m, const std::set<int> &stage
     return out;
 }
 
+// Whether member `m` reads a reduction that is no pipeline input: one computed where it is read (a
+// fused inline `sum`), whose steps inlining `m` would repeat at each of its reads.
+bool reads_a_reduction(const FuncGraph &g, int m) {
+    for (int e : g.nodes[size_t(m)].in_edges) {
+        const FuncNode &p = g.nodes[size_t(g.edges[size_t(e)].producer)];
+        if (!p.is_input && p.updates > 0) return true;
+    }
+    return false;
+}
+
 // A member some reader in the kernel reads at an uneven index (FuncEdge::uneven), cheap enough to
 // compute at each of its reads (ops_per_point x distinct reads, kMaxUnevenRecomputeOps).
 bool read_unevenly_and_cheap(const FuncGraph &g, int m) {
     const FuncNode &n = g.nodes[size_t(m)];
-    if (n.updates > 0) return false;
+    if (n.updates > 0 || reads_a_reduction(g, m)) return false;
     bool uneven = false;
     int64_t reads = 0;
     for (int e : n.out_edges) {
@@ -90,11 +100,12 @@ int64_t tile_taps(const FuncGraph &g, int m, int root, size_t d) {
 // reads (a boundary condition or a cast of an input): inlining it compounds no taps.
 bool reads_no_stencil(const FuncGraph &g, int m) {
     const FuncNode &n = g.nodes[size_t(m)];
-    if (n.updates > 0) return false;
+    if (n.updates > 0 || reads_a_reduction(g, m)) return false;
     for (int e : n.in_edges) {
         const int p = g.edges[size_t(e)].producer;
         if (g.edges[size_t(e)].taps() ||
-            (!g.nodes[size_t(p)].is_input && (g.read_through_stencil(p) || g.read_through_resampling(p))))
+            (!g.nodes[size_t(p)].is_input &&
+             (g.read_through_stencil(p) || g.read_through_window(p) || g.read_through_resampling(p))))
             return false;
     }
     return true;
@@ -156,7 +167,7 @@ TileStaging stencil_tile_staging(const FuncGraph &g, int root, const std::vector
     auto member = [&](int n) { return std::find(members.begin(), members.end(), n) != members.end(); };
     std::set<int> uneven, along_rows, one_level;
     for (int m : members) {
-        if (!g.read_through_stencil(m) && !g.read_through_resampling(m)) continue;
+        if (!g.read_through_stencil(m) && !g.read_through_window(m) && !g.read_through_resampling(m)) continue;
         if (input_read_by_one_stencil(g, m, root, members)) {
             one_level.insert(m);
             continue;

@@ -5,6 +5,7 @@
 
 #include "autosched/model/block_regions.h"
 #include "autosched/model/pipeline_funcs.h"
+#include "schedules/stencil_tile/stencil_reductions.h"
 #include "schedules/stencil_tile/stencil_schedule.h"
 #include "schedules/stencil_tile/stencil_staging.h"
 
@@ -17,7 +18,8 @@ constexpr int64_t kMaxChannelsInTile = 4;
 
 bool has_stencil_member(const FuncGraph &g, int root, const std::vector<bool> &inside) {
     for (auto &e : g.edges)
-        if (e.access == Access::Stencil && inside[e.producer] && (inside[e.consumer] || e.consumer == root))
+        if ((e.access == Access::Stencil || e.window) && inside[e.producer] &&
+            (inside[e.consumer] || e.consumer == root))
             return true;
     return false;
 }
@@ -254,7 +256,7 @@ public:
     // recompute.
     std::string why_not(const KernelContext &c) const override {
         const FuncNode &O = c.root_node();
-        if (c.reduction_member && !O.is_reduction()) return "a reduction is fused into a root that is not one";
+        if (std::string why = stencil_reductions_why_not(c); !why.empty()) return why;
         // Its tiles are loops of the root's pure stage: producers computed per tile there would be
         // missing from the update's loops (Halide refuses the schedule).
         if (O.updates > 0) return "the root has update stages";
@@ -289,6 +291,7 @@ public:
             const auto per_tile = c.g.regions_for(c.root, blk, c.inside);
             if (halo_along_untiled_dim(c, staged, k, per_tile) || serial_walk_per_thread(c, staged, per_tile)) continue;
             c.cost.kernel_reads(c.g, c.root, c.inside, whole, per_tile, kc.blocks, kc);
+            kc.flops += c.cost.step_flops(c.g, c.inside, per_tile, kc.blocks, staged);
             if (!tile_fits(c, staged, tile_shape(rank, k), kc)) {
                 if (too_big.offender < 0) too_big = kc;
                 continue;

@@ -1,0 +1,184 @@
+// Reductions over windows fused into stencil tiles (`window_tiles`): a separable blur written with
+// inline sums, as Halide users write it (`bx(x, y) = sum(in(x + k, y))`, `out(x, y) = sum(bx(x, y +
+// k))`), computes its row pass per tile in shared memory and its column pass in each thread, one
+// kernel, where it took two (the row pass stored). Planned at one size, run at others on the host
+// and OpenCL against plain C++.
+#include <algorithm>
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "autosched/model/func_graph.h"
+#include "tests/support/plan_and_run.h"
+#include "tests/support/plan_fields.h"
+#include "tests/support/user_pipeline.h"
+
+using namespace Halide;
+using namespace solder;
+using namespace solder::testing;
+using autosched::Placement;
+
+namespace {
+
+const std::vector<std::pair<int, int>> kSizes{{300, 200}, {37, 29}, {517, 3}, {1, 1}};
+
+Placement placement_of(const autosched::Plan &p, const std::string &f) {
+    for (auto &fp : p.funcs)
+        if (autosched::name_as_written(fp.func) == f) return fp.placement;
+    ADD_FAILURE() << f << " is not in the plan\n" << p.to_text();
+    return Placement::Root;
+}
+
+// A (2r + 1)^2 box of a clamped image in two passes of inline sums (`explicit_updates`: each pass a
+// Func with an update of its own, `bx(x, y) += ...`), scaled by `scale`.
+struct SeparableBox {
+    ImageParam in{Float(32), 2, "wt_in"};
+    Func bx{"wt_bx"}, out{"wt_out"};
+    SeparableBox(int r, bool explicit_updates) {
+        Var x("x"), y("y");
+        Func cl = BoundaryConditions::repeat_edge(in);
+        RDom k(-r, 2 * r + 1, "k");
+        const float scale = 1.0f / float((2 * r + 1) * (2 * r + 1));
+        if (explicit_updates) {
+            Func cs("wt_cs");
+            bx(x, y) = 0.0f;
+            bx(x, y) += cl(x + k, y);
+            cs(x, y) = 0.0f;
+            cs(x, y) += bx(x, y + k);
+            out(x, y) = cs(x, y) * scale;
+        } else {
+            bx(x, y) = sum(cl(x + k, y));
+            out(x, y) = sum(bx(x, y + k)) * scale;
+        }
+        in.set_estimates({{0, 2048}, {0, 2048}});
+        out.set_estimates({{0, 2048}, {0, 2048}});
+    }
+};
+
+// Runs `out` (scheduled for `target`) at each of kSizes against the box of radius `r`.
+void expect_box(SeparableBox &b, int r, const std::string &target) {
+    Pipeline p(b.out);
+    p.compile_jit(make_target(target));
+    for (auto [w, h] : kSizes) {
+        SCOPED_TRACE(target + " " + std::to_string(w) + "x" + std::to_string(h));
+        Buffer<float> a(w, h);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) a(x, y) = float((x * 7 + y * 13) % 17) - 8.0f;
+        b.in.set(a);
+        Buffer<float> o = realize_on<float>(p, {w, h}, target);
+        int bad = 0;
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                double s = 0;
+                for (int j = -r; j <= r; j++)
+                    for (int i = -r; i <= r; i++) s += a(std::clamp(x + i, 0, w - 1), std::clamp(y + j, 0, h - 1));
+                s /= double((2 * r + 1) * (2 * r + 1));
+                bad += std::abs(s - double(o(x, y))) > 1e-4;
+            }
+        EXPECT_EQ(bad, 0);
+    }
+}
+
+}  // namespace
+
+// The graph marks a reduction's read of a window around its point (FuncEdge::window), not a
+// contraction's read of a row, nor a reduction's read at its own point.
+TEST(WindowTiles, TheGraphMarksReadsOfAWindow) {
+    SeparableBox b(2, false);
+    ImageParam m{Float(32), 2, "wt_m"};
+    Var x("x"), y("y");
+    RDom k(0, 64, "kk");
+    Func mm("wt_mm"), both("wt_both");
+    mm(x, y) = sum(m(k, y) * b.out(x, k));
+    both(x, y) = mm(x, y) + b.out(x, y);
+    m.set_estimates({{0, 64}, {0, 2048}});
+    both.set_estimates({{0, 2048}, {0, 2048}});
+    autosched::FuncGraph g = autosched::FuncGraph::build({both});
+    EXPECT_TRUE(g.read_through_window(g.find(b.bx.name())));
+    EXPECT_FALSE(g.read_through_window(g.find(b.out.name())));  // read a row per point by mm
+    EXPECT_FALSE(g.read_through_window(g.find("wt_m")));
+    EXPECT_FALSE(g.read_through_window(g.find(mm.name())));  // read at its own point
+}
+
+// One kernel: the row pass computed per tile, both sums in it; right at every size.
+TEST(WindowTiles, ASeparableBlurOfInlineSumsIsOneKernelAtAnySize) {
+    for (bool explicit_updates : {false, true}) {
+        SCOPED_TRACE(explicit_updates ? "explicit updates" : "inline sums");
+        SeparableBox b(2, explicit_updates);
+        autosched::Plan plan = plan_for({b.out}, {}, true);
+        ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+        EXPECT_EQ(plan.kernels[0].template_name(), "stencil_tile") << plan.to_text();
+        EXPECT_EQ(placement_of(plan, "wt_bx"), Placement::ComputeAtBlock) << plan.to_text();
+        // Off, no stencil tiles.
+        autosched::PlannerOptions off;
+        off.window_tiles = false;
+        for (auto &k : plan_for({b.out}, off, true).kernels) EXPECT_NE(k.template_name(), "stencil_tile");
+    }
+}
+
+TEST(WindowTiles, ASeparableBlurOfInlineSumsRunsOnOpenCL) {
+    for (bool explicit_updates : {false, true}) {
+        SCOPED_TRACE(explicit_updates ? "explicit updates" : "inline sums");
+        for (const std::string &target : user_targets()) {
+            SeparableBox b(2, explicit_updates);
+            const std::string plan = schedule_with_solder({b.out}, target);
+            if (target != "host") {
+                EXPECT_NE(plan.find("[stencil_tile"), std::string::npos) << plan;
+            }
+            expect_box(b, 2, target);
+        }
+    }
+}
+
+// A window over an input alone has nothing to compute per tile: the register tiles keep it.
+TEST(WindowTiles, AWindowOverAnInputAloneKeepsTheRegisterTiles) {
+    ImageParam in{Float(32), 2, "wt_in"};
+    Var x("x"), y("y");
+    RDom k(-2, 5, -2, 5, "k");
+    Func cl = BoundaryConditions::repeat_edge(in), out("wt_box");
+    out(x, y) = sum(cl(x + k.x, y + k.y)) / 25.0f;
+    in.set_estimates({{0, 2048}, {0, 2048}});
+    out.set_estimates({{0, 2048}, {0, 2048}});
+    autosched::Plan plan = plan_for({out}, {}, true);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+    EXPECT_EQ(plan.kernels[0].template_name(), "pointwise") << plan.to_text();
+}
+
+// A Gaussian whose radius comes from a float parameter, ceil(3 sigma), with its weights a Func of
+// sigma normalized by their 0-d sum. Unbounded, sigma may be larger when the pipeline runs, and so
+// would the row pass's region per tile: it is stored. Declared at most 4 (a radius of 12), the
+// tile fits there, and the kernel fuses it; the weights' sum, read at every pixel, is stored
+// either way (computed at each point it would repeat its 25 steps there), and so are the weights,
+// whose exp would be evaluated at every step of both passes.
+TEST(WindowTiles, AGaussianSizedByAFloatParameterFusesWhereItsMaximumFits) {
+    for (bool bounded : {false, true}) {
+        SCOPED_TRACE(bounded ? "sigma at most 4" : "sigma unbounded");
+        ImageParam in{Float(32), 2, "wt_in"};
+        Param<float> sigma("wt_sigma");
+        sigma.set_estimate(2.0f);
+        if (bounded) sigma.set_range(0.5f, 4.0f);
+        Var x("x"), y("y");
+        Expr radius = cast<int>(ceil(3.0f * sigma));
+        Func cl = BoundaryConditions::repeat_edge(in);
+        Func w("wt_w"), wsum("wt_wsum"), bx("wt_gx"), out("wt_gauss");
+        w(x) = exp(-cast<float>(x * x) / (2.0f * sigma * sigma));
+        RDom k(-radius, 2 * radius + 1, "k");
+        wsum() = sum(w(k));
+        bx(x, y) = sum(cl(x + k, y) * w(k)) / wsum();
+        out(x, y) = sum(bx(x, y + k) * w(k)) / wsum();
+        in.set_estimates({{0, 2048}, {0, 2048}});
+        out.set_estimates({{0, 2048}, {0, 2048}});
+        autosched::Plan plan = plan_for({out}, {}, true);
+        EXPECT_EQ(placement_of(plan, "wt_gx"), bounded ? Placement::ComputeAtBlock : Placement::Inline)
+            << plan.to_text();
+        EXPECT_EQ(placement_of(plan, "wt_w"), Placement::Root) << plan.to_text();
+        const autosched::KernelPlan *k_out = kernel_rooted_at(plan, "wt_gauss");
+        ASSERT_NE(k_out, nullptr) << plan.to_text();
+        EXPECT_EQ(k_out->template_name(), bounded ? "stencil_tile" : "pointwise") << plan.to_text();
+        autosched::FuncGraph g = autosched::FuncGraph::build({out});
+        for (auto &f : k_out->funcs) {
+            const autosched::FuncNode &n = g.nodes[size_t(g.find(f))];
+            EXPECT_FALSE(n.is_reduction() && n.dims.empty()) << f << " is in " << k_out->name << "\n" << plan.to_text();
+        }
+    }
+}
