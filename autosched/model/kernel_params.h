@@ -161,6 +161,10 @@ struct StencilTileParams {
     // a run-time extent): their per-tile regions have run-time extents, and they are dealt to the
     // block's threads by rows and columns, not as one flattened walk (stencil_schedule.cpp).
     std::vector<std::string> resampled;
+    // Reductions fused into the tiles and not computed per tile (a separable blur's column pass, an
+    // inline `sum` read one to one): each computed at every point of its reader, in the thread's
+    // registers (schedules/stencil_tile/stencil_reductions.h).
+    std::vector<std::string> per_point;
 };
 // A block owns rows; fused reductions live in shared memory or registers (schedules/row).
 struct RowParams {

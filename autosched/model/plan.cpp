@@ -357,7 +357,7 @@ std::string Plan::to_text() const {
         if (k.grid_in_x) vec += ", block dims fused into grid x";
         o << "  " << k.name << " [" << k.template_name() << vec << "] writes " << writes << ": reads "
           << mb_text(k.bytes_read) << ", writes " << mb_text(k.bytes_written) << ", est " << num(k.est_us) << " us\n";
-        std::vector<std::string> at, inl, per_thread, refined;
+        std::vector<std::string> at, inl, per_thread, refined, per_point;
         const PointwiseParams *pw = k.get<PointwiseParams>();
         std::set<std::string> listed;  // (a Func inlined into several roots of one launch, once)
         for (auto &f : k.funcs) {
@@ -369,6 +369,8 @@ std::string Plan::to_text() const {
             const FuncPlan *p = find(f);
             if (reg && std::count(reg->register_members.begin(), reg->register_members.end(), f))
                 per_thread.push_back(f);
+            else if (tile && std::count(tile->per_point.begin(), tile->per_point.end(), f))
+                per_point.push_back(f);
             else if (pw && std::count(pw->refined_members.begin(), pw->refined_members.end(), f))
                 refined.push_back(f);
             else
@@ -415,6 +417,9 @@ std::string Plan::to_text() const {
                       ? "      computed per thread for its points, each step's loads shared by them: "
                       : "      computed per thread for its rows, their steps unrolled where constant: ")
               << names(per_thread, 8) << "\n";
+        if (!per_point.empty())
+            o << "      computed at each point of its reader, in the thread's registers: " << names(per_point, 8)
+              << "\n";
         if (!refined.empty())
             o << "      computed at each thread's point, its points there unrolled: " << names(refined, 8) << "\n";
         if (!inl.empty()) o << "      inlined: " << names(inl, 8) << "\n";

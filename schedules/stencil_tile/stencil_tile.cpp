@@ -318,6 +318,12 @@ public:
         }
         for (int m : c.kc.members)
             if (c.g.read_through_resampling(m)) p.resampled.push_back(c.g.nodes[size_t(m)].name);
+        if (c.opt.gpu && c.opt.compute_at) {
+            const std::set<int> staged = stencil_tile_staging(c.g, c.root, c.kc.members).staged;
+            for (int m : c.kc.members)
+                if (c.g.nodes[size_t(m)].is_reduction() && !staged.count(m))
+                    p.per_point.push_back(c.g.nodes[size_t(m)].name);
+        }
         k.params = p;
     }
 
