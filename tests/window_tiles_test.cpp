@@ -182,3 +182,67 @@ TEST(WindowTiles, AGaussianSizedByAFloatParameterFusesWhereItsMaximumFits) {
         }
     }
 }
+
+// Halide shares the indices of an inline sum of two Funcs' products as lets (`x + r.x`): the graph
+// reads through them, and both reads are windows (a structure tensor's cross term).
+TEST(WindowTiles, WindowsReadThroughSharedIndicesAreWindows) {
+    ImageParam in{Float(32), 2, "wt_in"};
+    Var x("x"), y("y");
+    Func cl = BoundaryConditions::repeat_edge(in), gx("wt_gx"), gy("wt_gy"), jxy("wt_jxy");
+    gx(x, y) = cl(x + 1, y) - cl(x - 1, y);
+    gy(x, y) = cl(x, y + 1) - cl(x, y - 1);
+    RDom r(-2, 5, -2, 5, "r");
+    jxy(x, y) = sum(gx(x + r.x, y + r.y) * gy(x + r.x, y + r.y));
+    in.set_estimates({{0, 1024}, {0, 1024}});
+    jxy.set_estimates({{0, 1024}, {0, 1024}});
+    autosched::FuncGraph g = autosched::FuncGraph::build({jxy});
+    EXPECT_TRUE(g.read_through_window(g.find(gx.name()))) << g.describe();
+    EXPECT_TRUE(g.read_through_window(g.find(gy.name()))) << g.describe();
+}
+
+// A morphological opening: the 5 x 5 maximum of the 5 x 5 minimum read through its own edge clamp.
+// The clamp reads the minimum at one point per point (its halo's few more), so the minimum is
+// computed at each point of the clamp, which the tiles compute per block: one kernel, right at
+// every size on the host.
+TEST(WindowTiles, AnOpeningThroughABoundaryConditionIsOneKernel) {
+    ImageParam in{UInt(8), 2, "wt_in"};
+    Var x("x"), y("y");
+    RDom r(-2, 5, -2, 5, "r");
+    Func cl = BoundaryConditions::repeat_edge(in), eroded("wt_eroded"), out("wt_open");
+    eroded(x, y) = minimum(cl(x + r.x, y + r.y));
+    Func ce = BoundaryConditions::repeat_edge(eroded, {{0, in.dim(0).extent()}, {0, in.dim(1).extent()}});
+    out(x, y) = maximum(ce(x + r.x, y + r.y));
+    in.set_estimates({{0, 2048}, {0, 2048}});
+    out.set_estimates({{0, 2048}, {0, 2048}});
+    autosched::Plan plan = plan_for({out}, {}, true);
+    ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+    EXPECT_EQ(plan.kernels[0].template_name(), "stencil_tile") << plan.to_text();
+    schedule_with_solder({out}, "host");
+    Pipeline p(out);
+    p.compile_jit(make_target("host"));
+    for (auto [w, h] : kSizes) {
+        SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+        Buffer<uint8_t> a(w, h);
+        for (int j = 0; j < h; j++)
+            for (int i = 0; i < w; i++) a(i, j) = uint8_t((i * 37 + j * 101) % 251);
+        in.set(a);
+        Buffer<uint8_t> o = realize_on<uint8_t>(p, {w, h}, "host");
+        auto at = [&](int i, int j) { return a(std::clamp(i, 0, w - 1), std::clamp(j, 0, h - 1)); };
+        auto erode = [&](int i, int j) {
+            int m = 255;
+            for (int v = -2; v <= 2; v++)
+                for (int u = -2; u <= 2; u++) m = std::min<int>(m, at(i + u, j + v));
+            return m;
+        };
+        int bad = 0;
+        for (int j = 0; j < h; j++)
+            for (int i = 0; i < w; i++) {
+                int m = 0;
+                for (int v = -2; v <= 2; v++)
+                    for (int u = -2; u <= 2; u++)
+                        m = std::max(m, erode(std::clamp(i + u, 0, w - 1), std::clamp(j + v, 0, h - 1)));
+                bad += m != o(i, j);
+            }
+        EXPECT_EQ(bad, 0);
+    }
+}

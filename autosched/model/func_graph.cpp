@@ -86,7 +86,9 @@ int64_t instructions_per_point(int64_t ops, int64_t integer_ops) { return ops + 
 class CallCollector : public IRVisitor {
 public:
     // `innermost`: the reading Func's innermost pure var (for CallSite::scattered; empty: none).
-    explicit CallCollector(std::string innermost = "") : innermost_(std::move(innermost)) {}
+    // `rvars`: the stage's RVars (a let of an index that names one is substituted: below).
+    explicit CallCollector(std::string innermost = "", std::set<std::string> rvars = {})
+        : innermost_(std::move(innermost)), rvars_(std::move(rvars)) {}
     std::vector<CallSite> sites;
     int64_t ops = 0;
     int64_t math_calls = 0;   // calls of transcendental math (PureExtern)
@@ -95,6 +97,7 @@ public:
 private:
     using IRVisitor::visit;
     std::string innermost_;
+    std::set<std::string> rvars_;
     int in_args_ = 0;
     void count(const Type &t, int64_t n = 1) {
         ops += n;
@@ -182,10 +185,19 @@ private:
         op->value.accept(this);
         lets_[op->name] = traits(op->value);
         Expr value = let_values_.empty() ? op->value : substitute(let_values_, op->value);
-        if (!scalar_params_in(value).empty() && integer_only(value)) let_values_[op->name] = value;
+        // (And lets of integer indices that name an RVar: Halide shares `x + r.x` of
+        // `sum(gx(x + r.x, y + r.y) * gy(x + r.x, y + r.y))` as lets, and read as vars the window
+        // looked like a remap.)
+        if ((!scalar_params_in(value).empty() || names_rvar(value)) && integer_only(value))
+            let_values_[op->name] = value;
         op->body.accept(this);
     }
     std::map<std::string, Expr> let_values_;
+    bool names_rvar(const Expr &e) const {
+        for (auto &r : rvars_)
+            if (expr_uses_var(e, r)) return true;
+        return false;
+    }
     // Whether `e` computes in integers throughout (`x * s`), not through floats (a resize's or a
     // warp's rounded coordinates, whose stencil tiles stage a bounded footprint per tile).
     static bool integer_only(const Expr &e) {
@@ -984,7 +996,9 @@ FuncGraph FuncGraph::build_inlining(const std::vector<Func> &outputs, const std:
         std::set<int> scattered, uneven, unmoved;
         std::map<int, std::set<std::vector<int>>> site_vars;
         for (auto &st : stages_of(g.nodes[c].function)) {
-            CallCollector cc(g.nodes[c].dims.empty() ? std::string() : g.nodes[c].dims[0]);
+            std::set<std::string> rvars;
+            for (auto &rv : st.rvars) rvars.insert(rv.var);
+            CallCollector cc(g.nodes[c].dims.empty() ? std::string() : g.nodes[c].dims[0], rvars);
             for (auto &e : st.exprs) e.accept(&cc);
             for (auto &s : cc.sites) {
                 int p = g.lookup(s.name);

@@ -10,9 +10,21 @@ namespace solder::autosched {
 
 namespace {
 
+// A reduction computed at each point of a reader that reads it at one point per point, over this
+// many of the reader's points per point of it at most (an edge clamp's halo).
+constexpr double kMaxReadsPerPoint = 1.25;
+
 // "" where every read of reduction `m` on its way to a Func read through a window or stencil, or
 // to the root, is one to one (a member read through none is inlined into its readers, and the
-// reduction computed at each of their points); else the first read that is not.
+// reduction computed at each of their points), or at one point per point of a reader that has few
+// more points than it reads (a boundary condition's clamp: the edges' points read again); else
+// the first read that is not.
+bool about_once_per_point(const FuncGraph &g, const FuncEdge &e) {
+    if (e.access == Access::Pointwise) return true;
+    if (e.access != Access::Remap || e.sites != 1 || e.footprint.empty()) return false;
+    return double(g.nodes[size_t(e.consumer)].points()) <= kMaxReadsPerPoint * double(region_points(e.footprint));
+}
+
 std::string read_once_per_point(const KernelContext &c, int m) {
     const FuncGraph &g = c.g;
     std::vector<int> todo{m};
@@ -25,7 +37,7 @@ std::string read_once_per_point(const KernelContext &c, int m) {
         for (int e : g.nodes[size_t(n)].out_edges) {
             const FuncEdge &E = g.edges[size_t(e)];
             if (!c.inside[size_t(E.consumer)] && E.consumer != c.root) continue;
-            if (E.access != Access::Pointwise)
+            if (!about_once_per_point(g, E))
                 return std::string("read ") + access_name(E.access) + " by " + g.nodes[size_t(E.consumer)].name;
             todo.push_back(E.consumer);
         }
