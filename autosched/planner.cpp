@@ -144,8 +144,7 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
             fp.anchor = g.nodes[size_t(side_host.at(i))].name;
         } else {
             int anchor = *groups[i].begin();
-            const bool stencil_out =
-                g.read_through_stencil(i) || g.read_through_window(i) || g.read_through_resampling(i);
+            const bool stencil_out = g.read_at_taps(i);
             // Computed once per block where the anchor's template has blocks to hold it: reductions
             // in row kernels, stencil producers in tiled kernels. Anything else is recomputed.
             const TemplateKind tmpl = choice[anchor].kind;

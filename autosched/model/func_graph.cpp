@@ -333,6 +333,12 @@ bool FuncGraph::read_through_window(int n) const {
     return false;
 }
 
+bool FuncGraph::read_at_taps(int n) const {
+    for (int e : nodes[size_t(n)].out_edges)
+        if (edges[size_t(e)].taps()) return true;
+    return false;
+}
+
 bool FuncGraph::read_through_resampling(int n) const {
     for (int e : nodes[size_t(n)].out_edges)
         if (edges[size_t(e)].resamples()) return true;

@@ -222,6 +222,8 @@ public:
     bool read_through_stencil(int n) const;
     // Whether some consumer reads `n` through a window (FuncEdge::window).
     bool read_through_window(int n) const;
+    // Whether some consumer reads `n` at taps (FuncEdge::taps: a stencil, a window or a resampling).
+    bool read_at_taps(int n) const;
     // Whether some consumer reads node `n` at several points per point through a resampling (a
     // pyramid's decimation reads 2x - 1, 2x and 2x + 1 of the finer level, its upsampling two points
     // of the coarser one). Like a stencil's producer, such a Func inlined is recomputed at every tap,

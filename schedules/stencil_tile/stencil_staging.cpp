@@ -103,10 +103,7 @@ bool reads_no_stencil(const FuncGraph &g, int m) {
     if (n.updates > 0 || reads_a_reduction(g, m)) return false;
     for (int e : n.in_edges) {
         const int p = g.edges[size_t(e)].producer;
-        if (g.edges[size_t(e)].taps() ||
-            (!g.nodes[size_t(p)].is_input &&
-             (g.read_through_stencil(p) || g.read_through_window(p) || g.read_through_resampling(p))))
-            return false;
+        if (g.edges[size_t(e)].taps() || (!g.nodes[size_t(p)].is_input && g.read_at_taps(p))) return false;
     }
     return true;
 }
@@ -167,7 +164,7 @@ TileStaging stencil_tile_staging(const FuncGraph &g, int root, const std::vector
     auto member = [&](int n) { return std::find(members.begin(), members.end(), n) != members.end(); };
     std::set<int> uneven, along_rows, one_level;
     for (int m : members) {
-        if (!g.read_through_stencil(m) && !g.read_through_window(m) && !g.read_through_resampling(m)) continue;
+        if (!g.read_at_taps(m)) continue;
         if (input_read_by_one_stencil(g, m, root, members)) {
             one_level.insert(m);
             continue;
