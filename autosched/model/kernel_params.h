@@ -165,6 +165,10 @@ struct StencilTileParams {
     // inline `sum` read one to one): each computed at every point of its reader, in the thread's
     // registers (schedules/stencil_tile/stencil_reductions.h).
     std::vector<std::string> per_point;
+    // Of those, the ones read at the root's points only (`out(x, y) = sum(...) / 25`), each with one
+    // update over a small window of constant extent: computed per thread for the thread's rows
+    // together, the rows' overlapping taps loaded once (schedules/writer/window_steps.h).
+    std::vector<std::string> rows_per_thread;
 };
 // A block owns rows; fused reductions live in shared memory or registers (schedules/row).
 struct RowParams {

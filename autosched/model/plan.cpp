@@ -369,6 +369,8 @@ std::string Plan::to_text() const {
             const FuncPlan *p = find(f);
             if (reg && std::count(reg->register_members.begin(), reg->register_members.end(), f))
                 per_thread.push_back(f);
+            else if (tile && std::count(tile->rows_per_thread.begin(), tile->rows_per_thread.end(), f))
+                per_thread.push_back(f);
             else if (tile && std::count(tile->per_point.begin(), tile->per_point.end(), f))
                 per_point.push_back(f);
             else if (pw && std::count(pw->refined_members.begin(), pw->refined_members.end(), f))
@@ -413,7 +415,7 @@ std::string Plan::to_text() const {
             o << "      staged: " << s.func << " read once per block into shared memory (" << s.bytes_per_block
               << " bytes)" << (s.readers.empty() ? std::string() : ", then by " + names(s.readers, 4)) << "\n";
         if (!per_thread.empty())
-            o << (reg->register_cols > 1
+            o << (reg && reg->register_cols > 1
                       ? "      computed per thread for its points, each step's loads shared by them: "
                       : "      computed per thread for its rows, their steps unrolled where constant: ")
               << names(per_thread, 8) << "\n";

@@ -117,6 +117,28 @@ void lay_out_inner_points(ScheduleWriter &w, const StageRef &s, int threads_x, i
     if (unroll > 0) w.unroll(s, ci);
 }
 
+// Stage `s` (its pure dims `pure`, two or more) in tiles of `threads_x` x `threads_y` threads over
+// dims 1 and 2 (`threads_x` along dim 1 of two), each thread walking dim 0's points innermost (an
+// interleaved image's channels), the other dims block dims. Loops tag_bx, tag_by, tag_tx, tag_ty.
+void tile_dims_1_and_2(ScheduleWriter &w, const StageRef &s, const std::vector<VarOrRVar> &pure, int threads_x,
+                       int threads_y, const std::string &tag) {
+    Var bx(tag + "_bx"), by(tag + "_by"), tx(tag + "_tx"), ty(tag + "_ty");
+    if (pure.size() == 2) {
+        w.split(s, pure[1], bx, tx, threads_x, TailStrategy::GuardWithIf);
+        w.reorder(s, {pure[0], tx, bx});
+        w.gpu_threads(s, tx);
+        gpu_blocks_over(w, s, {bx}, tag, 1);
+        return;
+    }
+    w.tile(s, pure[1], pure[2], bx, by, tx, ty, threads_x, threads_y, TailStrategy::GuardWithIf);
+    std::vector<VarOrRVar> order{pure[0], tx, ty, bx, by}, blocks{bx, by};
+    order.insert(order.end(), pure.begin() + 3, pure.end());
+    blocks.insert(blocks.end(), pure.begin() + 3, pure.end());
+    w.reorder(s, order);
+    w.gpu_threads(s, tx, ty);
+    gpu_blocks_over(w, s, blocks, tag, 2);
+}
+
 }  // namespace
 
 void schedule_flat_kernel(ScheduleWriter &w, Func root, int threads) {
@@ -130,14 +152,22 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, c
                                int threads_y, const std::string &loop_tag, int unroll_rows, int unroll_dim,
                                int unroll_extent, bool unroll_vector) {
     auto fn = root.function();
-    if (is_gpu_target(target) && (!fn.updates().empty() || vector_width <= 1) && threads_y > 1 &&
-        !(fn.updates().empty() && unroll_dim >= 0)) {
+    if (is_gpu_target(target) && (!fn.updates().empty() || vector_width <= 1) &&
+        (threads_y > 1 || (!fn.updates().empty() && unroll_dim == 0)) && !(fn.updates().empty() && unroll_dim >= 0)) {
         // Every stage over all the root's dims (the planner checked): tiles of threads_x x threads_y,
         // one point per thread (a reduction root's, or scattered gathers').
+        // (A reduction root with `unroll_dim` 0, an interleaved image's: the tiles over dims 1 and
+        // 2, each thread walking dim 0's points innermost.)
         w.compute_root(root);
-        for (int stage = 0; stage <= int(fn.updates().size()); stage++)
-            gpu_tile_over_blocks(w, {root, stage - 1}, stage_pure_vars(fn, stage), threads_x, threads_y,
-                                 root.name() + "_t" + std::to_string(stage));
+        for (int stage = 0; stage <= int(fn.updates().size()); stage++) {
+            std::vector<VarOrRVar> pure = stage_pure_vars(fn, stage);
+            const std::string tag = root.name() + "_t" + std::to_string(stage);
+            if (unroll_dim != 0 || pure.size() < 2) {
+                gpu_tile_over_blocks(w, {root, stage - 1}, pure, threads_x, threads_y, tag);
+                continue;
+            }
+            tile_dims_1_and_2(w, {root, stage - 1}, pure, threads_x, threads_y, tag);
+        }
         return;
     }
     if (!is_gpu_target(target) || (vector_width <= 1 && unroll_dim < 0) || !fn.updates().empty()) {
@@ -177,11 +207,16 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, c
     lay_out_vectors(w, {root}, vector_width, threads_x, threads_y, tag, unroll_rows, -1, 0, false);
 }
 
-Func schedule_pointwise_reduction_in_registers(ScheduleWriter &w, Func root, int threads_x, int threads_y) {
+Func schedule_pointwise_reduction_in_registers(ScheduleWriter &w, Func root, int threads_x, int threads_y,
+                                               bool walk_dim0) {
     Func copy = w.in(root, {});
     w.compute_root(copy);
     const std::string tag = root.name() + "_copy";
-    gpu_tile_over_blocks(w, {copy}, stage_pure_vars(copy.function(), 0), threads_x, threads_y, tag);
+    const std::vector<VarOrRVar> pure = stage_pure_vars(copy.function(), 0);
+    if (walk_dim0 && pure.size() >= 2)
+        tile_dims_1_and_2(w, {copy}, pure, threads_x, threads_y, tag);
+    else
+        gpu_tile_over_blocks(w, {copy}, pure, threads_x, threads_y, tag);
     // (gpu_tile_over_blocks names the innermost thread loop tag + "_tx": one point of the copy.)
     w.compute_at(root, copy, Var(tag + "_tx"));
     return copy;

@@ -44,8 +44,10 @@ void schedule_flat_kernel(ScheduleWriter &w, Halide::Func root, int threads);
 // a launch over the whole Func, and each step of the update loads and stores the point in global
 // memory (nl_means's patch sums: 12.5 ms of its 14.7 on the H100, 49 stores per point). Returns the
 // copy.
+// `walk_dim0`: an interleaved image's (PointwiseParams::unroll_dim 0): the copy's tiles over dims 1
+// and 2, each thread computing its pixel's points of dim 0 (the reduction's stages walk them).
 Halide::Func schedule_pointwise_reduction_in_registers(ScheduleWriter &w, Halide::Func root, int threads_x,
-                                                       int threads_y);
+                                                       int threads_y, bool walk_dim0 = false);
 
 // A pure root on a GPU whose dim `serial_dim` (above the innermost) each thread walks serially,
 // innermost: `threads_x` threads along the innermost dim, the other dims as grid dims. Returns the

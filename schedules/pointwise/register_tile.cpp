@@ -8,6 +8,7 @@
 #include "autosched/model/pipeline_funcs.h"
 #include "schedules/pointwise/operand_vectors.h"
 #include "schedules/pointwise/pointwise_schedule.h"
+#include "schedules/writer/window_steps.h"
 
 namespace solder {
 using namespace Halide;
@@ -354,42 +355,6 @@ Var lay_out_tile(ScheduleWriter &w, const StageRef &s, int rows, int cols, int t
     if (shared) w.unroll(s, sr);
     if (cols > 1) w.unroll(s, xr);
     return tx;
-}
-
-// `m` computed per thread of `root` (at `tx`) for the thread's `rows` rows: its update with the rows
-// innermost, then its RVars, every loop of constant extent unrolled, its storage a constant rows x 1
-// x ... (in registers; sized by its region, which the guarded rows make `min(rows, the output's
-// rows)`, Halide allocated it in global memory: 52 against 42.6 us on the H100). Plain unrolls: the
-// rows' loop has at most `rows` points, which Halide finds (split by `rows` under a guard, the kernel
-// took 203 us).
-// (`dy`: the dim the rows lie along, 1 unless the root's tiles keep them apart: lay_out_tile.)
-void window_per_thread(ScheduleWriter &w, Func m, Func root, const Var &tx, int rows, int dy = 1, int shared_dim = -1,
-                       int shared_points = 0) {
-    w.compute_at(m, root, tx);
-    const Internal::Function fn = m.function();
-    w.unroll({m}, stage_pure_vars(fn, 0)[size_t(dy)]);
-    if (shared_dim >= 0) w.unroll({m}, stage_pure_vars(fn, 0)[size_t(shared_dim)]);
-    const std::vector<std::string> &args = fn.args();
-    for (size_t d = 0; d < args.size(); d++)
-        w.bound_storage(m, Var(args[d]), int(d) == dy ? rows : int(d) == shared_dim ? shared_points : 1);
-    std::vector<VarOrRVar> mu = stage_pure_vars(fn, 1);
-    const auto &rvars = fn.update(0).schedule().rvars();
-    std::vector<VarOrRVar> order{mu[size_t(dy)]};
-    if (shared_dim >= 0) order.push_back(mu[size_t(shared_dim)]);
-    for (const auto &rv : rvars) order.push_back(RVar(rv.var));
-    order.push_back(mu[0]);
-    for (size_t d = 1; d < mu.size(); d++)
-        if (int(d) != dy && int(d) != shared_dim) order.push_back(mu[d]);
-    w.reorder({m, 0}, order);
-    w.unroll({m, 0}, mu[size_t(dy)]);
-    if (shared_dim >= 0) w.unroll({m, 0}, mu[size_t(shared_dim)]);
-    // (An extent known only at run time, the window's size taken from a buffer, stays a loop: each
-    // of its steps still serves the rows at once. With a shared dim's points as well, the steps
-    // stay loops: unrolled under rows x points, nl_means's took 1666 against 1521 us with its 7
-    // x 7 window's rows unrolled.)
-    if (shared_dim < 0)
-        for (const auto &rv : rvars)
-            if (Internal::as_const_int(rv.extent)) w.unroll({m, 0}, RVar(rv.var));
 }
 
 // Contraction `m` computed per thread of `root` (at `tx`) for the thread's kContractionTile x

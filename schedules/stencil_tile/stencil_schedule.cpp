@@ -7,6 +7,7 @@
 #include "schedules/writer/schedule_writer.h"
 #include "schedules/unfused/unfused.h"
 #include "schedules/writer/block_reduce.h"
+#include "schedules/writer/window_steps.h"
 
 namespace solder {
 using namespace Halide;
@@ -75,6 +76,15 @@ std::vector<StageRef> stages_of(Func f) {
 // up to 64 rows of a 32-wide piece per pass, their loads in flight together.
 constexpr int kTileRowTurnUnroll = 8;
 
+// The most steps of constant extent (the product of their RVars' extents) a reduction computed at
+// each point of its reader unrolls, all of them, else its innermost RVar by kPerPointStepUnroll
+// (schedules/writer/window_steps.h). Left as Halide's serial loops, each step waited on its load.
+constexpr int64_t kPerPointWindowSteps = 64;
+constexpr int kPerPointStepUnroll = 8;
+// The most steps a reduction computed per tile unrolls in each turn of its threads (each turn is
+// unrolled too: kTileProducerUnroll).
+constexpr int64_t kTileReductionSteps = 16;
+
 // A producer whose per-tile region has run-time extents: columns of 32 and rows of 8 split apart,
 // each guarded. The flattened walk below fuses the 32-wide pieces with the rows, so each point's
 // piece and row come from a division by the number of pieces, a run-time value when the region's
@@ -102,7 +112,8 @@ void deal_rows_and_columns_to_threads(ScheduleWriter &w, const StageRef &f, bool
 
 void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, bool whole_tiles, bool root_is_output,
                              const std::vector<Func> &at_tile, const Target &target,
-                             const std::vector<std::string> &resampled) {
+                             const std::vector<std::string> &resampled, const std::vector<Func> &per_point,
+                             const std::vector<std::string> &rows_per_thread) {
     w.compute_root(root);
     std::vector<Var> v = pure_vars(root);
     const std::string tag = root.name();
@@ -172,6 +183,14 @@ void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, bool 
                     deal_rows_and_columns_to_threads(w, s, true);
                 else
                     deal_producer_to_threads(w, s);
+            // (A reduction computed per tile: its steps unrolled in each thread's turn, where few.)
+            if (!f.function().updates().empty()) unroll_window_steps(w, f, kTileReductionSteps, 1, false);
+        }
+        for (Func f : per_point) {
+            if (std::find(rows_per_thread.begin(), rows_per_thread.end(), f.name()) != rows_per_thread.end())
+                window_per_thread(w, f, root, xi, kStencilTileY / kStencilThreadsY);
+            else
+                unroll_window_steps(w, f, kPerPointWindowSteps, kPerPointStepUnroll);
         }
     } else {
         w.tile({root}, v[0], v[1], xo, yo, xi, yi, 64, 16, TailStrategy::GuardWithIf);

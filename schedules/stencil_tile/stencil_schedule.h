@@ -21,9 +21,15 @@ constexpr int kStencilThreadsX = 32, kStencilThreadsY = 8;
 // writer guards every tail (sizes known only at run time), whole tiles are a specialization on the
 // output's extents (`root_is_output`), with guarded tiles beside it; a root that is no output
 // keeps guarded tiles.
+// `per_point`: reductions computed at each point of their reader (Halide's default place for a
+// Func with updates), their steps of constant extent unrolled on a GPU (window_steps.h); those of
+// them in `rows_per_thread`, read at the root's points only, computed per thread for its rows
+// together instead (window_per_thread), so that the rows share their overlapping taps.
 void schedule_stencil_kernel(ScheduleWriter &w, Halide::Func root, int inner_dims, bool whole_tiles,
                              bool root_is_output, const std::vector<Halide::Func> &at_tile,
-                             const Halide::Target &target, const std::vector<std::string> &resampled = {});
+                             const Halide::Target &target, const std::vector<std::string> &resampled = {},
+                             const std::vector<Halide::Func> &per_point = {},
+                             const std::vector<std::string> &rows_per_thread = {});
 
 // A producer computed per tile whose region has run-time extents, dealt to the block's threads in
 // columns of kStencilThreadsX and rows of kStencilThreadsY, each guarded (stencil_schedule.cpp).

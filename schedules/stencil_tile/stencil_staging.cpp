@@ -237,18 +237,21 @@ TileStaging stencil_tile_staging(const FuncGraph &g, int root, const std::vector
     // Guarded tiles: every launch first sizes shared memory by evaluating each block's region on
     // the host. Staged Funcs that read no stencil themselves (inlined, they compound no taps) and
     // cost few operations at all their taps are inlined instead. What a staged Func computes at a
-    // tap includes the members it reads that are not staged (inlined into it): a boundary
-    // condition of a diffusion step inlines the step, whose exponentials and whose own stencil each
-    // tap would then recompute (four Perona-Malik steps: the second step with the first inlined at
-    // its 5 taps).
+    // tap includes the members it reads that are not staged (inlined into it): none of them may
+    // read a stencil either (a boundary condition of a diffusion step inlines the step, whose own
+    // stencil each tap would then recompute: four Perona-Malik steps, the second step with the
+    // first inlined at its 5 taps). Their arithmetic is not counted: the host's sizing of the
+    // guarded tiles costs more. Measured on the H100, a user's film grain (a hash's noise per
+    // pixel, clamped, blurred 3 x 3: 72 operations the clamp and its taps, the hash's on top)
+    // took 73.6 us with the noise inlined at every tap, 103.6 with it computed per tile; the
+    // diffusion steps 372.0 us with the second step's clamp inlined, 374.6 with it per tile.
     if (!t.staged.empty() && stencil_tiles_guarded(g, root)) {
         int64_t ops = 0;
         bool first_level = true;
-        for (int m : t.staged)
-            for (int k : inlined_into(g, m, t.staged, members)) {
-                ops += g.nodes[size_t(k)].ops_per_point * tile_taps(g, m, root, 0) * tile_taps(g, m, root, 1);
-                first_level = first_level && reads_no_stencil(g, k);
-            }
+        for (int m : t.staged) {
+            ops += g.nodes[size_t(m)].ops_per_point * tile_taps(g, m, root, 0) * tile_taps(g, m, root, 1);
+            for (int k : inlined_into(g, m, t.staged, members)) first_level = first_level && reads_no_stencil(g, k);
+        }
         if (first_level && ops <= kMaxRecomputeOpsPerOutput) {
             std::set<int> all = t.staged;
             all.insert(second.begin(), second.end());

@@ -5,6 +5,7 @@
 
 #include "autosched/model/block_regions.h"
 #include "autosched/model/pipeline_funcs.h"
+#include "schedules/pointwise/register_tile.h"
 #include "schedules/stencil_tile/stencil_reductions.h"
 #include "schedules/stencil_tile/stencil_schedule.h"
 #include "schedules/stencil_tile/stencil_staging.h"
@@ -323,6 +324,10 @@ public:
             for (int m : c.kc.members)
                 if (c.g.nodes[size_t(m)].is_reduction() && !staged.count(m))
                     p.per_point.push_back(c.g.nodes[size_t(m)].name);
+            if (!p.per_point.empty())
+                for (const std::string &name : register_tile_members(
+                         c.g, c.root, c.kc.members, [&](int m) { return c.groups[size_t(m)].size() == 1; }))
+                    if (std::count(p.per_point.begin(), p.per_point.end(), name)) p.rows_per_thread.push_back(name);
         }
         k.params = p;
     }
@@ -332,8 +337,10 @@ public:
     void apply(ApplyContext &c, const KernelPlan &k) const override {
         const StencilTileParams &p = *k.get<StencilTileParams>();
         const bool is_output = std::find(k.outputs.begin(), k.outputs.end(), k.root) != k.outputs.end();
+        std::vector<Halide::Func> per_point;
+        for (const std::string &name : p.per_point) per_point.push_back(c.get(name));
         schedule_stencil_kernel(c.w, c.get(k.root), p.inner_dims, p.whole_tiles, is_output, c.at_block(k).funcs,
-                                c.target, p.resampled);
+                                c.target, p.resampled, per_point, p.rows_per_thread);
     }
 
     // One launch: kStencilTileX x kStencilTileY tiles of 32 x 8 threads, the dims from inner_dims out
