@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "autosched/model/func_graph.h"
+#include "schedules/registry.h"
 #include "tests/support/plan_and_run.h"
 #include "tests/support/plan_fields.h"
 #include "tests/support/user_pipeline.h"
@@ -200,14 +201,16 @@ TEST(WindowTiles, WindowsReadThroughSharedIndicesAreWindows) {
     EXPECT_TRUE(g.read_through_window(g.find(gy.name()))) << g.describe();
 }
 
-// A morphological opening: the 5 x 5 maximum of the 5 x 5 minimum read through its own edge clamp.
-// The clamp reads the minimum at one point per point (its halo's few more), so the minimum is
-// computed at each point of the clamp, which the tiles compute per block: one kernel, right at
-// every size on the host.
-TEST(WindowTiles, AnOpeningThroughABoundaryConditionIsOneKernel) {
+// A morphological opening (`dy` 0: a 5 x 1 row element; 2: 5 x 5): the maximum of the minimum
+// read through its own edge clamp. The clamp reads the minimum at one point per point (its halo's
+// few more), so a row element's minimum is computed at each point of the clamp, which the tiles
+// compute per block: one kernel. A 5 x 5 element's minimum, a 2-D window at each point of a tile's
+// Func, each point would reduce alone: the register tiles take both windows, 4 rows' taps shared,
+// the minimum stored. Right at every size on the host either way.
+void expect_opening(int dy) {
     ImageParam in{UInt(8), 2, "wt_in"};
     Var x("x"), y("y");
-    RDom r(-2, 5, -2, 5, "r");
+    RDom r(-2, 5, -dy, 2 * dy + 1, "r");
     Func cl = BoundaryConditions::repeat_edge(in), eroded("wt_eroded"), out("wt_open");
     eroded(x, y) = minimum(cl(x + r.x, y + r.y));
     Func ce = BoundaryConditions::repeat_edge(eroded, {{0, in.dim(0).extent()}, {0, in.dim(1).extent()}});
@@ -215,8 +218,14 @@ TEST(WindowTiles, AnOpeningThroughABoundaryConditionIsOneKernel) {
     in.set_estimates({{0, 2048}, {0, 2048}});
     out.set_estimates({{0, 2048}, {0, 2048}});
     autosched::Plan plan = plan_for({out}, {}, true);
-    ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
-    EXPECT_EQ(plan.kernels[0].template_name(), "stencil_tile") << plan.to_text();
+    if (dy == 0) {
+        ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
+        EXPECT_EQ(plan.kernels[0].template_name(), "stencil_tile") << plan.to_text();
+    } else {
+        for (auto &k : plan.kernels) EXPECT_NE(k.template_name(), "stencil_tile") << plan.to_text();
+        EXPECT_NE(plan.to_text().find("4 rows per thread, their windows reduced together"), std::string::npos)
+            << plan.to_text();
+    }
     schedule_with_solder({out}, "host");
     Pipeline p(out);
     p.compile_jit(make_target("host"));
@@ -230,7 +239,7 @@ TEST(WindowTiles, AnOpeningThroughABoundaryConditionIsOneKernel) {
         auto at = [&](int i, int j) { return a(std::clamp(i, 0, w - 1), std::clamp(j, 0, h - 1)); };
         auto erode = [&](int i, int j) {
             int m = 255;
-            for (int v = -2; v <= 2; v++)
+            for (int v = -dy; v <= dy; v++)
                 for (int u = -2; u <= 2; u++) m = std::min<int>(m, at(i + u, j + v));
             return m;
         };
@@ -238,11 +247,72 @@ TEST(WindowTiles, AnOpeningThroughABoundaryConditionIsOneKernel) {
         for (int j = 0; j < h; j++)
             for (int i = 0; i < w; i++) {
                 int m = 0;
-                for (int v = -2; v <= 2; v++)
+                for (int v = -dy; v <= dy; v++)
                     for (int u = -2; u <= 2; u++)
                         m = std::max(m, erode(std::clamp(i + u, 0, w - 1), std::clamp(j + v, 0, h - 1)));
                 bad += m != o(i, j);
             }
         EXPECT_EQ(bad, 0);
+    }
+}
+
+TEST(WindowTiles, AnOpeningThroughABoundaryConditionIsOneKernel) { expect_opening(0); }
+
+TEST(WindowTiles, ASquareOpeningTakesTheRegisterTiles) { expect_opening(2); }
+
+// A chain of 5 x 5 box averages: each average a 2-D window computed at each point of the next
+// one's tile. No window tiles: a kernel per average, in register tiles.
+TEST(WindowTiles, AChainOfSquareWindowsTakesTheRegisterTiles) {
+    ImageParam in{UInt(16), 2, "wt_in"};
+    Var x("x"), y("y");
+    Func prev = BoundaryConditions::repeat_edge(in);
+    RDom r(-2, 5, -2, 5, "r");
+    for (int i = 0; i < 3; i++) {
+        Func s("wt_avg" + std::to_string(i));
+        s(x, y) = cast<uint16_t>(sum(cast<uint32_t>(prev(x + r.x, y + r.y))) / 25);
+        prev = s;
+    }
+    in.set_estimates({{0, 2560}, {0, 1536}});
+    prev.set_estimates({{0, 2560}, {0, 1536}});
+    autosched::Plan plan = plan_for({prev}, {}, true);
+    for (auto &k : plan.kernels) EXPECT_NE(k.template_name(), "stencil_tile") << plan.to_text();
+    autosched::PlannerOptions opt;
+    autosched::plan_for_target(opt, make_target("cuda"));
+    autosched::FuncGraph g = autosched::FuncGraph::build({prev});
+    // The stencil template's answer for the last two averages in one kernel says why.
+    std::vector<int> members;
+    for (int m = 0; m < int(g.nodes.size()); m++)
+        if (!g.nodes[size_t(m)].is_input && g.nodes[size_t(m)].name.find("wt_avg0") == std::string::npos &&
+            g.nodes[size_t(m)].name.find("repeat_edge") == std::string::npos && m != g.find(prev.name()))
+            members.push_back(m);
+    bool said = false;
+    for (auto &[kind, why] : autosched::template_answers(g, opt, g.find(prev.name()), members))
+        said = said || why.find("reduces a 2-D window at each point of a Func computed per tile") != std::string::npos;
+    EXPECT_TRUE(said) << g.describe();
+}
+
+// Gradients of a clamped image and 5 x 5 sums of their products (an optical flow's normal
+// equations): what the tiles would hold is the clamped image alone (the gradients are recomputed
+// in each thread), one value loaded per point, which L1 serves: the register tiles. Harris's
+// luminance of three channels instead is worth computing per tile.
+TEST(WindowTiles, SumsOverAClampedInputAloneTakeTheRegisterTiles) {
+    for (bool luminance : {false, true}) {
+        SCOPED_TRACE(luminance ? "luminance" : "one channel");
+        ImageParam in{Float(32), 3, "wt_in"};
+        Var x("x"), y("y");
+        Func cl = BoundaryConditions::repeat_edge(in), v("wt_v"), gx("wt_gx"), gy("wt_gy"), out("wt_out");
+        v(x, y) = luminance ? 0.3f * cl(x, y, 0) + 0.6f * cl(x, y, 1) + 0.1f * cl(x, y, 2) : cl(x, y, 0);
+        gx(x, y) = v(x + 1, y) - v(x - 1, y);
+        gy(x, y) = v(x, y + 1) - v(x, y - 1);
+        RDom r(-2, 5, -2, 5, "r");
+        Expr sxx = sum(gx(x + r.x, y + r.y) * gx(x + r.x, y + r.y));
+        Expr syy = sum(gy(x + r.x, y + r.y) * gy(x + r.x, y + r.y));
+        out(x, y) = sxx * syy;
+        in.set_estimates({{0, 1920}, {0, 1080}, {0, 3}});
+        out.set_estimates({{0, 1920}, {0, 1080}});
+        autosched::Plan plan = plan_for({out}, {}, true);
+        bool tiles = false;
+        for (auto &k : plan.kernels) tiles = tiles || k.template_name() == "stencil_tile";
+        EXPECT_EQ(tiles, luminance) << plan.to_text();
     }
 }

@@ -201,6 +201,8 @@ void schedule_stencil_kernel(ScheduleWriter &w, Func root, int inner_dims, bool 
             w.compute_at(f, root, xo);
             std::vector<Var> fv = pure_vars(f);
             if (!fv.empty()) w.vectorize({f}, fv[0], 8, TailStrategy::GuardWithIf);
+            // (A reduction computed per tile: its updates as Halide runs them, said so.)
+            for (int u = 0; !fv.empty() && u < int(f.function().updates().size()); u++) w.unscheduled({f, u});
         }
     }
 }

@@ -127,17 +127,7 @@ bool read_along_rows_only_and_cheap(const FuncGraph &g, int m, int root) {
 // separable 5-tap blur 73.6 -> 93.0) was slower.
 bool input_read_by_one_stencil(const FuncGraph &g, int m, int root, const std::vector<int> &members) {
     auto member = [&](int n) { return n == root || std::find(members.begin(), members.end(), n) != members.end(); };
-    std::function<bool(int, int)> input_like = [&](int n, int depth) {
-        const FuncNode &f = g.nodes[size_t(n)];
-        if (f.is_input || !member(n)) return true;  // (a Func another kernel stores: a buffer, as an input)
-        if (depth > 3 || f.updates > 0 || f.ops_per_point > kMaxInputLikeOps) return false;
-        for (int e : f.in_edges) {
-            const FuncEdge &E = g.edges[size_t(e)];
-            if (E.taps() || !input_like(E.producer, depth + 1)) return false;
-        }
-        return true;
-    };
-    if (!input_like(m, 0)) return false;
+    if (!input_like(g, m, root, members)) return false;
     // The stencil edges on each path from n to the root: all must be exactly one.
     std::function<bool(int, int)> one_stencil = [&](int n, int crossed) {
         if (n == root) return crossed == 1;
@@ -153,6 +143,21 @@ bool input_read_by_one_stencil(const FuncGraph &g, int m, int root, const std::v
 }
 
 }  // namespace
+
+bool input_like(const FuncGraph &g, int m, int root, const std::vector<int> &members) {
+    auto member = [&](int n) { return n == root || std::find(members.begin(), members.end(), n) != members.end(); };
+    std::function<bool(int, int)> like = [&](int n, int depth) {
+        const FuncNode &f = g.nodes[size_t(n)];
+        if (f.is_input || !member(n)) return true;  // (a Func another kernel stores: a buffer, as an input)
+        if (depth > 3 || f.updates > 0 || f.ops_per_point > kMaxInputLikeOps) return false;
+        for (int e : f.in_edges) {
+            const FuncEdge &E = g.edges[size_t(e)];
+            if (E.taps() || !like(E.producer, depth + 1)) return false;
+        }
+        return true;
+    };
+    return like(m, 0);
+}
 
 int64_t tile_recompute_ops_per_output(const FuncGraph &g, int m, int root) {
     const int64_t rows = kStencilTileY / kStencilThreadsY;

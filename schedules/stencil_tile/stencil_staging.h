@@ -76,4 +76,8 @@ struct TileStaging {
 // 1080 x 3): 31.7 us with its widened input per tile, 23.2 with nothing per tile.
 TileStaging stencil_tile_staging(const FuncGraph &g, int root, const std::vector<int> &members);
 
+// Whether member `m` is input-like: a pipeline input, a Func another kernel stores, or a cheap pure
+// Func of such read at one point each (a boundary condition, a cast), through at most 3 such.
+bool input_like(const FuncGraph &g, int m, int root, const std::vector<int> &members);
+
 }  // namespace solder::autosched
