@@ -105,6 +105,8 @@ void expect_ci_seeds_reach_everything(const std::string &target) {
                    "nearest_splats",
                    "extent_histograms",
                    "input_predicated_histograms",
+                   "separable_sums",
+                   "interleaved_rows",
                    "author_schedule"})
         EXPECT_TRUE(kinds.count(k)) << "no CI seed has a '" << k << "' stage";
     EXPECT_TRUE(kinds.count("scan_x") || kinds.count("scan_y"));

@@ -582,6 +582,34 @@ void build(uint64_t seed, UserPipeline &p) {
                                    p.in(ri.x, ri.y), bin_of_8(base(x, y) * 2.0f), src, x, y);
         p.outputs.push_back(out);
     }
+    // A separable box of a stage written with inline sums (a window over a window: the row pass
+    // computed per tile where window tiles take it, the column pass at each point), drawn last as
+    // the above.
+    if (pick(3) == 0) {
+        p.kinds.push_back("separable_sums");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        Func c = BoundaryConditions::repeat_edge(src, whole);
+        RDom rk(-2, 5, "rsep");
+        Func bx("separable_rows"), out("separable_sums");
+        bx(x, y) = sum(c(x + rk, y));
+        out(x, y) = sum(bx(x, y + rk)) * 0.04f;
+        p.outputs.push_back(out);
+    }
+    // A stage laid out as an interleaved image (kChannels channels innermost), a 3-tap sum along
+    // its rows per channel (a reduction root over c, x, y), two of its channels differenced: each
+    // thread computes its pixel's channels (drawn last as the above).
+    if (pick(3) == 0) {
+        p.kinds.push_back("interleaved_rows");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        Func c = BoundaryConditions::mirror_image(src, whole);
+        Var ch("ch");
+        RDom rk(-1, 3, "ril");
+        Func il("interleaved_stage"), rows("interleaved_row_sums"), out("interleaved_rows");
+        il(ch, x, y) = c(x, y) * (1.0f + 0.5f * cast<float>(ch));
+        rows(ch, x, y) = sum(il(ch, x + rk, y));
+        out(x, y) = rows(kChannels - 1, x, y) - rows(0, x, y);
+        p.outputs.push_back(out);
+    }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
     p.gain.set_estimate(1.0f);
     p.taps.set_estimate(3);
