@@ -316,3 +316,51 @@ TEST(WindowTiles, SumsOverAClampedInputAloneTakeTheRegisterTiles) {
         EXPECT_EQ(tiles, luminance) << plan.to_text();
     }
 }
+
+// A separable 7-tap blur whose weights are a buffer (`k(r)`): the weights are read at the RDom's
+// points wherever a tile falls, so edge tiles still shift inwards (whole tiles, shared memory of
+// one size, not sized on the host before each launch). Right at sizes from 300 x 200 to one
+// point, narrower and shorter than a tile, on the host and OpenCL.
+TEST(WindowTiles, ABlurWithWeightsInABufferShiftsItsEdgeTilesInwardsAndRunsOnOpenCL) {
+    for (const std::string &target : user_targets()) {
+        ImageParam in{Float(32), 2, "wt_in"}, k{Float(32), 1, "wt_k"};
+        Var x("x"), y("y");
+        Func cl = BoundaryConditions::repeat_edge(in), bx("wt_bx"), out("wt_out");
+        RDom r(0, 7, "r");
+        bx(x, y) = sum(cl(x + r - 3, y) * k(r));
+        out(x, y) = sum(bx(x, y + r - 3) * k(r));
+        in.set_estimates({{0, 3840}, {0, 2160}});
+        k.set_estimates({{0, 7}});
+        out.set_estimates({{0, 3840}, {0, 2160}});
+        const std::string plan = schedule_with_solder({out}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("[stencil_tile, edge tiles shifted inwards where the output spans a tile"),
+                      std::string::npos)
+                << plan;
+        }
+        Pipeline p(out);
+        p.compile_jit(make_target(target));
+        Buffer<float> w(7);
+        for (int i = 0; i < 7; i++) w(i) = float(i + 1) / 28.0f;
+        k.set(w);
+        for (auto [W, H] : kSizes) {
+            SCOPED_TRACE(target + " " + std::to_string(W) + "x" + std::to_string(H));
+            Buffer<float> a(W, H);
+            for (int j = 0; j < H; j++)
+                for (int i = 0; i < W; i++) a(i, j) = float((i * 7 + j * 13) % 17) - 8.0f;
+            in.set(a);
+            Buffer<float> o = realize_on<float>(p, {W, H}, target);
+            int bad = 0;
+            for (int j = 0; j < H; j++)
+                for (int i = 0; i < W; i++) {
+                    double s = 0;
+                    for (int v = 0; v < 7; v++)
+                        for (int u = 0; u < 7; u++)
+                            s += double(w(v)) * w(u) *
+                                 a(std::clamp(i + u - 3, 0, W - 1), std::clamp(j + v - 3, 0, H - 1));
+                    bad += std::abs(s - double(o(i, j))) > 1e-4;
+                }
+            EXPECT_EQ(bad, 0);
+        }
+    }
+}

@@ -77,14 +77,15 @@ private:
         return false;
     }
     // Whether `e` varies with a loop that counts (outer_dims): a constant index, or one from
-    // parameters only, reads the same points wherever the tiles fall.
+    // parameters only, reads the same points wherever the tiles fall. So does an RVar, whose
+    // domain no tile moves (a convolution's weights `k(r)` in a buffer).
     bool varies(const Halide::Expr &e) const {
         struct Loops : Halide::Internal::IRVisitor {
             const std::set<std::string> *outer = nullptr;
             bool found = false;
             using IRVisitor::visit;
             void visit(const Halide::Internal::Variable *v) override {
-                found = found || (is_loop_var(v) && !outer->count(v->name));
+                found = found || (is_loop_var(v) && !v->reduction_domain.defined() && !outer->count(v->name));
             }
         } l;
         l.outer = &outer_dims;
