@@ -157,20 +157,21 @@ int64_t thread_extent(const FuncNode &O, int serial_dim) {
     return O.region[serial_dim == 0 && O.region.size() >= 2 ? 1 : 0].extent();
 }
 
-// Whether a reduction root takes 2-D tiles (PointwiseParams): two dims or more, every stage over all
-// of them, and a tile's extent in each of the two innermost at the estimates.
-bool reduction_tiles(const FuncNode &O) {
+// Whether a reduction root has two dims or more and every stage of it loops over all of them (its
+// estimates' region known in each).
+bool reduction_over_all_dims(const FuncNode &O) {
     if (O.updates == 0 || O.dims.size() < 2 || O.region.size() < 2) return false;
     for (int s = 0; s <= O.updates; s++)
         if (stage_pure_vars(O.function, s).size() != O.dims.size()) return false;
-    return O.region[0].extent() >= kPointwiseTileX && O.region[1].extent() >= kPointwiseTileY;
+    return true;
 }
 
-// Whether a reduction root is laid out as an interleaved image (or a list of small vectors: a
-// point cloud's x, y, z): two dims or more, every stage over all of them, dim 0 of 2 to
-// kInterleavedPoints points and dim 1 of a tile's width at the estimates (PointwiseParams::
-// unroll_dim 0).
-bool interleaved_reduction(const FuncNode &O);
+// Whether a reduction root takes 2-D tiles (PointwiseParams): reduction_over_all_dims, and a
+// tile's extent in each of the two innermost at the estimates.
+bool reduction_tiles(const FuncNode &O) {
+    return reduction_over_all_dims(O) && O.region[0].extent() >= kPointwiseTileX &&
+           O.region[1].extent() >= kPointwiseTileY;
+}
 
 // Steps of a fused generic reduction's RDom each thread unrolls on a GPU (as the generic template
 // does for its roots' walks): the loads of several steps issue ahead of the arithmetic that waits
@@ -190,11 +191,12 @@ constexpr int64_t kOwnRowBlocksPerSm = 8;
 // The most points of dim 0, at the estimates, of a root laid out as an interleaved image
 // (PointwiseParams::unroll_dim 0): RGB or RGBA channels.
 constexpr int64_t kInterleavedPoints = 4;
+
+// Whether a reduction root is laid out as an interleaved image (or a list of small vectors: a
+// point cloud's x, y, z): reduction_over_all_dims, dim 0 of 2 to kInterleavedPoints points and dim
+// 1 of a tile's width at the estimates (PointwiseParams::unroll_dim 0).
 bool interleaved_reduction(const FuncNode &O) {
-    if (O.updates == 0 || O.dims.size() < 2 || O.region.size() < 2) return false;
-    for (int s = 0; s <= O.updates; s++)
-        if (stage_pure_vars(O.function, s).size() != O.dims.size()) return false;
-    return O.region[0].extent() >= 2 && O.region[0].extent() <= kInterleavedPoints &&
+    return reduction_over_all_dims(O) && O.region[0].extent() >= 2 && O.region[0].extent() <= kInterleavedPoints &&
            O.region[1].extent() >= kPointwiseTileX;
 }
 

@@ -162,11 +162,10 @@ void schedule_pointwise_kernel(ScheduleWriter &w, Func root, int vector_width, c
         for (int stage = 0; stage <= int(fn.updates().size()); stage++) {
             std::vector<VarOrRVar> pure = stage_pure_vars(fn, stage);
             const std::string tag = root.name() + "_t" + std::to_string(stage);
-            if (unroll_dim != 0 || pure.size() < 2) {
+            if (unroll_dim == 0 && pure.size() >= 2)
+                tile_dims_1_and_2(w, {root, stage - 1}, pure, threads_x, threads_y, tag);
+            else
                 gpu_tile_over_blocks(w, {root, stage - 1}, pure, threads_x, threads_y, tag);
-                continue;
-            }
-            tile_dims_1_and_2(w, {root, stage - 1}, pure, threads_x, threads_y, tag);
         }
         return;
     }

@@ -38,7 +38,7 @@ void window_per_thread(ScheduleWriter &w, Func m, Func root, const Var &tx, int 
             if (Internal::as_const_int(rv.extent)) w.unroll({m, 0}, RVar(rv.var));
 }
 
-bool unroll_window_steps(ScheduleWriter &w, Func m, int64_t most_steps, int innermost, bool rest_unscheduled) {
+void unroll_window_steps(ScheduleWriter &w, Func m, int64_t most_steps, int innermost, bool rest_unscheduled) {
     const Internal::Function fn = m.function();
     std::vector<bool> unrolled(fn.updates().size(), false);
     for (int u = 0; u < int(fn.updates().size()); u++) {
@@ -66,12 +66,10 @@ bool unroll_window_steps(ScheduleWriter &w, Func m, int64_t most_steps, int inne
         }
         unrolled[size_t(u)] = true;
     }
-    const bool any = std::find(unrolled.begin(), unrolled.end(), true) != unrolled.end();
     // The other updates left as they are, said so (else Halide warns that they were forgotten).
-    if (any && rest_unscheduled)
+    if (rest_unscheduled && std::find(unrolled.begin(), unrolled.end(), true) != unrolled.end())
         for (int u = 0; u < int(fn.updates().size()); u++)
             if (!unrolled[size_t(u)]) w.unscheduled({m, u});
-    return any;
 }
 
 }  // namespace solder

@@ -28,10 +28,10 @@ void window_per_thread(ScheduleWriter &w, Halide::Func m, Halide::Func root, con
 // reader, or one whose update a block's threads share) with its RVars of constant extent unrolled
 // where there are at most `most_steps` steps of them in all; else only the innermost RVar, by up to
 // `innermost` steps. Not an update with an RDom::where predicate: each unrolled step keeps its
-// guard and its predicate (a user's triangular sums took 44 us unrolled, 35.5 not). Returns whether
-// any update was unrolled. `rest_unscheduled`: the updates not unrolled are said to keep Halide's
-// default loops (false where the caller schedules them).
-bool unroll_window_steps(ScheduleWriter &w, Halide::Func m, int64_t most_steps, int innermost,
+// guard and its predicate (a user's triangular sums took 44 us unrolled, 35.5 not).
+// `rest_unscheduled`: the updates not unrolled are said to keep Halide's default loops (false where
+// the caller schedules them).
+void unroll_window_steps(ScheduleWriter &w, Halide::Func m, int64_t most_steps, int innermost,
                          bool rest_unscheduled = true);
 
 }  // namespace solder
