@@ -55,6 +55,21 @@ struct PointCloudSmooth {
     }
 };
 
+// The largest value of each channel along each row of an interleaved 8-bit RGB image: a reduction
+// of 3 x 2160 results at the estimates, each over a row of 3840 pixels read a channel apart.
+struct InterleavedRowMax {
+    ImageParam in{UInt(8), 3, "ilr_rm_in"};
+    Func out{"ilr_rm_out"};
+    InterleavedRowMax() {
+        Var c("c"), y("y");
+        RDom r(0, in.dim(1).extent(), "r");
+        out(c, y) = maximum(in(c, r, y));
+        in.dim(0).set_stride(1);
+        in.set_estimates({{0, 3}, {0, 3840}, {0, 2160}});
+        out.set_estimates({{0, 3}, {0, 2160}});
+    }
+};
+
 // The plan's line for the kernel that stores `func`.
 std::string kernel_line(const std::string &plan, const std::string &func) {
     std::smatch m;
@@ -144,6 +159,49 @@ TEST(InterleavedReductions, APointCloudsSumRunsOnOpenCL) {
                 };
                 EXPECT_TRUE(matches(
                     o, [&](auto &q) { return smooth(q[0], q[1]) * 2.0 - smooth(q[0], std::max(q[1] - 1, 0)); }, 1e-5))
+                    << plan;
+            }
+    }
+}
+
+// A reduction along the pixels of each row of an interleaved image: a block per result, its lanes
+// over neighbouring pixels, not a thread per row walking all of them.
+TEST(InterleavedReductions, EachRowsMaximumOfAnInterleavedImageTakesABlockPerResult) {
+    InterleavedRowMax b;
+    const std::string plan = schedule_with_solder({b.out}, "cuda");
+    const std::string line = kernel_line(plan, "maximum");
+    ASSERT_FALSE(line.empty()) << plan;
+    EXPECT_NE(line.find("[block_reduction]"), std::string::npos) << plan;
+    EXPECT_NO_THROW(lower_for_cuda({b.out}, "interleaved_row_max")) << plan;
+}
+
+TEST(InterleavedReductions, EachRowsMaximumOfAnInterleavedImageRunsOnOpenCL) {
+    for (const std::string &target : user_targets()) {
+        InterleavedRowMax b;
+        const std::string plan = schedule_with_solder({b.out}, target);
+        Pipeline p = compiled({b.out}, target);
+        for (int channels : {3, 4, 1})
+            for (auto [w, h] : std::vector<std::pair<int, int>>{{1000, 40}, {37, 29}, {1, 1}}) {
+                SCOPED_TRACE(target + " " + std::to_string(channels) + "x" + std::to_string(w) + "x" +
+                             std::to_string(h));
+                Buffer<uint8_t> a = Buffer<uint8_t>::make_interleaved(w, h, channels);
+                a.transpose(std::vector<int>{1, 2, 0});
+                std::mt19937 rng(uint32_t(w * 17 + channels));
+                a.for_each_value([&](uint8_t &v) { v = uint8_t(rng()); });
+                a.set_host_dirty();
+                b.in.set(a);
+                Buffer<uint8_t> o(channels, h);
+                const std::string error = failure_of([&] { p.realize(o, make_target(target)); });
+                ASSERT_EQ(error, "") << plan;
+                o.copy_to_host();
+                EXPECT_TRUE(matches(
+                    o,
+                    [&](auto &q) {
+                        int m = 0;
+                        for (int i = 0; i < w; i++) m = std::max<int>(m, a(q[0], i, q[1]));
+                        return m;
+                    },
+                    0))
                     << plan;
             }
     }

@@ -69,6 +69,10 @@ std::vector<std::string> scalar_params_in(const Halide::Expr &e);
 // those maxima).
 enum class GraphSizes { Estimated, Larger, LargerAll, DeclaredMax };
 
+// The most points of dim 0, at the estimates, of a Func laid out as an interleaved image (its
+// channels, RGB or RGBA, innermost) or a list of small vectors (a point cloud's x, y, z).
+constexpr int64_t kInterleavedPoints = 4;
+
 struct FuncNode {
     std::string name;
     Halide::Internal::Function function;  // undefined for pipeline inputs (defined for extern stages)
@@ -130,6 +134,12 @@ struct FuncNode {
     }
     bool any_grows() const { return std::find(grows.begin(), grows.end(), true) != grows.end(); }
     bool is_reduction() const { return reduction_points > 0; }
+    // Whether it has the shape of an interleaved image at the estimates: dim 0 of 2 to
+    // kInterleavedPoints points beside a dim 1 of at least `min_dim1`.
+    bool interleaved(int64_t min_dim1) const {
+        return region.size() >= 2 && region[0].extent() >= 2 && region[0].extent() <= kInterleavedPoints &&
+               region[1].extent() >= min_dim1;
+    }
     // Whether its RDom runs once per point (its updates write its pure vars in order: a sum per
     // output, predicated or not), not once for the whole Func (a scan, a scatter).
     bool rdom_runs_per_point() const { return generic.empty() || generic_per_point; }

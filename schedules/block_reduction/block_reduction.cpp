@@ -26,6 +26,10 @@ InnermostReads innermost_reads(const Halide::Internal::Function &f) {
                 for (auto &v : rvars) uses_rvar = uses_rvar || expr_uses_var(inner, v);
                 r.walks_rvar = r.walks_rvar || expr_uses_var(inner, rvars[0]);
                 r.along_results = r.along_results || (expr_uses_var(inner, pure0) && !uses_rvar);
+                const auto *v = inner.as<Halide::Internal::Variable>();
+                r.walks_rvar_beside_results =
+                    r.walks_rvar_beside_results ||
+                    (v && v->name == pure0 && op->args.size() >= 2 && expr_uses_var(op->args[1], rvars[0]));
                 for (auto &a : op->args) r.shared_along_results = r.shared_along_results && !expr_uses_var(a, pure0);
             }
             IRVisitor::visit(op);
@@ -85,6 +89,10 @@ namespace {
 // Whether the template computes both of the root's stages in one launch, a copy's
 // (schedule_block_reduction): one update, and no pipeline output.
 bool stages_in_copy(const FuncNode &O) { return O.updates == 1 && !O.is_output; }
+
+// Rows of an interleaved image's results (FuncNode::interleaved) whose reduction along its pixels
+// takes a block per result: fewer, and each block's few results are better summed by a thread.
+constexpr int64_t kMinInterleavedRows = 32;
 
 // Fewer points per result than this, over results enough to fill the device one thread each: one
 // thread per result (the pointwise template) sums them.
@@ -146,7 +154,10 @@ public:
         if (thread_each && reads.shared_along_results)
             return "there are results enough for a thread each, and neighbouring results read the same points (a "
                    "warp of threads, one per result, loads each once)";
-        if (!reads.walks_rvar)
+        // (Or the dim beside an interleaved image's channels: a user's maximum of each channel
+        // along each row of an interleaved 8-bit RGB 4K image took 1538 us on the H100 with a
+        // thread per row walking its 3840 pixels.)
+        if (!reads.walks_rvar && !(reads.walks_rvar_beside_results && O.interleaved(kMinInterleavedRows)))
             return "its RVar does not walk the innermost dim of what it reads (one thread per result reads "
                    "those coalesced)";
         return "";

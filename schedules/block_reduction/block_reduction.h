@@ -14,8 +14,12 @@ namespace solder::autosched {
 // - `shared_along_results`: no read's args name the result's innermost pure var (it appears at
 //   most in the RDom's predicate: a cumulative sum written as `r.where(r <= x)`): neighbouring
 //   results read the same points, which a warp of threads, one per result, loads once.
+// - `walks_rvar_beside_results`: some read's innermost arg is the result's innermost pure var
+//   and its next arg uses the innermost RVar (each channel of an interleaved image along its rows,
+//   in(c, r, y)): where the results' innermost dim has a few points, a block's lanes read
+//   neighbouring pixels.
 struct InnermostReads {
-    bool walks_rvar = false, along_results = false, shared_along_results = true;
+    bool walks_rvar = false, along_results = false, shared_along_results = true, walks_rvar_beside_results = false;
 };
 // For a reduction with pure dims and one update.
 InnermostReads innermost_reads(const Halide::Internal::Function &f);

@@ -188,17 +188,10 @@ constexpr int kPerPointUnroll = 8;
 // 233.5, 185.3 and 187.4 us; an ELL sparse product's 2^18 rows of 32, 256 threads -> 128: 61.5 and
 // 61.8 us.
 constexpr int64_t kOwnRowBlocksPerSm = 8;
-// The most points of dim 0, at the estimates, of a root laid out as an interleaved image
-// (PointwiseParams::unroll_dim 0): RGB or RGBA channels.
-constexpr int64_t kInterleavedPoints = 4;
-
 // Whether a reduction root is laid out as an interleaved image (or a list of small vectors: a
 // point cloud's x, y, z): reduction_over_all_dims, dim 0 of 2 to kInterleavedPoints points and dim
 // 1 of a tile's width at the estimates (PointwiseParams::unroll_dim 0).
-bool interleaved_reduction(const FuncNode &O) {
-    return reduction_over_all_dims(O) && O.region[0].extent() >= 2 && O.region[0].extent() <= kInterleavedPoints &&
-           O.region[1].extent() >= kPointwiseTileX;
-}
+bool interleaved_reduction(const FuncNode &O) { return reduction_over_all_dims(O) && O.interleaved(kPointwiseTileX); }
 
 // Rows each thread computes of an output whose channels are innermost in memory
 // (PointwiseParams::unroll_vector): one pixel's 4 bytes per thread left few bytes in flight.
@@ -396,6 +389,16 @@ public:
                              : together > 0 ? thread_rows(O, -1) / O.region[size_t(together)].extent()
                                             : thread_rows(O, serial);
         kc.blocks = serial == 0 ? blocks_of(rows, 256) : ((O.region[0].extent() + 255) / 256) * rows;
+        // Fused reductions in an interleaved root's threads (fill's unroll_dim 0): a thread per
+        // pixel, each walking its points of dim 0, not a block per row of dim 0. Counted as a
+        // block of those few points per row, a user's maximum of each channel along each row of an
+        // interleaved 8-bit RGB 4K image (2160 threads, each walking 3840 pixels) was estimated at
+        // 10.8 us, and ran 1538 us on the H100.
+        // (A reduction root of that shape, interleaved_reduction, likewise.)
+        if (c.opt.gpu && serial < 0 &&
+            (O.updates == 0 ? c.reduction_member && O.dims.size() >= 2 && O.interleaved(kPointwiseTileX)
+                            : interleaved_reduction(O)))
+            kc.blocks = blocks_of(rows, 256);
         c.cost.kernel_reads(c.g, c.root, c.inside, whole, c.g.regions_for(c.root, blk, c.inside), rows, kc, true);
         // Contraction members (fill lays the root in their tiles): a block per tile, and the cost
         // stretched where those are too few to occupy the GPU (fewer than its SMs) and the member,
@@ -639,8 +642,7 @@ public:
         // threads along the channels busy); Anderson2021 595.
         if (c.opt.gpu && p.vector_width == 1 && !f16 && p.unroll_dim < 0 && p.unroll_rows == 1 && p.serial_dim < 0 &&
             O.updates == 0 && k.side.empty() && !k.split && p.transposed_source.empty() && p.register_members.empty() &&
-            !p.register_root && p.root_unroll.empty() && O.dims.size() >= 2 && O.region[0].extent() >= 2 &&
-            O.region[0].extent() <= kInterleavedPoints && O.region[1].extent() >= kPointwiseTileX) {
+            !p.register_root && p.root_unroll.empty() && O.dims.size() >= 2 && O.interleaved(kPointwiseTileX)) {
             // (Unrolled only in an output's branch: a Func other kernels read has no output buffer
             // to specialize on, and its region's dim 0 may be wider than what it computes.)
             p.unroll_dim = 0;
