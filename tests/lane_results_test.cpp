@@ -114,6 +114,61 @@ TEST(LaneResults, ChannelSumsOverAOneDimensionalRDom) {
     }
 }
 
+// A channels-last feature map's per-channel statistics (a batch norm's): 64 channels at the
+// estimates, each over 56 x 56 pixels and a batch of 32. No RVar outside the lanes' has steps
+// enough for the slices wanted, so two are cut (the rows, then the batch): a block for each pair of
+// slices, 4 lanes per channel. Run where the second cut's extent is no multiple of its slices,
+// smaller than one, and 1; with fewer and more channels than planned for.
+TEST(LaneResults, ChannelsLastStatisticsCutTwoRVars) {
+    for (const std::string &target : {std::string("host"), std::string("opencl"), std::string("cuda")}) {
+        SCOPED_TRACE("target " + target);
+        ImageParam in(Float(32), 4, "in");
+        Var c("c"), x("x"), y("y"), n("n");
+        Expr count = cast<float>(in.dim(1).extent() * in.dim(2).extent() * in.dim(3).extent());
+        RDom r(0, in.dim(1).extent(), 0, in.dim(2).extent(), 0, in.dim(3).extent(), "r");
+        Func mean("mean"), var("var"), out("out");
+        mean(c) = sum(in(c, r.x, r.y, r.z)) / count;
+        Expr d = in(c, r.x, r.y, r.z) - mean(c);
+        var(c) = sum(d * d) / count;
+        out(c, x, y, n) = (in(c, x, y, n) - mean(c)) / sqrt(var(c) + 1e-5f);
+        in.set_estimates({{0, 64}, {0, 56}, {0, 56}, {0, 32}});
+        out.set_estimates({{0, 64}, {0, 56}, {0, 56}, {0, 32}});
+        const std::string plan = schedule_with_solder({out}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("each cut again into"), std::string::npos) << plan;
+            EXPECT_NE(plan.find("threads along the results and then 4 lanes"), std::string::npos) << plan;
+        }
+        if (target == "cuda") {
+            EXPECT_NO_THROW(Pipeline(out).compile_to_lowered_stmt(::testing::TempDir() + "/nhwc.stmt", {in}, Text,
+                                                                  solder::make_target("cuda")));
+            continue;
+        }
+        Pipeline p(out);
+        p.compile_jit(solder::make_target(target));
+        for (auto [ch, side, batch] :
+             std::vector<std::tuple<int, int, int>>{{64, 9, 7}, {64, 5, 37}, {3, 4, 2}, {70, 3, 1}, {1, 1, 1}}) {
+            SCOPED_TRACE(std::to_string(ch) + "x" + std::to_string(side) + "x" + std::to_string(batch));
+            Buffer<float> img = random_buffer<float>({ch, side, side, batch}, 13, -1, 3);
+            in.set(img);
+            Buffer<float> o = realize_on<float>(p, {ch, side, side, batch}, target);
+            const double cnt = double(side) * side * batch;
+            std::vector<double> m(size_t(ch), 0.0), v(size_t(ch), 0.0);
+            img.for_each_element([&](const int *q) { m[size_t(q[0])] += img(q); });
+            for (double &e : m) e /= cnt;
+            img.for_each_element(
+                [&](const int *q) { v[size_t(q[0])] += (img(q) - m[size_t(q[0])]) * (img(q) - m[size_t(q[0])]); });
+            for (double &e : v) e /= cnt;
+            EXPECT_TRUE(matches(
+                o,
+                [&](auto &q) {
+                    return (img(q[0], q[1], q[2], q[3]) - m[size_t(q[0])]) / std::sqrt(v[size_t(q[0])] + 1e-5);
+                },
+                1e-3))
+                << plan;
+        }
+    }
+}
+
 // The channel means of an interleaved image summed in doubles: on OpenCL without cl_doubles the
 // kernel runs on the host instead (apply_plan), its slices laid out for the host; the plan still
 // names the layout it planned.

@@ -134,9 +134,10 @@ struct BlockReductionParams {
 // cut into `slices` slices of `slice_rows` steps per result at the estimates, each reduced by one
 // block as a block reduction of its lanes (`slice`), the partials added by one block per result.
 // With `lane_results` (results few, and read along the input's innermost dim, as the channel means
-// of an interleaved image are): each slice is one block for every result, its threads along the
-// results and then `lanes` steps of the innermost RVar (`threads` per block), so that neighbouring
-// threads read neighbouring elements; their partials are added by one block per result.
+// of an interleaved image are): each slice is one block for every result (or a few blocks, of
+// `threads` each), its threads along the results and then `lanes` steps of the innermost RVar, so
+// that neighbouring threads read neighbouring elements; their partials are added by one block per
+// result.
 struct TotalReductionParams {
     int64_t slice_rows = 1, slices = 1;
     // The RVar cut into slices (innermost first): the outermost, or an inner one with more steps
@@ -147,6 +148,12 @@ struct TotalReductionParams {
     BlockReductionParams slice;
     bool lane_results = false;
     int lanes = 0, threads = 0;
+    // In the lane-results layout, where the cut RVar has fewer steps than the slices wanted (a
+    // channels-last feature map's 56 rows): another RVar (innermost first; -1 none) cut too, into
+    // `slices2` of `slice_rows2` steps, each slice of the first cut a block for each of those.
+    int sliced_rvar2 = -1;
+    std::string sliced_rvar2_name;
+    int64_t slice_rows2 = 1, slices2 = 1;
 };
 // 2-D tiles with producers computed per tile (schedules/stencil_tile).
 struct StencilTileParams {

@@ -273,6 +273,10 @@ std::string Plan::to_text() const {
                                                  : " steps of its RVar " + tr->sliced_rvar_name +
                                                        " (the outermost has fewer; each slice walks "
                                                        "the RVars outside it too)") +
+                   (tr->sliced_rvar2 >= 0
+                        ? ", each cut again into " + std::to_string(tr->slices2) + " of " +
+                              std::to_string(tr->slice_rows2) + " steps of its RVar " + tr->sliced_rvar2_name
+                        : std::string()) +
                    (tr->lane_results ? ", one block each for every result, its " + std::to_string(tr->threads) +
                                            " threads along the results and then " + std::to_string(tr->lanes) +
                                            " lanes of the innermost RVar"

@@ -24,8 +24,11 @@ void schedule_total_reduction(ScheduleWriter &w, Halide::Func f, const Halide::T
 // `sliced_rvar` (of several; for a 1-D RDom, the lanes' walk of it) cut into slices of `slice_rows`,
 // both factored out into partials (result, lane, slice) whose blocks
 // hold every result of a slice, `threads` each, along the results and then the lanes, computed by
-// a copy in each thread's registers; then one block per result adds its partials.
+// a copy in each thread's registers; then one block per result adds its partials. With
+// `sliced_rvar2` (-1 none), that RVar is cut into slices of `slice_rows2` too: partials (result,
+// lane, slice, slice2), a block for each pair of slices.
 void schedule_total_reduction_lane_results(ScheduleWriter &w, Halide::Func f, const Halide::Target &target,
-                                           int sliced_rvar, int64_t slice_rows, int lanes, int threads);
+                                           int sliced_rvar, int64_t slice_rows, int lanes, int threads,
+                                           int sliced_rvar2 = -1, int64_t slice_rows2 = 1);
 
 }  // namespace solder
