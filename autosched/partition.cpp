@@ -162,6 +162,36 @@ std::string reduction_reading_in_kernel(const FuncGraph &g, const std::vector<bo
     return "";
 }
 
+// A reduction that node `i` reads in a kernel it is computed in (directly or through pure Funcs
+// computed there too: an SSIM map's windowed sums, through the means and variances): its name, or
+// empty.
+std::string reduction_read_in_kernel(const FuncGraph &g, const std::vector<bool> &root,
+                                     const std::vector<std::set<int>> &groups, int i) {
+    std::vector<int> todo{i};
+    std::set<int> seen{i};
+    while (!todo.empty()) {
+        const int c = todo.back();
+        todo.pop_back();
+        for (int e : g.nodes[size_t(c)].in_edges) {
+            const int p = g.edges[size_t(e)].producer;
+            if (p < 0 || root[size_t(p)] || g.nodes[size_t(p)].is_input || !seen.insert(p).second) continue;
+            if (!std::any_of(groups[size_t(p)].begin(), groups[size_t(p)].end(),
+                             [&](int k) { return groups[size_t(i)].count(k) > 0; }))
+                continue;
+            if (g.nodes[size_t(p)].is_reduction()) return g.nodes[size_t(p)].name;
+            todo.push_back(p);
+        }
+    }
+    return "";
+}
+
+// Whether node `c` reads node `p` (an edge between them).
+bool reads_directly(const FuncGraph &g, int c, int p) {
+    for (int e : g.nodes[size_t(c)].in_edges)
+        if (g.edges[size_t(e)].producer == p) return true;
+    return false;
+}
+
 // The one reader of node `p` where it is a pure Func, computed in the same kernels, reading `p` at
 // its own points with the dims in some order (attention's scaled scores `s(j, t) = sum$1(t, j) /
 // 8`); -1 otherwise.
@@ -243,6 +273,20 @@ std::string storage_rule(const FuncGraph &g, const PlannerOptions &opt, const st
     if ((depths ? (*depths)[size_t(i)] : resampling_depth(g, root, i, memo)) > kMaxResamplingsPerKernel)
         return "read through more than " + std::to_string(kMaxResamplingsPerKernel) +
                " resamplings (pyramid levels) inside the kernel of " + names;
+    // The Func a 0-d reduction sums, computed from another reduction in its kernel (a mean over an
+    // SSIM map of windowed sums): stored here, not the reduction below it (the rule after this
+    // one), it takes a template of its own (the map's stencil tiles, its sums computed per tile) and
+    // the total reduction template slices the root over it. Left to the next rule, a user's mean
+    // SSIM of two 2K images stored each pass of its five blurs, and the search, 20000 partitions
+    // with the mean's sum fused, stopped at a plan estimated at 416 us (the map's tiles: 20 us).
+    if (opt.gpu && !n.is_reduction() && n.updates == 0)
+        for (int k : groups[i])
+            if (g.nodes[size_t(k)].dims.empty() && g.nodes[size_t(k)].is_reduction() && reads_directly(g, k, i))
+                if (std::string r = reduction_read_in_kernel(g, root, groups, i); !r.empty())
+                    return "summed by the 0-d reduction " + g.nodes[size_t(k)].name +
+                           " and computed from the reduction " + r +
+                           " in its kernel: stored, its own kernel fuses what it reads, and " +
+                           g.nodes[size_t(k)].name + "'s slices read it";
     if (n.is_reduction())
         for (int k : groups[i])
             if (g.nodes[k].is_reduction())

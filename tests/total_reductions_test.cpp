@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "tests/support/user_pipeline.h"
@@ -142,6 +143,97 @@ TEST(TotalReductions, ChannelMeansOfASmallBatchAreSlicedAcrossRows) {
                 want /= double(w) * h * n;
                 EXPECT_NEAR(got(ch), want, 1e-5) << "channel " << ch << "\n" << plan;
             }
+        }
+    }
+}
+
+// The mean of a map computed from windowed sums (SSIM's five separable blurs of inline sums, the
+// map a pure Func of those): the map is stored, its kernel the stencil tiles that compute the
+// blurs per tile, and the mean's sum a total reduction over it. As one 0-d kernel the whole
+// pipeline would run in one thread; storing the nearest windowed sum instead left the search far
+// from the map's tiles. Planned and lowered for CUDA; the same shape with two blurs (a local
+// variance map's mean; PoCL takes minutes to compile SSIM's tiles) run on the host and OpenCL at
+// sizes from 70 x 50 to 6 x 64 against plain C++.
+TEST(TotalReductions, TheMeanOfAMapOfWindowedSumsStoresTheMap) {
+    auto mirror = [](int x, int n) {
+        const int m = 2 * (n - 1);
+        int t = ((x % m) + m) % m;
+        return t >= n ? m - t : t;
+    };
+    for (const std::string &target : {std::string("host"), std::string("opencl"), std::string("cuda")}) {
+        SCOPED_TRACE("target " + target);
+        // (An 11-tap window where the plan is only lowered, 5 taps where it runs.)
+        const int radius = target == "cuda" ? 5 : 2;
+        float norm = 0.0f;
+        for (int k = -radius; k <= radius; k++) norm += std::exp(-float(k * k) / 4.5f);
+        ImageParam a(Float(32), 2, "lv_a");
+        Var x("x"), y("y"), t("t");
+        Func ca = BoundaryConditions::mirror_interior(a);
+        Func w("lv_w");
+        w(t) = exp(-cast<float>(t * t) / 4.5f) / norm;
+        RDom k(-radius, 2 * radius + 1, "k");
+        auto blur = [&](Func f, const std::string &name) {
+            Func bx(name + "_x"), by(name);
+            bx(x, y) = sum(f(x + k, y) * w(k));
+            by(x, y) = sum(bx(x, y + k) * w(k));
+            return by;
+        };
+        Func aa("lv_aa");
+        aa(x, y) = ca(x, y) * ca(x, y);
+        Func mu = blur(ca, "lv_mu"), e_aa = blur(aa, "lv_e_aa");
+        Func map("lv_map"), mean("lv_mean");
+        if (target == "cuda") {
+            // SSIM's five blurs (two images' means and mean squares, their mean product), each of
+            // 11 taps: the shape whose search stopped far from the map's tiles.
+            ImageParam b(Float(32), 2, "lv_b");
+            Func cb = BoundaryConditions::mirror_interior(b);
+            Func bb("lv_bb"), ab("lv_ab");
+            bb(x, y) = cb(x, y) * cb(x, y);
+            ab(x, y) = ca(x, y) * cb(x, y);
+            Func mu_b = blur(cb, "lv_mu_b"), e_bb = blur(bb, "lv_e_bb"), e_ab = blur(ab, "lv_e_ab");
+            Expr ma = mu(x, y), mb = mu_b(x, y);
+            Expr va = e_aa(x, y) - ma * ma, vb = e_bb(x, y) - mb * mb, cov = e_ab(x, y) - ma * mb;
+            map(x, y) =
+                ((2.0f * ma * mb + 1e-4f) * (2.0f * cov + 9e-4f)) / ((ma * ma + mb * mb + 1e-4f) * (va + vb + 9e-4f));
+            b.set_estimates({{0, 2048}, {0, 2048}});
+        } else {
+            map(x, y) = sqrt(max(e_aa(x, y) - mu(x, y) * mu(x, y), 0.0f) + 1e-4f);
+        }
+        RDom r(0, a.dim(0).extent(), 0, a.dim(1).extent(), "r");
+        mean() = sum(map(r.x, r.y)) / cast<float>(a.dim(0).extent() * a.dim(1).extent());
+        a.set_estimates({{0, 2048}, {0, 2048}});
+        const std::string plan = schedule_with_solder({mean}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("[stencil_tile"), std::string::npos) << plan;
+            EXPECT_NE(plan.find("writes " + map.name() + ":"), std::string::npos) << plan;
+            EXPECT_NE(plan.find("[total_reduction"), std::string::npos) << plan;
+        }
+        if (target == "cuda") {
+            EXPECT_NO_THROW(lower_for_cuda({mean}, "ssim_mean"));
+            continue;
+        }
+        Pipeline p(mean);
+        p.compile_jit(solder::make_target(target));
+        for (auto [wd, ht] : std::vector<std::pair<int, int>>{{70, 50}, {23, 17}, {6, 64}}) {
+            SCOPED_TRACE(std::to_string(wd) + "x" + std::to_string(ht));
+            Buffer<float> ia = random_buffer<float>({wd, ht}, uint32_t(wd), 0, 1);
+            a.set(ia);
+            Buffer<float> got = realize_on<float>(p, {}, target);
+            std::vector<double> wt(size_t(2 * radius + 1));
+            for (int j = -radius; j <= radius; j++) wt[size_t(j + radius)] = std::exp(-double(j * j) / 4.5) / norm;
+            double total = 0;
+            for (int j = 0; j < ht; j++)
+                for (int i = 0; i < wd; i++) {
+                    double m1 = 0, m2 = 0;
+                    for (int v = -radius; v <= radius; v++)
+                        for (int u = -radius; u <= radius; u++) {
+                            const double pa = ia(mirror(i + u, wd), mirror(j + v, ht));
+                            const double wuv = wt[size_t(u + radius)] * wt[size_t(v + radius)];
+                            m1 += wuv * pa, m2 += wuv * pa * pa;
+                        }
+                    total += std::sqrt(std::max(m2 - m1 * m1, 0.0) + 1e-4);
+                }
+            EXPECT_NEAR(got(), total / (double(wd) * ht), 1e-4) << plan;
         }
     }
 }
