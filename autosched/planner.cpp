@@ -243,6 +243,7 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
             sk.slice_rows = (R.reduction_points + kc.split_k - 1) / kc.split_k;
             sk.blocks = kc.split_blocks;
             sk.contraction_dx = kc.split_contraction_dx, sk.contraction_dy = kc.split_contraction_dy;
+            sk.interleaved = kc.split_interleaved;
             k.split = sk;
             // Written by the first launch and read back by the second: a materialized intermediate.
             MaterializedTensor m = materialized(R);

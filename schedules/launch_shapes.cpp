@@ -143,6 +143,7 @@ std::vector<LaunchShape> split_k_shapes(const ShapeContext &c, const KernelPlan 
     } else if (sk.group.empty()) {
         for (auto &r : F.region) blocks.push_back(r.extent());
         if (blocks.empty()) blocks.push_back(1);
+        if (sk.interleaved && blocks.size() >= 2) blocks[1] *= blocks[0], blocks.erase(blocks.begin());
         blocks[0] = blocks_of(blocks[0], kSplitThreads);
         blocks.push_back(sk.slices);
     } else {

@@ -70,6 +70,22 @@ struct InterleavedRowMax {
     }
 };
 
+// The mean of each channel down each column of an interleaved 8-bit RGB image: 3 x 3840 results at
+// the estimates, each over 2160 rows.
+struct InterleavedColumnMean {
+    ImageParam in{UInt(8), 3, "ilr_cm_in"};
+    Func out{"ilr_cm_out"};
+    InterleavedColumnMean() {
+        Var c("c"), x("x");
+        Expr h = in.dim(2).extent();
+        RDom r(0, h, "r");
+        out(c, x) = sum(cast<float>(in(c, x, r))) / cast<float>(h);
+        in.dim(0).set_stride(1);
+        in.set_estimates({{0, 3}, {0, 3840}, {0, 2160}});
+        out.set_estimates({{0, 3}, {0, 3840}});
+    }
+};
+
 // The plan's line for the kernel that stores `func`.
 std::string kernel_line(const std::string &plan, const std::string &func) {
     std::smatch m;
@@ -202,6 +218,48 @@ TEST(InterleavedReductions, EachRowsMaximumOfAnInterleavedImageRunsOnOpenCL) {
                         return m;
                     },
                     0))
+                    << plan;
+            }
+    }
+}
+
+// Few results down long columns: split-K, its partials' threads along the channels and pixels
+// together (contiguous in memory), not a thread per column walking every row.
+TEST(InterleavedReductions, EachColumnsMeanOfAnInterleavedImageIsSplitAlongItsRows) {
+    InterleavedColumnMean b;
+    const std::string plan = schedule_with_solder({b.out}, "cuda");
+    EXPECT_NE(plan.find("split-K: sum summed in"), std::string::npos) << plan;
+    EXPECT_NE(plan.find(".fuse(c, x, "), std::string::npos) << plan;
+    EXPECT_NO_THROW(lower_for_cuda({b.out}, "interleaved_column_mean")) << plan;
+}
+
+TEST(InterleavedReductions, EachColumnsMeanOfAnInterleavedImageRunsOnOpenCL) {
+    for (const std::string &target : user_targets()) {
+        InterleavedColumnMean b;
+        const std::string plan = schedule_with_solder({b.out}, target);
+        Pipeline p = compiled({b.out}, target);
+        for (int channels : {3, 4, 1})
+            for (auto [w, h] : std::vector<std::pair<int, int>>{{300, 700}, {37, 29}, {1, 1}, {5, 2000}}) {
+                SCOPED_TRACE(target + " " + std::to_string(channels) + "x" + std::to_string(w) + "x" +
+                             std::to_string(h));
+                Buffer<uint8_t> a = Buffer<uint8_t>::make_interleaved(w, h, channels);
+                a.transpose(std::vector<int>{1, 2, 0});
+                std::mt19937 rng(uint32_t(h * 13 + channels));
+                a.for_each_value([&](uint8_t &v) { v = uint8_t(rng()); });
+                a.set_host_dirty();
+                b.in.set(a);
+                Buffer<float> o(channels, w);
+                const std::string error = failure_of([&] { p.realize(o, make_target(target)); });
+                ASSERT_EQ(error, "") << plan;
+                o.copy_to_host();
+                EXPECT_TRUE(matches(
+                    o,
+                    [&](auto &q) {
+                        double s = 0;
+                        for (int j = 0; j < h; j++) s += a(q[0], q[1], j);
+                        return s / h;
+                    },
+                    1e-4))
                     << plan;
             }
     }

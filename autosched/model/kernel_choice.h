@@ -40,6 +40,9 @@ struct KernelChoice {
     // matrix's `X(i, s) * X(j, s)` over 0 and 1), its partials are laid out as a contraction's
     // tiles (-1: threads along dim 0, one result each).
     int split_contraction_dx = -1, split_contraction_dy = -1;
+    // Where `split_func` has the shape of an interleaved image (FuncNode::interleaved: an RGB
+    // image's channels innermost), its partials' threads run along its dims 0 and 1 fused.
+    bool split_interleaved = false;
     // Where members are inlined (recomputed wherever read): the member nearest the root that is
     // recomputed more than kGreedyRecompute times per point of its reader's kernel (through a
     // chain of stencils or resamplings), and that factor; -1 where none is.

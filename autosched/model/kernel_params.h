@@ -330,6 +330,8 @@ struct SplitK {
     // The partials laid out as a contraction's tiles over the reduction's dims contraction_dx and
     // contraction_dy (KernelChoice::split_contraction_dx, _dy); -1: one result per thread.
     int contraction_dx = -1, contraction_dy = -1;
+    // The partials' threads along the reduction's dims 0 and 1 fused (KernelChoice::split_interleaved).
+    bool interleaved = false;
 };
 
 }  // namespace solder::autosched

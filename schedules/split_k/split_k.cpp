@@ -23,9 +23,9 @@ void prepare_split_k(ApplyContext &c, const KernelPlan &k) {
     if (!k.split || !k.split->launched_with.empty()) return;
     const SplitK &s = *k.split;
     if (s.group.empty()) {
-        check_partials_name(
-            schedule_split_k_partials(c.w, c.get(s.func), s.slice_rows, c.target, s.contraction_dx, s.contraction_dy),
-            s.func, s.partials);
+        check_partials_name(schedule_split_k_partials(c.w, c.get(s.func), s.slice_rows, c.target, s.contraction_dx,
+                                                      s.contraction_dy, s.interleaved),
+                            s.func, s.partials);
         return;
     }
     prepare_shared_split_k(c, k);

@@ -69,7 +69,7 @@ void zero_coalesced(ScheduleWriter &w, Func partials) {
 }  // namespace
 
 Func schedule_split_k_partials(ScheduleWriter &w, Func f, int64_t slice_rows, const Target &target, int contraction_dx,
-                               int contraction_dy) {
+                               int contraction_dy, bool interleaved) {
     auto fn = f.function();
     const auto rvars = fn.update(0).schedule().rvars();  // innermost first
     const std::string tag = f.name();
@@ -98,10 +98,15 @@ Func schedule_split_k_partials(ScheduleWriter &w, Func f, int64_t slice_rows, co
     // the other pure dims and the slices; each thread walks its slice's rows serially.
     std::vector<Var> pv;
     for (auto &a : partials.function().args()) pv.emplace_back(a);
-    std::vector<VarOrRVar> outer(pv.begin() + 1, pv.end());
-    for (int stage = -1; stage <= 0; stage++)
-        lay_out_partials(w, {partials, stage}, pv[0], outer, stage == 0 ? &ri : nullptr, 1, tag + "_p",
+    // (Interleaved: dims 0 and 1 fused, the slice dim still last.)
+    const bool fuse01 = interleaved && pv.size() >= 3;
+    std::vector<VarOrRVar> outer(pv.begin() + (fuse01 ? 2 : 1), pv.end());
+    const Var along = fuse01 ? Var(tag + "_p01") : pv[0];
+    for (int stage = -1; stage <= 0; stage++) {
+        if (fuse01) w.fuse({partials, stage}, pv[0], pv[1], along);
+        lay_out_partials(w, {partials, stage}, along, outer, stage == 0 ? &ri : nullptr, 1, tag + "_p",
                          tag + "_p" + std::to_string(stage + 1));
+    }
     unroll_walk(w, {partials, 0}, ri, Expr(int(slice_rows)));
     if (walk_is_guarded(total, slice_rows)) {
         w.never_partition_all({partials, 0});

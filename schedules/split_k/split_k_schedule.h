@@ -23,8 +23,11 @@ constexpr int kZeroGridDims = 2;
 // `contraction_dy` >= 1: `f` is a contraction over its dims `contraction_dx` and `contraction_dy`
 // (autosched's contraction_over), and the partials are laid out as its tiles
 // (schedule_contraction_tile_root), the slices a grid dim, its other dims loops in each block.
+// `interleaved`: the threads run along `f`'s dims 0 and 1 fused (an interleaved image's channels
+// and pixels), blocks over the strips of those and the other dims.
 Halide::Func schedule_split_k_partials(ScheduleWriter &w, Halide::Func f, int64_t slice_rows,
-                                       const Halide::Target &target, int contraction_dx = -1, int contraction_dy = -1);
+                                       const Halide::Target &target, int contraction_dx = -1, int contraction_dy = -1,
+                                       bool interleaved = false);
 
 // One reduction of a shared split-K launch, with its iteration domain (autosched/model/reduction_domain.h):
 // per position, innermost first, its pure var or RVar.
