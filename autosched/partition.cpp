@@ -138,51 +138,38 @@ std::vector<int> resampling_depths(const FuncGraph &g, const std::vector<bool> &
 
 namespace {
 
-// A reduction that reads node `i` in a kernel it is computed in (directly or through pure Funcs
-// computed there too, as attention's row maximum reads its scores through the scaled scores): its
-// name, or empty.
-std::string reduction_reading_in_kernel(const FuncGraph &g, const std::vector<bool> &root,
-                                        const std::vector<std::set<int>> &groups, int i) {
+// A reduction in a kernel node `i` is computed in that reads it (`downstream`), or that it reads,
+// directly or through pure Funcs computed there too (attention's row maximum reads its scores
+// through the scaled scores; an SSIM map reads its windowed sums through the means and variances):
+// its name, or empty.
+std::string reduction_in_kernel(const FuncGraph &g, const std::vector<bool> &root,
+                                const std::vector<std::set<int>> &groups, int i, bool downstream) {
     std::vector<int> todo{i};
     std::set<int> seen{i};
     while (!todo.empty()) {
-        const int p = todo.back();
+        const int at = todo.back();
         todo.pop_back();
-        for (int e : g.nodes[size_t(p)].out_edges) {
-            const int c = g.edges[size_t(e)].consumer;
-            const bool same_kernel = root[size_t(c)]
-                                         ? groups[size_t(i)].count(c) > 0
-                                         : std::any_of(groups[size_t(c)].begin(), groups[size_t(c)].end(),
+        for (int e : downstream ? g.nodes[size_t(at)].out_edges : g.nodes[size_t(at)].in_edges) {
+            const int n = downstream ? g.edges[size_t(e)].consumer : g.edges[size_t(e)].producer;
+            if (n < 0) continue;
+            const bool same_kernel = root[size_t(n)]
+                                         ? groups[size_t(i)].count(n) > 0
+                                         : std::any_of(groups[size_t(n)].begin(), groups[size_t(n)].end(),
                                                        [&](int k) { return groups[size_t(i)].count(k) > 0; });
-            if (!same_kernel || !seen.insert(c).second) continue;
-            if (g.nodes[size_t(c)].is_reduction()) return g.nodes[size_t(c)].name;
-            if (!root[size_t(c)]) todo.push_back(c);
+            if (!same_kernel || !seen.insert(n).second) continue;
+            if (g.nodes[size_t(n)].is_reduction()) return g.nodes[size_t(n)].name;
+            if (!root[size_t(n)]) todo.push_back(n);
         }
     }
     return "";
 }
-
-// A reduction that node `i` reads in a kernel it is computed in (directly or through pure Funcs
-// computed there too: an SSIM map's windowed sums, through the means and variances): its name, or
-// empty.
+std::string reduction_reading_in_kernel(const FuncGraph &g, const std::vector<bool> &root,
+                                        const std::vector<std::set<int>> &groups, int i) {
+    return reduction_in_kernel(g, root, groups, i, true);
+}
 std::string reduction_read_in_kernel(const FuncGraph &g, const std::vector<bool> &root,
                                      const std::vector<std::set<int>> &groups, int i) {
-    std::vector<int> todo{i};
-    std::set<int> seen{i};
-    while (!todo.empty()) {
-        const int c = todo.back();
-        todo.pop_back();
-        for (int e : g.nodes[size_t(c)].in_edges) {
-            const int p = g.edges[size_t(e)].producer;
-            if (p < 0 || root[size_t(p)] || g.nodes[size_t(p)].is_input || !seen.insert(p).second) continue;
-            if (!std::any_of(groups[size_t(p)].begin(), groups[size_t(p)].end(),
-                             [&](int k) { return groups[size_t(i)].count(k) > 0; }))
-                continue;
-            if (g.nodes[size_t(p)].is_reduction()) return g.nodes[size_t(p)].name;
-            todo.push_back(p);
-        }
-    }
-    return "";
+    return reduction_in_kernel(g, root, groups, i, false);
 }
 
 // Whether node `c` reads node `p` (an edge between them).
