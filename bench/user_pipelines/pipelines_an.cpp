@@ -42,7 +42,8 @@ P adamstep() {
     Var i("i");
     Func m2("m2"), v2("v2"), p2("p2");
     m2(i) = beta1 * m(i) + (1.0f - beta1) * g(i);
-    v2(i) = beta2 * v(i) + (1.0f - beta2) * g(i) * g(i);
+    // (The second moment is never negative; the clamp keeps random inputs meaningful.)
+    v2(i) = beta2 * max(v(i), 0.0f) + (1.0f - beta2) * g(i) * g(i);
     Expr mhat = m2(i) / (1.0f - pow(beta1, cast<float>(t)));
     Expr vhat = v2(i) / (1.0f - pow(beta2, cast<float>(t)));
     p2(i) = p(i) - lr * mhat / (sqrt(vhat) + eps);
