@@ -81,9 +81,9 @@ void consider_split_k(const FuncGraph &g, const PlannerOptions &opt, int root, K
     // contraction's tiles, which lie over two dims of enough results.)
     if (R < 0 || !splittable_reduction(g.nodes[R])) return;
     // (An interleaved image's few channels innermost, a kernel's root: the partials' threads run
-    // along the channels and the pixels together, contiguous in memory. A user's mean of each
-    // channel down each column of an interleaved 8-bit RGB 4K image was estimated at 295 us with a
-    // thread per column walking its 2160 rows, 25.7 us so.)
+    // along the channels and the pixels together, contiguous in memory. Measured on the H100, a
+    // user's mean of each channel down each column of an interleaved 8-bit RGB 4K image took 287.5
+    // us with a thread per column walking its 2160 rows, 28.2 us so; Anderson2021 105.7.)
     const bool interleaved = R == root && g.nodes[R].region[0].extent() < kMinSplitWidth &&
                              g.nodes[R].region.size() >= 2 && g.nodes[R].interleaved(kMinSplitWidth);
     if (g.nodes[R].region[0].extent() < kMinSplitWidth && (R != root || cy < 0) && !interleaved) return;
