@@ -192,6 +192,10 @@ constexpr int64_t kOwnRowBlocksPerSm = 8;
 // point cloud's x, y, z): reduction_over_all_dims, dim 0 of 2 to kInterleavedPoints points and dim
 // 1 of a tile's width at the estimates (PointwiseParams::unroll_dim 0).
 bool interleaved_reduction(const FuncNode &O) { return reduction_over_all_dims(O) && O.interleaved(kPointwiseTileX); }
+// Whether a root with no updates has that shape (fill's unroll_dim 0, where no other layout takes it).
+bool interleaved_pure_root(const FuncNode &O) {
+    return O.updates == 0 && O.dims.size() >= 2 && O.interleaved(kPointwiseTileX);
+}
 
 // Rows each thread computes of an output whose channels are innermost in memory
 // (PointwiseParams::unroll_vector): one pixel's 4 bytes per thread left few bytes in flight.
@@ -395,9 +399,7 @@ public:
         // interleaved 8-bit RGB 4K image (2160 threads, each walking 3840 pixels) was estimated at
         // 10.8 us, and ran 1538 us on the H100.
         // (A reduction root of that shape, interleaved_reduction, likewise.)
-        if (c.opt.gpu && serial < 0 &&
-            (O.updates == 0 ? c.reduction_member && O.dims.size() >= 2 && O.interleaved(kPointwiseTileX)
-                            : interleaved_reduction(O)))
+        if (c.opt.gpu && serial < 0 && (interleaved_pure_root(O) ? c.reduction_member : interleaved_reduction(O)))
             kc.blocks = blocks_of(rows, 256);
         c.cost.kernel_reads(c.g, c.root, c.inside, whole, c.g.regions_for(c.root, blk, c.inside), rows, kc, true);
         // Contraction members (fill lays the root in their tiles): a block per tile, and the cost
@@ -641,8 +643,8 @@ public:
         // 8-bit RGB 4K image took 920 us in 8 x 32 tiles over the channels and the columns (3 of 8
         // threads along the channels busy); Anderson2021 595.
         if (c.opt.gpu && p.vector_width == 1 && !f16 && p.unroll_dim < 0 && p.unroll_rows == 1 && p.serial_dim < 0 &&
-            O.updates == 0 && k.side.empty() && !k.split && p.transposed_source.empty() && p.register_members.empty() &&
-            !p.register_root && p.root_unroll.empty() && O.dims.size() >= 2 && O.interleaved(kPointwiseTileX)) {
+            k.side.empty() && !k.split && p.transposed_source.empty() && p.register_members.empty() &&
+            !p.register_root && p.root_unroll.empty() && interleaved_pure_root(O)) {
             // (Unrolled only in an output's branch: a Func other kernels read has no output buffer
             // to specialize on, and its region's dim 0 may be wider than what it computes.)
             p.unroll_dim = 0;

@@ -39,7 +39,7 @@ public:
             kc.offense = c.g.nodes[size_t(m)].name + why;
         };
         for (int m : c.members)
-            if (total(c.g.nodes[size_t(m)]) && c.g.nodes[size_t(m)].updates > 0)
+            if (total(c.g.nodes[size_t(m)]))
                 name(m, " reduces " + std::to_string(c.g.nodes[size_t(m)].reduction_points) +
                             " points inside a 0-d kernel, which computes them all in one thread");
         bool reduces_inside = false;

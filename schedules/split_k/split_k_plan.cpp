@@ -84,8 +84,7 @@ void consider_split_k(const FuncGraph &g, const PlannerOptions &opt, int root, K
     // along the channels and the pixels together, contiguous in memory. Measured on the H100, a
     // user's mean of each channel down each column of an interleaved 8-bit RGB 4K image took 287.5
     // us with a thread per column walking its 2160 rows, 28.2 us so; Anderson2021 105.7.)
-    const bool interleaved = R == root && g.nodes[R].region[0].extent() < kMinSplitWidth &&
-                             g.nodes[R].region.size() >= 2 && g.nodes[R].interleaved(kMinSplitWidth);
+    const bool interleaved = R == root && g.nodes[R].interleaved(kMinSplitWidth);
     if (g.nodes[R].region[0].extent() < kMinSplitWidth && (R != root || cy < 0) && !interleaved) return;
     if (R != root) {
         const auto per_block = row_block_regions(g, root, kc);

@@ -60,11 +60,11 @@ struct SliceLayout {
 };
 
 // The lane-results layout at the estimates: lanes of the innermost RVar per result (a block of
-// about kLaneResultThreads, at least a warp of lanes), and the slices of the cut RVar (of the
-// lanes' walk, for a 1-D RDom): one block per slice for every result, as many as fill the device,
-// each of at least kMinSlicePoints points per result.
-// Each block holds every result's share of its slice, so over an RDom of three RVars or more the
-// slices wanted count every result's points: kMinSlicePoints per block. Where the cut RVar has
+// about kLaneResultThreads: a warp of lanes or more up to kWideLaneResults results, at least
+// kMinLanes beyond), and the slices of the cut RVar (of the lanes' walk, for a 1-D RDom): one
+// block per slice for every result, as many as fill the device, each of at least kMinSlicePoints
+// points per result; over an RDom of three RVars or more, where each block holds every result's
+// share of its slice, kMinSlicePoints per block, counting every result's points. Where the cut RVar has
 // fewer steps than those slices, a second RVar (the one with the most steps) is cut as well
 // (`cut2`, -1 none), into as many as make up the rest: measured on the H100, a user's batch norm of
 // a channels-last feature map (64 channels of 56 x 56 pixels, a batch of 32) took 157.8 us with its
@@ -166,8 +166,14 @@ public:
         // (A scalar parameter can leave no slice at run time: at_least_one_slice bounds the
         // partials over it, where the schedule's source can write it.)
         const auto rvars = def.schedule().rvars();
-        std::vector<int> cuts{lane_results(O) ? lane_layout(O, d).cut : slice_layout(O, d).cut};
-        if (lane_results(O) && lane_layout(O, d).cut2 >= 0) cuts.push_back(lane_layout(O, d).cut2);
+        std::vector<int> cuts;
+        if (lane_results(O)) {
+            const LaneLayout l = lane_layout(O, d);
+            cuts = {l.cut};
+            if (l.cut2 >= 0) cuts.push_back(l.cut2);
+        } else {
+            cuts = {slice_layout(O, d).cut};
+        }
         for (int cut : cuts)
             if (!slice_count_writable(rvars[size_t(cut)].extent))
                 return "the extent of its RVar " + rvars[size_t(cut)].var +
