@@ -86,6 +86,19 @@ struct InterleavedColumnMean {
     }
 };
 
+// An interleaved 8-bit image of `w` x `h` pixels (its `channels` innermost in memory), indexed
+// (c, x, y) as the pipelines declare their buffers; random values from `seed` where `seed` >= 0.
+Buffer<uint8_t> interleaved_image(int w, int h, int channels, int64_t seed = -1) {
+    Buffer<uint8_t> a = Buffer<uint8_t>::make_interleaved(w, h, channels);
+    a.transpose(std::vector<int>{1, 2, 0});
+    if (seed >= 0) {
+        std::mt19937 rng{uint32_t(seed)};
+        a.for_each_value([&](uint8_t &v) { v = uint8_t(rng()); });
+        a.set_host_dirty();
+    }
+    return a;
+}
+
 // The plan's line for the kernel that stores `func`.
 std::string kernel_line(const std::string &plan, const std::string &func) {
     std::smatch m;
@@ -117,15 +130,9 @@ TEST(InterleavedReductions, ARowSumOfAnInterleavedImageRunsOnOpenCL) {
             for (auto [w, h] : std::vector<std::pair<int, int>>{{300, 200}, {37, 29}, {1, 1}}) {
                 SCOPED_TRACE(target + " " + std::to_string(channels) + "x" + std::to_string(w) + "x" +
                              std::to_string(h));
-                // (Interleaved: the channels innermost, as the pipeline declares its buffers.)
-                Buffer<uint8_t> a = Buffer<uint8_t>::make_interleaved(w, h, channels);
-                a.transpose(std::vector<int>{1, 2, 0});
-                std::mt19937 rng(uint32_t(w * 31 + channels));
-                a.for_each_value([&](uint8_t &v) { v = uint8_t(rng()); });
-                a.set_host_dirty();
+                Buffer<uint8_t> a = interleaved_image(w, h, channels, w * 31 + channels);
                 b.in.set(a);
-                Buffer<uint8_t> o = Buffer<uint8_t>::make_interleaved(w, h, channels);
-                o.transpose(std::vector<int>{1, 2, 0});
+                Buffer<uint8_t> o = interleaved_image(w, h, channels);
                 const std::string error = failure_of([&] { p.realize(o, make_target(target)); });
                 ASSERT_EQ(error, "") << plan;
                 o.copy_to_host();
@@ -200,11 +207,7 @@ TEST(InterleavedReductions, EachRowsMaximumOfAnInterleavedImageRunsOnOpenCL) {
             for (auto [w, h] : std::vector<std::pair<int, int>>{{1000, 40}, {37, 29}, {1, 1}}) {
                 SCOPED_TRACE(target + " " + std::to_string(channels) + "x" + std::to_string(w) + "x" +
                              std::to_string(h));
-                Buffer<uint8_t> a = Buffer<uint8_t>::make_interleaved(w, h, channels);
-                a.transpose(std::vector<int>{1, 2, 0});
-                std::mt19937 rng(uint32_t(w * 17 + channels));
-                a.for_each_value([&](uint8_t &v) { v = uint8_t(rng()); });
-                a.set_host_dirty();
+                Buffer<uint8_t> a = interleaved_image(w, h, channels, w * 17 + channels);
                 b.in.set(a);
                 Buffer<uint8_t> o(channels, h);
                 const std::string error = failure_of([&] { p.realize(o, make_target(target)); });
@@ -228,7 +231,8 @@ TEST(InterleavedReductions, EachRowsMaximumOfAnInterleavedImageRunsOnOpenCL) {
 TEST(InterleavedReductions, EachColumnsMeanOfAnInterleavedImageIsSplitAlongItsRows) {
     InterleavedColumnMean b;
     const std::string plan = schedule_with_solder({b.out}, "cuda");
-    EXPECT_NE(plan.find("split-K: sum summed in"), std::string::npos) << plan;
+    // (The inline sum's name is Halide's, `sum` or `sum$N` as other Funcs made before took it.)
+    EXPECT_TRUE(std::regex_search(plan, std::regex("split-K: sum(\\$\\d+)? summed in"))) << plan;
     EXPECT_NE(plan.find(".fuse(c, x, "), std::string::npos) << plan;
     EXPECT_NO_THROW(lower_for_cuda({b.out}, "interleaved_column_mean")) << plan;
 }
@@ -242,11 +246,7 @@ TEST(InterleavedReductions, EachColumnsMeanOfAnInterleavedImageRunsOnOpenCL) {
             for (auto [w, h] : std::vector<std::pair<int, int>>{{300, 700}, {37, 29}, {1, 1}, {5, 2000}}) {
                 SCOPED_TRACE(target + " " + std::to_string(channels) + "x" + std::to_string(w) + "x" +
                              std::to_string(h));
-                Buffer<uint8_t> a = Buffer<uint8_t>::make_interleaved(w, h, channels);
-                a.transpose(std::vector<int>{1, 2, 0});
-                std::mt19937 rng(uint32_t(h * 13 + channels));
-                a.for_each_value([&](uint8_t &v) { v = uint8_t(rng()); });
-                a.set_host_dirty();
+                Buffer<uint8_t> a = interleaved_image(w, h, channels, h * 13 + channels);
                 b.in.set(a);
                 Buffer<float> o(channels, w);
                 const std::string error = failure_of([&] { p.realize(o, make_target(target)); });
