@@ -15,6 +15,7 @@
 #include "schedules/stencil_tile/stencil_schedule.h"
 #include "tests/support/plan_and_run.h"
 #include "tests/support/plan_fields.h"
+#include "tests/support/user_pipeline.h"
 
 using namespace solder;
 
@@ -399,4 +400,75 @@ TEST(StencilTiles, ANoiseClampReadingNoStencilIsInlinedIntoGuardedTiles) {
     ASSERT_EQ(plan.kernels.size(), 1u) << plan.to_text();
     EXPECT_EQ(plan.kernels[0].template_name(), "stencil_tile") << plan.to_text();
     EXPECT_EQ(placement(plan, "fg_edge"), autosched::Placement::Inline) << plan.to_text();
+}
+
+namespace {
+
+// One Richardson-Lucy step, its 5-tap blurs written as users write them with a C++ loop over the
+// taps: `f(x + k - 2, y)`, whose first tap Halide builds as `(x + 0) - 2`. Both blurs are
+// stencils, computed per tile of the step's one kernel.
+struct RichardsonLucyStep {
+    Halide::ImageParam in{Halide::Float(32), 2, "rl_in"};
+    Halide::Func next{"rl_next"};
+    RichardsonLucyStep() {
+        using namespace Halide;
+        Var x("x"), y("y");
+        Func obs("rl_obs");
+        Func clamped = BoundaryConditions::repeat_edge(in);
+        obs(x, y) = clamped(x, y) + 1.5f;
+        const float w[5] = {1, 4, 6, 4, 1};
+        auto blur = [&](Func f, const std::string &name) {
+            Func bx(name + "_x"), by(name);
+            Expr sx = 0.0f, sy = 0.0f;
+            for (int k = 0; k < 5; k++) sx += f(x + k - 2, y) * (w[k] / 16);
+            bx(x, y) = sx;
+            for (int k = 0; k < 5; k++) sy += bx(x, y + k - 2) * (w[k] / 16);
+            by(x, y) = sy;
+            return by;
+        };
+        Func conv = blur(obs, "rl_conv"), ratio("rl_ratio");
+        ratio(x, y) = obs(x, y) / max(conv(x, y), 1e-3f);
+        Func back = blur(ratio, "rl_back");
+        next(x, y) = obs(x, y) * back(x, y);
+        in.set_estimates({{0, 2048}, {0, 2048}});
+        next.set_estimates({{0, 2048}, {0, 2048}});
+    }
+};
+
+}  // namespace
+
+TEST(StencilTiles, TapsWrittenInAnIndexLoopAreStencilsComputedPerTile) {
+    RichardsonLucyStep s;
+    const std::string plan = solder::testing::schedule_with_solder({s.next}, "cuda");
+    EXPECT_NE(plan.find("1 kernel,"), std::string::npos) << plan;
+    EXPECT_NE(plan.find("[stencil_tile"), std::string::npos) << plan;
+}
+
+TEST(StencilTiles, TapsWrittenInAnIndexLoopRunOnOpenCLAtAnySize) {
+    for (const std::string &target : solder::testing::user_targets()) {
+        RichardsonLucyStep s;
+        const std::string plan = solder::testing::schedule_with_solder({s.next}, target);
+        Halide::Pipeline p = solder::testing::compiled({s.next}, target);
+        for (auto [w, h] : std::vector<std::pair<int, int>>{{300, 200}, {37, 29}, {1, 1}, {5, 70}}) {
+            SCOPED_TRACE(target + " " + std::to_string(w) + "x" + std::to_string(h));
+            auto a = solder::testing::random_buffer<float>({w, h}, 17, 0, 1);
+            s.in.set(a);
+            Halide::Buffer<float> got = solder::testing::realize_on<float>(p, {w, h}, target);
+            const float tap[5] = {1 / 16.0f, 4 / 16.0f, 6 / 16.0f, 4 / 16.0f, 1 / 16.0f};
+            auto obs = [&](int x, int y) { return double(a(std::clamp(x, 0, w - 1), std::clamp(y, 0, h - 1))) + 1.5; };
+            auto blur = [&](auto f, int x, int y) {
+                double s2 = 0;
+                for (int j = 0; j < 5; j++) {
+                    double s1 = 0;
+                    for (int k = 0; k < 5; k++) s1 += f(x + k - 2, y + j - 2) * tap[k];
+                    s2 += s1 * tap[j];
+                }
+                return s2;
+            };
+            auto ratio = [&](int x, int y) { return obs(x, y) / std::max(blur(obs, x, y), 1e-3); };
+            EXPECT_TRUE(solder::testing::matches(
+                got, [&](auto &q) { return obs(q[0], q[1]) * blur(ratio, q[0], q[1]); }, 1e-4))
+                << plan;
+        }
+    }
 }

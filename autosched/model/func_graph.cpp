@@ -544,7 +544,9 @@ Access classify(const CallSite &s, const StageExprs &st, int producer_dims) {
     for (auto &r : st.rvars) rv.insert(r.var);
     std::vector<std::string> used;
     bool offset = false, other = false;
-    for (auto &a : s.args) {
+    for (const Expr &arg : s.args) {
+        // (Folded first: `f(x + k - 2, y)` with a C++ loop's k = 0 is `(x + 0) - 2`.)
+        const Expr a = simplify(arg);
         for (auto &r : rv)
             if (expr_uses_var(a, r)) return Access::Reduction;
         if (const Variable *v = a.as<Variable>()) {
