@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <tuple>
 #include <vector>
 
 #include "tests/support/user_pipeline.h"
@@ -181,6 +182,54 @@ TEST(PredicatedReductions, SegmentsWhosePredicateLoadsAtTheSegmentAreCorrectAtAn
             }
     } catch (Halide::Error &e) {
         FAIL() << e.what() << last_plan;
+    }
+}
+
+// The mean of each sequence's first len(b) token vectors (lengths from a buffer): the predicate
+// loads at the result's own index, as a CSR segment's does, but the sum reads along the results
+// (`x(c, r, b)`, channels innermost), not along its RVar. A block per result had its lanes load a
+// row of channels apart each; a thread per result reads its neighbours' channels coalesced.
+TEST(PredicatedReductions, AMaskedMeanAlongTheResultsIsNoBlockReductionAndRunsAtAnySize) {
+    for (auto &target : user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam x(Float(32), 3, "mx"), len(Int(32), 1, "mlen");
+        Var c("c"), b("b");
+        Expr T = x.dim(1).extent();
+        Expr L = clamp(len(b), 1, T);
+        RDom r(0, T, "r");
+        r.where(r < L);
+        Func total("mtotal"), out("mmean");
+        total(c, b) = 0.0f;
+        total(c, b) += x(c, r, b);
+        out(c, b) = total(c, b) / cast<float>(L);
+        x.set_estimates({{0, 768}, {0, 512}, {0, 64}});
+        len.set_estimates({{0, 64}});
+        out.set_estimates({{0, 768}, {0, 64}});
+        const std::string plan = schedule_with_solder({out}, target);
+        if (target != "host") {
+            EXPECT_EQ(plan.find("[block_reduction"), std::string::npos) << plan;
+        }
+        Pipeline p(out);
+        p.compile_jit(solder::make_target(target));
+        for (auto [C, T_, B] :
+             std::vector<std::tuple<int, int, int>>{{768, 64, 5}, {37, 29, 3}, {1, 1, 1}, {300, 7, 2}}) {
+            SCOPED_TRACE(std::to_string(C) + "x" + std::to_string(T_) + "x" + std::to_string(B));
+            auto xs = random_buffer<float>({C, T_, B}, 90, -1, 1);
+            auto ls = random_buffer<int>({B}, 91, -2, T_ + 3);
+            x.set(xs);
+            len.set(ls);
+            Buffer<float> got = realize_on<float>(p, {C, B}, target);
+            EXPECT_TRUE(matches(
+                got,
+                [&](auto &q) {
+                    const int l = std::clamp(ls(q[1]), 1, T_);
+                    double s = 0;
+                    for (int k = 0; k < l; k++) s += xs(q[0], k, q[1]);
+                    return s / l;
+                },
+                1e-4))
+                << plan;
+        }
     }
 }
 

@@ -117,10 +117,14 @@ public:
         if (has_predicate(def) && !O.predicated_reduction && !refined)
             return "its RDom has a predicate, and more makes it generic";
         // A predicate that loads at the result's own index (CSR segments) with more points per
-        // result, or fewer results: a block each (predicate_loads_at_pure_vars).
+        // result, or fewer results: a block each (predicate_loads_at_pure_vars), where its lanes'
+        // loads are neighbours. (Each sequence's mean over its first len(b) tokens, `x(c, r, b)`,
+        // reads along the results: lanes along the RVar would each load a row apart.)
         const DeviceProfile &d = c.opt.device;
         const bool few_points = O.reduction_points < kMinBlockReductionPoints && O.points() >= int64_t(d.sms) * 256;
-        if (has_predicate(def) && predicate_loads_at_pure_vars(O.function, def) && !few_points) return "";
+        const InnermostReads reads = innermost_reads(O.function);
+        if (has_predicate(def) && predicate_loads_at_pure_vars(O.function, def) && !few_points && reads.walks_rvar)
+            return "";
         // nl_means's patch sums: 49 points each for 192 million results took a block of 49 lanes per
         // result (and, with its four dims fused into grid x at run-time extents, Halide sized each
         // block's partials in shared memory over whole rows: the launch failed on the H100).
@@ -142,7 +146,6 @@ public:
             return "a contraction over its dims " + std::to_string(dims.first) + " and " + std::to_string(dims.second) +
                    " (split-K in contraction tiles shares its operands' loads; a block per result loads both "
                    "again for each)";
-        const InnermostReads reads = innermost_reads(O.function);
         // A matrix product (4 million results of 1024 products, each row of B read along the
         // results) took 34.7 ms on the H100 in blocks of 256 lanes per result, and 1.36 ms with a
         // thread per result.
