@@ -312,6 +312,7 @@ Plan plan_once(const FuncGraph &g, const PlannerOptions &opt, const std::string 
             merge_horizontal(g, root, deps, choice, p, kroot);
             merge_siblings(g, deps, choice, p, kroot);
         }
+        merge_row_siblings(g, opt, deps, choice, cost, p, kroot);
         // Recost merged kernels (one launch per stage) and number them in order.
         p.est_us = 0;
         p.total_bytes = 0;

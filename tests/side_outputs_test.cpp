@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <regex>
 #include <cmath>
 #include <tuple>
 
@@ -297,4 +298,81 @@ TEST(SideOutputs, APointwiseOutputTheNextOutputReadsIsWrittenByItsKernelAtAnySiz
                 << plan;
         }
     }
+}
+
+namespace {
+
+// A residual add before an RMS norm, as LLM inference writes it: both the normed values and the
+// sum (the residual stream's next value) are outputs, the sum read by no Func. Alone, the sum is a
+// pointwise kernel reading both addends again.
+struct AddThenRmsNorm {
+    ImageParam x{Float(32), 2, "x"}, res{Float(32), 2, "res"};
+    Func out{"out"}, sum_out{"sum_out"};
+    explicit AddThenRmsNorm(int cols, int rows) {
+        Var c("c"), t("t");
+        Func h("h"), ms("ms");
+        h(c, t) = x(c, t) + res(c, t);
+        RDom k(0, x.dim(0).extent(), "k");
+        ms(t) = sum(h(k, t) * h(k, t)) / cast<float>(x.dim(0).extent());
+        out(c, t) = h(c, t) / sqrt(ms(t) + 1e-6f);
+        sum_out(c, t) = h(c, t);
+        x.set_estimates({{0, cols}, {0, rows}});
+        res.set_estimates({{0, cols}, {0, rows}});
+        out.set_estimates({{0, cols}, {0, rows}});
+        sum_out.set_estimates({{0, cols}, {0, rows}});
+    }
+};
+
+}  // namespace
+
+// The sum is written by the norm's row kernel beside the normed values, its rows over the block's
+// threads: one kernel, the addends read once. Planned at 4096 x 8192 and run at other sizes.
+TEST(SideOutputs, AnOutputOverTheRowKernelsPointsIsWrittenByItAtAnySize) {
+    for (const std::string &target : user_targets()) {
+        SCOPED_TRACE("target " + target);
+        AddThenRmsNorm a(4096, 8192);
+        const std::string plan = schedule_with_solder({a.out, a.sum_out}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("1 kernel,"), std::string::npos) << plan;
+            EXPECT_TRUE(
+                std::regex_search(plan, std::regex("writes out(\\$\\d+)? and sum_out(\\$\\d+)? \\(side output\\)")))
+                << plan;
+            EXPECT_NE(plan.find("computed by the block's threads after the row"), std::string::npos) << plan;
+        }
+        Pipeline p({a.out, a.sum_out});
+        p.compile_jit(solder::make_target(target));
+        for (auto [w, h] : std::vector<std::pair<int, int>>{{512, 64}, {37, 29}, {2100, 5}, {1, 1}, {4096, 3}}) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+            Buffer<float> in = random_buffer<float>({w, h}, 5, -2, 2), rin = random_buffer<float>({w, h}, 6, -1, 1);
+            a.x.set(in);
+            a.res.set(rin);
+            Buffer<float> out(w, h), s(w, h);
+            p.realize({out, s}, solder::make_target(target));
+            out.copy_to_host();
+            s.copy_to_host();
+            std::vector<double> ms(size_t(h), 0);
+            for (int t = 0; t < h; t++) {
+                for (int c = 0; c < w; c++) ms[size_t(t)] += double(in(c, t) + rin(c, t)) * (in(c, t) + rin(c, t));
+                ms[size_t(t)] /= w;
+            }
+            EXPECT_TRUE(matches(
+                s, [&](auto &q) { return double(in(q[0], q[1]) + rin(q[0], q[1])); }, 1e-6))
+                << plan;
+            EXPECT_TRUE(matches(
+                out,
+                [&](auto &q) {
+                    return (double(in(q[0], q[1]) + rin(q[0], q[1]))) / std::sqrt(ms[size_t(q[1])] + 1e-6);
+                },
+                1e-3))
+                << plan;
+        }
+    }
+}
+
+// Lowered for CUDA: the row kernel and the sum share one launch.
+TEST(SideOutputs, AnOutputOverTheRowKernelsPointsLowersForCuda) {
+    AddThenRmsNorm a(4096, 8192);
+    const std::string plan = schedule_with_solder({a.out, a.sum_out}, "cuda");
+    EXPECT_NE(plan.find("1 kernel,"), std::string::npos) << plan;
+    EXPECT_NO_THROW(lower_for_cuda({a.out, a.sum_out}, "add_rms_norm")) << plan;
 }

@@ -133,13 +133,49 @@ void schedule_side_output(ScheduleWriter &w, Func root, Func s, int rows, const 
 
 namespace {
 
+// A sibling output (schedules/row/side_outputs.h: merge_row_siblings), over all the root's dims:
+// its rows' inner dims over `threads` threads of the block, `vector` neighbours per access, in
+// loops of their own after the root's, fused with the root at the block loop `at`.
+void schedule_row_sibling(ScheduleWriter &w, Func root, Func s, int inner_dims, int threads, int vector,
+                          const VarOrRVar &at) {
+    const std::string tag = root.name();
+    w.compute_root(s);
+    std::vector<Var> v = pure_vars(s);
+    for (int d = 0; d < int(v.size()) && w.is_output(root); d++) w.same_output_bounds(s, d, root, d);
+    Var so(s.name() + "_so"), st(s.name() + "_st"), si(s.name() + "_si"), sv(s.name() + "_sv");
+    if (vector > 1) {
+        w.split({s}, v[0], so, si, threads * vector, TailStrategy::GuardWithIf);
+        w.split({s}, si, st, sv, vector, TailStrategy::GuardWithIf);
+        w.vectorize({s}, sv, vector, TailStrategy::GuardWithIf);
+    } else {
+        w.split({s}, v[0], so, st, threads, TailStrategy::GuardWithIf);
+    }
+    std::vector<VarOrRVar> order;
+    if (vector > 1) order.push_back(sv);
+    order.push_back(so);
+    for (int d = 1; d < inner_dims; d++) order.push_back(v[size_t(d)]);
+    order.push_back(st);
+    w.reorder({s}, order);
+    w.gpu_threads({s}, st);
+    count_rows_from_zero(w, s, v[size_t(inner_dims)]);
+    std::vector<VarOrRVar> blocks(v.begin() + inner_dims, v.end());
+    blocks_over(w, {s}, blocks, tag);
+    w.never_partition_all({s});
+    w.compute_with({s}, {root}, at);
+}
+
 // Side outputs, each read in the kernel through a copy (after the block's reductions were split
 // into partials), then fused with the root (schedule_side_output); shared reductions' wrappers once
 // every kernel is scheduled (schedules/row/shared_reductions.h).
 void schedule_side_outputs(ScheduleWriter &w, Func root, const std::vector<Func> &side, const std::vector<Func> &shared,
-                           int rows, const Var &at) {
+                           int rows, const Var &at, int inner_dims, int threads, int vector) {
     clone_for_readers(w, side, root);
-    for (Func s : side) schedule_side_output(w, root, s, rows, at);
+    for (Func s : side) {
+        if (s.dimensions() == root.dimensions())
+            schedule_row_sibling(w, root, s, inner_dims, threads, vector, at);
+        else
+            schedule_side_output(w, root, s, rows, at);
+    }
     if (!shared.empty()) {
         const autosched::GridMap grid = w.grid_map();
         w.after_all([=](ScheduleWriter &later) {
@@ -198,7 +234,7 @@ void schedule_warp_row_kernel(ScheduleWriter &w, Func root, const RowShape &shap
         block_level(w, at_block[i], i < at_block_points.size() ? at_block_points[i] : 1, 1, 32 * shape.warps, "", "",
                     root, at, target, mixed, shape.warps, vector, 0,
                     constant_threads(at_block_thread_extents, i, side, shared));
-    schedule_side_outputs(w, root, side, shared, 1, at);
+    schedule_side_outputs(w, root, side, shared, 1, at, inner, 32 * shape.warps, vector);
 }
 
 void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, const std::vector<Func> &at_block,
@@ -270,7 +306,7 @@ void schedule_row_kernel(ScheduleWriter &w, Func root, const RowShape &shape, co
                             i < at_block_thread_dims.size() ? at_block_thread_dims[i] : "", root, at, target, mixed, 0,
                             1, 0, constant_threads(at_block_thread_extents, i, side, shared)));
         fuse_lane_splits(w, splits);
-        schedule_side_outputs(w, root, side, shared, rows, at);
+        schedule_side_outputs(w, root, side, shared, rows, at, inner_dims, tx_extent, std::max(1, vector_width));
     } else {
         if (rank > inner_dims) w.parallel({root}, v[rank - 1]);
         w.vectorize({root}, v[0], 8, TailStrategy::GuardWithIf);

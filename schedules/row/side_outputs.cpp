@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "autosched/model/block_regions.h"
+#include "autosched/model/kernel_leaves.h"
 #include "autosched/model/pipeline_funcs.h"
 #include "schedules/pointwise/pointwise.h"
 #include "schedules/row/row_blocks.h"
@@ -56,6 +57,98 @@ std::string needed_beyond_own_rows(const FuncGraph &g, int r, const KernelChoice
             need[d].max != rows[size_t(inner) + d].max)
             return "one block of " + R.name + "'s kernel reads it beyond the block's own rows (in " + S.dims[d] + ")";
     return "";
+}
+
+namespace {
+
+// What kernel `r` (its root and the Funcs computed in it) reads from global memory.
+std::map<int, Region> leaves_of(const FuncGraph &g, int r, const KernelChoice &kc) {
+    std::vector<bool> inside(g.nodes.size(), false);
+    for (int m : kc.members) inside[size_t(m)] = true;
+    std::map<int, Region> leaves;
+    add_leaves(g, r, g.nodes[size_t(r)].region, inside, -1, leaves);
+    return leaves;
+}
+
+// Whether kernel `k` (root `s`) is a pointwise output kernel a row kernel may write beside its root.
+bool row_sibling_candidate(const FuncGraph &g, const PlannerOptions &opt, int s, const KernelChoice &kc,
+                           const KernelPlan &k) {
+    const FuncNode &S = g.nodes[size_t(s)];
+    if (kc.kind != TemplateKind::Pointwise || !S.is_output || !S.out_edges.empty() || S.updates > 0 ||
+        S.dims.size() < 2 || kc.split_func >= 0 || !k.with.empty() || !k.side.empty() ||
+        has_specializations(S.function) || opt.keep_unfused.count(S.name) ||
+        opt.keep_unfused.count(name_as_written(S.name)))
+        return false;
+    const PointwiseParams *p = k.get<PointwiseParams>();
+    if (!p || p->unroll_dim >= 0) return false;
+    for (int m : kc.members)
+        if (g.nodes[size_t(m)].updates > 0) return false;
+    return true;
+}
+
+}  // namespace
+
+void merge_row_siblings(const FuncGraph &g, const PlannerOptions &opt, const std::vector<std::set<int>> &deps,
+                        const std::map<int, KernelChoice> &choice, const CostModel &cost, Plan &plan,
+                        std::vector<int> &kernel_root) {
+    if (!opt.gpu || !opt.side_outputs) return;
+    std::set<size_t> drop;
+    for (size_t i = 0; i < plan.kernels.size(); i++) {
+        const int s = kernel_root[i];
+        if (drop.count(i) || !row_sibling_candidate(g, opt, s, choice.at(s), plan.kernels[i])) continue;
+        const FuncNode &S = g.nodes[size_t(s)];
+        // (Every Func it computes inlined everywhere: none is computed per block of another kernel.)
+        bool inlined = true;
+        for (auto &fp : plan.funcs)
+            for (int m : choice.at(s).members)
+                inlined = inlined && (fp.func != g.nodes[size_t(m)].name || fp.placement == Placement::Inline);
+        if (!inlined) continue;
+        const auto own = leaves_of(g, s, choice.at(s));
+        for (size_t j = 0; j < plan.kernels.size(); j++) {
+            KernelPlan &k = plan.kernels[j];
+            const int r = kernel_root[j];
+            const auto it = choice.find(r);
+            const RowParams *p = k.get<RowParams>();
+            // (One row per block: the side output's rows are the block's. A row kernel planned with
+            // several keeps them.)
+            if (j == i || drop.count(j) || it == choice.end() || it->second.kind != TemplateKind::Row || !p ||
+                p->rows_per_block != 1 || it->second.split_func >= 0 || !k.with.empty() ||
+                g.nodes[size_t(r)].updates > 0 || deps[size_t(r)].count(s) || deps[size_t(s)].count(r) ||
+                int(g.nodes[size_t(r)].dims.size()) <= p->inner_dims || !same_dims_as(S, g.nodes[size_t(r)], 0).empty())
+                continue;
+            const auto theirs = leaves_of(g, r, it->second);
+            std::map<int, Region> both = theirs;
+            bool shares = false;
+            for (auto &[leaf, region] : own) {
+                shares = shares || theirs.count(leaf) > 0;
+                merge_leaf(both, leaf, region);
+            }
+            if (!shares) continue;
+            const int64_t read = leaf_bytes(g, both), before = leaf_bytes(g, theirs);
+            k.side.push_back(SideOutput{S.name, {}});
+            k.outputs.push_back(S.name);
+            for (auto &f : plan.kernels[i].funcs)
+                if (std::find(k.funcs.begin(), k.funcs.end(), f) == k.funcs.end()) k.funcs.push_back(f);
+            k.bytes_read = std::max(k.bytes_read, k.bytes_read + read - before);
+            k.bytes_written += S.bytes();
+            k.est_us += cost.stream_us(S.bytes() + read - before, 0);
+            plan.explanations.push_back(
+                {S.name, k.root,
+                 "written by " + k.root +
+                     "'s row kernel beside its root: an output over the same points that reads the same inputs, "
+                     "computed by the block's threads after the row (the shared inputs read once)"});
+            for (auto &fp : plan.funcs)
+                if (fp.func == S.name) fp.anchor = k.root;
+            drop.insert(i);
+            break;
+        }
+    }
+    std::vector<KernelPlan> kept;
+    std::vector<int> kept_root;
+    for (size_t i = 0; i < plan.kernels.size(); i++)
+        if (!drop.count(i)) kept.push_back(plan.kernels[i]), kept_root.push_back(kernel_root[i]);
+    plan.kernels = kept;
+    kernel_root = kept_root;
 }
 
 std::string side_output_why_not(const FuncGraph &g, const std::vector<bool> &root,

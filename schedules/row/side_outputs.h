@@ -13,9 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "autosched/model/cost_model.h"
 #include "autosched/model/func_graph.h"
 #include "autosched/model/options.h"
 #include "autosched/model/kernel_choice.h"
+#include "autosched/model/plan.h"
 
 namespace solder::autosched {
 
@@ -30,6 +32,17 @@ std::set<int> side_output_candidates(const FuncGraph &g, const PlannerOptions &o
 std::string side_output_why_not(const FuncGraph &g, const std::vector<bool> &root,
                                 const std::vector<std::set<int>> &groups, const std::map<int, KernelChoice> &choice,
                                 int s, int *host);
+
+// Sibling outputs of a row kernel: a pipeline output that no Func reads, computed alone in a pointwise
+// kernel (every Func in it inlined) over the same points as a row kernel's root, reading an input
+// that kernel reads too, and independent of it, is written by the row kernel's blocks beside its
+// root (`KernelPlan::side`, fused at the block loop through compute_with, its own threads over its
+// rows): the shared inputs are read once. A residual add before an RMS norm that outputs both the
+// sum and the normed values read the two addends twice in two kernels. `deps`: the kernels each
+// root depends on; `kernel_root`: each of the plan's kernels' roots, updated with the plan.
+void merge_row_siblings(const FuncGraph &g, const PlannerOptions &opt, const std::vector<std::set<int>> &deps,
+                        const std::map<int, KernelChoice> &choice, const CostModel &cost, Plan &plan,
+                        std::vector<int> &kernel_root);
 
 // Whether one block of row kernel `r` (`kc`) needs `s`, whose dims are the root's outer dims, at its
 // own rows alone (what the block computes of it, it may then write): empty if so, else why not.
