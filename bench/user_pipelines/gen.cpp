@@ -140,6 +140,8 @@ int main(int argc, char **argv) {
     user_pipelines::add_pipelines_al(pipelines);
     user_pipelines::add_pipelines_am(pipelines);
     user_pipelines::add_pipelines_an(pipelines);
+    user_pipelines::add_pipelines_ao(pipelines);
+    user_pipelines::add_pipelines_ap(pipelines);
     for (auto &[name, make] : pipelines) {
         if (!only.empty() && only != name) continue;
         const std::string fn = name + "_" + env_or("SOLDER_TAG", which);

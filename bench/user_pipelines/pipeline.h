@@ -1,5 +1,5 @@
 // The user-pipeline bench's pipelines: each a function returning its outputs and arguments,
-// listed by name in a registry per file (pipelines_a.cpp ... pipelines_z.cpp, pipelines_aa.cpp ... pipelines_an.cpp); gen.cpp schedules and
+// listed by name in a registry per file (pipelines_a.cpp ... pipelines_z.cpp, pipelines_aa.cpp ... pipelines_ap.cpp); gen.cpp schedules and
 // compiles them.
 #pragma once
 #include <functional>
@@ -59,5 +59,7 @@ void add_pipelines_ak(Registry &r);
 void add_pipelines_al(Registry &r);
 void add_pipelines_am(Registry &r);
 void add_pipelines_an(Registry &r);
+void add_pipelines_ao(Registry &r);
+void add_pipelines_ap(Registry &r);
 
 }  // namespace user_pipelines
