@@ -538,6 +538,13 @@ const Variable *var_plus_constant(const Expr &e) {
     return nullptr;
 }
 
+// A var with constants added or subtracted one after another: ((v + c1) - c2) ...
+bool offsets_of_a_var(const Expr &e) {
+    if (const Add *a = e.as<Add>()) return is_const(a->b) && (a->a.as<Variable>() || offsets_of_a_var(a->a));
+    if (const Sub *s = e.as<Sub>()) return is_const(s->b) && (s->a.as<Variable>() || offsets_of_a_var(s->a));
+    return false;
+}
+
 Access classify(const CallSite &s, const StageExprs &st, int producer_dims) {
     if (s.nested_load) return Access::DataDependent;
     std::set<std::string> rv;
@@ -545,8 +552,10 @@ Access classify(const CallSite &s, const StageExprs &st, int producer_dims) {
     std::vector<std::string> used;
     bool offset = false, other = false;
     for (const Expr &arg : s.args) {
-        // (Folded first: `f(x + k - 2, y)` with a C++ loop's k = 0 is `(x + 0) - 2`.)
-        const Expr a = simplify(arg);
+        // (A var plus constants folded first: `f(x + k - 2, y)` with a C++ loop's k = 0 is
+        // `(x + 0) - 2`. A constant first, `g(4 + c)`, stays a remap: bgu's plan, whose model
+        // would otherwise be inlined at each pixel's corners, was measured so.)
+        const Expr a = offsets_of_a_var(arg) ? simplify(arg) : arg;
         for (auto &r : rv)
             if (expr_uses_var(a, r)) return Access::Reduction;
         if (const Variable *v = a.as<Variable>()) {
