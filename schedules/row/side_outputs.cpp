@@ -116,6 +116,16 @@ void merge_row_siblings(const FuncGraph &g, const PlannerOptions &opt, const std
                 g.nodes[size_t(r)].updates > 0 || deps[size_t(r)].count(s) || deps[size_t(s)].count(r) ||
                 int(g.nodes[size_t(r)].dims.size()) <= p->inner_dims || !same_dims_as(S, g.nodes[size_t(r)], 0).empty())
                 continue;
+            // Every Func the block computes lies along the root's rows (a row's sum): a 0-d total
+            // computed in each block (an image's mean under `in(x, y) - mean()`) came out wrong
+            // with the sibling fused at the block loop (random user seed 5 on OpenCL).
+            bool along_rows = true;
+            for (auto &fp : plan.funcs)
+                if (fp.anchor == k.root && fp.placement == Placement::ComputeAtBlock) {
+                    const int m = g.find(fp.func);
+                    along_rows = along_rows && m >= 0 && !g.nodes[size_t(m)].dims.empty();
+                }
+            if (!along_rows) continue;
             const auto theirs = leaves_of(g, r, it->second);
             std::map<int, Region> both = theirs;
             bool shares = false;
