@@ -33,8 +33,10 @@ P hcsobel() {
     Expr W = in.width(), H = in.height();
     Func f("f"), gx("gx"), gy("gy"), out("out");
     f(x, y) = cast<float>(in(clamp(x, 0, W - 1), clamp(y, 0, H - 1))) / 255.0f;
-    gx(x, y) = (f(x + 1, y - 1) + 2 * f(x + 1, y) + f(x + 1, y + 1)) - (f(x - 1, y - 1) + 2 * f(x - 1, y) + f(x - 1, y + 1));
-    gy(x, y) = (f(x - 1, y + 1) + 2 * f(x, y + 1) + f(x + 1, y + 1)) - (f(x - 1, y - 1) + 2 * f(x, y - 1) + f(x + 1, y - 1));
+    gx(x, y) =
+        (f(x + 1, y - 1) + 2 * f(x + 1, y) + f(x + 1, y + 1)) - (f(x - 1, y - 1) + 2 * f(x - 1, y) + f(x - 1, y + 1));
+    gy(x, y) =
+        (f(x - 1, y + 1) + 2 * f(x, y + 1) + f(x + 1, y + 1)) - (f(x - 1, y - 1) + 2 * f(x, y - 1) + f(x + 1, y - 1));
     out(x, y) = sqrt(gx(x, y) * gx(x, y) + gy(x, y) * gy(x, y));
     in.set_estimates({{0, 3840}, {0, 2160}});
     out.set_estimates({{0, 3840}, {0, 2160}});
