@@ -25,6 +25,14 @@ void add_leaves(const FuncGraph &g, int from, const Region &region, const std::v
     }
 }
 
+std::map<int, Region> kernel_leaves(const FuncGraph &g, int r, const std::vector<int> &members) {
+    std::vector<bool> inside(g.nodes.size(), false);
+    for (int m : members) inside[size_t(m)] = true;
+    std::map<int, Region> leaves;
+    add_leaves(g, r, g.nodes[size_t(r)].region, inside, -1, leaves);
+    return leaves;
+}
+
 int64_t leaf_bytes(const FuncGraph &g, const std::map<int, Region> &leaves) {
     int64_t b = 0;
     for (auto &[p, r] : leaves) b += region_points(r) * g.nodes[size_t(p)].elem_bytes;

@@ -19,6 +19,8 @@ void add_leaves(const FuncGraph &g, int from, const Region &region, const std::v
 // Adds `region` of `node` to `leaves`, merged with what is there as a bounding box.
 void merge_leaf(std::map<int, Region> &leaves, int node, const Region &region);
 int64_t leaf_bytes(const FuncGraph &g, const std::map<int, Region> &leaves);
+// What the kernel of root `r` with the Funcs `members` computed in it reads from global memory.
+std::map<int, Region> kernel_leaves(const FuncGraph &g, int r, const std::vector<int> &members);
 
 // Reduction `func`'s iteration domain and the points it walks per position (RVars' bounds, and
 // the node's region for pure vars); nullopt when it has none or position 0 is reduced.

@@ -54,15 +54,6 @@ void drop_kernels(Plan &plan, std::vector<int> &kernel_root, const std::set<size
     kernel_root = kept_root;
 }
 
-// What kernel `r` (its root and members) reads from global memory.
-std::map<int, Region> kernel_leaves(const FuncGraph &g, int r, const KernelChoice &kc) {
-    std::vector<bool> inside(g.nodes.size(), false);
-    for (int m : kc.members) inside[size_t(m)] = true;
-    std::map<int, Region> leaves;
-    add_leaves(g, r, g.nodes[size_t(r)].region, inside, -1, leaves);
-    return leaves;
-}
-
 // The first reduction kernel `k` computes besides its root that only the generic template could
 // take alone (FuncNode::generic: Halide cannot split it, a scan, ...), whose RDom each of its
 // threads then walks serially; empty where there is none.
@@ -85,7 +76,7 @@ void merge_siblings(const FuncGraph &g, const std::vector<std::set<int>> &deps,
         const int r = kernel_root[i];
         const FuncNode &n = g.nodes[size_t(r)];
         if (!sibling_candidate(n, plan.kernels[i])) continue;
-        const auto own = kernel_leaves(g, r, choice.at(r));
+        const auto own = kernel_leaves(g, r, choice.at(r).members);
         bool placed = false;
         for (size_t gi = 0; gi < groups.size() && !placed; gi++) {
             auto &grp = groups[gi];

@@ -61,15 +61,6 @@ std::string needed_beyond_own_rows(const FuncGraph &g, int r, const KernelChoice
 
 namespace {
 
-// What kernel `r` (its root and the Funcs computed in it) reads from global memory.
-std::map<int, Region> leaves_of(const FuncGraph &g, int r, const KernelChoice &kc) {
-    std::vector<bool> inside(g.nodes.size(), false);
-    for (int m : kc.members) inside[size_t(m)] = true;
-    std::map<int, Region> leaves;
-    add_leaves(g, r, g.nodes[size_t(r)].region, inside, -1, leaves);
-    return leaves;
-}
-
 // Whether kernel `k` (root `s`) is a pointwise output kernel a row kernel may write beside its root.
 bool row_sibling_candidate(const FuncGraph &g, const PlannerOptions &opt, int s, const KernelChoice &kc,
                            const KernelPlan &k) {
@@ -103,7 +94,7 @@ void merge_row_siblings(const FuncGraph &g, const PlannerOptions &opt, const std
             for (int m : choice.at(s).members)
                 inlined = inlined && (fp.func != g.nodes[size_t(m)].name || fp.placement == Placement::Inline);
         if (!inlined) continue;
-        const auto own = leaves_of(g, s, choice.at(s));
+        const auto own = kernel_leaves(g, s, choice.at(s).members);
         for (size_t j = 0; j < plan.kernels.size(); j++) {
             KernelPlan &k = plan.kernels[j];
             const int r = kernel_root[j];
@@ -126,7 +117,7 @@ void merge_row_siblings(const FuncGraph &g, const PlannerOptions &opt, const std
                     along_rows = along_rows && m >= 0 && !g.nodes[size_t(m)].dims.empty();
                 }
             if (!along_rows) continue;
-            const auto theirs = leaves_of(g, r, it->second);
+            const auto theirs = kernel_leaves(g, r, it->second.members);
             std::map<int, Region> both = theirs;
             bool shares = false;
             for (auto &[leaf, region] : own) {
