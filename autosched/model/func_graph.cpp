@@ -545,7 +545,7 @@ Expr clamped_arg(const Expr &e) {
         struct Vars : IRVisitor {
             bool loop = false;
             using IRVisitor::visit;
-            void visit(const Variable *v) override { loop = loop || (!v->param.defined() && !v->image.defined()); }
+            void visit(const Variable *v) override { loop = loop || is_loop_var(v); }
         } vars;
         b.accept(&vars);
         return !vars.loop && !reads_memory(b);

@@ -111,6 +111,8 @@ bool writes_pure_vars_in_order(const Halide::Internal::Function &f, const Halide
 // Whether `e` itself loads: a call to a Func or an image, or a Load. The lets it names are not
 // followed (a value loaded into a let and used by name does not count).
 bool reads_memory(const Halide::Expr &e);
+// A Var or RVar (a loop's), not a parameter or a buffer's min or extent.
+inline bool is_loop_var(const Halide::Internal::Variable *v) { return !v->param.defined() && !v->image.defined(); }
 // Whether any definition of `f` converts a value of another type to float16 (a Cast to f16 from
 // f32, f64 or an integer).
 bool converts_to_f16(const Halide::Internal::Function &f);

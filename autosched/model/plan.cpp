@@ -442,4 +442,13 @@ std::string Plan::to_text() const {
     return o.str();
 }
 
+void drop_kernels(Plan &plan, std::vector<int> &kernel_root, const std::set<size_t> &drop) {
+    std::vector<KernelPlan> kept;
+    std::vector<int> kept_root;
+    for (size_t i = 0; i < plan.kernels.size(); i++)
+        if (!drop.count(i)) kept.push_back(plan.kernels[i]), kept_root.push_back(kernel_root[i]);
+    plan.kernels = kept;
+    kernel_root = kept_root;
+}
+
 }  // namespace solder::autosched

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -124,5 +125,9 @@ struct Plan {
     std::string to_text() const;
     std::string to_json() const;
 };
+
+// Removes the kernels at `drop` (merged into others) from `plan`, and their entries from
+// `kernel_root` (each kernel's root, in the plan's order), as the plan's merge steps do.
+void drop_kernels(Plan &plan, std::vector<int> &kernel_root, const std::set<size_t> &drop);
 
 }  // namespace solder::autosched

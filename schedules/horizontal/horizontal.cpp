@@ -44,16 +44,6 @@ bool same_shape(const FuncNode &a, const KernelPlan &ka, const FuncNode &b, cons
            p->threads_x == q->threads_x && p->threads_y == q->threads_y && p->unroll_rows == q->unroll_rows;
 }
 
-// Removes the kernels at `drop` (merged into others) and their roots.
-void drop_kernels(Plan &plan, std::vector<int> &kernel_root, const std::set<size_t> &drop) {
-    std::vector<KernelPlan> kept;
-    std::vector<int> kept_root;
-    for (size_t i = 0; i < plan.kernels.size(); i++)
-        if (!drop.count(i)) kept.push_back(plan.kernels[i]), kept_root.push_back(kernel_root[i]);
-    plan.kernels = kept;
-    kernel_root = kept_root;
-}
-
 // The first reduction kernel `k` computes besides its root that only the generic template could
 // take alone (FuncNode::generic: Halide cannot split it, a scan, ...), whose RDom each of its
 // threads then walks serially; empty where there is none.

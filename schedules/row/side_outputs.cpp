@@ -130,7 +130,7 @@ void merge_row_siblings(const FuncGraph &g, const PlannerOptions &opt, const std
             k.outputs.push_back(S.name);
             for (auto &f : plan.kernels[i].funcs)
                 if (std::find(k.funcs.begin(), k.funcs.end(), f) == k.funcs.end()) k.funcs.push_back(f);
-            k.bytes_read = std::max(k.bytes_read, k.bytes_read + read - before);
+            k.bytes_read += read - before;  // (the merged boxes cover theirs: never negative)
             k.bytes_written += S.bytes();
             k.est_us += cost.stream_us(S.bytes() + read - before, 0);
             plan.explanations.push_back(
@@ -144,12 +144,7 @@ void merge_row_siblings(const FuncGraph &g, const PlannerOptions &opt, const std
             break;
         }
     }
-    std::vector<KernelPlan> kept;
-    std::vector<int> kept_root;
-    for (size_t i = 0; i < plan.kernels.size(); i++)
-        if (!drop.count(i)) kept.push_back(plan.kernels[i]), kept_root.push_back(kernel_root[i]);
-    plan.kernels = kept;
-    kernel_root = kept_root;
+    drop_kernels(plan, kernel_root, drop);
 }
 
 std::string side_output_why_not(const FuncGraph &g, const std::vector<bool> &root,

@@ -25,9 +25,6 @@ bool has_stencil_member(const FuncGraph &g, int root, const std::vector<bool> &i
     return false;
 }
 
-// A Var or RVar (a loop's), not a parameter or a buffer's min or extent.
-bool is_loop_var(const Halide::Internal::Variable *v) { return !v->param.defined() && !v->image.defined(); }
-
 // Whether `c` reads a pipeline input: directly, through Halide's wrapper of an ImageParam, or
 // through a Func of `input_like` (passes_on below).
 bool reads_input(const Halide::Internal::Call *c, const std::set<std::string> &input_like) {
