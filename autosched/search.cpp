@@ -177,6 +177,13 @@ Partition narrow_stores(const FuncGraph &g, const PlannerOptions &opt, const std
     return best;
 }
 
+// Whether some Func is a reduction with pure dims (what a block reduction roots).
+bool has_pure_reduction(const FuncGraph &g) {
+    for (const FuncNode &n : g.nodes)
+        if (!n.is_input && n.is_reduction() && !n.dims.empty()) return true;
+    return false;
+}
+
 std::string us(double v) {
     char b[32];
     std::snprintf(b, sizeof b, "%.3f us", v);
@@ -208,9 +215,7 @@ std::map<int, std::string> reasons_for_roots(const FuncGraph &g, const PlannerOp
     return why;
 }
 
-}  // namespace
-
-SearchResult search_roots(const FuncGraph &g, const PlannerOptions &opt, const std::set<int> &free_outputs) {
+SearchResult search_at(const FuncGraph &g, const PlannerOptions &opt, const std::set<int> &free_outputs) {
     SearchResult r;
     KernelCache cache;
     std::vector<bool> forced = forced_roots(g, opt, r.why);
@@ -260,6 +265,7 @@ SearchResult search_roots(const FuncGraph &g, const PlannerOptions &opt, const s
             Budget b{g, Clock::now() + share, work_left / int64_t(starts.size() - k)};
             Partition p = local_improvement(g, opt, bb.order, start, mend, cache, b, r.evaluated, budget, time);
             work_left -= b.work();
+            r.work += b.work();
             out_of_budget |= budget, out_of_time |= time;
             if (p.est_us < bb.best_us * (1 - 1e-9)) bb.best = std::move(p), bb.best_us = bb.best.est_us;
         }
@@ -283,6 +289,59 @@ SearchResult search_roots(const FuncGraph &g, const PlannerOptions &opt, const s
                           : "; the greedy plan is kept") +
                 ")";
     return r;
+}
+
+// Beyond the exact search's size, where some reduction could take a block reduction computing its
+// producers inline (PlannerOptions::reduction_members): the search first without those kernels,
+// then local improvement with them from its plan, on the work and time it left. A flip that makes
+// a reduction and its producers one kernel improves on a poor greedy start early, and the
+// first-improvement walk then seldom reaches row kernels that compute several reductions per block
+// (nvfuser_2146's four row sums: 243 us modelled, 369 with such kernels taken first). The second
+// step never raises the estimate: each of those kernels is taken only where it is cheaper than
+// the template that builds the same Funcs without it (KernelChoice::compare_later).
+SearchResult search_then_members(const FuncGraph &g, const PlannerOptions &opt, const std::set<int> &free_outputs) {
+    const auto deadline = Clock::now() + std::chrono::milliseconds(opt.time_budget_ms);
+    PlannerOptions narrow = opt;
+    narrow.reduction_members = false;
+    SearchResult r = search_at(g, narrow, free_outputs);
+    KernelCache cache;
+    std::map<int, std::string> ignored;
+    Partition start = greedy(g, opt, r.best.root, ignored, &cache);
+    Partition best = start;
+    int64_t evaluated = 0;
+    if (const int64_t left = opt.search_max_work - r.work; left > 0) {
+        std::vector<bool> forced = forced_roots(g, opt, ignored);
+        for (int s : free_outputs) forced[size_t(s)] = false;
+        std::vector<int> order;  // optional roots, consumers first
+        for (int i = int(g.nodes.size()) - 1; i >= 0; i--)
+            if (!g.nodes[size_t(i)].is_input && !forced[size_t(i)]) order.push_back(i);
+        Budget b{g, deadline, left};
+        bool out_of_budget = false, out_of_time = false;
+        best = local_improvement(g, opt, order, start, MendRules{}, cache, b, evaluated, out_of_budget, out_of_time);
+    }
+    r.evaluated += evaluated;
+    const bool moved = best.root != r.best.root || best.est_us != r.best.est_us;
+    if (moved) {
+        r.summary += "; then with block reductions computing their producers inline (" + std::to_string(evaluated) +
+                     " partitions costed): " + us(r.best.est_us) + " -> " + us(best.est_us);
+        r.best = std::move(best);
+        r.why = reasons_for_roots(g, opt, r.best, cache);
+    }
+    return r;
+}
+
+}  // namespace
+
+SearchResult search_roots(const FuncGraph &g, const PlannerOptions &opt, const std::set<int> &free_outputs) {
+    if (opt.reduction_members && opt.exact_search && has_pure_reduction(g)) {
+        std::map<int, std::string> ignored;
+        std::vector<bool> forced = forced_roots(g, opt, ignored);
+        for (int s : free_outputs) forced[size_t(s)] = false;
+        int optional = 0;
+        for (size_t i = 0; i < g.nodes.size(); i++) optional += !g.nodes[i].is_input && !forced[i];
+        if (optional > opt.exact_max_free) return search_then_members(g, opt, free_outputs);
+    }
+    return search_at(g, opt, free_outputs);
 }
 
 Partition brute_force_roots(const FuncGraph &g, const PlannerOptions &opt, int max_free) {

@@ -24,6 +24,7 @@ struct SearchResult {
     int64_t evaluated = 0;           // partitions costed in full
     double greedy_us = 0;            // the greedy plan's estimate, for comparison
     std::string summary;             // one line for the plan
+    int64_t work = 0;                // the local search's work (beyond the exact search's size)
 };
 
 // `free_outputs`: outputs the search may compute inside their readers' kernels instead of storing

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "autosched/model/cost_model.h"
+
 #include "schedules/block_reduction/block_reduction.h"
 #include "schedules/generic/generic.h"
 #include "schedules/inner_outer/inner_outer.h"
@@ -52,8 +54,20 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
     const KernelContext c(g, opt, root, members);
     if (c.generic_member >= 0)
         if (auto kc = pointwise_template().choose(c)) return *kc;
-    for (auto *t : kernel_templates())
-        if (auto kc = t->choose(c)) {
+    const auto &all = kernel_templates();
+    for (size_t i = 0; i < all.size(); i++)
+        if (auto kc = all[i]->choose(c)) {
+            // A choice taken only where it is cheaper than the later templates' (compare_later).
+            if (kc->compare_later && c.generic_member < 0) {
+                const CostModel cost(opt.device);
+                const int64_t bytes = g.nodes[size_t(root)].bytes();
+                for (size_t j = i + 1; j < all.size(); j++)
+                    if (auto later = all[j]->choose(c)) {
+                        if (later->ok && cost.choice_us(*later, bytes) < cost.choice_us(*kc, bytes)) return *later;
+                        break;
+                    }
+                return *kc;
+            }
             // A kernel with a generic member that the pointwise template does not take: costed as
             // another template would build it (a partition another scheduler made is scored so),
             // and not ok, so that the search stores the member.
@@ -79,7 +93,14 @@ std::vector<std::pair<TemplateKind, std::string>> template_answers(const FuncGra
     }
     for (auto *t : kernel_templates()) {
         answers.emplace_back(t->kind(), t->why_not(c));
-        if (answers.back().second.empty()) break;
+        if (!answers.back().second.empty()) continue;
+        // A choice taken only where it is the cheaper (KernelChoice::compare_later).
+        if (const KernelChoice chosen = choose_kernel(g, opt, root, members); chosen.kind != t->kind()) {
+            answers.back().second =
+                std::string("the cost model expects the ") + template_name(chosen.kind) + " template's kernel faster";
+            continue;
+        }
+        break;
     }
     return answers;
 }

@@ -59,17 +59,19 @@ TEST(Options, OneBadWordGivesOneErrorFromTheEnvironmentTheFlagsAndThePlugin) {
     const std::string from_flag = error_of([&] { SolderOptions().disable(word); });
     // What the plugin calls for autoscheduler.KEY=VALUE (autosched/plugin.cpp adds "Solder: ").
     const std::string from_plugin = error_of([&] { SolderOptions().set(word, "1"); });
-    EXPECT_EQ(from_env, "unknown name: unknown word 'no_such_word' in SOLDER_DISABLE / --disable (valid: horizontal, "
-                        "remat, compute_at, exact, single_kernel_groups, staging, fewest_bytes, side_outputs, "
-                        "shared_reductions, one_pass_deviations, sibling_reductions, transposed_tiles, register_tiles, "
-                        "window_tiles, contraction_tiles, cell_threads, "
-                        "fallback, fast_math)");
+    EXPECT_EQ(from_env,
+              "unknown name: unknown word 'no_such_word' in SOLDER_DISABLE / --disable (valid: horizontal, "
+              "remat, compute_at, exact, single_kernel_groups, reduction_members, staging, fewest_bytes, side_outputs, "
+              "shared_reductions, one_pass_deviations, sibling_reductions, transposed_tiles, register_tiles, "
+              "window_tiles, contraction_tiles, cell_threads, "
+              "fallback, fast_math)");
     EXPECT_EQ(from_flag, from_env);
     // The same message, naming what was written, listing what that way takes: every knob but the
     // runtime's two.
     EXPECT_EQ(from_plugin,
               "unknown name: unknown word 'no_such_word' in autoscheduler.no_such_word (valid: "
-              "horizontal, remat, compute_at, exact, single_kernel_groups, staging, fewest_bytes, side_outputs, "
+              "horizontal, remat, compute_at, exact, single_kernel_groups, reduction_members, staging, fewest_bytes, "
+              "side_outputs, "
               "shared_reductions, one_pass_deviations, sibling_reductions, transposed_tiles, register_tiles, "
               "window_tiles, contraction_tiles, "
               "cell_threads, parallelism, "

@@ -249,3 +249,56 @@ TEST(SingleKernelGroups, AReductionOtherKernelsReadTakesOneLaunchPerStep) {
         }
     }
 }
+
+// A matrix-vector product over 4-bit weights packed two to a byte, written as users write it: a
+// pure Func dequantizes a weight, the sum reads it along its RVar. The dequantization is inlined
+// into a block reduction per result (each block's lanes read their row's bytes side by side); the
+// template had refused any kernel with a Func besides its root, and split-K then gave each thread
+// a result, a warp's loads a row of bytes apart each.
+TEST(SingleKernelGroups, AReductionThroughAPureFuncTakesABlockPerResultAtAnySize) {
+    using namespace Halide;
+    for (const std::string &target : solder::testing::user_targets()) {
+        SCOPED_TRACE(target);
+        ImageParam wq(UInt(8), 2, "q4w"), scale(Float(32), 2, "q4scale"), v(Float(32), 1, "q4v");
+        Var k("k"), n("n");
+        Func deq("q4deq"), out("q4out");
+        Expr byte = wq(k / 2, n);
+        Expr nib = select(k % 2 == 0, byte & 15, byte >> 4);
+        deq(k, n) = (cast<float>(nib) - 8.0f) * scale(k / 128, n);
+        RDom r(0, v.dim(0).extent(), "q4r");
+        out(n) = sum(deq(r, n) * v(r));
+        wq.set_estimates({{0, 2048}, {0, 11008}});
+        scale.set_estimates({{0, 32}, {0, 11008}});
+        v.set_estimates({{0, 4096}});
+        out.set_estimates({{0, 11008}});
+        const std::string plan = solder::testing::schedule_with_solder({out}, target);
+        if (target != "host") {
+            EXPECT_NE(plan.find("[block_reduction]"), std::string::npos) << plan;
+            EXPECT_TRUE(std::regex_search(plan, std::regex("inlined: q4deq"))) << plan;
+        }
+        Pipeline p(out);
+        p.compile_jit(make_target(target));
+        for (auto [K, N] : std::vector<std::pair<int, int>>{{512, 300}, {256, 7}, {2, 1}, {130, 33}}) {
+            SCOPED_TRACE(std::to_string(K) + " x " + std::to_string(N));
+            auto w = solder::testing::random_buffer<uint8_t>({(K + 1) / 2, N}, 31, 0, 255);
+            auto s = solder::testing::random_buffer<float>({(K + 127) / 128, N}, 32, -1, 1);
+            auto x = solder::testing::random_buffer<float>({K}, 33, -1, 1);
+            wq.set(w);
+            scale.set(s);
+            v.set(x);
+            Buffer<float> got = solder::testing::realize_on<float>(p, {N}, target);
+            EXPECT_TRUE(solder::testing::matches(
+                got,
+                [&](auto &q) {
+                    double acc = 0;
+                    for (int i = 0; i < K; i++) {
+                        const int b = w(i / 2, q[0]), nibble = i % 2 == 0 ? (b & 15) : (b >> 4);
+                        acc += (nibble - 8.0) * s(i / 128, q[0]) * x(i);
+                    }
+                    return acc;
+                },
+                1e-4))
+                << plan;
+        }
+    }
+}

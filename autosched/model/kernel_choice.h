@@ -60,6 +60,10 @@ struct KernelChoice {
     // reduction fused into its reader's kernel): L2 serves them, timed at its own rate.
     int64_t l2_bytes = 0;
 
+    // Taken only where cheaper under the cost model than what the templates after it would build
+    // (schedules/registry.cpp: choose_kernel): a block reduction computing its producers inline.
+    bool compare_later = false;
+
     // Launches the template makes beyond one per stage of the root (a total reduction's slices:
     // their partials' zeroing and sums), each costed as a launch.
     int extra_launches = 0;

@@ -83,6 +83,9 @@ const std::vector<KnobEntry> &knob_table() {
                 "single_kernel_groups", [](auto &o) -> auto & { return o.planner.single_kernel_groups; },
                 "a reduction alone in its kernel takes the block-reduction template"),
             flag(
+                "reduction_members", [](auto &o) -> auto & { return o.planner.reduction_members; },
+                "the block-reduction template computes the pure Funcs a reduction reads inline"),
+            flag(
                 "staging", [](auto &o) -> auto & { return o.planner.stage_rows; },
                 "row kernels load inputs read by several stages into shared memory"),
             flag(

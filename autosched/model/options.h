@@ -49,6 +49,11 @@ struct PlannerOptions {
     // would walk the row alone, strided across the warp (a layer-norm backward's row means: 47 against
     // 741 us modelled). No bundled app's plan takes it.
     bool single_kernel_groups = true;
+    // That block reduction may compute the pure Funcs it reads inline (a 4-bit weight dequantized,
+    // a row's statistics in a column sum): one kernel instead of the pointwise template's thread per
+    // result. Beyond the exact search's size the local search also starts from the plan found
+    // without it (autosched/search.cpp).
+    bool reduction_members = true;
     // Take a fusion that moves fewer bytes even where the cost model expects it to be slower
     // (SOLDER_ENABLE=fewest_bytes, `solder plan --enable fewest_bytes`): today only the inner-outer
     // kernel (schedules/inner_outer/inner_outer_plan.h), which read nvfuser_2146's inputs once but ran slower on

@@ -1,6 +1,9 @@
 #include "schedules/block_reduction/block_reduction.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
+#include <string>
 #include <utility>
 
 #include "autosched/model/generic_reason.h"
@@ -10,35 +13,110 @@
 
 namespace solder::autosched {
 
-InnermostReads innermost_reads(const Halide::Internal::Function &f) {
-    struct Reads : Halide::Internal::IRVisitor {
-        std::string self, pure0;
-        std::vector<std::string> rvars;  // innermost first
-        InnermostReads r;
-        using IRVisitor::visit;
-        void visit(const Halide::Internal::Call *op) override {
-            using Halide::Internal::Call;
-            using Halide::Internal::expr_uses_var;
-            if ((op->call_type == Call::Halide || op->call_type == Call::Image) && op->name != self &&
-                !op->args.empty()) {
-                const Halide::Expr &inner = op->args[0];
-                bool uses_rvar = false;
-                for (auto &v : rvars) uses_rvar = uses_rvar || expr_uses_var(inner, v);
-                r.walks_rvar = r.walks_rvar || expr_uses_var(inner, rvars[0]);
-                r.along_results = r.along_results || (expr_uses_var(inner, pure0) && !uses_rvar);
-                const auto *v = inner.as<Halide::Internal::Variable>();
-                r.walks_rvar_beside_results =
-                    r.walks_rvar_beside_results ||
-                    (v && v->name == pure0 && op->args.size() >= 2 && expr_uses_var(op->args[1], rvars[0]));
-                for (auto &a : op->args) r.shared_along_results = r.shared_along_results && !expr_uses_var(a, pure0);
+namespace {
+
+using Halide::Expr;
+using Halide::Internal::Call;
+using Halide::Internal::Function;
+
+// An index expression in the reduction's own vars: the vars it uses, and the var it is (if it is one).
+struct Index {
+    std::set<std::string> vars;
+    std::string exact;
+    bool uses(const std::string &v) const { return vars.count(v) > 0; }
+};
+
+// Walks the update's values and, at each call to a member, that member's definition with its args
+// in the reduction's vars: each read of an input or another Func is looked at as the reduction
+// makes it. A member met again with the same indices is not walked again (a stencil chain's taps
+// would otherwise be walked 3^n times).
+struct ReadsThroughMembers : Halide::Internal::IRVisitor {
+    std::string self, pure0;
+    std::vector<std::string> rvars;  // innermost first
+    std::map<std::string, const Function *> members;
+    std::map<std::string, Index> env;  // the vars of the definition being walked
+    std::set<std::string> seen;
+    InnermostReads r;
+
+    Index index_of(const Expr &e) {
+        struct Vars : Halide::Internal::IRVisitor {
+            const std::map<std::string, Index> *env;
+            Index ix;
+            using IRVisitor::visit;
+            void visit(const Halide::Internal::Variable *op) override {
+                if (auto it = env->find(op->name); it != env->end())
+                    ix.vars.insert(it->second.vars.begin(), it->second.vars.end());
             }
-            IRVisitor::visit(op);
+        } vars;
+        vars.env = &env;
+        e.accept(&vars);
+        if (const auto *v = e.as<Halide::Internal::Variable>())
+            if (auto it = env.find(v->name); it != env.end()) vars.ix.exact = it->second.exact;
+        return vars.ix;
+    }
+
+    bool any_rvar(const Index &ix) const {
+        for (auto &v : rvars)
+            if (ix.uses(v)) return true;
+        return false;
+    }
+
+    void read(const Call *op) {
+        const Index inner = index_of(op->args[0]);
+        const bool uses_rvar = any_rvar(inner), follows = inner.uses(pure0);
+        bool outer_walks = false;
+        for (size_t i = 1; i < op->args.size(); i++) outer_walks = outer_walks || any_rvar(index_of(op->args[i]));
+        r.walks_rvar = r.walks_rvar || inner.uses(rvars[0]);
+        r.along_results = r.along_results || (follows && !uses_rvar);
+        r.slides_along_results = r.slides_along_results || (follows && uses_rvar);
+        r.strided_along_results = r.strided_along_results || (follows && !uses_rvar && outer_walks);
+        r.walks_rvar_beside_results = r.walks_rvar_beside_results || (inner.exact == pure0 && op->args.size() >= 2 &&
+                                                                      index_of(op->args[1]).uses(rvars[0]));
+        for (auto &a : op->args) r.shared_along_results = r.shared_along_results && !index_of(a).uses(pure0);
+    }
+
+    using IRVisitor::visit;
+    void visit(const Halide::Internal::Let *op) override {
+        op->value.accept(this);
+        env[op->name] = index_of(op->value);
+        op->body.accept(this);
+    }
+    void visit(const Call *op) override {
+        IRVisitor::visit(op);  // calls inside its args
+        if ((op->call_type != Call::Halide && op->call_type != Call::Image) || op->name == self || op->args.empty())
+            return;
+        auto m = members.find(op->name);
+        if (m == members.end()) {
+            read(op);
+            return;
         }
-    } reads;
+        std::map<std::string, Index> at;
+        std::string key = op->name + "#" + std::to_string(op->value_index);
+        const Function &M = *m->second;
+        for (size_t i = 0; i < op->args.size() && i < M.args().size(); i++) {
+            Index ix = index_of(op->args[i]);
+            key += "|" + ix.exact + ":";
+            for (auto &v : ix.vars) key += v + ",";
+            at[M.args()[i]] = std::move(ix);
+        }
+        if (!seen.insert(key).second) return;
+        std::swap(env, at);
+        M.values()[size_t(op->value_index)].accept(this);
+        std::swap(env, at);
+    }
+};
+
+}  // namespace
+
+InnermostReads innermost_reads(const Function &f, const std::vector<Function> &inlined) {
+    ReadsThroughMembers reads;
     reads.self = f.name();
     reads.pure0 = f.args()[0];
     for (auto &rv : f.update(0).schedule().rvars()) reads.rvars.push_back(rv.var);
-    for (auto &v : f.update(0).values()) v.accept(&reads);
+    for (auto &a : f.args()) reads.env[a] = Index{{a}, a};
+    for (auto &v : reads.rvars) reads.env[v] = Index{{v}, v};
+    for (const Function &m : inlined) reads.members[m.name()] = &m;
+    for (const Expr &v : f.update(0).values()) v.accept(&reads);
     return reads.r;
 }
 
@@ -108,7 +186,15 @@ public:
         const FuncNode &O = c.root_node();
         if (!c.opt.single_kernel_groups) return "single_kernel_groups is off";
         if (!c.opt.gpu) return "not a GPU target";
-        if (!c.members.empty()) return "other Funcs are fused into the kernel";
+        // Pure Funcs it reads through are inlined into its update (a dequantized weight).
+        std::vector<Halide::Internal::Function> inlined;
+        if (!c.members.empty() && !c.opt.reduction_members) return "other Funcs are fused into the kernel";
+        for (int m : c.members) {
+            const FuncNode &M = c.g.nodes[size_t(m)];
+            if (M.updates > 0 || M.is_reduction() || M.is_extern || has_specializations(M.function))
+                return "other Funcs are fused into the kernel, not all of them pure";
+            inlined.push_back(M.function);
+        }
         const bool refined = O.updates > 1 && reduction_then_refinements(O.function);
         if (!O.is_reduction() || O.dims.empty() || (O.updates != 1 && !refined))
             return "the root is not a reduction of one update with pure dims (and refinements in place after it)";
@@ -122,7 +208,7 @@ public:
         // reads along the results: lanes along the RVar would each load a row apart.)
         const DeviceProfile &d = c.opt.device;
         const bool few_points = O.reduction_points < kMinBlockReductionPoints && O.points() >= int64_t(d.sms) * 256;
-        const InnermostReads reads = innermost_reads(O.function);
+        const InnermostReads reads = innermost_reads(O.function, inlined);
         if (has_predicate(def) && predicate_loads_at_pure_vars(O.function, def) && !few_points && reads.walks_rvar)
             return "";
         // nl_means's patch sums: 49 points each for 192 million results took a block of 49 lanes per
@@ -152,6 +238,12 @@ public:
         if (thread_each && reads.along_results)
             return "there are results enough for a thread each, and it reads an input along the results' innermost "
                    "dim (one thread per result reads it coalesced, lanes along its RVar a row apart)";
+        // A window that slides along the results (`in((x + 1 - r.x) / 2, ...)`, a transposed
+        // convolution of 1920 x 1080 x 8 results): a warp of threads, one per result, loads
+        // neighbouring points; a block per result of its 64 taps would be 16.6 million blocks.
+        if (thread_each && reads.slides_along_results)
+            return "there are results enough for a thread each, and its reads slide along the results' innermost dim "
+                   "(a window: one thread per result reads it coalesced)";
         // A cumulative sum per point of 1024 x 1024 (`r.where(r <= x)`) took 1437 us on the H200 in
         // a block per result, each reading its row again; a thread per result, 230 us (Li2018).
         if (thread_each && reads.shared_along_results)
@@ -163,13 +255,26 @@ public:
         if (!reads.walks_rvar && !(reads.walks_rvar_beside_results && O.interleaved(kMinInterleavedRows)))
             return "its RVar does not walk the innermost dim of what it reads (one thread per result reads "
                    "those coalesced)";
+        // Some reads walk the RVar, another follows the results and walks the RVar in an outer
+        // dim (a column sum of a normalized matrix, `(x(c, r) - mean(r)) * rstd(r)`, its row
+        // statistics inlined): the block's lanes would read x a row apart each. (Not an interleaved
+        // image's channels: their rows are a few points apart. Nor a reduction alone in its kernel:
+        // LoRA's down-projection `a(r, k) * x(k, n)` reads its small `a` so, cached, and ran 4%
+        // faster on the H100 with a block per result than with a thread each.)
+        if (!inlined.empty() && reads.strided_along_results && !O.interleaved(kMinInterleavedRows))
+            return "it reads an input along the results' innermost dim (lanes along its RVar would read it a row "
+                   "apart each)";
         return "";
     }
 
     std::optional<KernelChoice> choose(const KernelContext &c) const override {
         const FuncNode &O = c.root_node();
         if (!why_not(c).empty()) return std::nullopt;
-        return c.whole_root_choice(TemplateKind::BlockReduction, O.points());
+        KernelChoice kc = c.whole_root_choice(TemplateKind::BlockReduction, O.points());
+        // With its producers inline, only where the cost model expects it faster than the later
+        // templates' kernel (a thread per result, or split-K).
+        kc.compare_later = !c.members.empty();
+        return kc;
     }
 
     void fill(const KernelPlanContext &c, KernelPlan &k) const override {

@@ -1,5 +1,6 @@
 // The block reduction template (schedules/template.h): its choose, fill and apply steps.
 #pragma once
+#include <vector>
 #include "schedules/template.h"
 
 namespace solder::autosched {
@@ -18,11 +19,20 @@ namespace solder::autosched {
 //   and its next arg uses the innermost RVar (each channel of an interleaved image along its rows,
 //   in(c, r, y)): where the results' innermost dim has a few points, a block's lanes read
 //   neighbouring pixels.
+// - `strided_along_results`: some read's innermost arg follows the result's innermost pure var
+//   and no RVar while an outer arg uses one (x(c, r) in a column sum): each point of a result's
+//   walk is a row apart.
+// - `slides_along_results`: some read's innermost arg uses both the result's innermost pure var
+//   and an RVar (a window sliding along the results: a convolution).
 struct InnermostReads {
-    bool walks_rvar = false, along_results = false, shared_along_results = true, walks_rvar_beside_results = false;
+    bool walks_rvar = false, along_results = false, shared_along_results = true, walks_rvar_beside_results = false,
+         slides_along_results = false, strided_along_results = false;
 };
 // For a reduction with pure dims and one update.
-InnermostReads innermost_reads(const Halide::Internal::Function &f);
+// `inlined`: pure Funcs inlined into its update (a kernel's members), whose reads are looked at
+// through their definitions, innermost caller first.
+InnermostReads innermost_reads(const Halide::Internal::Function &f,
+                               const std::vector<Halide::Internal::Function> &inlined = {});
 
 // A block reduction's lanes for a result of `points` points reduced by `update`, over RVars of
 // `extents` at the estimates (innermost first): BlockReductionParams::lanes and, where several
