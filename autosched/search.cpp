@@ -1,6 +1,8 @@
 #include "autosched/search.h"
 
 #include "autosched/model/cost_model.h"
+#include "autosched/model/inline_copies.h"
+#include "schedules/registry.h"
 #include "schedules/row/shared_reductions.h"
 
 #include <chrono>
@@ -330,9 +332,19 @@ SearchResult search_then_members(const FuncGraph &g, const PlannerOptions &opt, 
     return r;
 }
 
-}  // namespace
+// The most operations any kernel of `p` inlines per point (autosched/model/inline_copies.h).
+double most_inline_ops(const FuncGraph &g, const PlannerOptions &opt, const Partition &p) {
+    double most = 0;
+    for (const auto &[r, kc] : p.choice) {
+        std::vector<bool> inside(g.nodes.size(), false);
+        for (int m : kc.members) inside[size_t(m)] = true;
+        const KernelContext c(g, opt, r, kc.members);
+        most = std::max(most, inline_copies(g, r, inside, kernel_template(kc.kind).computed_apart(c)).total);
+    }
+    return most;
+}
 
-SearchResult search_roots(const FuncGraph &g, const PlannerOptions &opt, const std::set<int> &free_outputs) {
+SearchResult search_unlimited(const FuncGraph &g, const PlannerOptions &opt, const std::set<int> &free_outputs) {
     if (opt.reduction_members && opt.exact_search && has_pure_reduction(g)) {
         std::map<int, std::string> ignored;
         std::vector<bool> forced = forced_roots(g, opt, ignored);
@@ -342,6 +354,28 @@ SearchResult search_roots(const FuncGraph &g, const PlannerOptions &opt, const s
         if (optional > opt.exact_max_free) return search_then_members(g, opt, free_outputs);
     }
     return search_at(g, opt, free_outputs);
+}
+
+}  // namespace
+
+SearchResult search_roots(const FuncGraph &g, const PlannerOptions &opt, const std::set<int> &free_outputs) {
+    SearchResult r = search_unlimited(g, opt, free_outputs);
+    if (opt.max_inline_ops > 0) return r;
+    // A kernel inlining more than Halide compiles in reasonable time: searched again with such
+    // kernels refused. (Only then: refused throughout, they would change the paths other
+    // pipelines' searches take to plans within the limit.)
+    const double most = most_inline_ops(g, opt, r.best);
+    if (most <= kMaxInlineOps) return r;
+    PlannerOptions limited = opt;
+    limited.max_inline_ops = kMaxInlineOps;
+    SearchResult l = search_unlimited(g, limited, free_outputs);
+    char ops[32];
+    std::snprintf(ops, sizeof ops, "%.0f", most);
+    l.summary += std::string("; searched again: a kernel of the first plan inlined ") + ops +
+                 " operations per point, more than " + std::to_string(int64_t(kMaxInlineOps)) +
+                 " (Halide's compile time follows them)";
+    l.evaluated += r.evaluated;
+    return l;
 }
 
 Partition brute_force_roots(const FuncGraph &g, const PlannerOptions &opt, int max_free) {

@@ -1,8 +1,10 @@
 #include "schedules/registry.h"
 
+#include <cstdio>
 #include <stdexcept>
 
 #include "autosched/model/cost_model.h"
+#include "autosched/model/inline_copies.h"
 
 #include "schedules/block_reduction/block_reduction.h"
 #include "schedules/generic/generic.h"
@@ -48,12 +50,29 @@ std::string generic_member_why_not(const KernelContext &c) {
            c.root_node().name + "'s kernel must read it one to one: " + pointwise_template().why_not(c);
 }
 
+// Refuses (not ok) a choice whose root expression would hold more than kMaxInlineOps operations
+// of inlined members' copies: the search stores the member where they pass it.
+KernelChoice limit_inline_copies(const KernelContext &c, const KernelTemplate &t, KernelChoice kc) {
+    if (!kc.ok || c.opt.max_inline_ops <= 0) return kc;
+    const InlineCopies n = inline_copies(c.g, c.root, c.inside, t.computed_apart(c), c.opt.max_inline_ops);
+    if (n.member < 0) return kc;
+    char copies[32];
+    std::snprintf(copies, sizeof copies, "%.3g", n.copies);
+    kc.ok = false;
+    kc.offender = kc.cut_offender = n.member;
+    kc.offense = "inlined into " + c.root_node().name + "'s kernel, its definition would be copied " + copies +
+                 " times per point (calls multiplied through a chain of stencils), the inlined Funcs' operations " +
+                 "passing " + std::to_string(int64_t(c.opt.max_inline_ops)) +
+                 " there: Halide's compile time follows them";
+    return kc;
+}
+
 }  // namespace
 
 KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int root, const std::vector<int> &members) {
     const KernelContext c(g, opt, root, members);
     if (c.generic_member >= 0)
-        if (auto kc = pointwise_template().choose(c)) return *kc;
+        if (auto kc = pointwise_template().choose(c)) return limit_inline_copies(c, pointwise_template(), *kc);
     const auto &all = kernel_templates();
     for (size_t i = 0; i < all.size(); i++)
         if (auto kc = all[i]->choose(c)) {
@@ -63,10 +82,11 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
                 const int64_t bytes = g.nodes[size_t(root)].bytes();
                 for (size_t j = i + 1; j < all.size(); j++)
                     if (auto later = all[j]->choose(c)) {
-                        if (later->ok && cost.choice_us(*later, bytes) < cost.choice_us(*kc, bytes)) return *later;
+                        if (later->ok && cost.choice_us(*later, bytes) < cost.choice_us(*kc, bytes))
+                            return limit_inline_copies(c, *all[j], *later);
                         break;
                     }
-                return *kc;
+                return limit_inline_copies(c, *all[i], *kc);
             }
             // A kernel with a generic member that the pointwise template does not take: costed as
             // another template would build it (a partition another scheduler made is scored so),
@@ -77,7 +97,7 @@ KernelChoice choose_kernel(const FuncGraph &g, const PlannerOptions &opt, int ro
                 kc->cut_offender = -1;
                 kc->offense = generic_member_why_not(c);
             }
-            return *kc;
+            return limit_inline_copies(c, *all[i], *kc);
         }
     throw std::logic_error("no kernel template builds the kernel of " + g.nodes[size_t(root)].name);
 }

@@ -91,6 +91,10 @@ public:
     virtual std::optional<KernelChoice> choose(const KernelContext &c) const = 0;
     // Why the template does not build this kernel (empty: it does; choose then answers).
     virtual std::string why_not(const KernelContext &c) const = 0;
+    // Members it computes over a box of their own (per tile), not inlined at each call: what
+    // choose_kernel leaves out when it counts the copies of inlined definitions
+    // (autosched/model/inline_copies.h).
+    virtual std::set<int> computed_apart(const KernelContext &) const { return {}; }
     // Sets k.params (and may adjust k.launches, push explanations to the plan).
     virtual void fill(const KernelPlanContext &c, KernelPlan &k) const = 0;
     // The root's stages in one loop nest, one launch (else one launch per stage).

@@ -15,6 +15,7 @@
 
 using namespace Halide;
 using namespace solder::testing;
+using solder::make_target;
 
 namespace sibling_sums {
 

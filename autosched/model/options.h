@@ -54,6 +54,10 @@ struct PlannerOptions {
     // result. Beyond the exact search's size the local search also starts from the plan found
     // without it (autosched/search.cpp).
     bool reduction_members = true;
+    // Kernels whose inlined Funcs' copies pass this many operations per point are refused
+    // (autosched/model/inline_copies.h); 0: none. Not a knob: the search sets it where its plan
+    // has such a kernel, and searches again.
+    double max_inline_ops = 0;
     // Take a fusion that moves fewer bytes even where the cost model expects it to be slower
     // (SOLDER_ENABLE=fewest_bytes, `solder plan --enable fewest_bytes`): today only the inner-outer
     // kernel (schedules/inner_outer/inner_outer_plan.h), which read nvfuser_2146's inputs once but ran slower on

@@ -143,6 +143,7 @@ int main(int argc, char **argv) {
     user_pipelines::add_pipelines_ao(pipelines);
     user_pipelines::add_pipelines_ap(pipelines);
     user_pipelines::add_pipelines_aq(pipelines);
+    user_pipelines::add_pipelines_ar(pipelines);
     for (auto &[name, make] : pipelines) {
         if (!only.empty() && only != name) continue;
         const std::string fn = name + "_" + env_or("SOLDER_TAG", which);

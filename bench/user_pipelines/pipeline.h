@@ -1,5 +1,5 @@
 // The user-pipeline bench's pipelines: each a function returning its outputs and arguments,
-// listed by name in a registry per file (pipelines_a.cpp ... pipelines_z.cpp, pipelines_aa.cpp ... pipelines_aq.cpp); gen.cpp schedules and
+// listed by name in a registry per file (pipelines_a.cpp ... pipelines_z.cpp, pipelines_aa.cpp ... pipelines_ar.cpp); gen.cpp schedules and
 // compiles them.
 #pragma once
 #include <functional>
@@ -62,5 +62,6 @@ void add_pipelines_an(Registry &r);
 void add_pipelines_ao(Registry &r);
 void add_pipelines_ap(Registry &r);
 void add_pipelines_aq(Registry &r);
+void add_pipelines_ar(Registry &r);
 
 }  // namespace user_pipelines

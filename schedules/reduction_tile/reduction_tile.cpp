@@ -193,6 +193,13 @@ public:
         return kc;
     }
 
+    std::set<int> computed_apart(const KernelContext &c) const override {
+        const ReductionTileShape s = reduction_tile_shape(c.g, c.root, c.members);
+        std::set<int> apart(s.per_tile.begin(), s.per_tile.end());
+        if (s.per_step >= 0) apart.insert(s.per_step);
+        return apart;
+    }
+
     void fill(const KernelPlanContext &c, KernelPlan &k) const override {
         const ReductionTileShape s = reduction_tile_shape(c.g, c.root, c.kc.members);
         ReductionTileParams p;

@@ -303,6 +303,10 @@ public:
         return found ? best : too_big;
     }
 
+    std::set<int> computed_apart(const KernelContext &c) const override {
+        return stencil_tile_staging(c.g, c.root, c.members).staged;
+    }
+
     void fill(const KernelPlanContext &c, KernelPlan &k) const override {
         const FuncNode &O = c.g.nodes[size_t(c.root)];
         StencilTileParams p;
