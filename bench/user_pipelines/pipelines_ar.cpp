@@ -25,8 +25,8 @@ P hornschunck() {
                         b(x + 1, y + 1) - b(x, y + 1));
     iy(x, y) = 0.25f * (a(x, y + 1) - a(x, y) + a(x + 1, y + 1) - a(x + 1, y) + b(x, y + 1) - b(x, y) +
                         b(x + 1, y + 1) - b(x + 1, y));
-    it(x, y) = 0.25f * (b(x, y) - a(x, y) + b(x + 1, y) - a(x + 1, y) + b(x, y + 1) - a(x, y + 1) +
-                        b(x + 1, y + 1) - a(x + 1, y + 1));
+    it(x, y) = 0.25f * (b(x, y) - a(x, y) + b(x + 1, y) - a(x + 1, y) + b(x, y + 1) - a(x, y + 1) + b(x + 1, y + 1) -
+                        a(x + 1, y + 1));
     den(x, y) = alpha * alpha + ix(x, y) * ix(x, y) + iy(x, y) * iy(x, y);
     Expr w = f0.dim(0).extent(), h = f0.dim(1).extent();
     // The first iteration from zero flow.
