@@ -179,6 +179,18 @@ Partition narrow_stores(const FuncGraph &g, const PlannerOptions &opt, const std
     return best;
 }
 
+// The Funcs the search decides (neither inputs nor forced roots; `free_outputs` not forced),
+// consumers first.
+std::vector<int> optional_roots(const FuncGraph &g, const PlannerOptions &opt, const std::set<int> &free_outputs) {
+    std::map<int, std::string> ignored;
+    std::vector<bool> forced = forced_roots(g, opt, ignored);
+    for (int s : free_outputs) forced[size_t(s)] = false;
+    std::vector<int> order;
+    for (int i = int(g.nodes.size()) - 1; i >= 0; i--)
+        if (!g.nodes[size_t(i)].is_input && !forced[size_t(i)]) order.push_back(i);
+    return order;
+}
+
 // Whether some Func is a reduction with pure dims (what a block reduction roots).
 bool has_pure_reduction(const FuncGraph &g) {
     for (const FuncNode &n : g.nodes)
@@ -312,14 +324,10 @@ SearchResult search_then_members(const FuncGraph &g, const PlannerOptions &opt, 
     Partition best = start;
     int64_t evaluated = 0;
     if (const int64_t left = opt.search_max_work - r.work; left > 0) {
-        std::vector<bool> forced = forced_roots(g, opt, ignored);
-        for (int s : free_outputs) forced[size_t(s)] = false;
-        std::vector<int> order;  // optional roots, consumers first
-        for (int i = int(g.nodes.size()) - 1; i >= 0; i--)
-            if (!g.nodes[size_t(i)].is_input && !forced[size_t(i)]) order.push_back(i);
         Budget b{g, deadline, left};
         bool out_of_budget = false, out_of_time = false;
-        best = local_improvement(g, opt, order, start, MendRules{}, cache, b, evaluated, out_of_budget, out_of_time);
+        best = local_improvement(g, opt, optional_roots(g, opt, free_outputs), start, MendRules{}, cache, b, evaluated,
+                                 out_of_budget, out_of_time);
     }
     r.evaluated += evaluated;
     const bool moved = best.root != r.best.root || best.est_us != r.best.est_us;
@@ -345,14 +353,9 @@ double most_inline_ops(const FuncGraph &g, const PlannerOptions &opt, const Part
 }
 
 SearchResult search_unlimited(const FuncGraph &g, const PlannerOptions &opt, const std::set<int> &free_outputs) {
-    if (opt.reduction_members && opt.exact_search && has_pure_reduction(g)) {
-        std::map<int, std::string> ignored;
-        std::vector<bool> forced = forced_roots(g, opt, ignored);
-        for (int s : free_outputs) forced[size_t(s)] = false;
-        int optional = 0;
-        for (size_t i = 0; i < g.nodes.size(); i++) optional += !g.nodes[i].is_input && !forced[i];
-        if (optional > opt.exact_max_free) return search_then_members(g, opt, free_outputs);
-    }
+    if (opt.reduction_members && opt.exact_search && has_pure_reduction(g) &&
+        int(optional_roots(g, opt, free_outputs).size()) > opt.exact_max_free)
+        return search_then_members(g, opt, free_outputs);
     return search_at(g, opt, free_outputs);
 }
 
