@@ -132,6 +132,9 @@ KernelContext::KernelContext(const FuncGraph &g, const PlannerOptions &opt, int 
         reduction_member |= g.nodes[size_t(m)].is_reduction();
         if (!g.nodes[size_t(m)].generic.empty() && generic_member < 0) generic_member = m;
     }
+    shared = shared_members(g, root, inside);
+    for (int m : members)
+        if (!shared[size_t(m)]) own.push_back(m);
 }
 
 KernelChoice KernelContext::whole_root_choice(TemplateKind kind, int64_t blocks, bool every_call) const {

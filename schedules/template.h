@@ -44,6 +44,11 @@ struct KernelContext {
     // per point, FuncNode::generic_per_point, is ever a member): only the pointwise template takes
     // such a kernel, computing the member per point in the threads that read it.
     int generic_member = -1;
+    // Members other kernels read too (shared_members, autosched/model/inline_copies.h): inlined
+    // at each call whatever the template would compute per tile or per block, by node; and the
+    // members that are not, which only this kernel computes.
+    std::vector<bool> shared;
+    std::vector<int> own;
 
     KernelContext(const FuncGraph &g, const PlannerOptions &opt, int root, const std::vector<int> &members);
     const FuncNode &root_node() const { return g.nodes[size_t(root)]; }

@@ -74,7 +74,8 @@ bool read_whole_per_block(const FuncGraph &g, int p, int root, const std::vector
 
 void CostModel::kernel_reads(const FuncGraph &g, int root, const std::vector<bool> &inside,
                              const std::vector<Region> &whole, const std::vector<Region> &per_block, int64_t blocks,
-                             KernelChoice &kc, bool inlined, bool every_call) const {
+                             KernelChoice &kc, bool inlined, bool every_call,
+                             const std::vector<bool> *recomputed) const {
     kc.bytes_read = 0;
     kc.l2_bytes = 0;
     kc.flops = 0;
@@ -83,10 +84,11 @@ void CostModel::kernel_reads(const FuncGraph &g, int root, const std::vector<boo
     // Members recomputed wherever they are read: through a stencil or a resampling (a pyramid's
     // 2x2 average) that many times per point of the consumer, and so on down a chain of them.
     std::vector<double> recompute(g.nodes.size(), 1.0);
-    for (int p = root - 1; inlined && p >= 0; p--) {
+    for (int p = root - 1; (inlined || recomputed) && p >= 0; p--) {
         // (A fused reduction is computed per block, or per point where read one to one: not again
         // at each tap. Its region per block counts its points.)
         if (!inside[size_t(p)] || g.nodes[size_t(p)].is_reduction()) continue;
+        if (!inlined && !(*recomputed)[size_t(p)]) continue;
         double m = 1;
         for (int e : g.nodes[size_t(p)].out_edges) {
             const FuncEdge &E = g.edges[size_t(e)];

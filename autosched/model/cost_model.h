@@ -41,9 +41,11 @@ public:
     // fused reductions are not (templates compute them per block, or per point read one to one).
     // `every_call`: each load of an input counts, not its footprint once (a walk in one block,
     // whose every load is a trip through the caches the whole device is not there to hide).
+    // `recomputed` (by node, may be null): members recomputed wherever they are read even where
+    // `inlined` is false (those other kernels read too: inline_copies.h's shared_members).
     void kernel_reads(const FuncGraph &g, int root, const std::vector<bool> &inside, const std::vector<Region> &whole,
                       const std::vector<Region> &per_block, int64_t blocks, KernelChoice &kc, bool inlined = false,
-                      bool every_call = false) const;
+                      bool every_call = false, const std::vector<bool> *recomputed = nullptr) const;
 
     // Arithmetic kernel_reads does not count where the kernel computes its members once per block
     // (inlined false): members with transcendental math (FuncNode::math_calls) inlined into the

@@ -31,6 +31,11 @@ struct InlineCopies {
     std::vector<double> per_node;  // each member's copies (1 for what is computed once)
 };
 
+// The members of the kernel of root `root` (`inside`) that other kernels read too, directly or
+// through members that feed them: Halide computes a Func at one place, so every kernel reading it
+// inlines it, whatever its template would compute per tile or per block (by node).
+std::vector<bool> shared_members(const FuncGraph &g, int root, const std::vector<bool> &inside);
+
 // Members in `apart` (computed over a box of their own: per tile, per block) and reductions count
 // as one copy each; every other member of the kernel is inlined at each call.
 InlineCopies inline_copies(const FuncGraph &g, int root, const std::vector<bool> &inside, const std::set<int> &apart,

@@ -145,7 +145,7 @@ std::string stencil_reductions_why_not(const KernelContext &c) {
     // on the H100 in window tiles, 43.8 in register tiles. (Not a Func of several values, a
     // pixel's luminance from its channels: Harris's corners took 58 us with it per tile, 101 with
     // it stored.)
-    const std::set<int> staged = stencil_tile_staging(c.g, c.root, c.members).staged;
+    const std::set<int> staged = stencil_tile_staging(c.g, c.root, c.own).staged;
     if (!staged.empty() && std::all_of(staged.begin(), staged.end(), [&](int m) {
             return input_like(c.g, m, c.root, c.members) && values_loaded(c, m) == 1;
         }))

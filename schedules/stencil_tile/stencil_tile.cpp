@@ -278,7 +278,9 @@ public:
         std::vector<int> shapes{2};
         if (rank > 2 && blocks_for(O.region, 2) <= kMaxChannelsInTile) shapes.push_back(rank);
         KernelChoice too_big;  // the first shape whose tile does not fit, when none does
-        const std::set<int> staged = stencil_tile_staging(c.g, c.root, c.members).staged;  // (whatever the shape)
+        // (Whatever the shape. Of the members only this kernel computes: Halide computes a Func at one
+        // place, so those other kernels read too are inlined at each call, and costed so.)
+        const std::set<int> staged = stencil_tile_staging(c.g, c.root, c.own).staged;
         for (int k : shapes) {
             KernelChoice kc = best;
             kc.inner_dims = k;
@@ -289,7 +291,7 @@ public:
             kc.blocks = tiles * blocks_for(O.region, k);
             const auto per_tile = c.g.regions_for(c.root, blk, c.inside);
             if (halo_along_untiled_dim(c, staged, k, per_tile) || serial_walk_per_thread(c, staged, per_tile)) continue;
-            c.cost.kernel_reads(c.g, c.root, c.inside, whole, per_tile, kc.blocks, kc);
+            c.cost.kernel_reads(c.g, c.root, c.inside, whole, per_tile, kc.blocks, kc, false, false, &c.shared);
             kc.flops += c.cost.step_flops(c.g, c.inside, per_tile, kc.blocks, staged);
             if (!tile_fits(c, staged, tile_shape(rank, k), kc)) {
                 if (too_big.offender < 0) too_big = kc;
@@ -304,7 +306,7 @@ public:
     }
 
     std::set<int> computed_apart(const KernelContext &c) const override {
-        return stencil_tile_staging(c.g, c.root, c.members).staged;
+        return stencil_tile_staging(c.g, c.root, c.own).staged;
     }
 
     void fill(const KernelPlanContext &c, KernelPlan &k) const override {
@@ -322,7 +324,10 @@ public:
         for (int m : c.kc.members)
             if (c.g.read_through_resampling(m)) p.resampled.push_back(c.g.nodes[size_t(m)].name);
         if (c.opt.gpu && c.opt.compute_at) {
-            const std::set<int> staged = stencil_tile_staging(c.g, c.root, c.kc.members).staged;
+            std::vector<int> own;  // (as the planner stages them: the members no other kernel reads)
+            for (int m : c.kc.members)
+                if (c.groups[size_t(m)].size() == 1) own.push_back(m);
+            const std::set<int> staged = stencil_tile_staging(c.g, c.root, own).staged;
             for (int m : c.kc.members)
                 if (c.g.nodes[size_t(m)].is_reduction() && !staged.count(m))
                     p.per_point.push_back(c.g.nodes[size_t(m)].name);
