@@ -14,6 +14,7 @@
 #include "autosched/ordered_folds.h"
 #include "autosched/scatter_folds.h"
 #include "autosched/sibling_sums.h"
+#include "autosched/cloned_reductions.h"
 #include "autosched/model/func_graph.h"
 #include "autosched/model/generic_reason.h"
 #include "core/progress.h"
@@ -218,6 +219,12 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
     const std::vector<SiblingGroup> siblings = target.has_gpu_feature() && opt.sibling_reductions
                                                    ? rewrite_sibling_reductions(outputs, for_target.author_roots)
                                                    : std::vector<SiblingGroup>{};
+    // A small reduction several outputs read point for point: a copy for each (after the sibling
+    // walks, which would join the copies again).
+    std::vector<ClonedReduction> cloned =
+        target.has_gpu_feature() && opt.cloned_reductions
+            ? clone_shared_small_reductions(outputs, values_at_estimates(outputs), for_target.author_roots)
+            : std::vector<ClonedReduction>{};
     auto plan = [&]() {
         try {
             a.plan = plan_pipeline(FuncGraph::build(outputs), for_target, app);
@@ -228,6 +235,21 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
         }
     };
     plan();
+    // Planned with the copies and without them: the plan the cost model expects faster is kept.
+    std::string clones_dropped;
+    if (!cloned.empty()) {
+        Plan with = std::move(a.plan);
+        undo_cloned_reductions(cloned);
+        plan();
+        if (with.est_us < a.plan.est_us) {
+            redo_cloned_reductions(cloned);
+            a.plan = std::move(with);
+        } else {
+            char costs[96];
+            std::snprintf(costs, sizeof costs, "%.3f us with them against %.3f us", with.est_us, a.plan.est_us);
+            clones_dropped = costs;
+        }
+    }
     // Kernels launched together cannot run on the host: where one would have to, the pipeline is
     // planned again without launching kernels together (a random float16 pipeline's two lookup
     // tables, launched together on OpenCL without cl_half, failed to build).
@@ -258,6 +280,7 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
     for (auto &f : scatters) a.plan.explanations.push_back({f.func, "", scatter_fold_reason(f)});
     for (auto &d : deviations) a.plan.explanations.push_back({d.deviations, "", deviation_sum_reason(d)});
     for (auto &g : siblings) a.plan.explanations.push_back({g.walked, "", sibling_group_reason(g)});
+    for (auto &c : cloned) a.plan.explanations.push_back({c.reduction, "", cloned_reduction_reason(c, clones_dropped)});
     for (auto &b : unaligned_narrow_buffers(outputs, target))
         a.plan.explanations.push_back({b, "", kUnalignedNarrowReason});
     for (auto &[k, why] : hosted) a.plan.explanations.push_back({k, "", why});

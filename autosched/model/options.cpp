@@ -104,6 +104,9 @@ const std::vector<KnobEntry> &knob_table() {
                 "sibling_reductions", [](auto &o) -> auto & { return o.planner.sibling_reductions; },
                 "reductions over the same points that read a common input are walked together as one Tuple Func"),
             flag(
+                "cloned_reductions", [](auto &o) -> auto & { return o.planner.cloned_reductions; },
+                "a small reduction several outputs read point for point is copied for each, computed in its kernel"),
+            flag(
                 "transposed_tiles", [](auto &o) -> auto & { return o.planner.transposed_tiles; },
                 "a kernel that reads a producer transposed takes square tiles, the producer's tile in shared memory"),
             flag(

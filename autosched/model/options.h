@@ -81,6 +81,10 @@ struct PlannerOptions {
     // bias gradients) are walked together as one Tuple Func, so what they share is read once
     // (autosched/sibling_sums.h). GPU targets.
     bool sibling_reductions = true;
+    // A reduction of few steps per point (an arg-max over a 2 x 2 window) that several outputs read
+    // point for point is copied for each, so that each output's kernel can compute it
+    // (autosched/cloned_reductions.h). GPU targets.
+    bool cloned_reductions = true;
     // A pure kernel root that reads a producer transposed (`out(x, y) = in(y, x)`, NCHW -> NHWC)
     // is laid out in square tiles with the producer's tile in shared memory, instead of vectors
     // whose lanes each load from another row (schedules/pointwise/transposed_tile.h).

@@ -1,0 +1,155 @@
+// Small reductions several outputs read point for point, copied for each output
+// (autosched/cloned_reductions.h): each output's kernel computes its copy at its points, where the
+// planner had stored the one reduction two kernels read. The pipeline is planned with the copies
+// and without; the plan the cost model expects faster is kept, and either runs right at any size.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "tests/support/user_pipeline.h"
+
+namespace cloned_reductions_test {
+
+namespace {
+
+// 2 x 2 max pooling with each maximum's position in its window (0 to 3), from one argmax.
+struct MaxPool {
+    Halide::ImageParam in{Halide::Float(32), 3, "mp_in"};
+    Halide::Func pooled{"mp_pooled"}, where{"mp_where"};
+    MaxPool() {
+        using namespace Halide;
+        Var x("x"), y("y"), c("c");
+        RDom r(0, 2, 0, 2, "r");
+        Func am("mp_am");
+        am(x, y, c) = argmax(in(2 * x + r.x, 2 * y + r.y, c));
+        pooled(x, y, c) = am(x, y, c)[2];
+        where(x, y, c) = cast<uint8_t>(am(x, y, c)[0] + 2 * am(x, y, c)[1]);
+        in.set_estimates({{0, 224}, {0, 224}, {0, 64}});
+        pooled.set_estimates({{0, 112}, {0, 112}, {0, 64}});
+        where.set_estimates({{0, 112}, {0, 112}, {0, 64}});
+    }
+};
+
+// The kernel roots of a plan's text ("k0_name [" ...).
+std::vector<std::string> kernel_roots(const std::string &plan) {
+    std::vector<std::string> roots;
+    for (size_t at = plan.find("  k"); at != std::string::npos; at = plan.find("\n  k", at + 1)) {
+        const size_t start = plan.find('_', at) + 1, end = plan.find(' ', start);
+        if (start == 0 || end == std::string::npos) break;
+        roots.push_back(plan.substr(start, end - start));
+    }
+    return roots;
+}
+
+bool stores(const std::string &plan, const std::string &func) {
+    for (auto &r : kernel_roots(plan))
+        if (r == func || r.rfind(func + "$", 0) == 0) return true;
+    return false;
+}
+
+void expect_max_pool_matches(MaxPool &m, Halide::Pipeline &p, const std::string &target, int W, int H, int C,
+                             const std::string &plan) {
+    SCOPED_TRACE(std::to_string(W) + " x " + std::to_string(H) + " x " + std::to_string(C));
+    auto in = solder::testing::random_buffer<float>({2 * W, 2 * H, C}, 7, -1, 1);
+    m.in.set(in);
+    Halide::Buffer<float> pooled(W, H, C);
+    Halide::Buffer<uint8_t> where(W, H, C);
+    p.realize({pooled, where}, solder::make_target(target));
+    pooled.copy_to_host();
+    where.copy_to_host();
+    int wrong = 0;
+    for (int c = 0; c < C; c++)
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                // Halide's argmax: the first maximum in the RDom's order (r.x innermost).
+                float best = in(2 * x, 2 * y, c);
+                int at = 0;
+                for (int k = 1; k < 4; k++) {
+                    const float v = in(2 * x + k % 2, 2 * y + k / 2, c);
+                    if (v > best) best = v, at = k;
+                }
+                wrong += pooled(x, y, c) != best || where(x, y, c) != at;
+            }
+    EXPECT_EQ(wrong, 0) << plan;
+}
+
+}  // namespace
+
+// The argmax is computed in the pooled values' kernel and, copied, in the positions': no kernel
+// stores it, and both outputs match plain loops on OpenCL at sizes apart from the estimates.
+TEST(ClonedReductions, MaxPoolingWithIndicesComputesItsArgmaxInEachOutputsKernel) {
+    MaxPool m;
+    const std::string plan = solder::testing::schedule_with_solder({m.pooled, m.where}, "opencl");
+    EXPECT_FALSE(stores(plan, "argmax")) << plan;
+    EXPECT_NE(plan.find("mp_where read copies of their own"), std::string::npos) << plan;
+    Halide::Pipeline p({m.pooled, m.where});
+    p.compile_jit(solder::make_target("opencl"));
+    for (auto [W, H, C] : std::vector<std::array<int, 3>>{{112, 112, 4}, {37, 19, 3}, {1, 1, 1}})
+        expect_max_pool_matches(m, p, "opencl", W, H, C, plan);
+}
+
+// Turned off (`--disable cloned_reductions`), the argmax two kernels read is stored.
+TEST(ClonedReductions, TurnedOffTheArgmaxIsStored) {
+    MaxPool m;
+    solder::autosched::PlannerOptions opt;
+    opt.cloned_reductions = false;
+    const std::string plan = solder::testing::schedule_with_solder({m.pooled, m.where}, "opencl", opt);
+    EXPECT_TRUE(stores(plan, "argmax")) << plan;
+}
+
+// Where the copies would cost more (each output's kernel reading 16 frames again for its sum and
+// its maximum, walked as one Tuple), the plan without them is kept, the outputs calling the one
+// reduction again, and it runs right.
+TEST(ClonedReductions, CopiesThatCostMoreAreUndone) {
+    using namespace Halide;
+    ImageParam in(Float(32), 3, "fr_in");
+    Var x("x"), y("y");
+    RDom t(0, in.dim(2).extent(), "t");
+    Func mean("fr_mean"), peak("fr_peak");
+    mean(x, y) = sum(in(x, y, t)) / cast<float>(in.dim(2).extent());
+    peak(x, y) = maximum(in(x, y, t));
+    in.set_estimates({{0, 1920}, {0, 1080}, {0, 16}});
+    mean.set_estimates({{0, 1920}, {0, 1080}});
+    peak.set_estimates({{0, 1920}, {0, 1080}});
+    const std::string plan = solder::testing::schedule_with_solder({mean, peak}, "opencl");
+    EXPECT_NE(plan.find("without the copies"), std::string::npos) << plan;
+    Pipeline p({mean, peak});
+    p.compile_jit(solder::make_target("opencl"));
+    const int W = 45, H = 21, T = 5;
+    auto frames = solder::testing::random_buffer<float>({W, H, T}, 3, -1, 1);
+    in.set(frames);
+    Buffer<float> m(W, H), k(W, H);
+    p.realize({m, k}, solder::make_target("opencl"));
+    m.copy_to_host();
+    k.copy_to_host();
+    int wrong = 0;
+    for (int j = 0; j < H; j++)
+        for (int i = 0; i < W; i++) {
+            float s = 0, hi = -1e30f;
+            for (int f = 0; f < T; f++) s += frames(i, j, f), hi = std::max(hi, frames(i, j, f));
+            wrong += std::abs(m(i, j) - s / T) > 1e-5f || k(i, j) != hi;
+        }
+    EXPECT_EQ(wrong, 0) << plan;
+}
+
+// A reduction of more steps than kMaxClonedSteps per point is not copied: an argmax over 16 x 16.
+TEST(ClonedReductions, ALongReductionIsNotCopied) {
+    using namespace Halide;
+    ImageParam in(Float(32), 2, "lr_in");
+    Var x("x"), y("y");
+    RDom r(0, 16, 0, 16, "r");
+    Func am("lr_am"), value("lr_value"), index("lr_index");
+    am(x, y) = argmax(in(16 * x + r.x, 16 * y + r.y));
+    value(x, y) = am(x, y)[2];
+    index(x, y) = am(x, y)[0] + 16 * am(x, y)[1];
+    in.set_estimates({{0, 4096}, {0, 4096}});
+    value.set_estimates({{0, 256}, {0, 256}});
+    index.set_estimates({{0, 256}, {0, 256}});
+    const std::string plan = solder::testing::schedule_with_solder({value, index}, "opencl");
+    EXPECT_EQ(plan.find("copies of their own"), std::string::npos) << plan;
+    EXPECT_EQ(plan.find("without the copies"), std::string::npos) << plan;
+}
+
+}  // namespace cloned_reductions_test
