@@ -185,7 +185,7 @@ TEST(AlignedVectors, AnUnrolledChannelBranchHasAnAlignedBranchInside) {
 // rounding inlined into it, keep their conversions, one point at a time. f16 arithmetic with no
 // conversion (a * b + a of f16 images) is computed right in vectors, but the backend loads and
 // stores f16 vectors one element at a time: every kernel with f16 values takes one point per
-// thread in 32 x 8 tiles.
+// thread in 32 x 8 tiles (two such kernels reading the same inputs launched as one).
 TEST(AlignedVectors, ConversionsToF16StayScalarOnCuda) {
     Var x("x"), y("y");
     ImageParam a(Float(16), 2, "h16_a"), b(Float(16), 2, "h16_b"), in(Float(32), 2, "h16_in");
@@ -201,7 +201,15 @@ TEST(AlignedVectors, ConversionsToF16StayScalarOnCuda) {
     EXPECT_EQ(src.find(ident(err) + ".vectorize("), std::string::npos) << src;
     EXPECT_NE(src.find(blend.name() + " converts to float16"), std::string::npos) << src;
     EXPECT_EQ(src.find(ident(math) + ".vectorize("), std::string::npos) << src;
-    EXPECT_NE(src.find("k2_" + math.name() + " [pointwise, 8 rows per block]"), std::string::npos) << src;
+    // (math and blend read the same inputs: launched together, a point of each per thread.)
+    EXPECT_NE(src.find("k0_" + blend.name() + "_horizontal [pointwise, 8 rows per block]"), std::string::npos) << src;
+    EXPECT_NE(src.find(blend.name() + " -> " + math.name() + ": launched together"), std::string::npos) << src;
+    const std::string together = cuda_stmt({blend, math}, {a, b}, "f16_together");
+    size_t launches = 0;
+    for (size_t at = together.find("halide_cuda_run("); at != std::string::npos;
+         at = together.find("halide_cuda_run(", at + 1))
+        launches++;
+    EXPECT_EQ(launches, 1u) << together;
     // Each kernel converting to f16 rounds with cvt.rn.f16.f32 (a vector store would have none).
     std::string ptx = cuda_stmt({blend, err}, {a, b, in}, "f16_conversions");
     size_t kernels = 0, conversions = 0;

@@ -78,12 +78,16 @@ void expect_max_pool_matches(MaxPool &m, Halide::Pipeline &p, const std::string 
 }  // namespace
 
 // The argmax is computed in the pooled values' kernel and, copied, in the positions': no kernel
-// stores it, and both outputs match plain loops on OpenCL at sizes apart from the estimates.
+// stores it, the two kernels launch as one, and both outputs match plain loops on OpenCL at sizes
+// apart from the estimates.
 TEST(ClonedReductions, MaxPoolingWithIndicesComputesItsArgmaxInEachOutputsKernel) {
     MaxPool m;
     const std::string plan = solder::testing::schedule_with_solder({m.pooled, m.where}, "opencl");
     EXPECT_FALSE(stores(plan, "argmax")) << plan;
     EXPECT_NE(plan.find("mp_where read copies of their own"), std::string::npos) << plan;
+    // The two outputs' kernels (a point per thread, in tiles of rows) launched as one, each thread
+    // computing both points: the input is read once.
+    EXPECT_EQ(kernel_roots(plan).size(), 1u) << plan;
     Halide::Pipeline p({m.pooled, m.where});
     p.compile_jit(solder::make_target("opencl"));
     for (auto [W, H, C] : std::vector<std::array<int, 3>>{{112, 112, 4}, {37, 19, 3}, {1, 1, 1}})

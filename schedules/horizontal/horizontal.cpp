@@ -3,6 +3,7 @@
 #include "autosched/model/pipeline_funcs.h"
 
 #include <algorithm>
+#include <set>
 
 #include "autosched/model/kernel_leaves.h"
 #include "schedules/horizontal/horizontal_schedule.h"
@@ -25,8 +26,24 @@ bool stages_over_pure_var(const FuncNode &n) {
 
 // A sibling candidate: a vectorized pointwise kernel over two dims or more (GPU), pure, alone in
 // its launch.
-bool sibling_candidate(const FuncNode &n, const KernelPlan &k) {
+bool sibling_candidate(const FuncGraph &g, const FuncNode &n, const KernelPlan &k) {
     const PointwiseParams *p = k.get<PointwiseParams>();
+    if (!p) return false;
+    // Or a point per thread in tiles of several rows (a root computing reductions at its points,
+    // schedule_pointwise_kernel), where the kernel's layout is that alone: no reduction it computes
+    // reads another (those are placed at the thread's point by the kernel's own apply).
+    bool tiles = p->vector_width == 1 && p->threads_y > 1 && !p->flat && p->serial_dim < 0 &&
+                 p->transposed_source.empty() && p->register_members.empty() && !p->register_root &&
+                 p->root_unroll.empty() && p->refined_members.empty();
+    std::set<int> in_kernel;
+    for (auto &name : k.funcs) in_kernel.insert(g.find(name));
+    for (int m : in_kernel) {
+        if (!tiles || m < 0 || g.nodes[size_t(m)].updates == 0) continue;
+        for (int e : g.nodes[size_t(m)].in_edges) {
+            const int q = g.edges[size_t(e)].producer;
+            tiles = tiles && (q == m || !in_kernel.count(q) || g.nodes[size_t(q)].updates == 0);
+        }
+    }
     // (Halide fuses no Func with specializations: neither the author's nor an unrolled dim's branch.)
     // Only pipeline outputs, whose regions at run time are their buffers (tested at sizes apart,
     // from the same origin: UserPipelines.SiblingGradientsLaunchTogether). A Func that other
@@ -34,7 +51,7 @@ bool sibling_candidate(const FuncNode &n, const KernelPlan &k) {
     // from row 0, the output's window from row 5) was left unwritten past the output's rows
     // (random user seed 30 on OpenCL; with a hand schedule, under each of Halide's loop
     // alignments).
-    return p && n.is_output && p->vector_width > 1 && n.dims.size() >= 2 && n.updates == 0 && !k.split &&
+    return n.is_output && (p->vector_width > 1 || tiles) && n.dims.size() >= 2 && n.updates == 0 && !k.split &&
            k.with.empty() && k.side.empty() && p->unroll_dim < 0 && !has_specializations(n.function);
 }
 
@@ -65,7 +82,7 @@ void merge_siblings(const FuncGraph &g, const std::vector<std::set<int>> &deps,
     for (size_t i = 0; i < plan.kernels.size(); i++) {
         const int r = kernel_root[i];
         const FuncNode &n = g.nodes[size_t(r)];
-        if (!sibling_candidate(n, plan.kernels[i])) continue;
+        if (!sibling_candidate(g, n, plan.kernels[i])) continue;
         const auto own = kernel_leaves(g, r, choice.at(r).members);
         bool placed = false;
         for (size_t gi = 0; gi < groups.size() && !placed; gi++) {

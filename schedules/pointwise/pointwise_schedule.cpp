@@ -242,6 +242,20 @@ Halide::VarOrRVar schedule_pointwise_serial_dim(ScheduleWriter &w, Func root, in
 
 void schedule_pointwise_siblings(ScheduleWriter &w, const std::vector<Func> &roots, int vector_width,
                                  const Target &target, int threads_x, int threads_y, int unroll_rows) {
+    if (is_gpu_target(target) && vector_width <= 1 && threads_y > 1) {
+        // Tiles of threads_x x threads_y, a point per thread (schedule_pointwise_kernel's layout of
+        // a root computing reductions at its points), the roots' loops named alike and fused at
+        // the thread's point: each thread computes every root's point, and what they read in
+        // common is loaded from DRAM once.
+        const std::string tag = roots[0].name() + "_t0";
+        for (size_t i = 0; i < roots.size(); i++) {
+            w.compute_root(roots[i]);
+            gpu_tile_over_blocks(w, {roots[i]}, stage_pure_vars(roots[i].function(), 0), threads_x, threads_y, tag);
+            w.never_partition_all({roots[i]});
+            if (i > 0) w.compute_with({roots[i]}, {roots[0]}, Var(tag + "_tx"));
+        }
+        return;
+    }
     if (!is_gpu_target(target) || vector_width <= 1) {
         for (auto &f : roots)
             schedule_pointwise_kernel(w, f, vector_width, target, threads_x, threads_y, "", unroll_rows);
