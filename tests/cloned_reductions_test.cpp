@@ -17,12 +17,11 @@ namespace {
 // 2 x 2 max pooling with each maximum's position in its window (0 to 3), from one argmax.
 struct MaxPool {
     Halide::ImageParam in{Halide::Float(32), 3, "mp_in"};
-    Halide::Func pooled{"mp_pooled"}, where{"mp_where"};
+    Halide::Func pooled{"mp_pooled"}, where{"mp_where"}, am{"mp_am"};
     MaxPool() {
         using namespace Halide;
         Var x("x"), y("y"), c("c");
         RDom r(0, 2, 0, 2, "r");
-        Func am("mp_am");
         am(x, y, c) = argmax(in(2 * x + r.x, 2 * y + r.y, c));
         pooled(x, y, c) = am(x, y, c)[2];
         where(x, y, c) = cast<uint8_t>(am(x, y, c)[0] + 2 * am(x, y, c)[1]);
@@ -88,6 +87,8 @@ TEST(ClonedReductions, MaxPoolingWithIndicesComputesItsArgmaxInEachOutputsKernel
     // The two outputs' kernels (a point per thread, in tiles of rows) launched as one, each thread
     // computing both points: the input is read once.
     EXPECT_EQ(kernel_roots(plan).size(), 1u) << plan;
+    EXPECT_EQ(Halide::Internal::find_direct_calls(m.where.function()).count(m.am.name()), 0u);
+    EXPECT_EQ(Halide::Internal::find_direct_calls(m.pooled.function()).count(m.am.name()), 1u);
     Halide::Pipeline p({m.pooled, m.where});
     p.compile_jit(solder::make_target("opencl"));
     for (auto [W, H, C] : std::vector<std::array<int, 3>>{{112, 112, 4}, {37, 19, 3}, {1, 1, 1}})
@@ -103,38 +104,54 @@ TEST(ClonedReductions, TurnedOffTheArgmaxIsStored) {
     EXPECT_TRUE(stores(plan, "argmax")) << plan;
 }
 
-// Where the copies would cost more (each output's kernel reading 16 frames again for its sum and
-// its maximum, walked as one Tuple), the plan without them is kept, the outputs calling the one
-// reduction again, and it runs right.
+// Where the copies would cost more, the plan without them is kept, the outputs calling the one
+// reduction again, and it runs right: the nearest of 4096 binary descriptors to each of 4096 others
+// (Hamming distances), its index and its distance two outputs of one argmin. The argmin is cut into
+// chunks folded in order (autosched/ordered_folds.h), whose fold over the chunks is small; copied,
+// each 1-D output's kernel would walk it alone, where stored the two launch together.
 TEST(ClonedReductions, CopiesThatCostMoreAreUndone) {
     using namespace Halide;
-    ImageParam in(Float(32), 3, "fr_in");
-    Var x("x"), y("y");
-    RDom t(0, in.dim(2).extent(), "t");
-    Func mean("fr_mean"), peak("fr_peak");
-    mean(x, y) = sum(in(x, y, t)) / cast<float>(in.dim(2).extent());
-    peak(x, y) = maximum(in(x, y, t));
-    in.set_estimates({{0, 1920}, {0, 1080}, {0, 16}});
-    mean.set_estimates({{0, 1920}, {0, 1080}});
-    peak.set_estimates({{0, 1920}, {0, 1080}});
-    const std::string plan = solder::testing::schedule_with_solder({mean, peak}, "opencl");
+    ImageParam query(UInt(32), 2, "hd_query"), train(UInt(32), 2, "hd_train");
+    Var i("i"), t("t");
+    RDom wd(0, query.dim(0).extent(), "wd"), j(0, train.dim(1).extent(), "j");
+    Func dist("hd_dist"), best("hd_best"), index("hd_index"), distance("hd_distance");
+    dist(t, i) = sum(popcount(query(wd, i) ^ train(wd, t)));
+    best(i) = argmin(j, dist(j, i));
+    index(i) = best(i)[0];
+    distance(i) = best(i)[1];
+    query.set_estimates({{0, 8}, {0, 4096}});
+    train.set_estimates({{0, 8}, {0, 4096}});
+    index.set_estimates({{0, 4096}});
+    distance.set_estimates({{0, 4096}});
+    const std::string plan = solder::testing::schedule_with_solder({index, distance}, "opencl");
     EXPECT_NE(plan.find("without the copies"), std::string::npos) << plan;
-    Pipeline p({mean, peak});
+    for (const Func &f : {index, distance})
+        EXPECT_TRUE(Internal::find_direct_calls(f.function()).count(best.name())) << f.name() << " calls a copy";
+    Pipeline p({index, distance});
     p.compile_jit(solder::make_target("opencl"));
-    const int W = 45, H = 21, T = 5;
-    auto frames = solder::testing::random_buffer<float>({W, H, T}, 3, -1, 1);
-    in.set(frames);
-    Buffer<float> m(W, H), k(W, H);
-    p.realize({m, k}, solder::make_target("opencl"));
-    m.copy_to_host();
-    k.copy_to_host();
+    const int D = 3, Q = 37, T = 53;
+    Buffer<uint32_t> q(D, Q), tr(D, T);
+    uint32_t state = 12345;
+    auto next = [&] { return state = state * 1664525u + 1013904223u; };
+    q.for_each_value([&](uint32_t &v) { v = next(); });
+    tr.for_each_value([&](uint32_t &v) { v = next(); });
+    query.set(q);
+    train.set(tr);
+    Buffer<int> idx(Q);
+    Buffer<uint32_t> d(Q);
+    p.realize({idx, d}, solder::make_target("opencl"));
+    idx.copy_to_host();
+    d.copy_to_host();
     int wrong = 0;
-    for (int j = 0; j < H; j++)
-        for (int i = 0; i < W; i++) {
-            float s = 0, hi = -1e30f;
-            for (int f = 0; f < T; f++) s += frames(i, j, f), hi = std::max(hi, frames(i, j, f));
-            wrong += std::abs(m(i, j) - s / T) > 1e-5f || k(i, j) != hi;
+    for (int a = 0; a < Q; a++) {
+        int best_t = 0, best_d = 1 << 30;  // (the first nearest wins, as Halide's argmin)
+        for (int b = 0; b < T; b++) {
+            int s = 0;
+            for (int k = 0; k < D; k++) s += __builtin_popcount(q(k, a) ^ tr(k, b));
+            if (s < best_d) best_d = s, best_t = b;
         }
+        wrong += idx(a) != best_t || int(d(a)) != best_d;
+    }
     EXPECT_EQ(wrong, 0) << plan;
 }
 

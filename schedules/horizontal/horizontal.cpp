@@ -32,9 +32,9 @@ bool sibling_candidate(const FuncGraph &g, const FuncNode &n, const KernelPlan &
     // Or a point per thread in tiles of several rows (a root computing reductions at its points,
     // schedule_pointwise_kernel), where the kernel's layout is that alone: no reduction it computes
     // reads another (those are placed at the thread's point by the kernel's own apply).
-    bool tiles = p->vector_width == 1 && p->threads_y > 1 && !p->flat && p->serial_dim < 0 &&
-                 p->transposed_source.empty() && p->register_members.empty() && !p->register_root &&
-                 p->root_unroll.empty() && p->refined_members.empty();
+    bool tiles = p->vector_width == 1 && !p->flat && p->serial_dim < 0 && p->transposed_source.empty() &&
+                 p->register_members.empty() && !p->register_root && p->root_unroll.empty() &&
+                 p->refined_members.empty();
     std::set<int> in_kernel;
     for (auto &name : k.funcs) in_kernel.insert(g.find(name));
     for (int m : in_kernel) {

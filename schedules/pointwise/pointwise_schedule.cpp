@@ -242,7 +242,7 @@ Halide::VarOrRVar schedule_pointwise_serial_dim(ScheduleWriter &w, Func root, in
 
 void schedule_pointwise_siblings(ScheduleWriter &w, const std::vector<Func> &roots, int vector_width,
                                  const Target &target, int threads_x, int threads_y, int unroll_rows) {
-    if (is_gpu_target(target) && vector_width <= 1 && threads_y > 1) {
+    if (is_gpu_target(target) && vector_width <= 1) {
         // Tiles of threads_x x threads_y, a point per thread (schedule_pointwise_kernel's layout of
         // a root computing reductions at its points), the roots' loops named alike and fused at
         // the thread's point: each thread computes every root's point, and what they read in
