@@ -102,6 +102,7 @@ void expect_ci_seeds_reach_everything(const std::string &target) {
                    "rdom_recurrences",
                    "parameter_rows_mean",
                    "image_argmax",
+                   "pooled_argmax",
                    "nearest_splats",
                    "extent_histograms",
                    "input_predicated_histograms",
@@ -125,7 +126,8 @@ void expect_ci_seeds_reach_everything(const std::string &target) {
     // runs each row's points at once in one block, and some other's walks each column in a thread,
     // and some CI seed's nearest splats take the two atomic passes of a keep-the-better scatter,
     // and some CI seed's histogram keeps its chunks' bins in shared memory in the branch where they
-    // fit (for CUDA: an extent histogram's, whose bins are counted when the pipeline runs).
+    // fit (for CUDA: an extent histogram's, whose bins are counted when the pipeline runs), and
+    // some CI seed's pooled argmax is copied for its second output.
     if (target != "host") {
         EXPECT_GT(r.distinct_store_plans, 0);
         EXPECT_GT(r.side_output_plans, 0);
@@ -138,6 +140,7 @@ void expect_ci_seeds_reach_everything(const std::string &target) {
         EXPECT_GT(r.step_block_plans, 0);
         EXPECT_GT(r.rdom_walk_plans, 0);
         EXPECT_GT(r.scatter_fold_plans, 0);
+        EXPECT_GT(r.cloned_reduction_plans, 0);
     }
 }
 

@@ -610,6 +610,23 @@ void build(uint64_t seed, UserPipeline &p) {
         out(x, y) = rows(kChannels - 1, x, y) - rows(0, x, y);
         p.outputs.push_back(out);
     }
+    // A stage's largest value over each 2 x 2 window (edges repeated) and where in the window it is,
+    // two outputs of one inline argmax (drawn last as the above): a small reduction both outputs
+    // read point for point, which Solder copies for each on a GPU (autosched/cloned_reductions.h);
+    // compared in steps of a sixteenth (ties: the first point in the RDom's order must win).
+    if (pick(3) == 0) {
+        p.kinds.push_back("pooled_argmax");
+        Func src = fs[size_t(pick(int(fs.size())))];
+        Func c = BoundaryConditions::repeat_edge(src, whole);
+        RDom rp(0, 2, 0, 2, "rpa");
+        Func am("pooled_am"), value("pooled_value"), where("pooled_where");
+        am(x, y) = argmax(rp, cast<int>(c(x + rp.x, y + rp.y) * 16.0f));
+        p.stepped.push_back({src, 16.0f});
+        value(x, y) = cast<float>(am(x, y)[2]) * 0.0625f;
+        where(x, y) = cast<float>(am(x, y)[0] + 2 * am(x, y)[1]);
+        p.outputs.push_back(value);
+        p.outputs.push_back(where);
+    }
     p.in.set_estimates({{0, kEstimateW}, {0, kEstimateH}});
     p.gain.set_estimate(1.0f);
     p.taps.set_estimate(3);
@@ -785,6 +802,7 @@ RandomUserResult run_random_user_pipelines(const std::vector<uint64_t> &seeds, c
             res.rdom_walk_plans +=
                 plan.find("a walk of its outer RVars per point of its innermost") != std::string::npos;
             res.scatter_fold_plans += plan.find("two atomic min passes") != std::string::npos;
+            res.cloned_reduction_plans += plan.find("read copies of their own") != std::string::npos;
             schedule_every_func_at_root(ref.outputs);
             if (plan_only) {
                 if (target == "opencl") {

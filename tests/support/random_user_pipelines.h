@@ -31,6 +31,7 @@ struct RandomUserResult {
     int step_block_plans = 0;           // plans with a recurrence's rows in one block, a barrier between
     int rdom_walk_plans = 0;            // plans with a recurrence walked per point of its innermost RVar
     int scatter_fold_plans = 0;         // plans with a keep-the-better scatter run as two atomic passes
+    int cloned_reduction_plans = 0;     // plans whose outputs read copies of a small reduction of their own
     int step_reruns = 0;  // sizes run again with another input: a value of the first fell within ulps of a bin's edge
 };
 
