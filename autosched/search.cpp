@@ -340,7 +340,15 @@ SearchResult search_then_members(const FuncGraph &g, const PlannerOptions &opt, 
     return r;
 }
 
-// The most operations any kernel of `p` inlines per point (autosched/model/inline_copies.h).
+SearchResult search_unlimited(const FuncGraph &g, const PlannerOptions &opt, const std::set<int> &free_outputs) {
+    if (opt.reduction_members && opt.exact_search && has_pure_reduction(g) &&
+        int(optional_roots(g, opt, free_outputs).size()) > opt.exact_max_free)
+        return search_then_members(g, opt, free_outputs);
+    return search_at(g, opt, free_outputs);
+}
+
+}  // namespace
+
 double most_inline_ops(const FuncGraph &g, const PlannerOptions &opt, const Partition &p) {
     double most = 0;
     for (const auto &[r, kc] : p.choice) {
@@ -351,15 +359,6 @@ double most_inline_ops(const FuncGraph &g, const PlannerOptions &opt, const Part
     }
     return most;
 }
-
-SearchResult search_unlimited(const FuncGraph &g, const PlannerOptions &opt, const std::set<int> &free_outputs) {
-    if (opt.reduction_members && opt.exact_search && has_pure_reduction(g) &&
-        int(optional_roots(g, opt, free_outputs).size()) > opt.exact_max_free)
-        return search_then_members(g, opt, free_outputs);
-    return search_at(g, opt, free_outputs);
-}
-
-}  // namespace
 
 SearchResult search_roots(const FuncGraph &g, const PlannerOptions &opt, const std::set<int> &free_outputs) {
     SearchResult r = search_unlimited(g, opt, free_outputs);

@@ -31,6 +31,10 @@ struct SearchResult {
 // them as roots (schedules/row/side_outputs.h: the caller checks that their kernels can write them).
 SearchResult search_roots(const FuncGraph &g, const PlannerOptions &opt, const std::set<int> &free_outputs = {});
 
+// The most operations any kernel of `p` inlines per point, counted as each kernel's template
+// computes its members (autosched/model/inline_copies.h): what the search holds to kMaxInlineOps.
+double most_inline_ops(const FuncGraph &g, const PlannerOptions &opt, const Partition &p);
+
 // The least-cost legal partition by trying every subset of optional roots: for tests of the exact
 // search on small graphs. Throws if there are more than `max_free` optional roots.
 Partition brute_force_roots(const FuncGraph &g, const PlannerOptions &opt, int max_free = 16);

@@ -11,8 +11,6 @@
 #include "autosched/model/func_graph.h"
 #include "autosched/model/inline_copies.h"
 #include "autosched/search.h"
-#include "schedules/registry.h"
-#include "schedules/template.h"
 #include "tests/support/user_pipeline.h"
 
 namespace inline_copies_test {
@@ -164,16 +162,7 @@ TEST(InlineCopies, ASearchUnderALimitKeepsEveryKernelWithinIt) {
     const FuncGraph g = FuncGraph::build({flow.u, flow.v});
     PlannerOptions opt;
     const SearchResult free = search_roots(g, opt);
-    auto most = [&](const Partition &p) {
-        double m = 0;
-        for (const auto &[r, kc] : p.choice) {
-            std::vector<bool> inside(g.nodes.size(), false);
-            for (int k : kc.members) inside[size_t(k)] = true;
-            const KernelContext c(g, opt, r, kc.members);
-            m = std::max(m, inline_copies(g, r, inside, kernel_template(kc.kind).computed_apart(c)).total);
-        }
-        return m;
-    };
+    auto most = [&](const Partition &p) { return most_inline_ops(g, opt, p); };
     const double limit = 200;
     ASSERT_GT(most(free.best), limit) << free.summary;
     opt.max_inline_ops = limit;
