@@ -12,8 +12,9 @@ using namespace Halide::Internal;
 
 namespace {
 
-// Whether every call `caller` makes to `callee` is at the caller's pure vars in order, and the
-// caller is pure and unspecialized (its definition is all that calls the callee).
+// Whether every call `caller` makes to `callee` is at the caller's pure vars in order (all of
+// them, or some: a pixel's value read by each of its channels), and the caller is pure and
+// unspecialized (its definition is all that calls the callee).
 bool calls_point_for_point(const Function &caller, const std::string &callee) {
     if (caller.has_extern_definition() || !caller.updates().empty() || has_specializations(caller) ||
         !caller.has_pure_definition())
@@ -26,13 +27,12 @@ bool calls_point_for_point(const Function &caller, const std::string &callee) {
         void visit(const Call *c) override {
             IRVisitor::visit(c);
             if (c->call_type != Call::Halide || c->name != callee) return;
-            if (c->args.size() != args.size()) {
-                ok = false;
-                return;
-            }
-            for (size_t d = 0; d < args.size(); d++) {
-                const auto *v = c->args[d].as<Variable>();
-                ok = ok && v && v->name == args[d];
+            size_t next = 0;  // (the caller's pure vars, each at most once, in order)
+            for (const Expr &a : c->args) {
+                const auto *v = a.as<Variable>();
+                while (v && next < args.size() && args[next] != v->name) next++;
+                ok = ok && v && next < args.size();
+                next++;
             }
         }
     } check;

@@ -135,6 +135,8 @@ TEST(ClonedReductions, CopiesThatCostMoreAreUndone) {
     auto next = [&] { return state = state * 1664525u + 1013904223u; };
     q.for_each_value([&](uint32_t &v) { v = next(); });
     tr.for_each_value([&](uint32_t &v) { v = next(); });
+    q.set_host_dirty();  // (else the run may take the device copy as current)
+    tr.set_host_dirty();
     query.set(q);
     train.set(tr);
     Buffer<int> idx(Q);
@@ -152,6 +154,56 @@ TEST(ClonedReductions, CopiesThatCostMoreAreUndone) {
         }
         wrong += idx(a) != best_t || int(d(a)) != best_d;
     }
+    EXPECT_EQ(wrong, 0) << plan;
+}
+
+// Each pixel's nearest entry of a 16-colour palette: its index an output, the palette's colour at
+// it another, read by each of the pixel's 3 channels (a call at some of the caller's vars). The
+// index's kernel computes a copy of the argmin; both outputs match plain loops on OpenCL.
+TEST(ClonedReductions, AReductionReadByEachChannelOfAPixelIsCopiedToo) {
+    using namespace Halide;
+    ImageParam img(UInt(8), 3, "pl_img"), pal(UInt(8), 2, "pl_pal");
+    Var x("x"), y("y"), c("c");
+    RDom k(0, pal.dim(1).extent(), "k");
+    auto diff = [&](int ch) { return cast<int>(img(x, y, ch)) - cast<int>(pal(ch, k)); };
+    Func nearest("pl_nearest"), index("pl_index"), out("pl_out");
+    nearest(x, y) = argmin(k, diff(0) * diff(0) + diff(1) * diff(1) + diff(2) * diff(2))[0];
+    index(x, y) = cast<uint8_t>(nearest(x, y));
+    out(x, y, c) = pal(c, clamp(nearest(x, y), 0, pal.dim(1).extent() - 1));
+    img.set_estimates({{0, 1920}, {0, 1080}, {0, 3}});
+    pal.set_estimates({{0, 3}, {0, 16}});
+    index.set_estimates({{0, 1920}, {0, 1080}});
+    out.set_estimates({{0, 1920}, {0, 1080}, {0, 3}});
+    const std::string plan = solder::testing::schedule_with_solder({out, index}, "opencl");
+    EXPECT_NE(plan.find("read copies of their own"), std::string::npos) << plan;
+    Pipeline p({out, index});
+    p.compile_jit(solder::make_target("opencl"));
+    const int W = 41, H = 23, N = 16;
+    Buffer<uint8_t> im(W, H, 3), pl(3, N);
+    uint32_t state = 99;
+    auto next = [&] { return uint8_t((state = state * 1664525u + 1013904223u) >> 24); };
+    im.for_each_value([&](uint8_t &v) { v = next(); });
+    pl.for_each_value([&](uint8_t &v) { v = next(); });
+    im.set_host_dirty();  // (else the run may take the device copy as current)
+    pl.set_host_dirty();
+    img.set(im);
+    pal.set(pl);
+    Buffer<uint8_t> o(W, H, 3), idx(W, H);
+    p.realize({o, idx}, solder::make_target("opencl"));
+    o.copy_to_host();
+    idx.copy_to_host();
+    int wrong = 0;
+    for (int j = 0; j < H; j++)
+        for (int i = 0; i < W; i++) {
+            int best = 0, best_d = 1 << 30;  // (the first nearest wins, as Halide's argmin)
+            for (int e = 0; e < N; e++) {
+                int d = 0;
+                for (int ch = 0; ch < 3; ch++) d += (int(im(i, j, ch)) - pl(ch, e)) * (int(im(i, j, ch)) - pl(ch, e));
+                if (d < best_d) best_d = d, best = e;
+            }
+            wrong += idx(i, j) != best;
+            for (int ch = 0; ch < 3; ch++) wrong += o(i, j, ch) != pl(ch, best);
+        }
     EXPECT_EQ(wrong, 0) << plan;
 }
 
