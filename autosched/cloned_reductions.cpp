@@ -57,13 +57,18 @@ int64_t steps_per_point(const Function &f, const AtEstimates &estimates) {
     return steps;
 }
 
-// Whether `f` is a reduction this rewrite may copy (the header's first rule).
-bool copyable(const Function &f, const std::set<std::string> &excluded, const AtEstimates &estimates) {
+// Whether `f` is a reduction this rewrite may copy (the header's first rule), but for its steps
+// (few_steps: the estimates build the pipeline's graph, asked only where the rest holds).
+bool copyable(const Function &f, const std::set<std::string> &excluded) {
     if (excluded.count(f.name()) || f.has_extern_definition() || f.updates().empty() || !f.wrappers().empty() ||
         !f.schedule().bounds().empty() || has_specializations(f))
         return false;
     for (auto &u : f.updates())
         if (has_predicate(u) || !writes_pure_vars_in_order(f, u) || !u.specializations().empty()) return false;
+    return true;
+}
+
+bool few_steps(const Function &f, const AtEstimates &estimates) {
     const int64_t steps = steps_per_point(f, estimates);
     return steps > 0 && steps <= kMaxClonedSteps;
 }
@@ -134,19 +139,23 @@ std::vector<ClonedReduction> clone_shared_small_reductions(const std::vector<Fun
     };
     std::vector<ClonedReduction> out;
     for (const Function &f : pipeline) {
-        if (!copyable(f, excluded, estimates)) continue;
+        if (!copyable(f, excluded)) continue;
         const std::vector<Function> &cs = callers[f.name()];
         ClonedReduction done;
         done.reduction = f.name();
-        if (all_outputs_point_for_point(cs, f.name())) {
+        const bool direct = all_outputs_point_for_point(cs, f.name());
+        const bool through_one = !direct && cs.size() == 1 && !excluded.count(cs[0].name()) &&
+                                 calls_point_for_point(cs[0], f.name()) &&
+                                 all_outputs_point_for_point(callers[cs[0].name()], cs[0].name());
+        if ((!direct && !through_one) || !few_steps(f, estimates)) continue;
+        if (direct) {
             for (size_t i = 1; i < cs.size(); i++) {
                 const Function copy = copy_of(f, "for_" + without_dollars(cs[i].name()));
                 retarget(cs[i], f.name(), copy);
                 done.outputs.push_back(cs[i].name());
                 done.calls.push_back({cs[i], f, copy});
             }
-        } else if (cs.size() == 1 && !excluded.count(cs[0].name()) && calls_point_for_point(cs[0], f.name()) &&
-                   all_outputs_point_for_point(callers[cs[0].name()], cs[0].name())) {
+        } else {
             const Function through = cs[0];
             const std::vector<Function> &readers = callers[through.name()];
             done.through = through.name();

@@ -20,11 +20,12 @@
 //     them: a pixel's nearest palette entry read by each of its channels), and each caller is pure,
 //     without specializations.
 #pragma once
+#include <set>
 #include <string>
 #include <vector>
 
 #include "Halide.h"
-#include "autosched/deviation_sums.h"
+#include "autosched/at_estimates.h"
 
 namespace solder::autosched {
 

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "Halide.h"
+#include "autosched/at_estimates.h"
 
 namespace solder::autosched {
 
@@ -65,13 +66,6 @@ constexpr int64_t kSplitChunks = 262144;
 // chip, and a plan that computes both sums in their reader's blocks reads them from DRAM once
 // already (a user's 16 x 16 tile statistics: 83.4 us so, 174.9 us rewritten, on the H100).
 constexpr int64_t kMinPointsPerResult = 16384;
-
-// Values at the pipeline's estimates, or a negative number where one is not known: an
-// expression's (an RVar's extent), and the number of points of a Func's region.
-struct AtEstimates {
-    std::function<int64_t(const Halide::Expr &)> extent;
-    std::function<int64_t(const std::string &)> points;
-};
 
 // Rewrites every such pair among the Funcs `outputs` need.
 std::vector<DeviationSum> rewrite_deviation_sums(const std::vector<Halide::Func> &outputs,
