@@ -42,6 +42,13 @@ std::vector<std::string> kernel_roots(const std::string &plan) {
     return roots;
 }
 
+// `b` filled with pseudo-random bits (the high bits of a linear congruential sequence from
+// `seed`), marked as changed on the host (else a GPU run may take the device copy as current).
+template<typename T> void fill_bits(Halide::Buffer<T> &b, uint32_t seed) {
+    b.for_each_value([&](T &v) { v = T((seed = seed * 1664525u + 1013904223u) >> (32 - 8 * sizeof(T))); });
+    b.set_host_dirty();
+}
+
 bool stores(const std::string &plan, const std::string &func) {
     for (auto &r : kernel_roots(plan))
         if (r == func || r.rfind(func + "$", 0) == 0) return true;
@@ -131,12 +138,8 @@ TEST(ClonedReductions, CopiesThatCostMoreAreUndone) {
     p.compile_jit(solder::make_target("opencl"));
     const int D = 3, Q = 37, T = 53;
     Buffer<uint32_t> q(D, Q), tr(D, T);
-    uint32_t state = 12345;
-    auto next = [&] { return state = state * 1664525u + 1013904223u; };
-    q.for_each_value([&](uint32_t &v) { v = next(); });
-    tr.for_each_value([&](uint32_t &v) { v = next(); });
-    q.set_host_dirty();  // (else the run may take the device copy as current)
-    tr.set_host_dirty();
+    fill_bits(q, 12345);
+    fill_bits(tr, 54321);
     query.set(q);
     train.set(tr);
     Buffer<int> idx(Q);
@@ -180,12 +183,8 @@ TEST(ClonedReductions, AReductionReadByEachChannelOfAPixelIsCopiedToo) {
     p.compile_jit(solder::make_target("opencl"));
     const int W = 41, H = 23, N = 16;
     Buffer<uint8_t> im(W, H, 3), pl(3, N);
-    uint32_t state = 99;
-    auto next = [&] { return uint8_t((state = state * 1664525u + 1013904223u) >> 24); };
-    im.for_each_value([&](uint8_t &v) { v = next(); });
-    pl.for_each_value([&](uint8_t &v) { v = next(); });
-    im.set_host_dirty();  // (else the run may take the device copy as current)
-    pl.set_host_dirty();
+    fill_bits(im, 99);
+    fill_bits(pl, 98);
     img.set(im);
     pal.set(pl);
     Buffer<uint8_t> o(W, H, 3), idx(W, H);
