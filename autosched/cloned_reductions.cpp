@@ -98,18 +98,14 @@ Function copy_of(const Function &f, const std::string &tag) {
     return c.function();
 }
 
-// `caller`'s calls to `from` made calls to `to`.
+// `caller`'s calls to `from` made calls to `to`, in every definition (calls_retargeted on each
+// of its expressions).
 void retarget(Function caller, const std::string &from, const Function &to) {
     struct Retarget : IRMutator {
         std::string from;
         Function to;
-        using IRMutator::visit;
-        Expr visit(const Call *c) override {
-            if (c->call_type != Call::Halide || c->name != from) return IRMutator::visit(c);
-            std::vector<Expr> args;
-            for (auto &a : c->args) args.push_back(mutate(a));
-            return Call::make(to, args, c->value_index);
-        }
+        Expr mutate(const Expr &e) override { return calls_retargeted(e, from, to); }
+        using IRMutator::mutate;
     } r;
     r.from = from;
     r.to = to;
@@ -152,7 +148,6 @@ std::vector<ClonedReduction> clone_shared_small_reductions(const std::vector<Fun
             for (size_t i = 1; i < cs.size(); i++) {
                 const Function copy = copy_of(f, "for_" + without_dollars(cs[i].name()));
                 retarget(cs[i], f.name(), copy);
-                done.outputs.push_back(cs[i].name());
                 done.calls.push_back({cs[i], f, copy});
             }
         } else {
@@ -164,11 +159,10 @@ std::vector<ClonedReduction> clone_shared_small_reductions(const std::vector<Fun
                 Function t = copy_of(through, tag);
                 retarget(t, f.name(), copy_of(f, tag));
                 retarget(readers[i], through.name(), t);
-                done.outputs.push_back(readers[i].name());
                 done.calls.push_back({readers[i], through, t});
             }
         }
-        if (!done.outputs.empty()) out.push_back(done);
+        if (!done.calls.empty()) out.push_back(done);
     }
     return out;
 }
@@ -185,7 +179,7 @@ void redo_cloned_reductions(const std::vector<ClonedReduction> &cloned) {
 
 std::string cloned_reduction_reason(const ClonedReduction &c, const std::string &dropped) {
     std::string outs;
-    for (auto &o : c.outputs) outs += (outs.empty() ? "" : ", ") + o;
+    for (auto &call : c.calls) outs += (outs.empty() ? "" : ", ") + call.caller.name();
     const std::string what = "a small reduction several outputs read point for point" +
                              (c.through.empty() ? std::string() : " (through " + c.through + ")");
     if (!dropped.empty())

@@ -34,10 +34,10 @@ namespace solder::autosched {
 constexpr int64_t kMaxClonedSteps = 64;
 
 struct ClonedReduction {
-    std::string reduction;             // the Func copied
-    std::string through;               // the pure Func between it and the outputs, copied with it ("" if none)
-    std::vector<std::string> outputs;  // the outputs given copies (the first keeps the original)
-    // Each output given a copy: the Func it called and the copy it calls instead.
+    std::string reduction;  // the Func copied
+    std::string through;    // the pure Func between it and the outputs, copied with it ("" if none)
+    // Each output given a copy (the first output keeps the original): the Func it called and the
+    // copy it calls instead.
     struct Call {
         Halide::Internal::Function caller, original, copy;
     };
