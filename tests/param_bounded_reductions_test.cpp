@@ -41,6 +41,16 @@ TEST(ExprSource, WritesParametersAndInputSizesByName) {
               "Halide::select(((solder_param(\"k\") > Halide::cast(Halide::UInt(8), Halide::Expr(uint64_t(3ULL)))) && "
               "(solder_param(\"n\") != Halide::Expr(0))), Halide::cast(Halide::Int(32), solder_param(\"k\")), "
               "Halide::Expr(1))");
+    // Floating-point math as Halide's functions, abs and bitwise operators, lets as their values.
+    EXPECT_EQ(solder::expr_source(cast<int>(sqrt(g * g + 1.0f))).text,
+              "Halide::cast(Halide::Int(32), Halide::sqrt(((solder_param(\"g\") * solder_param(\"g\")) + "
+              "Halide::Expr(0x1p+0f))))");
+    EXPECT_EQ(solder::expr_source((n & 7) + cast<int>(abs(n))).text,
+              "((solder_param(\"n\") & Halide::Expr(7)) + Halide::cast(Halide::Int(32), "
+              "Halide::abs(solder_param(\"n\"))))");
+    const Expr t = Internal::Variable::make(Int(32), "t");
+    EXPECT_EQ(solder::expr_source(Internal::Let::make("t", n * 2, t + t)).text,
+              "((solder_param(\"n\") * Halide::Expr(2)) + (solder_param(\"n\") * Halide::Expr(2)))");
     // A Func or buffer read, a Var, an undefined Expr: not written.
     EXPECT_EQ(solder::expr_source(n + cast<int>(in(0, 0))).text, "");
     EXPECT_EQ(solder::expr_source(Var("x") + 1).text, "");

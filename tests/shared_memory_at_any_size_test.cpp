@@ -5,6 +5,8 @@
 // (tests/support/lowered_launches.h): threads and shared memory within the device's defaults.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <string>
@@ -245,6 +247,85 @@ TEST(SharedMemoryAtAnySize, BinsWhoseCountIsGivenWhenThePipelineRunsAreInSharedM
         EXPECT_EQ(most_shared(param_bins ? 100000 : est, param_bins ? est : 100000), 0);
         EXPECT_EQ(most_shared(param_bins ? 100000 : est, 100000), 0);
     }
+}
+
+// A radial profile (each ring's mean about a centre that scalar parameters give): its bins'
+// range comes from a square root over the parameters and the input's extents, a condition with
+// lets and a call in it, which the schedule's specialization and its source both take. The chunks'
+// bins are in shared memory at the estimates and not for an output far larger, and the profile
+// matches plain loops on OpenCL at a size and centre apart from the estimates.
+// (Built afresh for each target: a Func is scheduled once.)
+struct RadialProfile {
+    ImageParam in{Float(32), 2, "rp_in"};
+    Param<float> cx{"rp_cx"}, cy{"rp_cy"};
+    Func out{"rp_out"};
+    RadialProfile() {
+        cx.set_estimate(256.0f);
+        cy.set_estimate(128.0f);
+        Var i("i");
+        RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
+        const Expr fx = cast<float>(r.x) - cx, fy = cast<float>(r.y) - cy;
+        const Expr radius = sqrt(fx * fx + fy * fy);
+        r.where(radius < 511.5f);
+        const Expr bin = clamp(cast<int>(radius + 0.5f), 0, 511);
+        Func rings("rp_rings");
+        rings(i) = Tuple(0.0f, 0);
+        rings(bin) = Tuple(rings(bin)[0] + in(r.x, r.y), rings(bin)[1] + 1);
+        out(i) = rings(i)[0] / cast<float>(max(rings(i)[1], 1));
+        in.set_estimates({{0, 512}, {0, 256}});
+        out.set_estimates({{0, 512}});
+    }
+};
+
+TEST(SharedMemoryAtAnySize, BinsWhoseRangeASquareRootOfParametersGivesAreInSharedMemoryWhereTheyFit) {
+    RadialProfile rp;
+    ImageParam &in = rp.in;
+    Param<float> &cx = rp.cx, &cy = rp.cy;
+    Func &out = rp.out;
+    const std::string plan = schedule_with_solder({out}, "cuda");
+    EXPECT_NE(plan.find("their bins in shared memory where"), std::string::npos) << plan;
+    EXPECT_NE(plan.find("Halide::sqrt("), std::string::npos) << plan;
+    const Module m = cuda_module({out});
+    auto most_shared = [&](int64_t out_extent) {
+        std::map<std::string, int64_t> sizes;
+        add_buffer_sizes(sizes, in.name(), {512, 256});
+        add_buffer_sizes(sizes, out.name(), {out_extent});
+        const auto launches = cuda_launches(m, sizes, {{cx.name(), Expr(256.0f)}, {cy.name(), Expr(128.0f)}});
+        EXPECT_EQ(launches_beyond_cuda(launches), "") << "output of " << out_extent;
+        int64_t most = 0;
+        for (const auto &l : launches) most = std::max(most, l.shape.shared_bytes);
+        return most;
+    };
+    EXPECT_GE(most_shared(512), 512 * 8);
+    EXPECT_EQ(most_shared(100000), 0);
+
+    RadialProfile cl;
+    schedule_with_solder({cl.out}, "opencl");
+    Pipeline p(cl.out);
+    p.compile_jit(solder::make_target("opencl"));
+    const int W = 301, H = 77, N = 400;
+    const float ox = 97.25f, oy = 12.5f;
+    Buffer<float> im = random_buffer<float>({W, H}, 7);
+    im.set_host_dirty();
+    cl.in.set(im);
+    cl.cx.set(ox);
+    cl.cy.set(oy);
+    Buffer<float> got = realize_on<float>(p, {N}, "opencl");
+    std::vector<double> sum(N, 0.0);
+    std::vector<int> count(N, 0);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            const float dx = float(x) - ox, dy = float(y) - oy, rad = std::sqrt(dx * dx + dy * dy);
+            if (!(rad < 511.5f)) continue;
+            const int b = std::min(std::max(int(rad + 0.5f), 0), 511);
+            if (b < N) sum[size_t(b)] += im(x, y), count[size_t(b)]++;
+        }
+    int wrong = 0;
+    for (int b = 0; b < N; b++) {
+        const double want = sum[size_t(b)] / std::max(count[size_t(b)], 1);
+        wrong += std::abs(got(b) - want) > 1e-4 * (1 + std::abs(want));
+    }
+    EXPECT_EQ(wrong, 0) << plan;
 }
 
 }  // namespace shared_at_any_size

@@ -79,7 +79,54 @@ std::string type_source(const Type &t) {
     return "";
 }
 
+// A pure call as the Halide function that makes it: floating-point math (`sqrt_f32(x)` as
+// `Halide::sqrt(x)`, its type that of its arguments), abs, and the bitwise operators.
+void print_call(const Call *c, ExprSource &s, bool &ok, const OutputNamer &out) {
+    static const char *const kMath[] = {"sqrt", "exp",  "log",   "floor", "ceil",  "round", "trunc",
+                                        "sin",  "cos",  "tan",   "asin",  "acos",  "atan",  "sinh",
+                                        "cosh", "tanh", "asinh", "acosh", "atanh", "pow",   "atan2"};
+    if (c->call_type == Call::PureExtern && c->type.is_float()) {
+        const std::string suffix = "_f" + std::to_string(c->type.bits());
+        const size_t at = c->name.size() > suffix.size() ? c->name.size() - suffix.size() : 0;
+        if (at && c->name.compare(at, std::string::npos, suffix) == 0) {
+            const std::string fn = c->name.substr(0, at);
+            for (const char *m : kMath)
+                if (fn == m) {
+                    for (const Expr &a : c->args) ok = ok && a.type() == c->type;
+                    if (ok) call(("Halide::" + fn).c_str(), c->args, s, ok, out);
+                    return;
+                }
+        }
+    }
+    if (c->call_type == Call::PureIntrinsic) {
+        static const std::pair<Call::IntrinsicOp, const char *> kBinary[] = {{Call::bitwise_and, "&"},
+                                                                             {Call::bitwise_or, "|"},
+                                                                             {Call::bitwise_xor, "^"},
+                                                                             {Call::shift_left, "<<"},
+                                                                             {Call::shift_right, ">>"}};
+        for (const auto &[op, text] : kBinary)
+            if (c->is_intrinsic(op) && c->args.size() == 2 && c->args[0].type() == c->args[1].type()) {
+                binary(c->args[0], c->args[1], text, s, ok, out);
+                return;
+            }
+        if (c->is_intrinsic(Call::bitwise_not) && c->args.size() == 1) {
+            s.text += "~";
+            call("", c->args, s, ok, out);
+            return;
+        }
+        if (c->is_intrinsic(Call::abs) && c->args.size() == 1) {
+            call("Halide::abs", c->args, s, ok, out);
+            return;
+        }
+    }
+    ok = false;
+}
+
+// (Longer source is refused: lets substituted can grow a condition without bound.)
+constexpr size_t kMaxSourceChars = 1 << 16;
+
 void print(const Expr &e, ExprSource &s, bool &ok, const OutputNamer &out) {
+    if (ok && s.text.size() > kMaxSourceChars) ok = false;
     if (!ok) return;
     const std::string type = type_source(e.type());
     // (Constants: an int32 and a float32 as they are, wider or narrower ones made and cast.)
@@ -156,6 +203,8 @@ void print(const Expr &e, ExprSource &s, bool &ok, const OutputNamer &out) {
         call("", {q->a}, s, ok, out);
     } else if (const Select *q = e.as<Select>()) {
         call("Halide::select", {q->condition, q->true_value, q->false_value}, s, ok, out);
+    } else if (const Call *c = e.as<Call>()) {
+        print_call(c, s, ok, out);
     } else {
         ok = false;
     }
@@ -166,7 +215,8 @@ void print(const Expr &e, ExprSource &s, bool &ok, const OutputNamer &out) {
 ExprSource expr_source(const Expr &e, const std::function<std::string(const std::string &)> &output_buffer) {
     ExprSource s;
     bool ok = e.defined();
-    if (ok) print(e, s, ok, output_buffer);
+    // (Lets as the values they name.)
+    if (ok) print(substitute_in_all_lets(e), s, ok, output_buffer);
     return ok ? s : ExprSource{};
 }
 

@@ -21,7 +21,9 @@ extern const char *const kParamHelper;
 
 // `e` as C++ in a generator's schedule: constants (floats exactly, in hex), scalar parameters,
 // inputs' buffer fields (`in.extent.0`), casts, + - * / % min max, comparisons, && || ! and
-// select, over scalar types. Anything else (a Func or buffer read, a call, a Var): empty text.
+// select, floating-point math (sqrt, exp, floor, ...), abs and the bitwise operators, over scalar
+// types, lets as their values. Anything else (a Func or buffer read, another call, a Var): empty
+// text.
 // An output's buffer fields (`out.min.0`) where `output_buffer` names that buffer (C++ for its
 // OutputImageParam, by the buffer's name; empty: no output's).
 ExprSource expr_source(const Halide::Expr &e,

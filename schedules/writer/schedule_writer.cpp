@@ -181,7 +181,8 @@ std::string ScheduleWriter::stage_expr(const StageRef &s) {
 
 StageRef ScheduleWriter::branch(const StageRef &s, const Expr &condition, const std::string &name) {
     StageRef b{s.func, s.update};
-    b.branch = condition;
+    // (Halide takes no let in a specialization's condition: the values they name.)
+    b.branch = substitute_in_all_lets(condition);
     b.branch_source = expr_text(condition);
     b.branch_name = name;
     return b;
