@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "autosched/model/block_regions.h"
+#include "autosched/model/pipeline_funcs.h"
 #include "tests/support/lowered_launches.h"
 #include "tests/support/user_pipeline.h"
 
@@ -249,48 +250,46 @@ TEST(SharedMemoryAtAnySize, BinsWhoseCountIsGivenWhenThePipelineRunsAreInSharedM
     }
 }
 
-// A radial profile (each ring's mean about a centre that scalar parameters give): its bins'
-// range comes from a square root over the parameters and the input's extents, a condition with
-// lets and a call in it, which the schedule's specialization and its source both take. The chunks'
-// bins are in shared memory at the estimates and not for an output far larger, and the profile
-// matches plain loops on OpenCL at a size and centre apart from the estimates.
-// (Built afresh for each target: a Func is scheduled once.)
+// A radial profile: each ring's mean about a centre that scalar parameters give, over the whole
+// image or, with `disk`, only within a radius (`r.where(radius < 511.5f)`). Built afresh for each
+// target (a Func is scheduled once).
 struct RadialProfile {
-    ImageParam in{Float(32), 2, "rp_in"};
+    ImageParam in{UInt(8), 2, "rp_in"};
     Param<float> cx{"rp_cx"}, cy{"rp_cy"};
-    Func out{"rp_out"};
-    RadialProfile() {
+    Func out{"rp_out"}, rings{"rp_rings"};
+    explicit RadialProfile(bool disk) {
         cx.set_estimate(256.0f);
         cy.set_estimate(128.0f);
         Var i("i");
         RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
         const Expr fx = cast<float>(r.x) - cx, fy = cast<float>(r.y) - cy;
         const Expr radius = sqrt(fx * fx + fy * fy);
-        r.where(radius < 511.5f);
+        if (disk) r.where(radius < 511.5f);
         const Expr bin = clamp(cast<int>(radius + 0.5f), 0, 511);
-        Func rings("rp_rings");
-        rings(i) = Tuple(0.0f, 0);
-        rings(bin) = Tuple(rings(bin)[0] + in(r.x, r.y), rings(bin)[1] + 1);
-        out(i) = rings(i)[0] / cast<float>(max(rings(i)[1], 1));
+        rings(i) = Tuple(0, 0);
+        rings(bin) = Tuple(rings(bin)[0] + cast<int>(in(r.x, r.y)), rings(bin)[1] + 1);
+        out(i) = cast<float>(rings(i)[0]) / cast<float>(max(rings(i)[1], 1));
         in.set_estimates({{0, 512}, {0, 256}});
         out.set_estimates({{0, 512}});
     }
 };
 
+// The profile's bins' range comes from a square root over the parameters and the input's
+// extents: a condition with lets and a call in it, which the schedule's specialization and its
+// source both take. The chunks' bins are in shared memory at the estimates and not for an output
+// far larger, and the profile matches plain loops on OpenCL at a size and centre apart from the
+// estimates.
 TEST(SharedMemoryAtAnySize, BinsWhoseRangeASquareRootOfParametersGivesAreInSharedMemoryWhereTheyFit) {
-    RadialProfile rp;
-    ImageParam &in = rp.in;
-    Param<float> &cx = rp.cx, &cy = rp.cy;
-    Func &out = rp.out;
-    const std::string plan = schedule_with_solder({out}, "cuda");
+    RadialProfile rp(false);
+    const std::string plan = schedule_with_solder({rp.out}, "cuda");
     EXPECT_NE(plan.find("their bins in shared memory where"), std::string::npos) << plan;
     EXPECT_NE(plan.find("Halide::sqrt("), std::string::npos) << plan;
-    const Module m = cuda_module({out});
+    const Module m = cuda_module({rp.out});
     auto most_shared = [&](int64_t out_extent) {
         std::map<std::string, int64_t> sizes;
-        add_buffer_sizes(sizes, in.name(), {512, 256});
-        add_buffer_sizes(sizes, out.name(), {out_extent});
-        const auto launches = cuda_launches(m, sizes, {{cx.name(), Expr(256.0f)}, {cy.name(), Expr(128.0f)}});
+        add_buffer_sizes(sizes, rp.in.name(), {512, 256});
+        add_buffer_sizes(sizes, rp.out.name(), {out_extent});
+        const auto launches = cuda_launches(m, sizes, {{rp.cx.name(), Expr(256.0f)}, {rp.cy.name(), Expr(128.0f)}});
         EXPECT_EQ(launches_beyond_cuda(launches), "") << "output of " << out_extent;
         int64_t most = 0;
         for (const auto &l : launches) most = std::max(most, l.shape.shared_bytes);
@@ -299,33 +298,64 @@ TEST(SharedMemoryAtAnySize, BinsWhoseRangeASquareRootOfParametersGivesAreInShare
     EXPECT_GE(most_shared(512), 512 * 8);
     EXPECT_EQ(most_shared(100000), 0);
 
-    RadialProfile cl;
-    schedule_with_solder({cl.out}, "opencl");
-    Pipeline p(cl.out);
-    p.compile_jit(solder::make_target("opencl"));
-    const int W = 301, H = 77, N = 400;
-    const float ox = 97.25f, oy = 12.5f;
-    Buffer<float> im = random_buffer<float>({W, H}, 7);
-    im.set_host_dirty();
-    cl.in.set(im);
-    cl.cx.set(ox);
-    cl.cy.set(oy);
-    Buffer<float> got = realize_on<float>(p, {N}, "opencl");
-    std::vector<double> sum(N, 0.0);
-    std::vector<int> count(N, 0);
-    for (int y = 0; y < H; y++)
-        for (int x = 0; x < W; x++) {
-            const float dx = float(x) - ox, dy = float(y) - oy, rad = std::sqrt(dx * dx + dy * dy);
-            if (!(rad < 511.5f)) continue;
-            const int b = std::min(std::max(int(rad + 0.5f), 0), 511);
-            if (b < N) sum[size_t(b)] += im(x, y), count[size_t(b)]++;
+    for (bool disk : {false, true}) {
+        SCOPED_TRACE(disk ? "within a radius" : "the whole image");
+        RadialProfile cl(disk);
+        const std::string plan_cl = schedule_with_solder({cl.out}, "opencl");
+        Pipeline p(cl.out);
+        p.compile_jit(solder::make_target("opencl"));
+        const int W = 301, H = 77, N = 400;
+        const float ox = 97.25f, oy = 12.5f, within = disk ? 511.5f : 1e9f;
+        Buffer<uint8_t> im = random_buffer<uint8_t>({W, H}, 7, 0, 255);
+        im.set_host_dirty();
+        cl.in.set(im);
+        cl.cx.set(ox);
+        cl.cy.set(oy);
+        Buffer<float> got = realize_on<float>(p, {N}, "opencl");
+        std::vector<double> sum(N, 0.0);
+        std::vector<int> count(N, 0);
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                const float dx = float(x) - ox, dy = float(y) - oy, rad = std::sqrt(dx * dx + dy * dy);
+                if (!(rad < within)) continue;
+                const int b = std::min(std::max(int(rad + 0.5f), 0), 511);
+                if (b < N) sum[size_t(b)] += im(x, y), count[size_t(b)]++;
+            }
+        int wrong = 0;
+        for (int b = 0; b < N; b++) {
+            const double want = sum[size_t(b)] / std::max(count[size_t(b)], 1);
+            wrong += std::abs(got(b) - want) > 1e-4 * (1 + std::abs(want));
         }
-    int wrong = 0;
-    for (int b = 0; b < N; b++) {
-        const double want = sum[size_t(b)] / std::max(count[size_t(b)], 1);
-        wrong += std::abs(got(b) - want) > 1e-4 * (1 + std::abs(want));
+        EXPECT_EQ(wrong, 0) << plan_cl;
     }
-    EXPECT_EQ(wrong, 0) << plan;
+}
+
+// Halide's rfactor keeps, on the stage that merges the chunks, the RDom's predicate relaxed over
+// the RVars the chunks took (their bounds substituted): a square root of an interval bound of
+// (x - cx)^2 + (y - cy)^2, negative where cx lies inside the image, is NaN and the relaxed test
+// false, so the merge skipped every chunk on CUDA (radprof's profile all zero on the H100). A
+// predicate that calls such a function takes no chunks (its increments go to the Func's bins),
+// and one that does not (a mask) still does.
+TEST(SharedMemoryAtAnySize, APredicateWithASquareRootTakesNoChunks) {
+    RadialProfile disk(true);
+    EXPECT_TRUE(solder::predicate_not_relaxable(disk.rings.function().update(0)));
+    const std::string plan = schedule_with_solder({disk.out}, "cuda");
+    EXPECT_EQ(plan.find("in chunks"), std::string::npos) << plan;
+    EXPECT_NO_THROW(cuda_module({disk.out}));
+
+    ImageParam in(UInt(8), 2, "mk_in");
+    Var i("i");
+    RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
+    r.where(in(r.x, r.y) > 3);
+    Func hist("mk_hist"), out("mk_out");
+    hist(i) = 0;
+    hist(cast<int>(in(r.x, r.y))) += 1;
+    out(i) = hist(i) * 2;
+    in.set_estimates({{0, 1024}, {0, 512}});
+    out.set_estimates({{0, 256}});
+    EXPECT_FALSE(solder::predicate_not_relaxable(hist.function().update(0)));
+    const std::string masked = schedule_with_solder({out}, "cuda");
+    EXPECT_NE(masked.find("in chunks"), std::string::npos) << masked;
 }
 
 }  // namespace shared_at_any_size

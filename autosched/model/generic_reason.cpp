@@ -111,7 +111,7 @@ bool reduction_then_refinements(const Function &f) {
 
 bool predicated_reduction(const Function &f) {
     if (f.has_extern_definition() || f.updates().size() != 1) return false;
-    return has_predicate(f.update(0)) && reason(f, false).empty();
+    return has_predicate(f.update(0)) && !predicate_not_relaxable(f.update(0)) && reason(f, false).empty();
 }
 
 namespace {
@@ -231,6 +231,7 @@ bool chunked_scatter(const Function &f, int u) {
     if (d.schedule().rvars().empty() || !any_order_update(f, u)) return false;
     // (A 0-d Func has no bin dim for the chunks' threads: its increments go to it directly.)
     if (f.args().empty() || !scatter_update(f, u)) return false;
+    if (predicate_not_relaxable(d)) return false;  // (the chunks are an rfactor)
     return every_value_type(
         f, u, [](const Type &t) { return t.bits() == 32 && (t.is_int() || t.is_uint() || t.is_float()); });
 }

@@ -36,6 +36,24 @@ bool has_predicate(const Internal::Definition &d) {
     return d.predicate().defined() && !Internal::is_const_one(d.predicate());
 }
 
+bool predicate_not_relaxable(const Internal::Definition &d) {
+    if (!has_predicate(d)) return false;
+    struct PartialMath : Internal::IRVisitor {
+        bool found = false;
+        using Internal::IRVisitor::visit;
+        void visit(const Internal::Call *op) override {
+            static const char *const kPartial[] = {"sqrt_f", "log_f",   "pow_f",  "asin_f",
+                                                   "acos_f", "acosh_f", "atanh_f"};
+            if (op->call_type == Internal::Call::PureExtern && op->type.is_float())
+                for (const char *p : kPartial)
+                    if (op->name.rfind(p, 0) == 0) found = true;
+            Internal::IRVisitor::visit(op);
+        }
+    } v;
+    d.predicate().accept(&v);
+    return v.found;
+}
+
 std::vector<std::string> funcs_in_stored_index(const Internal::Function &f, int u) {
     struct Calls : Internal::IRVisitor {
         std::vector<std::string> names;

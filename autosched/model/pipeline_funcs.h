@@ -22,6 +22,15 @@ std::vector<size_t> specialization_counts(const Halide::Internal::Function &f);
 bool has_specializations(const Halide::Internal::Function &f);
 // Whether a definition's RDom has a predicate (RDom::where) other than `true`.
 bool has_predicate(const Halide::Internal::Definition &d);
+
+// Whether the predicate of `d` calls a floating-point function undefined over part of the reals
+// (sqrt, log, pow, asin, acos, acosh, atanh). Halide's rfactor keeps, on the stage that merges the
+// intermediate's slices, the predicate relaxed over the RVars the intermediate took
+// (or_condition_over_domain: their bounds substituted), and such a call of a bound can be NaN where
+// every point's is not (a square root of (x - cx)^2 + (y - cy)^2 whose interval lower bound is
+// negative): the comparison is then false and the merge skips slices that hold points. No rfactor
+// is taken over such a predicate.
+bool predicate_not_relaxable(const Halide::Internal::Definition &d);
 // The Funcs (not inputs) that update `u` of `f` calls in the args it stores to (a scatter's bin).
 std::vector<std::string> funcs_in_stored_index(const Halide::Internal::Function &f, int u);
 // Whether update `d` of `f` has a predicate that loads (a Func or an input) at an index that
