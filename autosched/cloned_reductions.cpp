@@ -12,9 +12,11 @@ using namespace Halide::Internal;
 
 namespace {
 
-// Whether every call `caller` makes to `callee` is at the caller's pure vars in order (all of
-// them, or some: a pixel's value read by each of its channels), and the caller is pure and
-// unspecialized (its definition is all that calls the callee).
+// Whether every call `caller` makes to `callee` is at the caller's pure vars in order, and the
+// caller is pure and unspecialized (its definition is all that calls the callee). (A caller at
+// some of its vars, a pixel's nearest palette entry read by each of its channels, is not: the
+// palette's index kernel computing its own copy of the argmin measured 124.4 us on the H100
+// against 60.3 reading the stored entry.)
 bool calls_point_for_point(const Function &caller, const std::string &callee) {
     if (caller.has_extern_definition() || !caller.updates().empty() || has_specializations(caller) ||
         !caller.has_pure_definition())
@@ -27,12 +29,13 @@ bool calls_point_for_point(const Function &caller, const std::string &callee) {
         void visit(const Call *c) override {
             IRVisitor::visit(c);
             if (c->call_type != Call::Halide || c->name != callee) return;
-            size_t next = 0;  // (the caller's pure vars, each at most once, in order)
-            for (const Expr &a : c->args) {
-                const auto *v = a.as<Variable>();
-                while (v && next < args.size() && args[next] != v->name) next++;
-                ok = ok && v && next < args.size();
-                next++;
+            if (c->args.size() != args.size()) {
+                ok = false;
+                return;
+            }
+            for (size_t d = 0; d < args.size(); d++) {
+                const auto *v = c->args[d].as<Variable>();
+                ok = ok && v && v->name == args[d];
             }
         }
     } check;

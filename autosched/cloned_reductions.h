@@ -16,9 +16,8 @@
 //     at most kMaxClonedSteps points in all at the estimates;
 //   - the Funcs that call it are two or more pipeline outputs, or one pure Func (no output) that two
 //     or more outputs call (then that Func is copied with it);
-//   - each of those calls is at the caller's pure vars in order (point for point, or at some of
-//     them: a pixel's nearest palette entry read by each of its channels), and each caller is pure,
-//     without specializations.
+//   - each of those calls is at the caller's pure vars in order (point for point), and each caller
+//     is pure, without specializations.
 #pragma once
 #include <set>
 #include <string>

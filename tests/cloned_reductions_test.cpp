@@ -161,9 +161,10 @@ TEST(ClonedReductions, CopiesThatCostMoreAreUndone) {
 }
 
 // Each pixel's nearest entry of a 16-colour palette: its index an output, the palette's colour at
-// it another, read by each of the pixel's 3 channels (a call at some of the caller's vars). The
-// index's kernel computes a copy of the argmin; both outputs match plain loops on OpenCL.
-TEST(ClonedReductions, AReductionReadByEachChannelOfAPixelIsCopiedToo) {
+// it another, read by each of the pixel's 3 channels (a call at some of the caller's vars). Such a
+// caller does not count (a copy in the index's kernel measured twice as slow on the H100): the
+// argmin is not copied, both outputs call it, and both match plain loops on OpenCL.
+TEST(ClonedReductions, AReductionReadByEachChannelOfAPixelIsNotCopied) {
     using namespace Halide;
     ImageParam img(UInt(8), 3, "pl_img"), pal(UInt(8), 2, "pl_pal");
     Var x("x"), y("y"), c("c");
@@ -178,7 +179,9 @@ TEST(ClonedReductions, AReductionReadByEachChannelOfAPixelIsCopiedToo) {
     index.set_estimates({{0, 1920}, {0, 1080}});
     out.set_estimates({{0, 1920}, {0, 1080}, {0, 3}});
     const std::string plan = solder::testing::schedule_with_solder({out, index}, "opencl");
-    EXPECT_NE(plan.find("read copies of their own"), std::string::npos) << plan;
+    EXPECT_EQ(plan.find("read copies of their own"), std::string::npos) << plan;
+    for (const Func &f : {index, out})
+        EXPECT_TRUE(Internal::find_direct_calls(f.function()).count(nearest.name())) << f.name();
     Pipeline p({out, index});
     p.compile_jit(solder::make_target("opencl"));
     const int W = 41, H = 23, N = 16;
