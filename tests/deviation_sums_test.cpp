@@ -64,7 +64,7 @@ TEST(DeviationSums, AGroupsVarianceMatchesTwoPassesAtAnySize) {
         in.set_host_dirty();
         p.x.set(in);
         const int G = 2, cpg = c / G;
-        Realization out = pipe.realize({G, s}, make_target("opencl"));
+        Realization out = pipe.realize({G, s}, solder::make_target("opencl"));
         Buffer<float> mean = out[0], var = out[1];
         mean.copy_to_host();
         var.copy_to_host();
@@ -108,7 +108,7 @@ TEST(DeviationSums, ABatchNormMatchesTwoPassesAtAnySize) {
         b.for_each_value([&](float &v) { v = u(rng); });
         b.set_host_dirty();
         in.set(b);
-        Buffer<float> o = pipe.realize({w, h, ch, s}, make_target("opencl"));
+        Buffer<float> o = pipe.realize({w, h, ch, s}, solder::make_target("opencl"));
         o.copy_to_host();
         for (int k = 0; k < ch; k++) {
             double mu = 0, m2 = 0, points = double(w) * h * s;
@@ -162,7 +162,7 @@ TEST(DeviationSums, AWholeImagesVarianceInPartialChunksMatchesAtAnySize) {
         b.for_each_element([&](int i, int j) { b(i, j) = 50.0f + 0.25f * float(j) + u(rng); });
         b.set_host_dirty();
         in.set(b);
-        Realization out = pipe.realize(std::vector<int32_t>{}, make_target("opencl"));
+        Realization out = pipe.realize(std::vector<int32_t>{}, solder::make_target("opencl"));
         Buffer<float> m = out[0], v = out[1];
         m.copy_to_host();
         v.copy_to_host();

@@ -162,7 +162,7 @@ TEST(InlineCopies, ASearchUnderALimitKeepsEveryKernelWithinIt) {
     const FuncGraph g = FuncGraph::build({flow.u, flow.v});
     PlannerOptions opt;
     const SearchResult free = search_roots(g, opt);
-    auto most = [&](const Partition &p) { return most_inline_ops(g, opt, p); };
+    auto most = [&](const solder::autosched::Partition &p) { return most_inline_ops(g, opt, p); };
     const double limit = 200;
     ASSERT_GT(most(free.best), limit) << free.summary;
     opt.max_inline_ops = limit;

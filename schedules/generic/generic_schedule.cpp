@@ -1,6 +1,7 @@
 #include "schedules/generic/generic_schedule.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -257,6 +258,47 @@ void scatter_in_shared_chunks(ScheduleWriter &w, const StageRef &s, const Intern
     w.gpu_threads(s, mt);
 }
 
+// The Funcs (an input's too) an atomic scatter's stored index loads, each read through a wrapper
+// computed at the update's point (its thread). Halide emits an atomic add only where it matches
+// the stored value as a load of the store's own index plus a delta; a bin such loads give shares
+// them with the value after common subexpressions are taken out, and each increment became a
+// compare-and-swap loop (a 2-D histogram of two 8-bit images; a float sum by a bin computed from
+// the value's own input). A load of the wrapper's one point on both sides matches
+// (docs/halide-21-notes.md). Only where the update is the Func's last stage and no specialization
+// of it has other loops.
+void bin_loads_per_point(ScheduleWriter &w, const StageRef &s, const Internal::Function &fn, const RVar &point) {
+    if (s.update + 1 != int(fn.updates().size()) || has_specializations(fn)) return;
+    const std::vector<std::string> loaded = funcs_in_stored_index(fn, s.update);
+    if (loaded.empty()) return;
+    // (The two shapes seen to lose the atomic add: a bin loaded from two Funcs, or a bin whose
+    // Func the value loads too. A bin of one load the value does not share keeps it as it is.)
+    // (The value's loads outside its read of the Func's own bin.)
+    struct ValueLoads : Internal::IRVisitor {
+        std::string self;
+        std::set<std::string> names;
+        using Internal::IRVisitor::visit;
+        void visit(const Internal::Call *c) override {
+            if (c->call_type == Internal::Call::Halide && c->name == self) return;
+            if (c->call_type == Internal::Call::Halide) names.insert(c->name);
+            Internal::IRVisitor::visit(c);
+        }
+    } value_loads;
+    value_loads.self = fn.name();
+    for (const Expr &v : fn.update(s.update).values()) v.accept(&value_loads);
+    bool shared = loaded.size() >= 2;
+    for (const std::string &name : loaded) shared = shared || value_loads.names.count(name);
+    if (!shared) return;
+    const std::map<std::string, Internal::Function> env = Internal::find_transitive_calls(fn);
+    for (const std::string &name : loaded) {
+        auto it = env.find(name);
+        if (it == env.end()) continue;
+        // (A Func with updates, or one computed elsewhere already, stays as it is.)
+        if (!it->second.updates().empty() || it->second.has_extern_definition()) continue;
+        Func wrapper = w.in(Func(it->second), {Func(fn)});
+        w.compute_at(wrapper, Func(fn), point);
+    }
+}
+
 // Where `fn`'s bins fit kSharedBinsBytes when the pipeline runs (autosched/model/run_time_region.h):
 // a constant where their region is one, a condition over what the pipeline is given, or undefined
 // where their region cannot be told (the planner then chunked them only where it cannot grow).
@@ -289,6 +331,7 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
         return;
     }
     const auto rvars = fn.update(s.update).schedule().rvars();
+    bool branched = false;  // (the chunks in a specialization, the increments below elsewhere)
     // (Chunks whose count a scalar parameter gives in a form the source cannot name would be left
     // unbounded, and none at run time is an allocation Halide's GPU runtimes refuse: those scatter
     // unchunked.)
@@ -303,6 +346,7 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
         if (!is_const_zero(fits)) {
             try {
                 scatter_in_shared_chunks(w, w.branch(s, fits, "bins_fit"), fn, tag);
+                branched = true;
             } catch (const std::invalid_argument &) {
                 // (A condition the schedule's source cannot write: the direct increments alone.)
             }
@@ -332,11 +376,12 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
         w.gpu_blocks(s, far);
         w.gpu_blocks(s, near);
         w.gpu_threads(s, ri);
-        return;
+    } else {
+        w.gpu_blocks(s, ro);
+        if (!pure.empty()) w.gpu_blocks(s, one_bin_dim(w, s, pure, tag + "_pure"));
+        w.gpu_threads(s, ri);
     }
-    w.gpu_blocks(s, ro);
-    if (!pure.empty()) w.gpu_blocks(s, one_bin_dim(w, s, pure, tag + "_pure"));
-    w.gpu_threads(s, ri);
+    if (atomic && !branched) bin_loads_per_point(w, s, fn, ri);
 }
 
 // A row scatter (GenericParams::stage_row_lanes): the Func's innermost dim, which the update
