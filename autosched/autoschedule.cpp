@@ -15,6 +15,7 @@
 #include "autosched/scatter_folds.h"
 #include "autosched/sibling_sums.h"
 #include "autosched/cloned_reductions.h"
+#include "autosched/computed_bins.h"
 #include "autosched/model/func_graph.h"
 #include "autosched/model/generic_reason.h"
 #include "core/progress.h"
@@ -211,6 +212,10 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
     // Keep-the-better scatters (a depth buffer's nearest point): two atomic passes on a GPU.
     const std::vector<ScatterFold> scatters =
         target.has_gpu_feature() ? rewrite_scatter_folds(outputs) : std::vector<ScatterFold>{};
+    // Scatter bins computed from the RDom's points: a Func of their own, so increments stay atomic adds.
+    const std::vector<ComputedBin> computed_bins = target.has_gpu_feature() && opt.computed_bins
+                                                       ? rewrite_computed_bins(outputs, target)
+                                                       : std::vector<ComputedBin>{};
     // Variances written as two sums (the mean's, then the squared deviations from it): one pass.
     const std::vector<DeviationSum> deviations = target.has_gpu_feature() && opt.one_pass_deviations
                                                      ? rewrite_deviation_sums(outputs, values_at_estimates(outputs))
@@ -278,6 +283,7 @@ Autoscheduled autoschedule(const std::vector<Func> &outputs, const Target &targe
     for (auto &f : folds) a.plan.explanations.push_back({f.func, "", ordered_fold_reason(f)});
     drop_provable_form_hints(a.plan, folds);
     for (auto &f : scatters) a.plan.explanations.push_back({f.func, "", scatter_fold_reason(f)});
+    for (auto &b : computed_bins) a.plan.explanations.push_back({b.func, "", computed_bin_reason(b)});
     for (auto &d : deviations) a.plan.explanations.push_back({d.deviations, "", deviation_sum_reason(d)});
     for (auto &g : siblings) a.plan.explanations.push_back({g.walked, "", sibling_group_reason(g)});
     for (auto &c : cloned) a.plan.explanations.push_back({c.reduction, "", cloned_reduction_reason(c, clones_dropped)});

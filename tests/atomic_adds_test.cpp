@@ -4,11 +4,16 @@
 // subexpressions are taken out: each increment was a compare-and-swap loop. The generic template
 // reads the bin's loads through wrappers computed at each point (docs/halide-21-notes.md), and the
 // kernel's increments are atomic adds. The histogram matches plain loops on OpenCL at a size apart
-// from the estimates.
+// from the estimates. A bin computed from the RDom's points alone (a radial profile's ring) has no
+// load to read so: its index moves into a Func of its own (autosched/computed_bins.h), computed at
+// each point, with the same effect.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iterator>
+#include <vector>
 
 #include "tests/support/user_pipeline.h"
 
@@ -34,7 +39,7 @@ struct JointHistogram {
 TEST(AtomicAdds, ABinLoadedFromTwoImagesIsAnAtomicAddOnCuda) {
     JointHistogram p;
     const std::string plan = schedule_with_solder({p.h}, "cuda");
-    EXPECT_NE(plan.find(".in({jh})"), std::string::npos) << plan;
+    EXPECT_NE(plan.find(".in({jh"), std::string::npos) << plan;
     lower_for_cuda({p.h}, "atomic_adds");
     std::ifstream stmt(::testing::TempDir() + "/atomic_adds.stmt");
     const std::string text((std::istreambuf_iterator<char>(stmt)), std::istreambuf_iterator<char>());
@@ -61,6 +66,82 @@ TEST(AtomicAdds, AJointHistogramMatchesPlainLoopsOnOpenCL) {
         for (int i = 0; i < W; i++) want(ia(i, j), ib(i, j))++;
     int wrong = 0;
     want.for_each_element([&](int u, int v) { wrong += got(u, v) != want(u, v); });
+    EXPECT_EQ(wrong, 0) << plan;
+}
+
+// The PTX of `outputs` planned (already) for CUDA.
+std::string cuda_ptx(const std::vector<Func> &outputs, const std::string &name) {
+    lower_for_cuda(outputs, name);
+    std::ifstream stmt(::testing::TempDir() + "/" + name + ".stmt");
+    return std::string((std::istreambuf_iterator<char>(stmt)), std::istreambuf_iterator<char>());
+}
+
+// Each ring's sum and count about a centre scalar parameters give, within a radius: the bin is
+// `clamp(int(sqrt(fx * fx + fy * fy) + 0.5f), 0, 511)` over the RDom's points, `fx` used twice.
+// `T` the summed values' type (float on CUDA; OpenCL's atomics take integers only).
+struct RingSums {
+    ImageParam in;
+    Param<float> cx{"rs_cx"}, cy{"rs_cy"};
+    Func rings{"rs_rings"};
+    explicit RingSums(Type t) : in(t, 2, "rs_in") {
+        Var i("i");
+        RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
+        const Expr fx = cast<float>(r.x) - cx, fy = cast<float>(r.y) - cy;
+        const Expr radius = sqrt(fx * fx + fy * fy);
+        r.where(radius < 400.5f);
+        const Expr bin = clamp(cast<int>(radius + 0.5f), 0, 511);
+        rings(i) = Tuple(cast(t, 0), 0);
+        rings(bin) = Tuple(rings(bin)[0] + in(r.x, r.y), rings(bin)[1] + 1);
+        cx.set_estimate(960.0f);
+        cy.set_estimate(540.0f);
+        in.set_estimates({{0, 1920}, {0, 1080}});
+        rings.set_estimates({{0, 512}});
+    }
+};
+
+TEST(AtomicAdds, ABinComputedFromTheRDomsPointsIsAnAtomicAddOnCuda) {
+    RingSums p(Float(32));
+    const std::string plan = schedule_with_solder({p.rings}, "cuda");
+    EXPECT_NE(plan.find("moved into rs_rings"), std::string::npos) << plan;
+    const std::string ptx = cuda_ptx({p.rings}, "ring_sums");
+    EXPECT_NE(ptx.find("atom.global.add.f32"), std::string::npos);
+    EXPECT_NE(ptx.find("atom.global.add.u32"), std::string::npos);
+    EXPECT_EQ(ptx.find(".cas."), std::string::npos);
+    // Turned off (`--disable computed_bins`): each increment a compare-and-swap loop.
+    RingSums q(Float(32));
+    solder::autosched::PlannerOptions off;
+    off.computed_bins = false;
+    schedule_with_solder({q.rings}, solder::make_target("cuda"), off);
+    EXPECT_NE(cuda_ptx({q.rings}, "ring_sums_off").find(".cas."), std::string::npos);
+}
+
+TEST(AtomicAdds, RingSumsMatchPlainLoopsOnOpenCL) {
+    RingSums p(Int(32));
+    const std::string plan = schedule_with_solder({p.rings}, "opencl");
+    EXPECT_NE(plan.find("moved into rs_rings"), std::string::npos) << plan;
+    Pipeline pipe(p.rings);
+    pipe.compile_jit(solder::make_target("opencl"));
+    const int W = 613, H = 331, N = 512;
+    const float ox = 300.25f, oy = 17.5f;
+    Buffer<int> im = random_buffer<int>({W, H}, 11, 0, 1000);
+    im.set_host_dirty();
+    p.in.set(im);
+    p.cx.set(ox);
+    p.cy.set(oy);
+    Buffer<int> sums(N), counts(N);
+    pipe.realize({sums, counts}, solder::make_target("opencl"));
+    sums.copy_to_host();
+    counts.copy_to_host();
+    std::vector<int> want_sum(N, 0), want_count(N, 0);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            const float dx = float(x) - ox, dy = float(y) - oy, rad = std::sqrt(dx * dx + dy * dy);
+            if (!(rad < 400.5f)) continue;
+            const int b = std::min(std::max(int(rad + 0.5f), 0), 511);
+            want_sum[size_t(b)] += im(x, y), want_count[size_t(b)]++;
+        }
+    int wrong = 0;
+    for (int b = 0; b < N; b++) wrong += sums(b) != want_sum[size_t(b)] || counts(b) != want_count[size_t(b)];
     EXPECT_EQ(wrong, 0) << plan;
 }
 

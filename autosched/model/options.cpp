@@ -107,6 +107,10 @@ const std::vector<KnobEntry> &knob_table() {
                 "cloned_reductions", [](auto &o) -> auto & { return o.planner.cloned_reductions; },
                 "a small reduction several outputs read point for point is copied for each, computed in its kernel"),
             flag(
+                "computed_bins", [](auto &o) -> auto & { return o.planner.computed_bins; },
+                "an atomic scatter's bin computed from its RDom's points alone moves into a Func computed at each "
+                "point"),
+            flag(
                 "transposed_tiles", [](auto &o) -> auto & { return o.planner.transposed_tiles; },
                 "a kernel that reads a producer transposed takes square tiles, the producer's tile in shared memory"),
             flag(

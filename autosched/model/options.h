@@ -85,6 +85,10 @@ struct PlannerOptions {
     // point for point is copied for each, so that each output's kernel can compute it
     // (autosched/cloned_reductions.h). GPU targets.
     bool cloned_reductions = true;
+    // An atomic scatter's bin computed from its RDom's points alone moves into a Func of its own,
+    // computed at each point, so that Halide emits atomic adds (autosched/computed_bins.h). GPU
+    // targets.
+    bool computed_bins = true;
     // A pure kernel root that reads a producer transposed (`out(x, y) = in(y, x)`, NCHW -> NHWC)
     // is laid out in square tiles with the producer's tile in shared memory, instead of vectors
     // whose lanes each load from another row (schedules/pointwise/transposed_tile.h).

@@ -258,12 +258,27 @@ void scatter_in_shared_chunks(ScheduleWriter &w, const StageRef &s, const Intern
     w.gpu_threads(s, mt);
 }
 
+// Whether `e` reads a Func or a buffer.
+bool loads_anything(const Expr &e) {
+    struct Loads : Internal::IRVisitor {
+        bool found = false;
+        using Internal::IRVisitor::visit;
+        void visit(const Internal::Call *c) override {
+            found = found || c->call_type == Internal::Call::Halide || c->call_type == Internal::Call::Image;
+            Internal::IRVisitor::visit(c);
+        }
+    } v;
+    e.accept(&v);
+    return v.found;
+}
+
 // The Funcs (an input's too) an atomic scatter's stored index loads, each read through a wrapper
 // computed at the update's point (its thread). Halide emits an atomic add only where it matches
 // the stored value as a load of the store's own index plus a delta; a bin such loads give shares
 // them with the value after common subexpressions are taken out, and each increment became a
 // compare-and-swap loop (a 2-D histogram of two 8-bit images; a float sum by a bin computed from
-// the value's own input). A load of the wrapper's one point on both sides matches
+// the value's own input; a bin computed from the RDom's points alone, which
+// autosched/computed_bins.h moves into a Func). A load of the wrapper's one point on both sides matches
 // (docs/halide-21-notes.md). Only where the update is the Func's last stage and no specialization
 // of it has other loops.
 void bin_loads_per_point(ScheduleWriter &w, const StageRef &s, const Internal::Function &fn, const RVar &point) {
@@ -285,10 +300,18 @@ void bin_loads_per_point(ScheduleWriter &w, const StageRef &s, const Internal::F
     } value_loads;
     value_loads.self = fn.name();
     for (const Expr &v : fn.update(s.update).values()) v.accept(&value_loads);
-    bool shared = loaded.size() >= 2;
-    for (const std::string &name : loaded) shared = shared || value_loads.names.count(name);
-    if (!shared) return;
     const std::map<std::string, Internal::Function> env = Internal::find_transitive_calls(fn);
+    // (A bin Func that loads nothing, arithmetic over the RDom's points: autosched/computed_bins.h.)
+    auto arithmetic = [&](const std::string &name) {
+        auto it = env.find(name);
+        if (it == env.end() || !it->second.updates().empty() || it->second.has_extern_definition()) return false;
+        for (const Expr &v : it->second.values())
+            if (loads_anything(v)) return false;
+        return true;
+    };
+    bool shared = loaded.size() >= 2;
+    for (const std::string &name : loaded) shared = shared || value_loads.names.count(name) || arithmetic(name);
+    if (!shared) return;
     for (const std::string &name : loaded) {
         auto it = env.find(name);
         if (it == env.end()) continue;
