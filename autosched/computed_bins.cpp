@@ -27,17 +27,24 @@ bool loads(const Expr &e) {
     return v.found;
 }
 
-// The RVars `e` uses, by name, as the Variables it holds (their RDom attached).
-void rvars_in(const Expr &e, std::map<std::string, Expr> &out) {
+// The RVars `e` uses, by name, as the Variables it holds (their RDom attached); false where it
+// uses another Variable than an RVar or a scalar parameter (a pure var of the Func, which a Func
+// of the RVars alone could not compute).
+bool rvars_in(const Expr &e, std::map<std::string, Expr> &out) {
     struct RVars : IRVisitor {
         std::map<std::string, Expr> *out;
+        bool other = false;
         using IRVisitor::visit;
         void visit(const Variable *v) override {
-            if (v->reduction_domain.defined()) out->emplace(v->name, v);
+            if (v->reduction_domain.defined())
+                out->emplace(v->name, v);
+            else if (!v->param.defined())
+                other = true;
         }
     } v;
     v.out = &out;
     e.accept(&v);
+    return !v.other;
 }
 
 // `e` with its lets substituted, simplified: the args of an update and of its value's read of
@@ -68,13 +75,14 @@ std::optional<ComputedBin> rewrite(Function f, const Target &target) {
     // stored args: their chunks' increments are in shared memory.)
     if (!scatter_update(f, u) || !atomic_update(f, u, target) || chunked_scatter(f, u)) return std::nullopt;
     Definition &d = f.update(u);
-    const std::vector<Expr> args = d.args();
+    std::vector<Expr> args;
+    for (const Expr &a : d.args()) args.push_back(substitute_in_all_lets(a));
     std::map<std::string, Expr> used;
     bool computed = false;
     for (const Expr &a : args) {
-        if (loads(a)) return std::nullopt;
-        rvars_in(a, used);
-        computed = computed || !a.as<Variable>();
+        if (a.as<Variable>()) continue;  // (a pure var or an RVar as it is: stored as it is)
+        if (loads(a) || !rvars_in(a, used)) return std::nullopt;
+        computed = true;
     }
     if (!computed || used.empty()) return std::nullopt;
     // The bin Func's vars: the RVars the args use, in the RDom's order.

@@ -145,4 +145,34 @@ TEST(AtomicAdds, RingSumsMatchPlainLoopsOnOpenCL) {
     EXPECT_EQ(wrong, 0) << plan;
 }
 
+// A bin that reads a pure var the update writes as it is (each row's histogram of a function of
+// the row and the RDom's point) cannot be computed by a Func of the RVars alone: it is left as
+// written, and the histogram still matches plain loops on OpenCL.
+TEST(AtomicAdds, ABinThatReadsAPureVarIsLeftAsWritten) {
+    auto make = [](Func &f) {
+        Var x("x"), b("b");
+        RDom r(0, 100, "r");
+        f(x, b) = 0;
+        f(x, clamp(cast<int>(sqrt(cast<float>(r * r + x))), 0, 63)) += 1;
+        f.set_estimates({{0, 512}, {0, 64}});
+    };
+    Func on_cuda("pv_cuda"), on_cl("pv_cl");
+    make(on_cuda);
+    const std::string plan = schedule_with_solder({on_cuda}, "cuda");
+    EXPECT_EQ(plan.find("moved into"), std::string::npos) << plan;
+    EXPECT_NO_THROW(lower_for_cuda({on_cuda}, "pure_var_bins"));
+    make(on_cl);
+    schedule_with_solder({on_cl}, "opencl");
+    Pipeline pipe(on_cl);
+    pipe.compile_jit(solder::make_target("opencl"));
+    Buffer<int> got = realize_on<int>(pipe, {37, 64}, "opencl");
+    int wrong = 0;
+    for (int x = 0; x < 37; x++) {
+        std::vector<int> want(64, 0);
+        for (int r = 0; r < 100; r++) want[size_t(std::clamp(int(std::sqrt(float(r * r + x))), 0, 63))]++;
+        for (int b = 0; b < 64; b++) wrong += got(x, b) != want[size_t(b)];
+    }
+    EXPECT_EQ(wrong, 0) << plan;
+}
+
 }  // namespace atomic_adds
