@@ -71,9 +71,7 @@ public:
 std::optional<ComputedBin> rewrite(Function f, const Target &target) {
     if (f.has_extern_definition() || f.updates().empty() || has_specializations(f)) return std::nullopt;
     const int u = int(f.updates().size()) - 1;
-    // (A scatter that may run in chunks keeps its bins' region as the planner bounds it from the
-    // stored args: their chunks' increments are in shared memory.)
-    if (!scatter_update(f, u) || !atomic_update(f, u, target) || chunked_scatter(f, u)) return std::nullopt;
+    if (!scatter_update(f, u) || !atomic_update(f, u, target)) return std::nullopt;
     Definition &d = f.update(u);
     std::vector<Expr> args;
     for (const Expr &a : d.args()) args.push_back(substitute_in_all_lets(a));

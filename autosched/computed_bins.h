@@ -12,10 +12,10 @@
 // bin_loads_per_point), so that the index is a load on both sides.
 //
 // Taken for GPU targets: the last update of a Func without specializations that runs atomically
-// (autosched/model/generic_reason.h, atomic_update) as a scatter that may not run in chunks
-// (chunked_scatter: those keep their bins' region as the planner bounds it from the stored args),
-// whose stored args read no Func or buffer, and of which one at least is more than a bare RVar or
-// Var. The Func changes in place
+// (autosched/model/generic_reason.h, atomic_update) as a scatter, whose stored args read no Func
+// or buffer (nor a pure var of the Func), and of which one at least is more than a bare RVar or
+// Var. The bins' region when the pipeline runs is bounded through the new Func
+// (autosched/model/run_time_region.h inlines it), as it was through the args. The Func changes in place
 // (the caller's Funcs share its definition); one Func joins the pipeline.
 #pragma once
 #include <string>

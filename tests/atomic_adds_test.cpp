@@ -175,4 +175,28 @@ TEST(AtomicAdds, ABinThatReadsAPureVarIsLeftAsWritten) {
     EXPECT_EQ(wrong, 0) << plan;
 }
 
+// A Hough transform's votes: each edge pixel's distance at 180 angles, `round(x * cos(t) + y *
+// sin(t))`, a bin of the RDom's points alone over bins too many for shared memory. The votes are
+// atomic adds in global memory.
+TEST(AtomicAdds, AHoughTransformsVotesAreAtomicAddsOnCuda) {
+    ImageParam edges(UInt(8), 2, "hg_edges");
+    const Expr w = edges.dim(0).extent(), h = edges.dim(1).extent();
+    const Expr diag = cast<int>(ceil(sqrt(cast<float>(w * w + h * h))));
+    Func votes("hg_votes");
+    Var a("a"), rho("rho");
+    RDom r(0, w, 0, h, 0, 180, "r");
+    r.where(edges(r.x, r.y) > 0);
+    const Expr theta = cast<float>(r.z) * float(M_PI / 180);
+    const Expr dist = cast<float>(r.x) * cos(theta) + cast<float>(r.y) * sin(theta);
+    votes(a, rho) = 0;
+    votes(r.z, clamp(cast<int>(round(dist)) + diag, 0, 2 * diag)) += 1;
+    edges.set_estimates({{0, 1024}, {0, 1024}});
+    votes.set_estimates({{0, 180}, {0, 2 * 1449 + 1}});
+    const std::string plan = schedule_with_solder({votes}, "cuda");
+    EXPECT_NE(plan.find("moved into hg_votes"), std::string::npos) << plan;
+    const std::string ptx = cuda_ptx({votes}, "hough_votes");
+    EXPECT_NE(ptx.find("atom.global.add.u32"), std::string::npos);
+    EXPECT_EQ(ptx.find(".cas."), std::string::npos);
+}
+
 }  // namespace atomic_adds

@@ -96,6 +96,44 @@ TEST(RunTimeRegion, AParameterSizedHistogramSpansItsBinsAndWhatItsReaderAsks) {
     EXPECT_FALSE(fits_at(64, 9000));
 }
 
+// A histogram whose bin a Func computes from the RDom's points (a bin moved into a Func of its own,
+// autosched/computed_bins.h, or written so): bounded as the expression the Func computes, not by
+// its type.
+TEST(RunTimeRegion, ABinAFuncComputesIsBoundedAsItsExpression) {
+    ImageParam in(Float(32), 2, "bf_in");
+    Var i("i"), x("x"), y("y");
+    RDom r(0, in.dim(0).extent(), 0, in.dim(1).extent(), "r");
+    Func bin("bf_bin"), hist("bf_hist"), out("bf_out");
+    bin(x, y) = (x + y * 7) % 64;
+    hist(i) = 0.0f;
+    hist(bin(r.x, r.y)) += in(r.x, r.y);
+    out(i) = hist(i) * 2.0f;
+    const auto region = solder::autosched::run_time_region({out.function()}, hist.name());
+    ASSERT_TRUE(region.has_value());
+    ASSERT_EQ(region->size(), 1u);
+    hist.compute_root().trace_realizations();
+    Pipeline p(out);
+    p.jit_handlers().custom_trace = trace;
+    Buffer<float> img(37, 11);
+    img.fill(1.0f);
+    in.set(img);
+    for (auto [min, extent] : std::vector<std::pair<int, int>>{{0, 10}, {-5, 100}, {30, 4}}) {
+        SCOPED_TRACE("output " + std::to_string(min) + " + " + std::to_string(extent));
+        Buffer<float> o(extent);
+        o.set_min(min);
+        g_realized.clear();
+        p.realize(o);
+        ASSERT_TRUE(g_realized.count(hist.name()));
+        EXPECT_EQ(evaluate(*region, {{out.name() + ".min.0", min},
+                                     {out.name() + ".extent.0", extent},
+                                     {in.name() + ".min.0", 0},
+                                     {in.name() + ".extent.0", 37},
+                                     {in.name() + ".min.1", 0},
+                                     {in.name() + ".extent.1", 11}}),
+                  g_realized[hist.name()]);
+    }
+}
+
 // Bins read through a cumulative scan over a parameter's steps, the scan read at data-dependent
 // but clamped points, and a two-dim scatter (per-cluster sums of coordinates) read by its output.
 TEST(RunTimeRegion, RegionsFollowReadersThroughScansClampsAndTwoDimScatters) {

@@ -24,6 +24,32 @@ void each_definition(const Function &f, const std::function<void(const Definitio
     for (const auto &u : f.updates()) walk(u, true);
 }
 
+// `e` with the pure Funcs it calls (one pure definition, no update) put in, repeatedly: a bin moved
+// into a Func of its own (autosched/computed_bins.h), or written as one, bounded as the expression
+// it computes rather than by its type.
+Expr with_pure_calls_inlined(const Expr &e) {
+    struct Inline : IRMutator {
+        int depth = 0;
+        using IRMutator::visit;
+        Expr visit(const Call *c) override {
+            Expr x = IRMutator::visit(c);
+            c = x.as<Call>();
+            if (!c || c->call_type != Call::Halide || !c->func.defined() || depth >= 8) return x;
+            const Function f(c->func);
+            if (f.has_extern_definition() || !f.updates().empty() || !f.definition().specializations().empty() ||
+                size_t(c->value_index) >= f.values().size() || c->args.size() != f.args().size())
+                return x;
+            std::map<std::string, Expr> at;
+            for (size_t i = 0; i < c->args.size(); i++) at[f.args()[i]] = c->args[i];
+            depth++;
+            Expr body = mutate(substitute(at, f.values()[size_t(c->value_index)]));
+            depth--;
+            return body;
+        }
+    } v;
+    return v.mutate(e);
+}
+
 // The most IR nodes a region's bound may have. A Func read through a chain of stencils (each level
 // reading the one before at two offsets) has bounds that double in size at each level before they
 // simplify: 20 levels took 5 s to analyse, 40 more than a minute. Larger ones are not told (such a
@@ -129,7 +155,7 @@ struct RunTimeRegions {
             for (size_t d = 0; d < u.args().size() && d < dims; d++) {
                 const Variable *v = u.args()[d].as<Variable>();
                 if (v && v->name == f.args()[d]) continue;  // its pure var as it is: within the region
-                Interval i = bounds_of_expr_in_scope(u.args()[d], scope);
+                Interval i = bounds_of_expr_in_scope(with_pure_calls_inlined(u.args()[d]), scope);
                 if (!i.is_bounded()) return std::nullopt;
                 add_union(r, d, i);
             }
