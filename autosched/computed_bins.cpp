@@ -13,20 +13,6 @@ using namespace Halide::Internal;
 
 namespace {
 
-// Whether `e` reads a Func or a buffer.
-bool loads(const Expr &e) {
-    struct Loads : IRVisitor {
-        bool found = false;
-        using IRVisitor::visit;
-        void visit(const Call *c) override {
-            if (c->call_type == Call::Halide || c->call_type == Call::Image) found = true;
-            IRVisitor::visit(c);
-        }
-    } v;
-    e.accept(&v);
-    return v.found;
-}
-
 // The RVars `e` uses, by name, as the Variables it holds (their RDom attached); false where it
 // uses another Variable than an RVar or a scalar parameter (a pure var of the Func, which a Func
 // of the RVars alone could not compute).
@@ -79,7 +65,7 @@ std::optional<ComputedBin> rewrite(Function f, const Target &target) {
     bool computed = false;
     for (const Expr &a : args) {
         if (a.as<Variable>()) continue;  // (a pure var or an RVar as it is: stored as it is)
-        if (loads(a) || !rvars_in(a, used)) return std::nullopt;
+        if (reads_func_or_buffer(a) || !rvars_in(a, used)) return std::nullopt;
         computed = true;
     }
     if (!computed || used.empty()) return std::nullopt;

@@ -62,7 +62,8 @@ TEST(Options, OneBadWordGivesOneErrorFromTheEnvironmentTheFlagsAndThePlugin) {
     EXPECT_EQ(from_env,
               "unknown name: unknown word 'no_such_word' in SOLDER_DISABLE / --disable (valid: horizontal, "
               "remat, compute_at, exact, single_kernel_groups, reduction_members, staging, fewest_bytes, side_outputs, "
-              "shared_reductions, one_pass_deviations, sibling_reductions, cloned_reductions, transposed_tiles, "
+              "shared_reductions, one_pass_deviations, sibling_reductions, cloned_reductions, computed_bins, "
+              "transposed_tiles, "
               "register_tiles, "
               "window_tiles, contraction_tiles, cell_threads, "
               "fallback, fast_math)");
@@ -73,7 +74,8 @@ TEST(Options, OneBadWordGivesOneErrorFromTheEnvironmentTheFlagsAndThePlugin) {
               "unknown name: unknown word 'no_such_word' in autoscheduler.no_such_word (valid: "
               "horizontal, remat, compute_at, exact, single_kernel_groups, reduction_members, staging, fewest_bytes, "
               "side_outputs, "
-              "shared_reductions, one_pass_deviations, sibling_reductions, cloned_reductions, transposed_tiles, "
+              "shared_reductions, one_pass_deviations, sibling_reductions, cloned_reductions, computed_bins, "
+              "transposed_tiles, "
               "register_tiles, "
               "window_tiles, contraction_tiles, "
               "cell_threads, parallelism, "

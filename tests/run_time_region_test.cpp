@@ -41,6 +41,18 @@ std::vector<int> evaluate(const std::vector<Interval> &region, const std::map<st
     return out;
 }
 
+// `out`'s pipeline with `hist` computed at root and its realizations traced, over a 37 x 11 input
+// `in` holding `fill`.
+Pipeline traced_over_37x11(Func out, Func hist, ImageParam in, float fill) {
+    hist.compute_root().trace_realizations();
+    Pipeline p(out);
+    p.jit_handlers().custom_trace = trace;
+    Buffer<float> img(37, 11);
+    img.fill(fill);
+    in.set(img);
+    return p;
+}
+
 // A histogram into a parameter's count of bins, read by the output at its own points.
 TEST(RunTimeRegion, AParameterSizedHistogramSpansItsBinsAndWhatItsReaderAsks) {
     ImageParam in(Float(32), 2, "in");
@@ -55,12 +67,7 @@ TEST(RunTimeRegion, AParameterSizedHistogramSpansItsBinsAndWhatItsReaderAsks) {
     const auto region = solder::autosched::run_time_region({out.function()}, hist.name());
     ASSERT_TRUE(region.has_value());
     ASSERT_EQ(region->size(), 1u);
-    hist.compute_root().trace_realizations();
-    Pipeline p(out);
-    p.jit_handlers().custom_trace = trace;
-    Buffer<float> img(37, 11);
-    img.fill(0.5f);
-    in.set(img);
+    Pipeline p = traced_over_37x11(out, hist, in, 0.5f);
     struct Run {
         int bins, min, extent;
     };
@@ -111,12 +118,7 @@ TEST(RunTimeRegion, ABinAFuncComputesIsBoundedAsItsExpression) {
     const auto region = solder::autosched::run_time_region({out.function()}, hist.name());
     ASSERT_TRUE(region.has_value());
     ASSERT_EQ(region->size(), 1u);
-    hist.compute_root().trace_realizations();
-    Pipeline p(out);
-    p.jit_handlers().custom_trace = trace;
-    Buffer<float> img(37, 11);
-    img.fill(1.0f);
-    in.set(img);
+    Pipeline p = traced_over_37x11(out, hist, in, 1.0f);
     for (auto [min, extent] : std::vector<std::pair<int, int>>{{0, 10}, {-5, 100}, {30, 4}}) {
         SCOPED_TRACE("output " + std::to_string(min) + " + " + std::to_string(extent));
         Buffer<float> o(extent);

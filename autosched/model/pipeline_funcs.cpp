@@ -36,6 +36,19 @@ bool has_predicate(const Internal::Definition &d) {
     return d.predicate().defined() && !Internal::is_const_one(d.predicate());
 }
 
+bool reads_func_or_buffer(const Expr &e) {
+    struct Reads : Internal::IRVisitor {
+        bool found = false;
+        using Internal::IRVisitor::visit;
+        void visit(const Internal::Call *c) override {
+            found = found || c->call_type == Internal::Call::Halide || c->call_type == Internal::Call::Image;
+            Internal::IRVisitor::visit(c);
+        }
+    } v;
+    e.accept(&v);
+    return v.found;
+}
+
 bool predicate_not_relaxable(const Internal::Definition &d) {
     if (!has_predicate(d)) return false;
     struct PartialMath : Internal::IRVisitor {

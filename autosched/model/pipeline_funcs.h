@@ -96,6 +96,8 @@ bool has_value_of_type(const Halide::Internal::Function &f, const std::function<
 bool uses_rvar(const Halide::Expr &e);
 // Whether `e` calls the Func named `name`.
 bool calls_func(const Halide::Expr &e, const std::string &name);
+// Whether `e` reads any Func or buffer (a Halide call or an image call).
+bool reads_func_or_buffer(const Halide::Expr &e);
 // Whether `e` is `f`'s own element `index` at `at`: f(at)[index], each arg equal to at's.
 bool own_element_at(const Halide::Expr &e, const Halide::Internal::Function &f, int index,
                     const std::vector<Halide::Expr> &at);

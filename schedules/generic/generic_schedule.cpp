@@ -258,20 +258,6 @@ void scatter_in_shared_chunks(ScheduleWriter &w, const StageRef &s, const Intern
     w.gpu_threads(s, mt);
 }
 
-// Whether `e` reads a Func or a buffer.
-bool loads_anything(const Expr &e) {
-    struct Loads : Internal::IRVisitor {
-        bool found = false;
-        using Internal::IRVisitor::visit;
-        void visit(const Internal::Call *c) override {
-            found = found || c->call_type == Internal::Call::Halide || c->call_type == Internal::Call::Image;
-            Internal::IRVisitor::visit(c);
-        }
-    } v;
-    e.accept(&v);
-    return v.found;
-}
-
 // The Funcs (an input's too) an atomic scatter's stored index loads, each read through a wrapper
 // computed at the update's point (its thread). Halide emits an atomic add only where it matches
 // the stored value as a load of the store's own index plus a delta; a bin such loads give shares
@@ -306,7 +292,7 @@ void bin_loads_per_point(ScheduleWriter &w, const StageRef &s, const Internal::F
         auto it = env.find(name);
         if (it == env.end() || !it->second.updates().empty() || it->second.has_extern_definition()) return false;
         for (const Expr &v : it->second.values())
-            if (loads_anything(v)) return false;
+            if (reads_func_or_buffer(v)) return false;
         return true;
     };
     bool shared = loaded.size() >= 2;
