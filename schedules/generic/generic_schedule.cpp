@@ -390,7 +390,10 @@ void reduction_loops(ScheduleWriter &w, const StageRef &s, const Internal::Funct
         if (!pure.empty()) w.gpu_blocks(s, one_bin_dim(w, s, pure, tag + "_pure"));
         w.gpu_threads(s, ri);
     }
-    if (atomic && !branched) bin_loads_per_point(w, s, fn, ri);
+    // (Not where an RVar stored as it is went innermost: a Hough transform's votes, whose wrapper
+    // Halide then sized over that RVar's 180 angles per thread, a heap allocation in global memory
+    // for every thread that ran the H100 out of memory.)
+    if (atomic && !branched && store_rvar(fn, s.update) < 0) bin_loads_per_point(w, s, fn, ri);
 }
 
 // A row scatter (GenericParams::stage_row_lanes): the Func's innermost dim, which the update
