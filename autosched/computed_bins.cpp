@@ -33,10 +33,6 @@ bool rvars_in(const Expr &e, std::map<std::string, Expr> &out) {
     return !v.other;
 }
 
-// `e` with its lets substituted, simplified: the args of an update and of its value's read of
-// itself, written alike, may hold their common subexpressions differently.
-Expr flat(const Expr &e) { return simplify(substitute_in_all_lets(e)); }
-
 // Calls to `f` at `from` made at `to` instead.
 class RetargetSelfReads : public IRMutator {
     const std::string f;
@@ -45,7 +41,7 @@ class RetargetSelfReads : public IRMutator {
     Expr visit(const Call *c) override {
         if (c->call_type != Call::Halide || c->name != f || c->args.size() != from.size()) return IRMutator::visit(c);
         for (size_t i = 0; i < from.size(); i++)
-            if (!equal(c->args[i], from[i]) && !equal(flat(c->args[i]), flat(from[i]))) return IRMutator::visit(c);
+            if (!equal(c->args[i], from[i])) return IRMutator::visit(c);
         return Call::make(c->type, c->name, to, c->call_type, c->func, c->value_index, c->image, c->param);
     }
 
@@ -69,6 +65,7 @@ std::optional<ComputedBin> rewrite(Function f, const Target &target) {
         computed = true;
     }
     if (!computed || used.empty()) return std::nullopt;
+    const std::string base = f.name().substr(0, f.name().find('$'));  // (Halide's uniquified name$N)
     // The bin Func's vars: the RVars the args use, in the RDom's order.
     std::vector<Expr> at;
     std::vector<Var> vars;
@@ -77,13 +74,12 @@ std::optional<ComputedBin> rewrite(Function f, const Target &target) {
         auto it = used.find(rv.var);
         if (it == used.end()) continue;
         at.push_back(it->second);
-        vars.push_back(Var(unique_name(f.name().substr(0, f.name().find('$')) + "_bin_v")));
+        vars.push_back(Var(unique_name(base + "_bin_v")));
         to_vars[rv.var] = vars.back();
     }
     std::vector<Expr> values;
     for (const Expr &a : args)
         if (!a.as<Variable>()) values.push_back(substitute(to_vars, a));
-    const std::string base = f.name().substr(0, f.name().find('$'));  // (Halide's uniquified name$N)
     Func bins(unique_name(base + "_bin"));
     if (values.size() == 1)
         bins(vars) = values[0];
