@@ -271,8 +271,6 @@ void bin_loads_per_point(ScheduleWriter &w, const StageRef &s, const Internal::F
     if (s.update + 1 != int(fn.updates().size()) || has_specializations(fn)) return;
     const std::vector<std::string> loaded = funcs_in_stored_index(fn, s.update);
     if (loaded.empty()) return;
-    // (The two shapes seen to lose the atomic add: a bin loaded from two Funcs, or a bin whose
-    // Func the value loads too. A bin of one load the value does not share keeps it as it is.)
     // (The value's loads outside its read of the Func's own bin.)
     struct ValueLoads : Internal::IRVisitor {
         std::string self;
@@ -286,24 +284,24 @@ void bin_loads_per_point(ScheduleWriter &w, const StageRef &s, const Internal::F
     } value_loads;
     value_loads.self = fn.name();
     for (const Expr &v : fn.update(s.update).values()) v.accept(&value_loads);
+    // The loaded Funcs a wrapper can read (no updates, not extern). The shapes seen to lose the
+    // atomic add: a bin loaded from two Funcs, a bin whose Func the value loads too, or a bin Func
+    // that loads nothing (arithmetic over the RDom's points: autosched/computed_bins.h). A bin of
+    // one load the value does not share keeps it as it is.
     const std::map<std::string, Internal::Function> env = Internal::find_transitive_calls(fn);
-    // (A bin Func that loads nothing, arithmetic over the RDom's points: autosched/computed_bins.h.)
-    auto arithmetic = [&](const std::string &name) {
-        auto it = env.find(name);
-        if (it == env.end() || !it->second.updates().empty() || it->second.has_extern_definition()) return false;
-        for (const Expr &v : it->second.values())
-            if (reads_func_or_buffer(v)) return false;
-        return true;
-    };
+    std::vector<Internal::Function> plain;
     bool shared = loaded.size() >= 2;
-    for (const std::string &name : loaded) shared = shared || value_loads.names.count(name) || arithmetic(name);
-    if (!shared) return;
     for (const std::string &name : loaded) {
+        shared = shared || value_loads.names.count(name);
         auto it = env.find(name);
-        if (it == env.end()) continue;
-        // (A Func with updates, or one computed elsewhere already, stays as it is.)
-        if (!it->second.updates().empty() || it->second.has_extern_definition()) continue;
-        Func wrapper = w.in(Func(it->second), {Func(fn)});
+        if (it == env.end() || !it->second.updates().empty() || it->second.has_extern_definition()) continue;
+        plain.push_back(it->second);
+        const auto &values = it->second.values();
+        shared = shared || std::none_of(values.begin(), values.end(), reads_func_or_buffer);
+    }
+    if (!shared) return;
+    for (const Internal::Function &f : plain) {
+        Func wrapper = w.in(Func(f), {Func(fn)});
         w.compute_at(wrapper, Func(fn), point);
     }
 }
